@@ -1,0 +1,46 @@
+// swift-tools-version:6.0
+// The on-device ML engine: tensor library on OpenBLAS, models, training harness, CLI and benchmarks.
+// Dependencies run one way: CBLAS ← Tensor ← Models ← Train ← classify (see README.md).
+import PackageDescription
+
+let package = Package(
+    name: "OnDeviceML",
+    products: [
+        .library(name: "Tensor", targets: ["Tensor"]),
+        .library(name: "Models", targets: ["Models"]),
+        .library(name: "Train", targets: ["Train"]),
+        .executable(name: "classify", targets: ["classify"]),
+        .executable(name: "bench", targets: ["bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // OpenBLAS's C interface. Only `Tensor` imports it; every cblas_* call is in Sources/Tensor/BLAS.swift.
+        .systemLibrary(
+            name: "CBLAS",
+            path: "Sources/CBLAS",
+            pkgConfig: "openblas",
+            providers: [.apt(["libopenblas-dev"])]
+        ),
+        .target(name: "Tensor", dependencies: ["CBLAS"]),
+        .target(name: "Models", dependencies: ["Tensor"]),
+        .target(name: "Train", dependencies: ["Models", "Tensor"]),
+        .executableTarget(
+            name: "classify",
+            dependencies: [
+                "Train", "Models", "Tensor",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "bench",
+            dependencies: [
+                "Tensor",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "TensorTests", dependencies: ["Tensor"]),
+        .testTarget(name: "ClassifyTests", dependencies: ["classify"]),
+    ]
+)

@@ -1,0 +1,77 @@
+import CBLAS
+import Synchronization
+
+/// The engine's only door to OpenBLAS: every `cblas_*` call of the project is in this file.
+///
+/// `sgemm` checks dimensions and leading dimensions with preconditions before it hands pointers to C, and picks
+/// the BLAS thread count per call: products smaller than `singleThreadWorkLimit` multiply-adds (one sample
+/// through a layer) run on the calling thread, because waking threads costs more than it saves there; larger
+/// ones (batches) use up to `maxThreads` threads.
+///
+/// OpenBLAS's thread count is process-wide. Code that runs many small products concurrently on its own threads
+/// should set `maxThreads` to 1.
+public enum BLAS {
+    /// Products of fewer multiply-adds (m·n·k) than this run single-threaded.
+    public static let singleThreadWorkLimit = 1 << 22
+
+    private static let configuredMaxThreads = Atomic<Int>(0)
+    private static let activeThreads = Atomic<Int>(0)
+    private static let defaultThreads = max(1, Int(openblas_get_num_threads()))
+
+    /// The most threads one product may use. Defaults to OpenBLAS's own choice (the core count, or
+    /// `OPENBLAS_NUM_THREADS`); values below 1 are treated as 1.
+    public static var maxThreads: Int {
+        get {
+            let configured = configuredMaxThreads.load(ordering: .relaxed)
+            return configured > 0 ? configured : defaultThreads
+        }
+        set {
+            configuredMaxThreads.store(max(1, newValue), ordering: .relaxed)
+        }
+    }
+
+    /// The thread count a product of `m`·`n`·`k` multiply-adds runs with.
+    public static func threads(forM m: Int, n: Int, k: Int) -> Int {
+        let work = m.multipliedReportingOverflow(by: n).partialValue.multipliedReportingOverflow(by: k)
+        if work.overflow { return maxThreads }
+        return work.partialValue < singleThreadWorkLimit ? 1 : maxThreads
+    }
+
+    /// `C = alpha · op(A) · op(B) + beta · C` on row-major matrices, where `op(X)` is `Xᵀ` when its flag is set.
+    ///
+    /// `op(A)` is `m × k`, `op(B)` is `k × n`, `C` is `m × n`. `A` is stored `m × k` (or `k × m` when transposed)
+    /// with row stride `lda`; likewise `B` with `ldb` and `C` with `ldc`. This is `cblas_sgemm` with its
+    /// arguments checked; the benchmark times it as the raw-BLAS baseline.
+    public static func sgemm(
+        transposeA: Bool, transposeB: Bool,
+        m: Int, n: Int, k: Int,
+        alpha: Float,
+        a: UnsafePointer<Float>, lda: Int,
+        b: UnsafePointer<Float>, ldb: Int,
+        beta: Float,
+        c: UnsafeMutablePointer<Float>, ldc: Int
+    ) {
+        shapePrecondition(m >= 0 && n >= 0 && k >= 0, "sgemm: negative size m=\(m) n=\(n) k=\(k)")
+        let aColumns = transposeA ? m : k
+        let bColumns = transposeB ? k : n
+        shapePrecondition(
+            lda >= max(1, aColumns) && ldb >= max(1, bColumns) && ldc >= max(1, n),
+            "sgemm: leading dimensions lda=\(lda) ldb=\(ldb) ldc=\(ldc) too small for "
+                + "m=\(m) n=\(n) k=\(k) transposeA=\(transposeA) transposeB=\(transposeB)")
+        if m == 0 || n == 0 { return }
+        setThreads(threads(forM: m, n: n, k: k))
+        cblas_sgemm(
+            CblasRowMajor,
+            transposeA ? CblasTrans : CblasNoTrans,
+            transposeB ? CblasTrans : CblasNoTrans,
+            blasint(m), blasint(n), blasint(k),
+            alpha, a, blasint(lda), b, blasint(ldb),
+            beta, c, blasint(ldc))
+    }
+
+    private static func setThreads(_ count: Int) {
+        if activeThreads.exchange(count, ordering: .relaxed) != count {
+            openblas_set_num_threads(Int32(count))
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+
+/// Runs the built `classify` binary (a sibling of this test bundle in the build folder).
+struct CommandRun {
+    let status: Int32
+    let standardOutput: String
+    let standardError: String
+
+    static func classify(_ arguments: [String]) throws -> CommandRun {
+        let buildFolder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let process = Process()
+        process.executableURL = buildFolder.appendingPathComponent("classify")
+        process.arguments = arguments
+        let output = Pipe(), error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CommandRun(
+            status: process.terminationStatus,
+            standardOutput: String(decoding: outputData, as: UTF8.self),
+            standardError: String(decoding: errorData, as: UTF8.self))
+    }
+}
+
+@Suite("classify binary")
+struct CommandLineTests {
+    @Test func versionPrintsAndSucceeds() throws {
+        let run = try CommandRun.classify(["--version"])
+        #expect(run.status == 0)
+        #expect(run.standardOutput == "0.1.0\n")
+        #expect(run.standardError == "")
+    }
+
+    @Test func helpSaysWhatTheBuildContains() throws {
+        let run = try CommandRun.classify(["--help"])
+        #expect(run.status == 0)
+        #expect(run.standardOutput.hasPrefix("OVERVIEW: On-device drawing and activity recognition."))
+        #expect(run.standardOutput.contains("this build contains the tensor engine only"))
+    }
+
+    @Test func unknownOptionIsAUsageErrorWithExit64() throws {
+        let run = try CommandRun.classify(["--no-such-option"])
+        #expect(run.status == 64)
+        #expect(run.standardOutput == "")
+        #expect(run.standardError.hasPrefix("Error: Unknown option '--no-such-option'"))
+    }
+}

@@ -1,0 +1,77 @@
+import Testing
+import Tensor
+
+@Suite("Matrix multiply against the naive reference")
+struct MatMulTests {
+    static let shapes: [(m: Int, n: Int, k: Int)] = {
+        var cases: [(Int, Int, Int)] = []
+        for m in awkwardSizes { for n in [1, 3, 17] { for k in [1, 7, 33] { cases.append((m, n, k)) } } }
+        cases += [(2, 33, 17), (33, 2, 7), (64, 48, 100), (1, 128, 576)]
+        return cases
+    }()
+
+    @Test(arguments: [(false, false), (true, false), (false, true), (true, true)])
+    func twoDimensionalMatchesReference(transposeA: Bool, transposeB: Bool) {
+        for (m, n, k) in Self.shapes {
+            let a = randomTensor(transposeA ? [k, m] : [m, k], seed: 1)
+            let b = randomTensor(transposeB ? [n, k] : [k, n], seed: 2)
+            let product = Tensor.matmul(a, b, transposeA: transposeA, transposeB: transposeB)
+            let expected = Reference.gemm(a, b, transposeA: transposeA, transposeB: transposeB)
+            expectClose(product, expected, relativeTolerance: Tolerance.kernelRelative, "m=\(m) n=\(n) k=\(k)")
+        }
+    }
+
+    @Test(arguments: [1, 2, 3])
+    func batchedMatchesPerItemReference(batch: Int) {
+        for (m, n, k) in [(1, 1, 1), (3, 7, 17), (17, 2, 33)] {
+            for (transposeA, transposeB) in [(false, false), (true, true)] {
+                let a = randomTensor(transposeA ? [batch, k, m] : [batch, m, k], seed: 3)
+                let b3 = randomTensor(transposeB ? [batch, n, k] : [batch, k, n], seed: 4)
+                let b2 = randomTensor(transposeB ? [n, k] : [k, n], seed: 5)
+                let product3 = Tensor.matmul(a, b3, transposeA: transposeA, transposeB: transposeB)
+                let product2 = Tensor.matmul(a, b2, transposeA: transposeA, transposeB: transposeB)
+                #expect(product3.shape == [batch, m, n])
+                let itemA = a.count / batch, itemB = b3.count / batch
+                for item in 0..<batch {
+                    let aItem = Tensor(
+                        shape: Array(a.shape.dropFirst()),
+                        scalars: Array(a.scalars[(item * itemA)..<((item + 1) * itemA)]))
+                    let bItem = Tensor(
+                        shape: Array(b3.shape.dropFirst()),
+                        scalars: Array(b3.scalars[(item * itemB)..<((item + 1) * itemB)]))
+                    let slice = { (t: Tensor) in
+                        Tensor(shape: [m, n], scalars: Array(t.scalars[(item * m * n)..<((item + 1) * m * n)]))
+                    }
+                    expectClose(
+                        slice(product3), Reference.gemm(aItem, bItem, transposeA: transposeA, transposeB: transposeB),
+                        relativeTolerance: Tolerance.kernelRelative, "batch item \(item), 3-D × 3-D")
+                    expectClose(
+                        slice(product2), Reference.gemm(aItem, b2, transposeA: transposeA, transposeB: transposeB),
+                        relativeTolerance: Tolerance.kernelRelative, "batch item \(item), 3-D × shared 2-D")
+                }
+            }
+        }
+    }
+
+    @Test func emptyInnerDimensionGivesZeros() {
+        let product = Tensor.matmul(Tensor(zeros: [3, 0]), Tensor(zeros: [0, 2]))
+        #expect(product == Tensor(zeros: [3, 2]))
+    }
+
+    @Test func threadPolicyKeepsSmallProductsSingleThreaded() {
+        #expect(BLAS.threads(forM: 1, n: 128, k: 576) == 1, "one sample through a Dense layer")
+        #expect(BLAS.threads(forM: 196, n: 32, k: 144) == 1, "one 14×14×16→32 image through a Conv2D")
+        #expect(BLAS.threads(forM: 1024, n: 1024, k: 1024) == BLAS.maxThreads)
+    }
+
+    @Test func largeProductIsTheSameWhicheverThreadCountRunsIt() {
+        let a = randomTensor([256, 300], seed: 8), b = randomTensor([300, 200], seed: 9)
+        let expected = Reference.gemm(a, b)
+        let saved = BLAS.maxThreads
+        defer { BLAS.maxThreads = saved }
+        for threads in [1, 2] {
+            BLAS.maxThreads = threads
+            expectClose(a.matmul(b), expected, relativeTolerance: Tolerance.kernelRelative, "\(threads) threads")
+        }
+    }
+}
