@@ -3,7 +3,8 @@ import Synchronization
 
 /// The engine's only door to OpenBLAS: every `cblas_*` call of the project is in this file.
 ///
-/// `sgemm` checks dimensions and leading dimensions with preconditions before it hands pointers to C, and picks
+/// `gemm` is what the engine calls; `sgemm` is the raw product it builds on (and the benchmark's baseline).
+/// Both check dimensions and leading dimensions with preconditions before they hand pointers to C, and pick
 /// the BLAS thread count per call: products smaller than `singleThreadWorkLimit` multiply-adds (one sample
 /// through a layer) run on the calling thread, because waking threads costs more than it saves there; larger
 /// ones (batches) use up to `maxThreads` threads.
@@ -67,6 +68,46 @@ public enum BLAS {
             blasint(m), blasint(n), blasint(k),
             alpha, a, blasint(lda), b, blasint(ldb),
             beta, c, blasint(ldc))
+    }
+
+    /// The engine's matrix product: `sgemm`'s contract, but a one-row product (`m == 1`, a single sample)
+    /// runs as `cblas_sgemv`, which OpenBLAS computes several times faster than `sgemm` for that shape.
+    public static func gemm(
+        transposeA: Bool, transposeB: Bool,
+        m: Int, n: Int, k: Int,
+        alpha: Float,
+        a: UnsafePointer<Float>, lda: Int,
+        b: UnsafePointer<Float>, ldb: Int,
+        beta: Float,
+        c: UnsafeMutablePointer<Float>, ldc: Int
+    ) {
+        guard m == 1, n > 0, k > 0 else {
+            sgemm(
+                transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, alpha: alpha,
+                a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc)
+            return
+        }
+        let aColumns = transposeA ? m : k
+        let bColumns = transposeB ? k : n
+        shapePrecondition(
+            lda >= max(1, aColumns) && ldb >= max(1, bColumns) && ldc >= max(1, n),
+            "gemm: leading dimensions lda=\(lda) ldb=\(ldb) ldc=\(ldc) too small for "
+                + "m=\(m) n=\(n) k=\(k) transposeA=\(transposeA) transposeB=\(transposeB)")
+        setThreads(1)
+        // The one row of op(A) is the vector x: contiguous, or one element per stored row when A is transposed.
+        // c = alpha · op(B)ᵀ · x + beta · c, where op(B) is k × n.
+        let incX = transposeA ? lda : 1
+        if transposeB {
+            // B is stored n × k, so op(B)ᵀ = B.
+            cblas_sgemv(
+                CblasRowMajor, CblasNoTrans, blasint(n), blasint(k), alpha, b, blasint(ldb),
+                a, blasint(incX), beta, c, 1)
+        } else {
+            // B is stored k × n.
+            cblas_sgemv(
+                CblasRowMajor, CblasTrans, blasint(k), blasint(n), alpha, b, blasint(ldb),
+                a, blasint(incX), beta, c, 1)
+        }
     }
 
     private static func setThreads(_ count: Int) {

@@ -33,7 +33,7 @@ extension Tensor {
                 b.withUnsafeBufferPointer { bBuffer in
                     guard let aBase = aBuffer.baseAddress, let bBase = bBuffer.baseAddress else { return }
                     for item in 0..<batch {
-                        BLAS.sgemm(
+                        BLAS.gemm(
                             transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k,
                             alpha: 1, a: aBase + item * aStride, lda: aColumns,
                             b: bBase + item * bStride, ldb: bColumns,

@@ -75,3 +75,39 @@ struct MatMulTests {
         }
     }
 }
+
+@Suite("BLAS.gemm with padded leading dimensions")
+struct StridedGemmTests {
+    /// Copies `t` (2-D) into rows of `stride` elements, the padding filled with NaN so reading it would show.
+    func strided(_ t: Tensor, stride: Int) -> [Float] {
+        var out = [Float](repeating: .nan, count: t.shape[0] * stride)
+        for r in 0..<t.shape[0] { for c in 0..<t.shape[1] { out[r * stride + c] = t[r, c] } }
+        return out
+    }
+
+    @Test(arguments: [1, 3], [(false, false), (true, false), (false, true), (true, true)])
+    func singleAndMultiRowProductsHonourLeadingDimensions(m: Int, flags: (Bool, Bool)) {
+        let (transposeA, transposeB) = flags
+        let (n, k, pad) = (17, 7, 5)
+        let a = randomTensor(transposeA ? [k, m] : [m, k], seed: 60)
+        let b = randomTensor(transposeB ? [n, k] : [k, n], seed: 61)
+        let lda = a.shape[1] + pad, ldb = b.shape[1] + pad, ldc = n + pad
+        let aStrided = strided(a, stride: lda), bStrided = strided(b, stride: ldb)
+        var c = [Float](repeating: 1, count: m * ldc)  // beta = 0.5 keeps half of these ones
+        aStrided.withUnsafeBufferPointer { aBuffer in
+            bStrided.withUnsafeBufferPointer { bBuffer in
+                c.withUnsafeMutableBufferPointer { cBuffer in
+                    BLAS.gemm(
+                        transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, alpha: 2,
+                        a: aBuffer.baseAddress!, lda: lda, b: bBuffer.baseAddress!, ldb: ldb,
+                        beta: 0.5, c: cBuffer.baseAddress!, ldc: ldc)
+                }
+            }
+        }
+        let product = Reference.gemm(a, b, transposeA: transposeA, transposeB: transposeB)
+        let expected = product * 2 + 0.5
+        let actual = Tensor(shape: [m, n], scalars: (0..<m).flatMap { r in c[(r * ldc)..<(r * ldc + n)] })
+        expectClose(actual, expected, relativeTolerance: Tolerance.kernelRelative)
+        for r in 0..<m { #expect(c[(r * ldc + n)..<(r * ldc + ldc)].allSatisfy { $0 == 1 }, "padding of C untouched") }
+    }
+}

@@ -71,7 +71,7 @@ func affineProduct(rows: Tensor, columnsWeight weight: Tensor, bias: Tensor, out
         rows.withUnsafeBufferPointer { a in
             weight.withUnsafeBufferPointer { w in
                 guard let aBase = a.baseAddress, let wBase = w.baseAddress else { return }
-                BLAS.sgemm(
+                BLAS.gemm(
                     transposeA: false, transposeB: true, m: r, n: n, k: k,
                     alpha: 1, a: aBase, lda: k, b: wBase, ldb: k,
                     beta: 1, c: outBase, ldc: n)

@@ -1,0 +1,30 @@
+# make demo · make test · make bench — each installs OpenBLAS first when it is missing.
+SWIFT ?= swift
+
+.PHONY: demo test bench deps
+
+# OpenBLAS's headers and pkg-config file (libopenblas-dev), and pkg-config itself, from Debian's packages.
+deps:
+	@if ! pkg-config --exists openblas 2>/dev/null; then \
+		echo "OpenBLAS not found: installing libopenblas-dev and pkg-config with apt-get"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		command -v apt-get >/dev/null || { echo "error: no apt-get here; install OpenBLAS (with its pkg-config file 'openblas') by hand" >&2; exit 1; }; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libopenblas-dev pkg-config >/dev/null; \
+		pkg-config --exists openblas || { echo "error: libopenblas-dev installed but pkg-config cannot find 'openblas'" >&2; exit 1; }; \
+	fi
+
+# Until the models land, the demo is the quick engine benchmark (about 10 s after the build).
+demo: deps
+	$(SWIFT) build -c release --product bench
+	$(SWIFT) build -c release --product classify
+	.build/release/classify --help
+	@echo
+	@.build/release/bench engine --quick || echo "note: this quick run missed a speed target; 'make bench' measures longer"
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+
+bench: deps
+	$(SWIFT) build -c release --product bench
+	.build/release/bench engine
