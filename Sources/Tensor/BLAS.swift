@@ -52,13 +52,8 @@ public enum BLAS {
         beta: Float,
         c: UnsafeMutablePointer<Float>, ldc: Int
     ) {
-        shapePrecondition(m >= 0 && n >= 0 && k >= 0, "sgemm: negative size m=\(m) n=\(n) k=\(k)")
-        let aColumns = transposeA ? m : k
-        let bColumns = transposeB ? k : n
-        shapePrecondition(
-            lda >= max(1, aColumns) && ldb >= max(1, bColumns) && ldc >= max(1, n),
-            "sgemm: leading dimensions lda=\(lda) ldb=\(ldb) ldc=\(ldc) too small for "
-                + "m=\(m) n=\(n) k=\(k) transposeA=\(transposeA) transposeB=\(transposeB)")
+        checkDimensions(
+            "sgemm", transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, lda: lda, ldb: ldb, ldc: ldc)
         if m == 0 || n == 0 { return }
         setThreads(threads(forM: m, n: n, k: k))
         cblas_sgemm(
@@ -87,12 +82,8 @@ public enum BLAS {
                 a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc)
             return
         }
-        let aColumns = transposeA ? m : k
-        let bColumns = transposeB ? k : n
-        shapePrecondition(
-            lda >= max(1, aColumns) && ldb >= max(1, bColumns) && ldc >= max(1, n),
-            "gemm: leading dimensions lda=\(lda) ldb=\(ldb) ldc=\(ldc) too small for "
-                + "m=\(m) n=\(n) k=\(k) transposeA=\(transposeA) transposeB=\(transposeB)")
+        checkDimensions(
+            "gemm", transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, lda: lda, ldb: ldb, ldc: ldc)
         setThreads(1)
         // The one row of op(A) is the vector x: contiguous, or one element per stored row when A is transposed.
         // c = alpha · op(B)ᵀ · x + beta · c, where op(B) is k × n.
@@ -108,6 +99,18 @@ public enum BLAS {
                 CblasRowMajor, CblasTrans, blasint(k), blasint(n), alpha, b, blasint(ldb),
                 a, blasint(incX), beta, c, 1)
         }
+    }
+
+    /// Stops with every dimension in the message when a size is negative or a row stride is shorter than a row.
+    private static func checkDimensions(
+        _ name: String, transposeA: Bool, transposeB: Bool, m: Int, n: Int, k: Int, lda: Int, ldb: Int, ldc: Int
+    ) {
+        let aColumns = transposeA ? m : k
+        let bColumns = transposeB ? k : n
+        shapePrecondition(
+            m >= 0 && n >= 0 && k >= 0 && lda >= max(1, aColumns) && ldb >= max(1, bColumns) && ldc >= max(1, n),
+            "\(name): sizes m=\(m) n=\(n) k=\(k) (transposeA=\(transposeA) transposeB=\(transposeB)) do not fit "
+                + "leading dimensions lda=\(lda) ldb=\(ldb) ldc=\(ldc)")
     }
 
     private static func setThreads(_ count: Int) {
