@@ -16,3 +16,4 @@ import Darwin
 @inline(__always) func _logf(_ x: Float) -> Float { logf(x) }
 @inline(__always) func _tanhf(_ x: Float) -> Float { tanhf(x) }
 @inline(__always) func _tanh(_ x: Double) -> Double { tanh(x) }
+@inline(__always) func _cbrt(_ x: Double) -> Double { cbrt(x) }

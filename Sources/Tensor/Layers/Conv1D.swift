@@ -15,11 +15,10 @@ public struct Conv1D: Layer {
 
     /// Creates the layer from its weight `[out, k, in]`, bias `[out]`, stride and padding.
     public init(weight: Tensor, bias: Tensor, stride: Int = 1, padding: Padding = .valid) {
+        _ = ConvolutionGeometry(conv1DWeightShape: weight.shape, stride: stride, padding: padding, layerName: "Conv1D")
         shapePrecondition(
-            weight.rank == 3 && bias.shape == [weight.shape[0]],
-            "Conv1D needs weight [out, k, in] and bias [out], got weight \(describeShape(weight.shape)) "
-                + "and bias \(describeShape(bias.shape))")
-        shapePrecondition(stride >= 1, "Conv1D stride must be ≥ 1, got \(stride)")
+            bias.shape == [weight.shape[0]],
+            "Conv1D needs bias [\(weight.shape[0])] for weight \(describeShape(weight.shape)), got \(describeShape(bias.shape))")
         self.weight = weight
         self.bias = bias
         self.stride = stride
@@ -41,24 +40,17 @@ public struct Conv1D: Layer {
     /// Weights and biases.
     public var parameterCount: Int { weight.count + bias.count }
 
-    /// `[N, L, in]` → `[N, OL, out]`.
-    public func outputShape(for inputShape: [Int]) -> [Int] {
-        shapePrecondition(
-            inputShape.count == 3 && inputShape[2] == weight.shape[2],
-            "Conv1D needs input [N, L, \(weight.shape[2])], got \(describeShape(inputShape)) "
-                + "(weight \(describeShape(weight.shape)))")
-        let geometry = WindowGeometry(
-            inputLength: inputShape[1], window: weight.shape[1], stride: stride, padding: padding)
-        return [inputShape[0], geometry.outputLength, weight.shape[0]]
+    var geometry: ConvolutionGeometry {
+        ConvolutionGeometry(conv1DWeightShape: weight.shape, stride: stride, padding: padding, layerName: "Conv1D")
     }
+
+    /// `[N, L, in]` → `[N, OL, out]`.
+    public func outputShape(for inputShape: [Int]) -> [Int] { geometry.outputShape(for: inputShape) }
 
     /// The convolution of `input` `[N, L, in]`: the 2-D kernel over an image of height 1.
     public func forward(_ input: Tensor) -> Tensor {
-        let outputShape = outputShape(for: input.shape)
-        let output = convolve(
-            input.reshaped([input.shape[0], 1, input.shape[1], input.shape[2]]),
-            weight: weight.reshaped([weight.shape[0], 1, weight.shape[1], weight.shape[2]]),
-            bias: bias, strideHeight: 1, strideWidth: stride, padding: padding)
-        return output.reshaped(outputShape)
+        geometry.forward(input) { rows, outputShape in
+            affineProduct(rows: rows, columnsWeight: weight, bias: bias, outputShape: outputShape)
+        }
     }
 }

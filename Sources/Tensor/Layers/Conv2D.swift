@@ -15,11 +15,10 @@ public struct Conv2D: Layer {
 
     /// Creates the layer from its weight `[out, kh, kw, in]`, bias `[out]`, stride and padding.
     public init(weight: Tensor, bias: Tensor, stride: (height: Int, width: Int) = (1, 1), padding: Padding = .valid) {
+        _ = ConvolutionGeometry(conv2DWeightShape: weight.shape, stride: stride, padding: padding, layerName: "Conv2D")
         shapePrecondition(
-            weight.rank == 4 && bias.shape == [weight.shape[0]],
-            "Conv2D needs weight [out, kh, kw, in] and bias [out], got weight \(describeShape(weight.shape)) "
-                + "and bias \(describeShape(bias.shape))")
-        shapePrecondition(stride.height >= 1 && stride.width >= 1, "Conv2D stride must be ≥ 1, got \(stride)")
+            bias.shape == [weight.shape[0]],
+            "Conv2D needs bias [\(weight.shape[0])] for weight \(describeShape(weight.shape)), got \(describeShape(bias.shape))")
         self.weight = weight
         self.bias = bias
         self.stride = stride
@@ -41,27 +40,17 @@ public struct Conv2D: Layer {
     /// Weights and biases.
     public var parameterCount: Int { weight.count + bias.count }
 
-    private func window(for inputShape: [Int]) -> SlidingWindow2D {
-        shapePrecondition(
-            inputShape.count == 4 && inputShape[3] == weight.shape[3],
-            "Conv2D needs input [N, H, W, \(weight.shape[3])], got \(describeShape(inputShape)) "
-                + "(weight \(describeShape(weight.shape)))")
-        return SlidingWindow2D(
-            inputShape: inputShape, windowHeight: weight.shape[1], windowWidth: weight.shape[2],
-            strideHeight: stride.height, strideWidth: stride.width, padding: padding)
+    var geometry: ConvolutionGeometry {
+        ConvolutionGeometry(conv2DWeightShape: weight.shape, stride: stride, padding: padding, layerName: "Conv2D")
     }
 
     /// `[N, H, W, in]` → `[N, OH, OW, out]`.
-    public func outputShape(for inputShape: [Int]) -> [Int] {
-        let window = window(for: inputShape)
-        return [inputShape[0], window.rows.outputLength, window.columns.outputLength, weight.shape[0]]
-    }
+    public func outputShape(for inputShape: [Int]) -> [Int] { geometry.outputShape(for: inputShape) }
 
     /// The convolution of `input` `[N, H, W, in]`.
     public func forward(_ input: Tensor) -> Tensor {
-        _ = window(for: input.shape)
-        return convolve(
-            input, weight: weight, bias: bias, strideHeight: stride.height, strideWidth: stride.width,
-            padding: padding)
+        geometry.forward(input) { rows, outputShape in
+            affineProduct(rows: rows, columnsWeight: weight, bias: bias, outputShape: outputShape)
+        }
     }
 }

@@ -76,15 +76,78 @@ struct SlidingWindow2D: Sendable {
     }
 }
 
-/// Convolution of a channels-last batch `[N, H, W, Cin]` with `weight [Cout, KH, KW, Cin]` and `bias [Cout]`,
-/// by im2col and one `sgemm`: the kernel shared by `Conv1D` and `Conv2D`.
-func convolve(
-    _ input: Tensor, weight: Tensor, bias: Tensor, strideHeight: Int, strideWidth: Int, padding: Padding
-) -> Tensor {
-    let window = SlidingWindow2D(
-        inputShape: input.shape, windowHeight: weight.shape[1], windowWidth: weight.shape[2],
-        strideHeight: strideHeight, strideWidth: strideWidth, padding: padding)
-    let outputShape = [window.batch, window.rows.outputLength, window.columns.outputLength, weight.shape[0]]
-    let rows = window.isIdentityUnroll ? input : window.im2col(input)
-    return affineProduct(rows: rows, columnsWeight: weight, bias: bias, outputShape: outputShape)
+/// The shape side of a convolution — weight layout, stride, padding, input checks, im2col — shared by the float
+/// layers (`Conv1D`, `Conv2D`) and their quantized twins, which differ only in how they multiply.
+struct ConvolutionGeometry: Sendable {
+    let layerName: String
+    /// The weight shape as the layer declares it: `[out, kh, kw, in]`, or `[out, k, in]` for 1-D.
+    let weightShape: [Int]
+    let outChannels: Int, kernelHeight: Int, kernelWidth: Int, inChannels: Int
+    let strideHeight: Int, strideWidth: Int
+    let padding: Padding
+    let isOneDimensional: Bool
+
+    /// A 2-D convolution with weight `[out, kh, kw, in]`.
+    init(conv2DWeightShape shape: [Int], stride: (height: Int, width: Int), padding: Padding, layerName: String) {
+        shapePrecondition(
+            shape.count == 4, "\(layerName) needs a weight [out, kh, kw, in], got \(describeShape(shape))")
+        shapePrecondition(stride.height >= 1 && stride.width >= 1, "\(layerName) stride must be ≥ 1, got \(stride)")
+        self.layerName = layerName
+        weightShape = shape
+        (outChannels, kernelHeight, kernelWidth, inChannels) = (shape[0], shape[1], shape[2], shape[3])
+        (strideHeight, strideWidth) = stride
+        self.padding = padding
+        isOneDimensional = false
+    }
+
+    /// A 1-D convolution with weight `[out, k, in]`: a 2-D one over images of height 1.
+    init(conv1DWeightShape shape: [Int], stride: Int, padding: Padding, layerName: String) {
+        shapePrecondition(shape.count == 3, "\(layerName) needs a weight [out, k, in], got \(describeShape(shape))")
+        shapePrecondition(stride >= 1, "\(layerName) stride must be ≥ 1, got \(stride)")
+        self.layerName = layerName
+        weightShape = shape
+        (outChannels, kernelHeight, kernelWidth, inChannels) = (shape[0], 1, shape[1], shape[2])
+        (strideHeight, strideWidth) = (1, stride)
+        self.padding = padding
+        isOneDimensional = true
+    }
+
+    /// The input as a 2-D batch `[N, H, W, C]`, checked against the weight.
+    private func imageShape(of inputShape: [Int]) -> [Int] {
+        if isOneDimensional {
+            shapePrecondition(
+                inputShape.count == 3 && inputShape[2] == inChannels,
+                "\(layerName) needs input [N, L, \(inChannels)], got \(describeShape(inputShape)) "
+                    + "(weight \(describeShape(weightShape)))")
+            return [inputShape[0], 1, inputShape[1], inputShape[2]]
+        }
+        shapePrecondition(
+            inputShape.count == 4 && inputShape[3] == inChannels,
+            "\(layerName) needs input [N, H, W, \(inChannels)], got \(describeShape(inputShape)) "
+                + "(weight \(describeShape(weightShape)))")
+        return inputShape
+    }
+
+    private func window(forImage imageShape: [Int]) -> SlidingWindow2D {
+        SlidingWindow2D(
+            inputShape: imageShape, windowHeight: kernelHeight, windowWidth: kernelWidth,
+            strideHeight: strideHeight, strideWidth: strideWidth, padding: padding)
+    }
+
+    /// `[N, H, W, in]` → `[N, OH, OW, out]`, or `[N, L, in]` → `[N, OL, out]`.
+    func outputShape(for inputShape: [Int]) -> [Int] {
+        let window = window(forImage: imageShape(of: inputShape))
+        return isOneDimensional
+            ? [inputShape[0], window.columns.outputLength, outChannels]
+            : [inputShape[0], window.rows.outputLength, window.columns.outputLength, outChannels]
+    }
+
+    /// Unrolls `input` into patch rows `[positions, kh·kw·in]` and hands them to `product`, which returns the
+    /// `[positions, out]` result laid out as the shape it is given.
+    func forward(_ input: Tensor, product: (_ rows: Tensor, _ outputShape: [Int]) -> Tensor) -> Tensor {
+        let image = imageShape(of: input.shape)
+        let window = window(forImage: image)
+        let rows = window.isIdentityUnroll ? input : window.im2col(input.reshaped(image))
+        return product(rows, outputShape(for: input.shape))
+    }
 }
