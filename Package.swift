@@ -41,6 +41,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "TensorTests", dependencies: ["Tensor"]),
+        .testTarget(name: "ModelsTests", dependencies: ["Models", "Tensor"]),
         .testTarget(name: "ClassifyTests", dependencies: ["classify"]),
     ]
 )

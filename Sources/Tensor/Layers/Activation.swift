@@ -3,7 +3,7 @@
 /// - input: any shape → output: same shape
 public struct Activation: Layer {
     /// The function applied.
-    public enum Function: Sendable, Equatable {
+    public enum Function: Sendable, Equatable, Codable {
         /// `max(x, 0)`
         case relu
         /// `x` where positive, `alpha · x` elsewhere

@@ -19,9 +19,10 @@ public struct QuantizedTensor: Sendable, Equatable {
         self.bytes = bytes
     }
 
-    /// Quantizes `tensor` into `format`. Every element must be finite.
+    /// Quantizes `tensor` into `format`. `f32` and `f16` store any value; the other formats compute scales or
+    /// palettes from the values, so every element must be finite (check with `firstNonFiniteElement()` first).
     public init(quantizing tensor: Tensor, as format: StorageFormat) {
-        if let bad = tensor.scalars.firstIndex(where: { !$0.isFinite }) {
+        if format != .f32 && format != .f16, let bad = tensor.scalars.firstIndex(where: { !$0.isFinite }) {
             shapePrecondition(false, "cannot quantize a tensor of shape \(describeShape(tensor.shape)) holding "
                 + "\(tensor.scalars[bad]) at index \(bad)")
         }
@@ -33,7 +34,7 @@ public struct QuantizedTensor: Sendable, Equatable {
             case .f32:
                 for value in values { bytes.appendLittleEndian(value.bitPattern) }
             case .f16:
-                for value in values { bytes.appendLittleEndian(saturatingFloat16(value).bitPattern) }
+                for value in values { bytes.appendLittleEndian(saturatingFloat16(value).bitPattern) }  // NaN stays NaN
             case .int8:
                 encodeInt8(values, rows: rows, columns: columns, into: &bytes)
             case .q4:

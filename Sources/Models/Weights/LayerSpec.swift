@@ -1,0 +1,226 @@
+import Tensor
+
+/// One layer of a model's architecture as a weights file records it: its kind and hyperparameters, not its
+/// numbers. Encoded in the header as JSON, e.g. `{"dense":{"inFeatures":576,"outFeatures":128}}`.
+public enum LayerSpec: Codable, Equatable, Sendable {
+    /// `Dense`; tensors `weight [out, in]`, `bias [out]`.
+    case dense(inFeatures: Int, outFeatures: Int)
+    /// `Conv1D`; tensors `weight [out, k, in]`, `bias [out]`.
+    case conv1D(inChannels: Int, outChannels: Int, kernelSize: Int, stride: Int, padding: Padding)
+    /// `Conv2D`; tensors `weight [out, kh, kw, in]`, `bias [out]`.
+    case conv2D(
+        inChannels: Int, outChannels: Int, kernelHeight: Int, kernelWidth: Int, strideHeight: Int, strideWidth: Int,
+        padding: Padding)
+    /// `Pool1D`.
+    case pool1D(kind: PoolingKind, size: Int, stride: Int, padding: Padding)
+    /// `Pool2D`.
+    case pool2D(kind: PoolingKind, height: Int, width: Int, strideHeight: Int, strideWidth: Int, padding: Padding)
+    /// `GlobalAveragePool`.
+    case globalAveragePool
+    /// `BatchNorm`; tensors `gamma`, `beta`, `mean`, `variance`, each `[channels]`.
+    case batchNorm(channels: Int, epsilon: Float)
+    /// `Flatten`.
+    case flatten
+    /// `Activation`.
+    case activation(Activation.Function)
+
+    /// A short human description: `Conv2D 1→16 3x3 stride 1x1 same`.
+    public var summary: String {
+        switch self {
+        case let .dense(i, o): "Dense \(i)→\(o)"
+        case let .conv1D(i, o, k, s, p): "Conv1D \(i)→\(o) k\(k) stride \(s) \(p)"
+        case let .conv2D(i, o, kh, kw, sh, sw, p): "Conv2D \(i)→\(o) \(kh)x\(kw) stride \(sh)x\(sw) \(p)"
+        case let .pool1D(kind, size, s, p): "\(kind == .max ? "MaxPool1D" : "AvgPool1D") \(size) stride \(s) \(p)"
+        case let .pool2D(kind, h, w, sh, sw, p):
+            "\(kind == .max ? "MaxPool2D" : "AvgPool2D") \(h)x\(w) stride \(sh)x\(sw) \(p)"
+        case .globalAveragePool: "GlobalAveragePool"
+        case let .batchNorm(c, e): "BatchNorm \(c) ε=\(e)"
+        case .flatten: "Flatten"
+        case let .activation(function): "Activation \(function)"
+        }
+    }
+
+    /// The tensors this layer needs, by role (`weight`, `bias`, …), with their shapes.
+    public var tensorShapes: [(role: String, shape: [Int])] {
+        switch self {
+        case let .dense(i, o): [("weight", [o, i]), ("bias", [o])]
+        case let .conv1D(i, o, k, _, _): [("weight", [o, k, i]), ("bias", [o])]
+        case let .conv2D(i, o, kh, kw, _, _, _): [("weight", [o, kh, kw, i]), ("bias", [o])]
+        case let .batchNorm(c, _): [("gamma", [c]), ("beta", [c]), ("mean", [c]), ("variance", [c])]
+        case .pool1D, .pool2D, .globalAveragePool, .flatten, .activation: []
+        }
+    }
+
+    /// Why the hyperparameters cannot make a layer (a size below 1, a non-finite constant), or `nil`.
+    public var invalidReason: String? {
+        let positive: [(String, Int)]
+        switch self {
+        case let .dense(i, o): positive = [("inFeatures", i), ("outFeatures", o)]
+        case let .conv1D(i, o, k, s, _): positive = [("inChannels", i), ("outChannels", o), ("kernelSize", k), ("stride", s)]
+        case let .conv2D(i, o, kh, kw, sh, sw, _):
+            positive = [("inChannels", i), ("outChannels", o), ("kernelHeight", kh), ("kernelWidth", kw),
+                        ("strideHeight", sh), ("strideWidth", sw)]
+        case let .pool1D(_, size, s, _): positive = [("size", size), ("stride", s)]
+        case let .pool2D(_, h, w, sh, sw, _): positive = [("height", h), ("width", w), ("strideHeight", sh), ("strideWidth", sw)]
+        case let .batchNorm(c, e):
+            if !(e.isFinite && e >= 0) { return "BatchNorm epsilon must be finite and ≥ 0, got \(e)" }
+            positive = [("channels", c)]
+        case let .activation(.leakyRelu(alpha)):
+            return alpha.isFinite ? nil : "leakyRelu alpha must be finite, got \(alpha)"
+        case .globalAveragePool, .flatten, .activation: positive = []
+        }
+        let limit = 1 << 24
+        if let (name, value) = positive.first(where: { $0.1 < 1 || $0.1 > limit }) {
+            return "\(summary): \(name) must be between 1 and \(limit), got \(value)"
+        }
+        return nil
+    }
+
+    /// The shape this layer gives for `input` (batch axis included), or why `input` does not fit it — the
+    /// checks a loaded file needs before any layer is built, since layers stop the program on a mismatch.
+    public func outputShape(for input: [Int]) -> Result<[Int], ArchitectureMismatch> {
+        func fail(_ expected: String) -> Result<[Int], ArchitectureMismatch> {
+            .failure(ArchitectureMismatch(layer: summary, expected: expected, actual: input))
+        }
+        func windowLength(_ length: Int, _ window: Int, _ stride: Int, _ padding: Padding) -> Int? {
+            switch padding {
+            case .valid: length >= window ? (length - window) / stride + 1 : nil
+            case .same: length >= 1 ? (length + stride - 1) / stride : nil
+            }
+        }
+        if let reason = invalidReason { return .failure(ArchitectureMismatch(layer: reason, expected: "valid hyperparameters", actual: input)) }
+        switch self {
+        case let .dense(i, o):
+            return input.count == 2 && input[1] == i ? .success([input[0], o]) : fail("[N, \(i)]")
+        case let .conv1D(i, o, k, s, p):
+            guard input.count == 3, input[2] == i, let length = windowLength(input[1], k, s, p) else {
+                return fail("[N, L ≥ \(p == .valid ? k : 1), \(i)]")
+            }
+            return .success([input[0], length, o])
+        case let .conv2D(i, o, kh, kw, sh, sw, p):
+            guard input.count == 4, input[3] == i, let height = windowLength(input[1], kh, sh, p),
+                  let width = windowLength(input[2], kw, sw, p) else {
+                return fail("[N, H ≥ \(p == .valid ? kh : 1), W ≥ \(p == .valid ? kw : 1), \(i)]")
+            }
+            return .success([input[0], height, width, o])
+        case let .pool1D(_, size, s, p):
+            guard input.count == 3, let length = windowLength(input[1], size, s, p) else {
+                return fail("[N, L ≥ \(p == .valid ? size : 1), C]")
+            }
+            return .success([input[0], length, input[2]])
+        case let .pool2D(_, h, w, sh, sw, p):
+            guard input.count == 4, let height = windowLength(input[1], h, sh, p),
+                  let width = windowLength(input[2], w, sw, p) else {
+                return fail("[N, H ≥ \(p == .valid ? h : 1), W ≥ \(p == .valid ? w : 1), C]")
+            }
+            return .success([input[0], height, width, input[3]])
+        case .globalAveragePool:
+            guard input.count >= 3, input.dropFirst().dropLast().allSatisfy({ $0 >= 1 }) else { return fail("[N, …, C] of rank ≥ 3") }
+            return .success([input[0], input[input.count - 1]])
+        case let .batchNorm(c, _):
+            return input.count >= 2 && input[input.count - 1] == c ? .success(input) : fail("[N, …, \(c)]")
+        case .flatten:
+            return input.isEmpty ? fail("[N, …]") : .success([input[0], input.dropFirst().reduce(1, *)])
+        case .activation:
+            return .success(input)
+        }
+    }
+}
+
+/// A layer that cannot take the shape the layer before it gives.
+public struct ArchitectureMismatch: Error, Equatable, Sendable {
+    /// The layer (or the reason its hyperparameters are invalid).
+    public let layer: String
+    /// The input it needs.
+    public let expected: String
+    /// The input it would get.
+    public let actual: [Int]
+}
+
+extension LayerSpec {
+    /// The spec and named tensors of an engine layer, or `nil` for a layer type the file format does not know.
+    /// Quantized layers give their stored tensors as they are.
+    static func describe(_ layer: any Layer) -> (spec: LayerSpec, tensors: [String: QuantizedTensor])? {
+        func float(_ tensors: [String: Tensor]) -> [String: QuantizedTensor] {
+            tensors.mapValues { QuantizedTensor(quantizing: $0, as: .f32) }
+        }
+        switch layer {
+        case let dense as Dense:
+            return (.dense(inFeatures: dense.inFeatures, outFeatures: dense.outFeatures),
+                    float(["weight": dense.weight, "bias": dense.bias]))
+        case let dense as QuantizedDense:
+            return (.dense(inFeatures: dense.weight.shape[1], outFeatures: dense.weight.shape[0]),
+                    ["weight": dense.weight, "bias": QuantizedTensor(quantizing: dense.bias, as: .f32)])
+        case let conv as Conv1D:
+            let s = conv.weight.shape
+            return (.conv1D(inChannels: s[2], outChannels: s[0], kernelSize: s[1], stride: conv.stride, padding: conv.padding),
+                    float(["weight": conv.weight, "bias": conv.bias]))
+        case let conv as QuantizedConv1D:
+            let s = conv.weight.shape
+            return (.conv1D(inChannels: s[2], outChannels: s[0], kernelSize: s[1], stride: conv.stride, padding: conv.padding),
+                    ["weight": conv.weight, "bias": QuantizedTensor(quantizing: conv.bias, as: .f32)])
+        case let conv as Conv2D:
+            let s = conv.weight.shape
+            return (.conv2D(inChannels: s[3], outChannels: s[0], kernelHeight: s[1], kernelWidth: s[2],
+                            strideHeight: conv.stride.height, strideWidth: conv.stride.width, padding: conv.padding),
+                    float(["weight": conv.weight, "bias": conv.bias]))
+        case let conv as QuantizedConv2D:
+            let s = conv.weight.shape
+            return (.conv2D(inChannels: s[3], outChannels: s[0], kernelHeight: s[1], kernelWidth: s[2],
+                            strideHeight: conv.stride.height, strideWidth: conv.stride.width, padding: conv.padding),
+                    ["weight": conv.weight, "bias": QuantizedTensor(quantizing: conv.bias, as: .f32)])
+        case let pool as Pool1D:
+            return (.pool1D(kind: pool.kind, size: pool.size, stride: pool.stride, padding: pool.padding), [:])
+        case let pool as Pool2D:
+            return (.pool2D(kind: pool.kind, height: pool.size.height, width: pool.size.width,
+                            strideHeight: pool.stride.height, strideWidth: pool.stride.width, padding: pool.padding), [:])
+        case is GlobalAveragePool:
+            return (.globalAveragePool, [:])
+        case let norm as BatchNorm:
+            return (.batchNorm(channels: norm.channels, epsilon: norm.epsilon),
+                    float(["gamma": norm.gamma, "beta": norm.beta, "mean": norm.mean, "variance": norm.variance]))
+        case is Flatten:
+            return (.flatten, [:])
+        case let activation as Activation:
+            return (.activation(activation.function), [:])
+        default:
+            return nil
+        }
+    }
+
+    /// Builds the layer from its tensors (already checked against `tensorShapes`). In compact mode, weights
+    /// stored quantized stay quantized; otherwise every tensor is dequantized once, here.
+    func makeLayer(_ tensors: [String: QuantizedTensor], compact: Bool) -> any Layer {
+        func tensor(_ role: String) -> Tensor { tensors[role].map { $0.dequantized() } ?? Tensor(zeros: [0]) }
+        let weight = tensors["weight"]
+        let keepQuantized = compact && (weight?.format.isQuantized ?? false)
+        switch self {
+        case .dense:
+            if keepQuantized, let weight { return QuantizedDense(weight: weight, bias: tensor("bias")) }
+            return Dense(weight: tensor("weight"), bias: tensor("bias"))
+        case let .conv1D(_, _, _, stride, padding):
+            if keepQuantized, let weight {
+                return QuantizedConv1D(weight: weight, bias: tensor("bias"), stride: stride, padding: padding)
+            }
+            return Conv1D(weight: tensor("weight"), bias: tensor("bias"), stride: stride, padding: padding)
+        case let .conv2D(_, _, _, _, sh, sw, padding):
+            if keepQuantized, let weight {
+                return QuantizedConv2D(weight: weight, bias: tensor("bias"), stride: (sh, sw), padding: padding)
+            }
+            return Conv2D(weight: tensor("weight"), bias: tensor("bias"), stride: (sh, sw), padding: padding)
+        case let .pool1D(kind, size, stride, padding):
+            return Pool1D(kind, size: size, stride: stride, padding: padding)
+        case let .pool2D(kind, h, w, sh, sw, padding):
+            return Pool2D(kind, size: (h, w), stride: (sh, sw), padding: padding)
+        case .globalAveragePool:
+            return GlobalAveragePool()
+        case let .batchNorm(_, epsilon):
+            return BatchNorm(gamma: tensor("gamma"), beta: tensor("beta"), mean: tensor("mean"),
+                             variance: tensor("variance"), epsilon: epsilon)
+        case .flatten:
+            return Flatten()
+        case let .activation(function):
+            return Activation(function)
+        }
+    }
+}

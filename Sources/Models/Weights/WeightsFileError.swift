@@ -1,0 +1,113 @@
+import Tensor
+
+/// Why a weights file could not be read or written: the path and the problem, precise enough to act on.
+public struct WeightsFileError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The file.
+    public let path: String
+    /// What is wrong with it.
+    public let problem: Problem
+
+    /// Creates the error.
+    public init(path: String, problem: Problem) {
+        self.path = path
+        self.problem = problem
+    }
+
+    /// What is wrong with a weights file. Each kind of corruption has its own case.
+    public enum Problem: Equatable, Sendable {
+        /// No file at the path.
+        case fileNotFound
+        /// The operating system failed to read it (may succeed on a retry).
+        case unreadable(String)
+        /// The file could not be written (the previous file, if any, is untouched).
+        case unwritable(String)
+        /// The first 8 bytes are not the weights-file magic.
+        case wrongMagic(found: [UInt8])
+        /// A format version this build cannot read.
+        case unsupportedVersion(found: UInt32, supported: UInt32)
+        /// Shorter than its preamble says (or than a preamble).
+        case truncated(expectedBytes: Int, actualBytes: Int)
+        /// Longer than its preamble says.
+        case trailingBytes(expectedBytes: Int, actualBytes: Int)
+        /// The CRC-32 stored at the end does not match the bytes.
+        case checksumMismatch(stored: UInt32, computed: UInt32)
+        /// The header is not the JSON this version defines, or its lengths do not fit the file.
+        case corruptHeader(String)
+        /// A tensor's stored byte count contradicts its shape and format.
+        case tensorSizeMismatch(tensor: String, shape: [Int], format: StorageFormat, expectedBytes: Int, actualBytes: Int)
+        /// A tensor's bytes lie outside the data section, overlap another's, or are misaligned.
+        case tensorOutOfBounds(tensor: String, offset: Int, length: Int, dataBytes: Int)
+        /// A tensor holds NaN or an infinity (a variance, a negative value where none may be).
+        case invalidValue(tensor: String, element: Int, reason: String)
+        /// The architecture needs a tensor the file lacks.
+        case missingTensor(String)
+        /// The file has a tensor the architecture does not use.
+        case unexpectedTensor(String)
+        /// Two tensors share a name.
+        case duplicateTensor(String)
+        /// A tensor's shape is not the one its layer needs.
+        case tensorShapeMismatch(tensor: String, expected: [Int], actual: [Int])
+        /// The layers cannot be chained from the input shape, or a layer's hyperparameters are invalid.
+        case invalidArchitecture(String)
+        /// A layer type the file format cannot record.
+        case unsupportedLayer(String)
+    }
+
+    /// Whether trying again may succeed (an I/O error while reading), as opposed to a file that is wrong.
+    public var isTransient: Bool {
+        if case .unreadable = problem { return true }
+        return false
+    }
+
+    /// One line: the path, the problem, and what to do about it.
+    public var description: String {
+        let retrain = "; re-run `classify train` to write it again"
+        let shape = { (s: [Int]) in "[" + s.map(String.init).joined(separator: ", ") + "]" }
+        switch problem {
+        case .fileNotFound:
+            return "\(path): no such weights file"
+        case let .unreadable(reason):
+            return "\(path): could not be read: \(reason)"
+        case let .unwritable(reason):
+            return "\(path): could not be written: \(reason) (any previous file there is unchanged)"
+        case let .wrongMagic(found):
+            let hex = found.map { String($0, radix: 16, uppercase: true) }.joined(separator: " ")
+            return "\(path): not a weights file (first bytes \(hex), expected 89 4F 44 4D 4C 0D 0A 1A)"
+        case let .unsupportedVersion(found, supported):
+            return "\(path): weights format version \(found) is not supported (this build reads version \(supported))"
+        case let .truncated(expected, actual):
+            return "\(path): truncated: \(actual) bytes, expected \(expected)\(retrain)"
+        case let .trailingBytes(expected, actual):
+            return "\(path): \(actual) bytes, but its preamble says \(expected)\(retrain)"
+        case let .checksumMismatch(stored, computed):
+            return "\(path): checksum mismatch (stored CRC-32 \(hex32(stored)), computed \(hex32(computed))): "
+                + "the file is corrupt\(retrain)"
+        case let .corruptHeader(reason):
+            return "\(path): corrupt header: \(reason)\(retrain)"
+        case let .tensorSizeMismatch(tensor, s, format, expected, actual):
+            return "\(path): tensor \(tensor) \(shape(s)) in \(format) needs \(expected) bytes, the table says \(actual)\(retrain)"
+        case let .tensorOutOfBounds(tensor, offset, length, dataBytes):
+            return "\(path): tensor \(tensor) at offset \(offset), \(length) bytes, does not fit the \(dataBytes)-byte "
+                + "data section without overlap at 32-byte alignment\(retrain)"
+        case let .invalidValue(tensor, element, reason):
+            return "\(path): tensor \(tensor) element \(element) is \(reason)\(retrain)"
+        case let .missingTensor(name):
+            return "\(path): the architecture needs tensor \(name), which the file lacks\(retrain)"
+        case let .unexpectedTensor(name):
+            return "\(path): tensor \(name) is not used by the architecture\(retrain)"
+        case let .duplicateTensor(name):
+            return "\(path): tensor \(name) appears twice\(retrain)"
+        case let .tensorShapeMismatch(tensor, expected, actual):
+            return "\(path): tensor \(tensor) has shape \(shape(actual)), its layer needs \(shape(expected))\(retrain)"
+        case let .invalidArchitecture(reason):
+            return "\(path): invalid architecture: \(reason)"
+        case let .unsupportedLayer(name):
+            return "\(path): layer type \(name) cannot be saved in a weights file"
+        }
+    }
+}
+
+func hex32(_ value: UInt32) -> String {
+    let digits = String(value, radix: 16, uppercase: false)
+    return "0x" + String(repeating: "0", count: 8 - digits.count) + digits
+}
