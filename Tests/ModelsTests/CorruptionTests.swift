@@ -1,0 +1,202 @@
+import Foundation
+import Testing
+@testable import Models
+import Tensor
+
+/// Every kind of damage to a weights file is caught, each with its own error.
+@Suite("Weights file corruption")
+struct CorruptionTests {
+    static let valid: [UInt8] = {
+        // A small model (a few KB) so that every byte can be flipped quickly.
+        var g = SeededGenerator(seed: 3)
+        let model = Sequential([
+            Conv1D(inChannels: 3, outChannels: 8, kernelSize: 3, padding: .same, generator: &g),
+            BatchNorm(channels: 8), Activation(.relu), GlobalAveragePool(),
+            Dense(inFeatures: 8, outFeatures: 40, generator: &g), Activation(.relu),
+            Dense(inFeatures: 40, outFeatures: 2, generator: &g),
+        ])
+        // `try!` is fine in a test fixture: this model is valid by construction.
+        return try! ModelFile(
+            name: "tiny", model: model, labels: ["walking", "running"],
+            input: InputSpec(shape: [16, 3], description: "16 steps x 3 channels"), format: .int8
+        ).encoded()
+    }()
+
+    @Test func theFixtureIsValid() throws {
+        #expect(problem(decoding: Self.valid) == nil)
+        #expect(try ModelFile(bytes: Self.valid, path: "t").tensors["4.weight"]?.format == .int8)
+    }
+
+    @Test func wrongMagic() {
+        var bytes = Self.valid
+        bytes[1] = UInt8(ascii: "X")
+        #expect(problem(decoding: bytes) == .wrongMagic(found: Array(bytes.prefix(8))))
+        #expect(problem(decoding: Array("circle,triangle\n1,2\n".utf8)) == .wrongMagic(found: Array("circle,t".utf8)))
+    }
+
+    @Test func unknownVersion() {
+        var bytes = Self.valid
+        bytes[8] = 2
+        #expect(problem(decoding: bytes) == .unsupportedVersion(found: 2, supported: 1))
+    }
+
+    @Test func badChecksum() {
+        var bytes = Self.valid
+        bytes[bytes.count - 20] ^= 0x01
+        guard case .checksumMismatch = problem(decoding: bytes) else {
+            Issue.record("expected a checksum mismatch, got \(String(describing: problem(decoding: bytes)))")
+            return
+        }
+    }
+
+    @Test func truncationAtEveryLength() {
+        var seen: [String: Int] = [:]
+        for length in 0..<Self.valid.count {
+            switch problem(decoding: Array(Self.valid.prefix(length))) {
+            case .truncated(let expected, let actual)?:
+                #expect(actual == length && expected > length)
+                seen["truncated", default: 0] += 1
+            case let other:
+                Issue.record("length \(length): expected truncated, got \(String(describing: other))")
+            }
+        }
+        #expect(seen["truncated"] == Self.valid.count)
+        #expect(Self.valid.count >= 100)
+    }
+
+    @Test func extraBytesAtTheEnd() {
+        #expect(problem(decoding: Self.valid + [0]) == .trailingBytes(expectedBytes: Self.valid.count, actualBytes: Self.valid.count + 1))
+    }
+
+    @Test func sizeThatContradictsTheShape() throws {
+        let bytes = try reassemble(Self.valid) { header in
+            var tensors = header["tensors"] as? [[String: Any]] ?? []
+            tensors[0]["shape"] = [8, 3, 4]  // 0.weight is [8, 3, 3] in f32: 288 bytes, the table says 288
+            header["tensors"] = tensors
+        }
+        #expect(problem(decoding: bytes) == .tensorSizeMismatch(
+            tensor: "0.weight", shape: [8, 3, 4], format: .f32, expectedBytes: 384, actualBytes: 288))
+    }
+
+    @Test func tensorOutsideTheData() throws {
+        let bytes = try reassemble(Self.valid) { header in
+            var tensors = header["tensors"] as? [[String: Any]] ?? []
+            tensors[tensors.count - 1]["offset"] = 1 << 20
+            header["tensors"] = tensors
+        }
+        guard case .tensorOutOfBounds(let name, 1_048_576, _, _)? = problem(decoding: bytes) else {
+            Issue.record("got \(String(describing: problem(decoding: bytes)))")
+            return
+        }
+        #expect(name == "6.bias")
+    }
+
+    @Test func nanAndInfinityInTensors() throws {
+        // 0.bias is f32 at data offset 288 (after 0.weight): make element 2 NaN.
+        let nan = try reassemble(Self.valid, editHeader: { _ in }) { data in
+            data.replaceSubrange((288 + 8)..<(288 + 12), with: withUnsafeBytes(of: Float.nan.bitPattern.littleEndian, Array.init))
+        }
+        #expect(problem(decoding: nan) == .invalidValue(tensor: "0.bias", element: 2, reason: "not finite"))
+        // An int8 scale of +infinity (the first row scale of 4.weight).
+        let file = try ModelFile(bytes: Self.valid, path: "t")
+        let offset = try #require(Self.tableOffset(of: "4.weight"))
+        let infinite = try reassemble(Self.valid, editHeader: { _ in }) { data in
+            data.replaceSubrange(offset..<(offset + 4), with: withUnsafeBytes(of: Float.infinity.bitPattern.littleEndian, Array.init))
+        }
+        #expect(problem(decoding: infinite) == .invalidValue(tensor: "4.weight", element: 0, reason: "not finite"))
+        #expect(file.tensors["4.weight"]?.format == .int8)
+    }
+
+    @Test func negativeVariance() throws {
+        let offset = try #require(Self.tableOffset(of: "1.variance"))
+        let bytes = try reassemble(Self.valid, editHeader: { _ in }) { data in
+            data.replaceSubrange((offset + 4)..<(offset + 8), with: withUnsafeBytes(of: Float(-1).bitPattern.littleEndian, Array.init))
+        }
+        #expect(problem(decoding: bytes) == .invalidValue(tensor: "1.variance", element: 1, reason: "a negative variance"))
+    }
+
+    @Test func tensorTheArchitectureLacksOrNeeds() throws {
+        var withExtra = try ModelFile(bytes: Self.valid, path: "t")
+        withExtra.tensors["3.bias"] = QuantizedTensor(quantizing: Tensor(zeros: [8]), as: .f32)  // pooling has none
+        #expect(problem(decoding: withExtra.encoded()) == .unexpectedTensor("3.bias"))
+        var withoutBias = try ModelFile(bytes: Self.valid, path: "t")
+        withoutBias.tensors["4.bias"] = nil
+        #expect(problem(decoding: withoutBias.encoded()) == .missingTensor("4.bias"))
+        let duplicate = try reassemble(Self.valid) { header in
+            var tensors = header["tensors"] as? [[String: Any]] ?? []
+            tensors.append(tensors[1])
+            header["tensors"] = tensors
+        }
+        #expect(problem(decoding: duplicate) == .tensorOutOfBounds(tensor: "0.bias", offset: 288, length: 32, dataBytes: Self.dataBytes))
+    }
+
+    @Test func architectureThatDoesNotChain() throws {
+        let bytes = try reassemble(Self.valid) { header in
+            var architecture = header["architecture"] as? [Any] ?? []
+            architecture[4] = ["dense": ["inFeatures": 9, "outFeatures": 40]]
+            header["architecture"] = architecture
+        }
+        #expect(problem(decoding: bytes) == .invalidArchitecture("layer 4 (Dense 9→40) needs input [N, 9], gets [1, 8]"))
+        let badKernel = try reassemble(Self.valid) { header in
+            var architecture = header["architecture"] as? [Any] ?? []
+            architecture[0] = ["conv1D": ["inChannels": 3, "outChannels": 8, "kernelSize": 0, "stride": 1, "padding": "same"]]
+            header["architecture"] = architecture
+        }
+        #expect(problem(decoding: badKernel) == .invalidArchitecture("Conv1D 3→8 k0 stride 1 same: kernelSize must be between 1 and 16777216, got 0"))
+        let shapeMismatch = try reassemble(Self.valid) { header in
+            var architecture = header["architecture"] as? [Any] ?? []
+            architecture[6] = ["dense": ["inFeatures": 40, "outFeatures": 3]]
+            header["architecture"] = architecture
+        }
+        #expect(problem(decoding: shapeMismatch) == .tensorShapeMismatch(tensor: "6.weight", expected: [3, 40], actual: [2, 40]))
+    }
+
+    @Test func headerThatIsNotTheDefinedJSON() throws {
+        let bytes = try reassemble(Self.valid) { header in header["labels"] = "walking" }
+        guard case .corruptHeader(let reason)? = problem(decoding: bytes) else {
+            Issue.record("got \(String(describing: problem(decoding: bytes)))")
+            return
+        }
+        #expect(reason.contains("labels"), "\(reason)")
+        let huge = try reassemble(Self.valid) { header in
+            var tensors = header["tensors"] as? [[String: Any]] ?? []
+            tensors[0]["shape"] = [Int.max, 2]
+            header["tensors"] = tensors
+        }
+        #expect(problem(decoding: huge) == .corruptHeader("tensor 0.weight has an impossible shape [\(Int.max), 2]"))
+    }
+
+    @Test func singleByteFlipsAtEveryPositionAreAllCaught() {
+        #expect(Self.valid.count >= 1000)
+        var generator = SeededGenerator(seed: 90)
+        var caught = 0
+        for position in Self.valid.indices {
+            var bytes = Self.valid
+            bytes[position] ^= UInt8(1 + generator.nextIndex(below: 255))
+            if problem(decoding: bytes) != nil { caught += 1 } else { Issue.record("flip at \(position) was accepted") }
+        }
+        #expect(caught == Self.valid.count)
+    }
+
+    @Test func randomTruncationsOfAQuantizedFileAreAllCaught() throws {
+        let big = try imageModelFile(format: .lut6).encoded()
+        var generator = SeededGenerator(seed: 91)
+        for _ in 0..<150 {
+            let length = generator.nextIndex(below: big.count)
+            #expect(problem(decoding: Array(big.prefix(length))) != nil, "length \(length)")
+        }
+    }
+
+    /// The data-section offset of a tensor in the fixture.
+    static func tableOffset(of name: String) -> Int? {
+        let headerLength = Int(valid[12]) | Int(valid[13]) << 8
+        guard let header = try? JSONSerialization.jsonObject(with: Data(valid[24..<(24 + headerLength)])) as? [String: Any],
+              let tensors = header["tensors"] as? [[String: Any]] else { return nil }
+        return tensors.first { $0["name"] as? String == name }?["offset"] as? Int
+    }
+
+    static var dataBytes: Int {
+        let headerLength = Int(valid[12]) | Int(valid[13]) << 8
+        return valid.count - 4 - ModelFile.aligned(24 + headerLength)
+    }
+}
