@@ -42,6 +42,6 @@ let package = Package(
         ),
         .testTarget(name: "TensorTests", dependencies: ["Tensor"]),
         .testTarget(name: "ModelsTests", dependencies: ["Models", "Tensor"]),
-        .testTarget(name: "ClassifyTests", dependencies: ["classify"]),
+        .testTarget(name: "ClassifyTests", dependencies: ["classify", "Models", "Tensor"]),
     ]
 )

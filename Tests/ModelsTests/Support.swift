@@ -8,7 +8,7 @@ func randomTensor(_ shape: [Int], seed: UInt64) -> Tensor {
     return Tensor(randomNormal: shape, generator: &generator)
 }
 
-/// A model with every kind of 2-D layer, 28×28×1 → 4 classes; about 52k weights.
+/// A model with every kind of 2-D layer, 28×28×1 → 4 classes; about 54.5k weights.
 func imageModel(seed: UInt64 = 1) -> Sequential {
     var g = SeededGenerator(seed: seed)
     let norm = BatchNorm(

@@ -269,7 +269,7 @@ extension ModelFile {
     }
 
     /// Layer order, then role order within a layer: `0.weight`, `0.bias`, `1.weight`, …
-    static func tensorOrder(_ a: String, _ b: String) -> Bool {
+    public static func tensorOrder(_ a: String, _ b: String) -> Bool {
         let roles = ["weight", "bias", "gamma", "beta", "mean", "variance"]
         func key(_ name: String) -> (Int, Int, String) {
             let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
@@ -290,17 +290,37 @@ private func appendLittleEndian<Value: FixedWidthInteger>(_ value: Value, to byt
 extension ModelFile {
     /// Reads and validates the weights file at `url`: every byte is checked before anything is built.
     public init(contentsOf url: URL) throws(WeightsFileError) {
+        self = try Self.load(url).file
+    }
+
+    /// Reads and validates the weights file at `url`, and returns its bytes too (for tools that show them).
+    public static func load(_ url: URL) throws(WeightsFileError) -> (file: ModelFile, bytes: [UInt8]) {
         let path = url.path
-        guard FileManager.default.fileExists(atPath: path) else {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw WeightsFileError(path: path, problem: .fileNotFound)
         }
-        let data: Data
+        if isDirectory.boolValue { throw WeightsFileError(path: path, problem: .unreadable("it is a directory")) }
+        let bytes: [UInt8]
         do {
-            data = try Data(contentsOf: url)
+            bytes = [UInt8](try Data(contentsOf: url))
         } catch {
             throw WeightsFileError(path: path, problem: .unreadable(error.localizedDescription))
         }
-        try self.init(bytes: [UInt8](data), path: path)
+        return (try ModelFile(bytes: bytes, path: path), bytes)
+    }
+
+    /// The CRC-32 stored in the last 4 bytes of an encoded file.
+    public static func storedChecksum(of bytes: [UInt8]) -> UInt32? {
+        guard bytes.count >= 4 else { return nil }
+        return bytes.suffix(4).reversed().reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
+    /// The same model with every tensor stored as `f32`: what the file would be without quantization.
+    public var float32Equivalent: ModelFile {
+        var copy = self
+        copy.tensors = tensors.mapValues { $0.format == .f32 ? $0 : QuantizedTensor(quantizing: $0.dequantized(), as: .f32) }
+        return copy
     }
 
     /// Decodes and validates a weights file's bytes; `path` names the file in errors.
