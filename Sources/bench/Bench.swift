@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Models
 import Tensor
 
 /// The benchmark executable. Build it in release mode: `swift run -c release bench engine`.
@@ -13,11 +14,71 @@ struct Bench: ParsableCommand {
             implementations of one workload are sampled in turn, so the ratios compare like with like. \
             Run a release build: swift run -c release bench engine
             """,
-        subcommands: [Engine.self]
+        subcommands: [Engine.self, Quant.self, QuantChild.self]
     )
 }
 
 extension Bench {
+    struct Quant: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Speed and resident memory of quantized models, dequantized at load and compact, against f32.",
+            discussion: """
+                A 784→1024→1024→10 MLP (1.86M weights) is saved as f32, int8, q4 and lut4. Each quantized file \
+                runs dequantized once at load (plain sgemm) and compact (weights stay quantized; tiles are \
+                dequantized per call). Resident memory is measured in a fresh process per row: how much it \
+                grows from before loading to after loading and one forward pass.
+
+                Example: swift run -c release bench quant
+                """
+        )
+
+        @Flag(help: "Sample for a fraction of the time.")
+        var quick = false
+
+        func run() throws {
+            #if DEBUG
+            FileHandle.standardError.write(Data("warning: this is a debug build; measure with `swift run -c release bench quant`\n".utf8))
+            #endif
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-quant-\(ProcessInfo.processInfo.processIdentifier)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let rows = try QuantBenchmark(plan: quick ? .quick : .full).run(folder: folder, executable: CommandLine.arguments[0])
+            guard let float = rows.first else { return }
+            let megabytes = { (bytes: Int) in String(format: "%.2f MB", Double(bytes) / 1_048_576) }
+            print(padded("format", 8) + padded("mode", 13) + padded("file", 11) + padded("weights", 11) + padded("resident", 11)
+                  + padded("batch 1", 11) + padded("vs f32", 8) + padded("batch 64", 11) + "vs f32")
+            for row in rows {
+                print(padded(row.format.rawValue, 8) + padded(row.mode, 13) + padded(megabytes(row.fileBytes), 11)
+                      + padded(megabytes(row.weightBytes), 11) + padded(megabytes(row.residentBytes), 11)
+                      + padded(humanSeconds(row.batch1.medianSeconds), 11)
+                      + padded(String(format: "%.2fx", row.batch1.medianSeconds / float.batch1.medianSeconds), 8)
+                      + padded(humanSeconds(row.batch64.medianSeconds), 11)
+                      + String(format: "%.2fx", row.batch64.medianSeconds / float.batch64.medianSeconds))
+            }
+            print("\nweights: bytes the built model keeps for its weights; resident: growth of a fresh process's RSS")
+        }
+    }
+
+    /// Loads one weights file and runs it once; prints how much resident memory that took (for `bench quant`).
+    struct QuantChild: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "quant-child", abstract: "Internal: measure one model's resident memory.", shouldDisplay: false)
+
+        @Argument var file: String
+        @Flag var compact = false
+
+        func run() throws {
+            let input = Tensor(zeros: [1, 784])
+            releaseFreedMemory()
+            let before = residentBytes()
+            let model = try ModelFile(contentsOf: URL(fileURLWithPath: file)).makeModel(compact: compact)
+            benchmarkSink += model(input).scalars[0]
+            releaseFreedMemory()
+            print(residentBytes() - before)
+            withExtendedLifetime(model) {}
+        }
+    }
+
     struct Engine: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Matrix products, Dense, Conv1D and Conv2D against raw cblas_sgemm and naive loops.",

@@ -83,6 +83,26 @@ struct QuantizationTests {
         if format == .f32 { #expect(error == 0) }
     }
 
+    @Test(arguments: StorageFormat.allCases)
+    func rowRangesMatchTheWholeTensor(format: StorageFormat) {
+        // Odd column counts put row starts mid-byte for every packed format.
+        for shape in [[7, 5], [9, 3, 3], [5, 33], [4, 65]] {
+            let quantized = QuantizedTensor(quantizing: randomTensor(shape, seed: 85), as: format)
+            let whole = quantized.dequantized().scalars
+            let columns = quantized.columns
+            for first in 0..<quantized.rows {
+                for last in (first + 1)...quantized.rows {
+                    var rows = [Float](repeating: .nan, count: (last - first) * columns)
+                    rows.withUnsafeMutableBufferPointer { quantized.dequantizeRows(first..<last, into: $0.baseAddress!) }
+                    if rows != Array(whole[(first * columns)..<(last * columns)]) {
+                        Issue.record("\(format) \(shape): rows \(first)..<\(last) differ from the whole tensor")
+                        return
+                    }
+                }
+            }
+        }
+    }
+
     @Test func int8BlockWithKnownAnswer() {
         // Two rows: scale 0.5 then scale 2, values q = [1, -2, 127] and [-127, 0, 3].
         var bytes: [UInt8] = [0x00, 0x00, 0x00, 0x3F, 0x00, 0x00, 0x00, 0x40]

@@ -22,7 +22,7 @@ public enum LayerSpec: Codable, Equatable, Sendable {
     /// `Flatten`.
     case flatten
     /// `Activation`.
-    case activation(Activation.Function)
+    case activation(function: Activation.Function)
 
     /// A short human description: `Conv2D 1→16 3x3 stride 1x1 same`.
     public var summary: String {
@@ -182,7 +182,7 @@ extension LayerSpec {
         case is Flatten:
             return (.flatten, [:])
         case let activation as Activation:
-            return (.activation(activation.function), [:])
+            return (.activation(function: activation.function), [:])
         default:
             return nil
         }

@@ -76,39 +76,80 @@ public struct QuantizedTensor: Sendable, Equatable {
                     destination[i] = raw.float16(at: 2 * element)
                 }
             case .int8:
+                let values = raw.baseAddress.map { ($0 + 4 * rows).assumingMemoryBound(to: Int8.self) }
                 for (r, row) in range.enumerated() {
+                    guard let source = values.map({ $0 + row * columns }) else { break }
                     let scale = raw.float32(at: 4 * row)
-                    let start = 4 * rows + row * columns
                     let out = destination + r * columns
-                    for j in 0..<columns { out[j] = Float(Int8(bitPattern: raw[start + j])) * scale }
+                    for j in 0..<columns { out[j] = Float(source[j]) * scale }
                 }
             case .q4:
                 let blocks = (columns + StorageFormat.q4BlockElements - 1) / StorageFormat.q4BlockElements
+                var full = [Float](repeating: 0, count: StorageFormat.q4BlockElements)
                 for (r, row) in range.enumerated() {
                     let out = destination + r * columns
                     for block in 0..<blocks {
                         let offset = (row * blocks + block) * StorageFormat.q4BlockBytes
                         let scale = raw.float16(at: offset)
                         let first = block * StorageFormat.q4BlockElements
-                        for j in 0..<Swift.min(StorageFormat.q4BlockElements, columns - first) {
-                            let byte = raw[offset + 2 + j / 2]
-                            let nibble = j % 2 == 0 ? byte & 0x0F : byte >> 4
-                            out[first + j] = Float(Int(nibble) - 8) * scale
+                        let count = Swift.min(StorageFormat.q4BlockElements, columns - first)
+                        if count == StorageFormat.q4BlockElements {
+                            for pair in 0..<(StorageFormat.q4BlockElements / 2) {
+                                let byte = raw[offset + 2 + pair]
+                                out[first + 2 * pair] = Float(Int(byte & 0x0F) - 8) * scale
+                                out[first + 2 * pair + 1] = Float(Int(byte >> 4) - 8) * scale
+                            }
+                        } else {
+                            for pair in 0..<(StorageFormat.q4BlockElements / 2) {
+                                let byte = raw[offset + 2 + pair]
+                                full[2 * pair] = Float(Int(byte & 0x0F) - 8) * scale
+                                full[2 * pair + 1] = Float(Int(byte >> 4) - 8) * scale
+                            }
+                            for j in 0..<count { out[first + j] = full[j] }
                         }
                     }
                 }
             case .lut2, .lut4, .lut6, .lut8:
                 let bits = format.lookupBits ?? 8
                 let tableSize = 1 << bits
-                let mask = UInt32(tableSize - 1)
-                let streamStart = 4 * tableSize
-                for (i, element) in (range.lowerBound * columns..<range.upperBound * columns).enumerated() {
-                    let bit = element * bits
-                    let byte = streamStart + bit >> 3
-                    var window = UInt32(raw[byte])
-                    if byte + 1 < raw.count { window |= UInt32(raw[byte + 1]) << 8 }
-                    let index = Int((window >> UInt32(bit & 7)) & mask)
-                    destination[i] = raw.float32(at: 4 * index)
+                var table = [Float](repeating: 0, count: tableSize)
+                for i in 0..<tableSize { table[i] = raw.float32(at: 4 * i) }
+                let stream = 4 * tableSize
+                let elements = (range.lowerBound * columns)..<(range.upperBound * columns)
+                table.withUnsafeBufferPointer { table in
+                    if 8 % bits == 0 {
+                        // 2, 4 or 8 bits: an element never straddles a byte.
+                        let perByte = 8 / bits, mask = UInt8(tableSize - 1), step = UInt8(bits)
+                        guard let streamBase = raw.baseAddress.map({ ($0 + stream).assumingMemoryBound(to: UInt8.self) }),
+                              let tableBase = table.baseAddress else { return }
+                        var element = elements.lowerBound, out = destination
+                        func decodeOne() {
+                            let byte = streamBase[element / perByte]
+                            out.pointee = tableBase[Int((byte >> (UInt8(element % perByte) * step)) & mask)]
+                            out += 1
+                            element += 1
+                        }
+                        while element < elements.upperBound && element % perByte != 0 { decodeOne() }
+                        let wholeBytes = (elements.upperBound - element) / perByte
+                        var byte = streamBase + element / perByte
+                        for _ in 0..<wholeBytes {
+                            let value = byte.pointee
+                            for k in 0..<perByte { out[k] = tableBase[Int((value >> (UInt8(k) * step)) & mask)] }
+                            out += perByte
+                            byte += 1
+                        }
+                        element += wholeBytes * perByte
+                        while element < elements.upperBound { decodeOne() }
+                    } else {
+                        let mask = UInt32(tableSize - 1)
+                        for (i, element) in elements.enumerated() {
+                            let bit = element * bits
+                            let byte = stream + bit >> 3
+                            var window = UInt32(raw[byte])
+                            if byte + 1 < raw.count { window |= UInt32(raw[byte + 1]) << 8 }
+                            destination[i] = table[Int((window >> UInt32(bit & 7)) & mask)]
+                        }
+                    }
                 }
             }
         }
