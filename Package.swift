@@ -42,6 +42,7 @@ let package = Package(
         ),
         .testTarget(name: "TensorTests", dependencies: ["Tensor"]),
         .testTarget(name: "ModelsTests", dependencies: ["Models", "Tensor"]),
+        .testTarget(name: "TrainTests", dependencies: ["Train", "Models", "Tensor"]),
         .testTarget(name: "ClassifyTests", dependencies: ["classify", "Models", "Tensor"]),
     ]
 )

@@ -1,7 +1,3 @@
-import Models
-import Tensor
-
-/// The training module: backward passes, losses, optimizers, CSV datasets and the training loop.
-///
-/// It is being built issue by issue and holds no training code yet: it arrives with the training-harness issue.
+/// The training module: backward passes for every engine layer, losses, optimizers, CSV datasets, the training
+/// loop and export to weights files. Apps that only classify never link it.
 public enum Training {}

@@ -1,14 +1,21 @@
 /// The geometry of a 2-D sliding window over a channels-last batch `[N, H, W, C]`.
 ///
-/// 1-D layers use it with `H = 1` and a window height of 1, so one implementation serves both.
-struct SlidingWindow2D: Sendable {
-    let batch: Int, height: Int, width: Int, channels: Int
-    let windowHeight: Int, windowWidth: Int
-    let strideHeight: Int, strideWidth: Int
-    let rows: WindowGeometry, columns: WindowGeometry
+/// 1-D layers use it with `H = 1` and a window height of 1, so one implementation serves both. Public so the
+/// training module can write the backward passes (col2im, pooling gradients) over the same geometry.
+public struct SlidingWindow2D: Sendable {
+    /// Input extents: batch, height, width, channels.
+    public let batch: Int, height: Int, width: Int, channels: Int
+    /// Window extents.
+    public let windowHeight: Int, windowWidth: Int
+    /// Steps between windows.
+    public let strideHeight: Int, strideWidth: Int
+    /// Output length and leading padding along rows and columns.
+    public let rows: WindowGeometry, columns: WindowGeometry
 
-    init(inputShape: [Int], windowHeight: Int, windowWidth: Int, strideHeight: Int, strideWidth: Int,
+    /// The geometry of a window over a `[N, H, W, C]` input.
+    public init(inputShape: [Int], windowHeight: Int, windowWidth: Int, strideHeight: Int, strideWidth: Int,
          padding: Padding) {
+        shapePrecondition(inputShape.count == 4, "a 2-D window needs an input [N, H, W, C], got \(describeShape(inputShape))")
         batch = inputShape[0]; height = inputShape[1]; width = inputShape[2]; channels = inputShape[3]
         self.windowHeight = windowHeight; self.windowWidth = windowWidth
         self.strideHeight = strideHeight; self.strideWidth = strideWidth
@@ -17,10 +24,10 @@ struct SlidingWindow2D: Sendable {
     }
 
     /// Output positions per sample.
-    var outputPositions: Int { rows.outputLength * columns.outputLength }
+    public var outputPositions: Int { rows.outputLength * columns.outputLength }
 
     /// Elements of one unrolled patch: window height × window width × channels.
-    var patchLength: Int { windowHeight * windowWidth * channels }
+    public var patchLength: Int { windowHeight * windowWidth * channels }
 
     /// Whether patches are the input pixels themselves (1×1 window, stride 1), so no unrolling is needed.
     var isIdentityUnroll: Bool {
@@ -30,7 +37,7 @@ struct SlidingWindow2D: Sendable {
     /// The input cells (x range, clamped to the image) under the window at output column `ox`, and the window
     /// offset of the first of them.
     @inline(__always)
-    func columnSpan(_ ox: Int) -> (first: Int, end: Int, windowOffset: Int) {
+    public func columnSpan(_ ox: Int) -> (first: Int, end: Int, windowOffset: Int) {
         let start = ox * strideWidth - columns.padBefore
         let first = Swift.max(start, 0)
         let end = Swift.min(start + windowWidth, width)
@@ -39,7 +46,7 @@ struct SlidingWindow2D: Sendable {
 
     /// Unrolls every window into one row: `cols[(n·OH + oy)·OW + ox, (ky·KW + kx)·C + c]`, zero where the window
     /// hangs over the padding. Convolution then becomes one matrix product with the `[Cout, KH·KW·C]` weight.
-    func im2col(_ input: Tensor) -> Tensor {
+    public func im2col(_ input: Tensor) -> Tensor {
         let outputRows = batch * outputPositions
         let patch = patchLength
         return Tensor(uninitializedShape: [outputRows, patch]) { cols in

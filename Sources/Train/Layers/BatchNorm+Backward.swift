@@ -1,0 +1,62 @@
+import Tensor
+
+/// How fast the running statistics follow the batches: `running ← (1 − m) · running + m · batch`.
+public let batchNormMomentum: Float = 0.1
+
+extension BatchNorm: TrainableLayer {
+    /// `[gamma, beta]`; the running mean and variance are statistics, not trained.
+    public var parameters: [Tensor] {
+        get { [gamma, beta] }
+        set {
+            shapePrecondition(
+                newValue.count == 2 && newValue[0].shape == gamma.shape && newValue[1].shape == beta.shape,
+                "BatchNorm parameters must be gamma and beta \(describeShape(gamma.shape))")
+            gamma = newValue[0]
+            beta = newValue[1]
+        }
+    }
+
+    /// Training: normalizes with the batch's mean and (biased) variance over every axis but the last, and
+    /// records them. Inference: the running statistics.
+    public func trainingForward(_ input: Tensor, mode: Mode, generator: inout SeededGenerator) -> ForwardRecord {
+        guard mode == .training else { return ForwardRecord(input: input, output: forward(input)) }
+        _ = outputShape(for: input.shape)
+        let rows = input.reshaped([-1, channels])
+        let mean = rows.mean(axis: 0)
+        let centered = rows - mean
+        let variance = (centered * centered).mean(axis: 0)
+        let inverseDeviation = (variance + epsilon).map { 1 / $0.squareRoot() }
+        let normalized = centered * inverseDeviation
+        let output = (normalized * gamma + beta).reshaped(input.shape)
+        return ForwardRecord(input: input, output: output, saved: [normalized, inverseDeviation, mean, variance])
+    }
+
+    /// `dβ = Σ dY`, `dγ = Σ dY·x̂`, `dX = (γ·σ⁻¹ / m) · (m·dY − Σ dY − x̂ · Σ dY·x̂)` with sums over the batch.
+    public func backward(_ dOutput: Tensor, record: ForwardRecord) -> (dInput: Tensor, gradients: [Tensor]) {
+        let dY = dOutput.reshaped([-1, channels])
+        guard record.saved.count == 4 else {
+            // Inference mode: a fixed affine map per channel.
+            let inverseDeviation = (variance + epsilon).map { 1 / $0.squareRoot() }
+            let normalized = (record.input.reshaped([-1, channels]) - mean) * inverseDeviation
+            return ((dY * (gamma * inverseDeviation)).reshaped(record.input.shape),
+                    [(dY * normalized).sum(axis: 0), dY.sum(axis: 0)])
+        }
+        let (normalized, inverseDeviation) = (record.saved[0], record.saved[1])
+        let m = Float(dY.shape[0])
+        let dBeta = dY.sum(axis: 0)
+        let dGamma = (dY * normalized).sum(axis: 0)
+        let dNormalized = dY * gamma
+        let dX = (dNormalized * m - dNormalized.sum(axis: 0) - normalized * (dNormalized * normalized).sum(axis: 0))
+            * (inverseDeviation * (1 / m))
+        return (dX.reshaped(record.input.shape), [dGamma, dBeta])
+    }
+
+    /// Moves the running statistics towards the batch's; the variance is made unbiased (`m / (m − 1)`).
+    public mutating func absorb(_ record: ForwardRecord) {
+        guard record.saved.count == 4 else { return }
+        let m = Float(record.input.count / channels)
+        let unbiased = record.saved[3] * (m > 1 ? m / (m - 1) : 1)
+        mean = mean * (1 - batchNormMomentum) + record.saved[2] * batchNormMomentum
+        variance = variance * (1 - batchNormMomentum) + unbiased * batchNormMomentum
+    }
+}

@@ -1,0 +1,61 @@
+import Tensor
+
+/// Whether a forward pass is part of training (batch statistics, dropout) or inference.
+public enum Mode: Sendable {
+    /// Batch normalization uses the batch's statistics; dropout drops.
+    case training
+    /// Batch normalization uses its running statistics; dropout passes everything through.
+    case inference
+}
+
+/// What a training forward pass keeps for its backward pass.
+public struct ForwardRecord: Sendable {
+    /// The layer's input.
+    public var input: Tensor
+    /// The layer's output.
+    public var output: Tensor
+    /// Extra tensors a layer needs (dropout's mask; batch norm's normalized input, inverse deviations, batch mean
+    /// and variance).
+    public var saved: [Tensor] = []
+
+    /// Creates a record.
+    public init(input: Tensor, output: Tensor, saved: [Tensor] = []) {
+        self.input = input
+        self.output = output
+        self.saved = saved
+    }
+}
+
+/// A layer that can be trained: a forward pass that records what its backward pass needs, the backward pass,
+/// and access to its learned parameters. Gradients are named after what they differentiate: `dInput` for the
+/// input, then one per parameter in `parameters` order.
+public protocol TrainableLayer: Layer {
+    /// The forward pass, recording what `backward` needs. `generator` feeds dropout.
+    func trainingForward(_ input: Tensor, mode: Mode, generator: inout SeededGenerator) -> ForwardRecord
+
+    /// The gradients of the loss with respect to the input and to each parameter, given its gradient with
+    /// respect to the output.
+    func backward(_ dOutput: Tensor, record: ForwardRecord) -> (dInput: Tensor, gradients: [Tensor])
+
+    /// The learned parameters, in a fixed order (weight, bias; gamma, beta).
+    var parameters: [Tensor] { get set }
+
+    /// Takes in what a training forward pass measured (batch normalization's running statistics).
+    mutating func absorb(_ record: ForwardRecord)
+
+    /// The inference layer to export, or `nil` when inference skips it (dropout).
+    var exported: (any Layer)? { get }
+}
+
+extension TrainableLayer {
+    /// Layers without parameters or training behaviour: the inference forward pass, recorded.
+    public func trainingForward(_ input: Tensor, mode: Mode, generator: inout SeededGenerator) -> ForwardRecord {
+        ForwardRecord(input: input, output: forward(input))
+    }
+
+    /// Most layers measure nothing.
+    public mutating func absorb(_ record: ForwardRecord) {}
+
+    /// Most layers export themselves.
+    public var exported: (any Layer)? { self }
+}
