@@ -1,0 +1,58 @@
+import Tensor
+
+/// Labelled examples ready for a network: inputs `[N, …]`, one label per row, and the group each row came from
+/// (its drawing or its recording session), so that splits never separate rows of one group.
+public struct Examples: Sendable {
+    /// `[N, …]`
+    public var inputs: Tensor
+    /// Class indices into `classNames`, one per row.
+    public var labels: [Int]
+    /// The drawing or session of each row.
+    public var groups: [Int]
+    /// The class names, in label order.
+    public var classNames: [String]
+
+    /// Creates the examples; the counts must agree.
+    public init(inputs: Tensor, labels: [Int], groups: [Int]? = nil, classNames: [String]) {
+        shapePrecondition(
+            inputs.rank >= 1 && inputs.shape[0] == labels.count && (groups?.count ?? labels.count) == labels.count,
+            "examples need one label and group per input row: inputs \(describeShape(inputs.shape)), "
+                + "\(labels.count) labels, \(groups?.count ?? labels.count) groups")
+        self.inputs = inputs
+        self.labels = labels
+        self.groups = groups ?? Array(labels.indices)
+        self.classNames = classNames
+    }
+
+    /// The number of rows.
+    public var count: Int { labels.count }
+
+    /// The rows at `indices`, in that order.
+    public func subset(_ indices: [Int]) -> Examples {
+        Examples(inputs: inputs.gathering(rows: indices), labels: indices.map { labels[$0] },
+                 groups: indices.map { groups[$0] }, classNames: classNames)
+    }
+
+    /// Splits by group: a seeded shuffle of the groups sends `validationFraction` of them (at least one, when
+    /// there are two or more) to validation, and every row follows its group.
+    public func splitByGroup(validationFraction: Double, seed: UInt64) -> (training: Examples, validation: Examples) {
+        var distinct: [Int] = []
+        var seen = Set<Int>()
+        for group in groups where seen.insert(group).inserted { distinct.append(group) }
+        var generator = SeededGenerator(seed: seed)
+        shuffle(&distinct, generator: &generator)
+        let validationCount = distinct.count < 2 ? 0 : max(1, Int((Double(distinct.count) * validationFraction).rounded()))
+        let validationGroups = Set(distinct.prefix(validationCount))
+        let training = labels.indices.filter { !validationGroups.contains(groups[$0]) }
+        let validation = labels.indices.filter { validationGroups.contains(groups[$0]) }
+        return (subset(training), subset(validation))
+    }
+}
+
+/// Fisher–Yates with the seeded generator: the same seed gives the same order on every machine.
+public func shuffle<T>(_ values: inout [T], generator: inout SeededGenerator) {
+    guard values.count > 1 else { return }
+    for i in stride(from: values.count - 1, to: 0, by: -1) {
+        values.swapAt(i, generator.nextIndex(below: i + 1))
+    }
+}
