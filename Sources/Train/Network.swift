@@ -9,6 +9,17 @@ public struct Network: Sendable {
     /// Creates the network.
     public init(_ layers: [any TrainableLayer]) { self.layers = layers }
 
+    /// Creates the network from inference layers, every one of which must have a backward pass (all the engine's
+    /// layers do); a layer without one is a programmer error.
+    public init(converting layers: [any Layer]) {
+        self.layers = layers.map { layer in
+            guard let trainable = layer as? any TrainableLayer else {
+                fatalError("\(type(of: layer)) has no backward pass; it cannot be trained")
+            }
+            return trainable
+        }
+    }
+
     /// Every layer's forward pass, recorded for `backward`.
     public func forward(_ input: Tensor, mode: Mode, generator: inout SeededGenerator) -> (logits: Tensor, records: [ForwardRecord]) {
         var records: [ForwardRecord] = []

@@ -21,6 +21,40 @@ enum ExitStatus {
     }
 }
 
+extension ExitStatus {
+    /// The exit code for a data error: missing 66, unreadable 74, wrong 65.
+    static func code(for error: DataError) -> Int32 {
+        switch error.kind {
+        case .missingFile: noInput
+        case .unreadable: ioError
+        case .invalid: dataError
+        }
+    }
+}
+
+/// Reports `error` on stderr and returns the exit that goes with it, for the error types the libraries throw.
+func failure(_ error: any Error) -> ExitCode {
+    switch error {
+    case let error as DataError:
+        reportError(error.description)
+        return ExitCode(ExitStatus.code(for: error))
+    case let error as WeightsFileError:
+        reportError(error.description)
+        return ExitCode(ExitStatus.code(for: error))
+    case let error as AtomicFile.WriteError:
+        reportError("\(error.path): could not be written: \(error.reason)")
+        return ExitCode(ExitStatus.ioError)
+    default:
+        reportError("\(error)")
+        return ExitCode(ExitStatus.software)
+    }
+}
+
+/// Prints `message` as one `warning:` line on standard error.
+func reportWarning(_ message: String) {
+    FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
+}
+
 /// Prints `message` as one `error:` line on standard error.
 func reportError(_ message: String) {
     FileHandle.standardError.write(Data("error: \(message)\n".utf8))

@@ -218,7 +218,7 @@ extension ModelFile {
             name: name, architecture: architecture, labels: labels, input: input, preprocessing: preprocessing,
             training: training, tensors: entries)
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding these plain structs cannot fail; an empty header would be caught on reading.
         let headerBytes = (try? encoder.encode(header)).map { [UInt8]($0) } ?? []
         let dataStart = Self.aligned(Self.preambleBytes + headerBytes.count)
@@ -246,25 +246,10 @@ extension ModelFile {
     }
 
     static func writeAtomically(_ bytes: [UInt8], to url: URL) throws(WeightsFileError) {
-        let fail = { (reason: String) in WeightsFileError(path: url.path, problem: .unwritable(reason)) }
-        let directory = url.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).partial-\(ProcessInfo.processInfo.processIdentifier)")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-            throw fail("cannot create \(temporary.path) (does \(directory.path) exist and is it writable?)")
-        }
         do {
-            let handle = try FileHandle(forWritingTo: temporary)
-            try handle.write(contentsOf: Data(bytes))
-            try handle.synchronize()
-            try handle.close()
+            try AtomicFile.write(bytes, to: url)
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw fail("\(error.localizedDescription)")
-        }
-        if rename(temporary.path, url.path) != 0 {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: temporary)
-            throw fail(reason)
+            throw WeightsFileError(path: url.path, problem: .unwritable(error.reason))
         }
     }
 

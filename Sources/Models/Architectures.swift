@@ -1,0 +1,56 @@
+import Tensor
+
+/// The two tasks and the network each starts from: small convolutional networks sized for on-device use. The
+/// shape and motion issues tune them by measurement.
+public enum Task: String, Sendable, CaseIterable {
+    /// A drawing → circle, triangle, square or star.
+    case shape
+    /// A motion recording → walking or running, per window.
+    case motion
+
+    /// The model name weights files carry.
+    public var modelName: String {
+        switch self {
+        case .shape: "shape-classifier"
+        case .motion: "motion-state"
+        }
+    }
+
+    /// The input one sample has.
+    public func inputShape(rasterizer: ShapeRasterizer = ShapeRasterizer(), windowing: MotionWindowing = MotionWindowing()) -> [Int] {
+        switch self {
+        case .shape: [rasterizer.size, rasterizer.size, 1]
+        case .motion: [windowing.window, MotionWindowing.featureCount]
+        }
+    }
+
+    /// The layers from input to logits for `classes` classes, initialized from `seed`.
+    ///
+    /// - shape: three 3×3 convolutions (8, 16, 32 channels) with 2×2 max pooling, global average pooling, Dense.
+    /// - motion: three 1-D convolutions (16, 32, 32 channels, kernels 5, 5, 3) with pooling, global average, Dense.
+    public func layers(classes: Int, seed: UInt64) -> [any Layer] {
+        var g = SeededGenerator(seed: seed)
+        switch self {
+        case .shape:
+            return [
+                Conv2D(inChannels: 1, outChannels: 8, kernel: (3, 3), padding: .same, generator: &g), Activation(.relu),
+                Pool2D(.max, size: (2, 2)),
+                Conv2D(inChannels: 8, outChannels: 16, kernel: (3, 3), padding: .same, generator: &g), Activation(.relu),
+                Pool2D(.max, size: (2, 2)),
+                Conv2D(inChannels: 16, outChannels: 32, kernel: (3, 3), padding: .same, generator: &g), Activation(.relu),
+                GlobalAveragePool(),
+                Dense(inFeatures: 32, outFeatures: classes, generator: &g),
+            ]
+        case .motion:
+            return [
+                Conv1D(inChannels: MotionWindowing.featureCount, outChannels: 16, kernelSize: 5, padding: .same, generator: &g),
+                Activation(.relu), Pool1D(.max, size: 2),
+                Conv1D(inChannels: 16, outChannels: 32, kernelSize: 5, padding: .same, generator: &g), Activation(.relu),
+                Pool1D(.max, size: 2),
+                Conv1D(inChannels: 32, outChannels: 32, kernelSize: 3, padding: .same, generator: &g), Activation(.relu),
+                GlobalAveragePool(),
+                Dense(inFeatures: 32, outFeatures: classes, generator: &g),
+            ]
+        }
+    }
+}

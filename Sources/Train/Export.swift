@@ -1,0 +1,58 @@
+import Foundation
+import Models
+import Tensor
+
+/// One weights file written by `export`, with its accuracy on the validation data.
+public struct ExportedVariant: Sendable {
+    /// Its storage format.
+    public let format: StorageFormat
+    /// Where it was written.
+    public let url: URL
+    /// Its size in bytes.
+    public let bytes: Int
+    /// Validation accuracy of the file as written (read back and run).
+    public let accuracy: Double
+}
+
+/// The largest validation-accuracy loss (against f32) a quantized variant may show without a warning.
+public let quantizationWarningThreshold = 0.01
+
+/// Writes the trained network as `<prefix>.f32.weights` and one `<prefix>.<format>.weights` per quantized
+/// format, each atomically; reads each file back and measures its accuracy on `validation`, so the figures are
+/// those of the files as shipped.
+public func export(
+    _ network: Network, task: Task, classNames: [String], inputShape: [Int], preprocessing: [String: JSONValue],
+    training metadata: TrainingMetadata, validation: Examples, formats: [StorageFormat], prefix: URL
+) throws(WeightsFileError) -> [ExportedVariant] {
+    let model = network.exportedModel()
+    var variants: [ExportedVariant] = []
+    for format in [StorageFormat.f32] + formats.filter({ $0 != .f32 }) {
+        let file = try ModelFile(
+            name: task.modelName, model: model, labels: classNames,
+            input: InputSpec(shape: inputShape, description: task == .shape ? "rasterized drawing" : "windows of motion features"),
+            preprocessing: preprocessing, training: metadata, format: format)
+        let url = URL(fileURLWithPath: prefix.path + ".\(format).weights")
+        try file.write(to: url)
+        let loaded = try ModelFile(contentsOf: url)
+        variants.append(ExportedVariant(
+            format: format, url: url, bytes: loaded.encoded().count,
+            accuracy: accuracy(of: loaded.makeModel(), on: validation)))
+    }
+    return variants
+}
+
+/// The share of `examples` an inference model classifies correctly.
+public func accuracy(of model: Sequential, on examples: Examples, batchSize: Int = 256) -> Double {
+    guard examples.count > 0 else { return 0 }
+    return Double(zip(predictions(of: model, on: examples.inputs, batchSize: batchSize), examples.labels).filter { $0 == $1 }.count)
+        / Double(examples.count)
+}
+
+/// The class an inference model picks for each row of `inputs`.
+public func predictions(of model: Sequential, on inputs: Tensor, batchSize: Int = 256) -> [Int] {
+    var result: [Int] = []
+    for start in stride(from: 0, to: inputs.shape[0], by: batchSize) {
+        result += model(inputs.rows(start..<min(start + batchSize, inputs.shape[0]))).argmax(axis: 1)
+    }
+    return result
+}

@@ -1,0 +1,238 @@
+import ArgumentParser
+import Foundation
+import Models
+import Tensor
+import Train
+
+extension Task: ExpressibleByArgument {}
+
+extension StorageFormat: ExpressibleByArgument {}
+
+/// The examples of a dataset file for a task, with the preprocessing it used.
+struct PreparedData {
+    let examples: Examples
+    let groupsDescription: String
+}
+
+/// Reads a dataset file for `task` into examples labelled by `classNames` (or by the dataset's own labels).
+func prepare(
+    _ path: String, task: Task, classNames: [String]?, rasterizer: ShapeRasterizer, windowing: MotionWindowing
+) throws(DataError) -> PreparedData {
+    switch task {
+    case .shape:
+        let drawings = try ShapeDataset.read(path, rasterizer: rasterizer)
+        let examples = try ShapeDataset.examples(
+            drawings, classNames: classNames ?? ShapeDataset.classNames(for: drawings), rasterizer: rasterizer, file: path)
+        return PreparedData(examples: examples, groupsDescription: "\(drawings.count) drawings")
+    case .motion:
+        let sessions = try MotionDataset.read(path, windowing: windowing)
+        let examples = try MotionDataset.examples(
+            sessions, classNames: classNames ?? MotionDataset.classNames(for: sessions), windowing: windowing, file: path)
+        return PreparedData(examples: examples, groupsDescription: "\(sessions.count) sessions, \(examples.count) windows")
+    }
+}
+
+/// `classify train shape|motion --data TRAIN.csv --out PREFIX`
+struct TrainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "train",
+        abstract: "Train a model from a CSV dataset and write its weights files.",
+        discussion: """
+            Writes PREFIX.f32.weights and one PREFIX.<format>.weights per --quantize format (each read back and \
+            evaluated on the validation data), and PREFIX.curves.svg. Files are written only when training \
+            finishes, each atomically: an interrupted run leaves existing files as they were. Progress goes to \
+            stderr; the report to stdout. The same data, seed and BLAS thread count give byte-identical files.
+
+            Example: classify train shape --data Datasets/shapes/train.csv --quantize int8 --out Weights/shape-classifier
+            """
+    )
+
+    @Argument(help: "What to train: shape or motion.")
+    var task: Task
+
+    @Option(help: "The training dataset (CSV; see README for its columns).")
+    var data: String
+
+    @Option(help: "A validation dataset (default: 20% of the training drawings or sessions, chosen by the seed).")
+    var validation: String?
+
+    @Option(help: "The most epochs to train.")
+    var epochs = 30
+
+    @Option(help: "Seed for initialization, shuffling, dropout and the validation split.")
+    var seed: UInt64 = 1
+
+    @Option(help: "Examples per step.")
+    var batchSize = 64
+
+    @Option(help: "Adam's base learning rate (cosine-decayed to a tenth over the run).")
+    var learningRate: Float = 0.003
+
+    @Option(help: "Stop after this many epochs without a better validation accuracy.")
+    var patience = 6
+
+    @Option(help: "Quantized formats to write besides f32, comma-separated: f16, int8, q4, lut2, lut4, lut6, lut8.")
+    var quantize: String?
+
+    @Option(help: "Output prefix, e.g. Weights/shape-classifier.")
+    var out: String
+
+    var formats: [StorageFormat] {
+        (quantize ?? "").split(separator: ",").compactMap { StorageFormat(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    func validate() throws {
+        guard epochs >= 1 else { throw ValidationError("--epochs must be at least 1, got \(epochs)") }
+        guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1, got \(batchSize)") }
+        guard learningRate > 0 && learningRate.isFinite else { throw ValidationError("--learning-rate must be positive") }
+        guard patience >= 1 else { throw ValidationError("--patience must be at least 1, got \(patience)") }
+        for name in (quantize ?? "").split(separator: ",") where StorageFormat(rawValue: name.trimmingCharacters(in: .whitespaces)) == nil {
+            throw ValidationError("--quantize: unknown format '\(name)'; choose from \(StorageFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        let folder = URL(fileURLWithPath: out).deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ValidationError("--out: the folder \(folder) does not exist")
+        }
+    }
+
+    func run() throws {
+        let rasterizer = ShapeRasterizer(), windowing = MotionWindowing()
+        let trainingData: PreparedData, validationData: PreparedData?
+        do {
+            trainingData = try prepare(data, task: task, classNames: nil, rasterizer: rasterizer, windowing: windowing)
+            validationData = try validation.map { path throws(DataError) in
+                try prepare(path, task: task, classNames: trainingData.examples.classNames, rasterizer: rasterizer, windowing: windowing)
+            }
+        } catch {
+            throw failure(error)
+        }
+        let all = trainingData.examples
+        let (training, heldOut) = validationData.map { (all, $0.examples) } ?? all.splitByGroup(validationFraction: 0.2, seed: seed)
+        print("training \(task.modelName) on \(data): \(trainingData.groupsDescription), \(all.classNames.count) classes "
+              + "(\(all.classNames.joined(separator: ", "))); \(training.count) training and \(heldOut.count) validation examples")
+
+        let steps = epochs * ((training.count + batchSize - 1) / batchSize)
+        let configuration = TrainingConfiguration(
+            epochs: epochs, batchSize: batchSize, seed: seed, patience: patience,
+            optimizer: Optimizer(.adamDefault, learningRate: learningRate,
+                                 schedule: .cosine(totalSteps: steps, minimumFactor: 0.1)))
+        let network = Network(converting: task.layers(classes: all.classNames.count, seed: seed))
+        let printer = ProgressPrinter()
+        let result = train(network, on: training, validation: heldOut, configuration: configuration) { printer($0) }
+
+        let best = result.history.first { $0.epoch == result.bestEpoch }
+        let report = ClassificationReport(
+            labels: all.classNames, truth: heldOut.labels, predicted: result.network.logits(heldOut.inputs).argmax(axis: 1))
+        print("best epoch \(result.bestEpoch) of \(result.history.count): validation accuracy \(percent(best?.validationAccuracy ?? report.accuracy))")
+        print(report.text)
+
+        let checksum = CRC32.checksum(ofFile: data).map { String(format: "crc32:%08x", $0) }
+        let metadata = TrainingMetadata(
+            dataset: data, datasetChecksum: checksum, seed: seed, epochs: result.bestEpoch, validationAccuracy: report.accuracy)
+        let preprocessing = task == .shape ? rasterizer.parameters : windowing.parameters
+        let variants: [ExportedVariant]
+        do {
+            variants = try export(
+                result.network, task: task, classNames: all.classNames,
+                inputShape: task.inputShape(rasterizer: rasterizer, windowing: windowing), preprocessing: preprocessing,
+                training: metadata, validation: heldOut, formats: formats, prefix: URL(fileURLWithPath: out))
+            let curves = URL(fileURLWithPath: out + ".curves.svg")
+            try AtomicFile.write(Array(TrainingCurves.svg(result.history, title: "\(task.modelName) — \(data)").utf8), to: curves)
+            print("weights")
+            let reference = variants.first?.accuracy ?? 0
+            for variant in variants {
+                let change = variant.format == .f32 ? "" : String(format: "  (%+.2f points)", 100 * (variant.accuracy - reference))
+                print("  \(variant.url.path)  \(variant.bytes) bytes  validation \(percent(variant.accuracy))\(change)")
+                if reference - variant.accuracy > quantizationWarningThreshold {
+                    reportWarning(String(format: "%@ loses %.2f points of validation accuracy against f32 (more than %.0f)",
+                                         variant.format.rawValue, 100 * (reference - variant.accuracy), 100 * quantizationWarningThreshold))
+                }
+            }
+            print("curves  \(curves.path)")
+        } catch {
+            throw failure(error)
+        }
+    }
+}
+
+/// `classify evaluate shape|motion --data TEST.csv [--weights W] [--json]`
+struct Evaluate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure a weights file's accuracy on a labelled CSV dataset.",
+        discussion: """
+            Prints the accuracy, the confusion matrix (rows: true, columns: predicted) and each class's precision \
+            and recall; --json prints them as one object with the keys accuracy, count, labels, confusion, \
+            perClass and model. A label the model does not know is an error (exit 65) naming its line.
+
+            Example: classify evaluate shape --data Datasets/shapes/test.csv --weights Weights/shape-classifier.int8.weights
+            """
+    )
+
+    @Argument(help: "What to evaluate: shape or motion.")
+    var task: Task
+
+    @Option(help: "The labelled dataset (CSV).")
+    var data: String
+
+    @Option(help: "The weights file (default: Weights/<model>.int8.weights).")
+    var weights: String?
+
+    @Flag(help: "Print one JSON object instead of text.")
+    var json = false
+
+    func run() throws {
+        let path = weights ?? "Weights/\(task.modelName).int8.weights"
+        do {
+            let file = try ModelFile(contentsOf: URL(fileURLWithPath: path))
+            let prepared: PreparedData
+            switch task {
+            case .shape:
+                prepared = try prepare(data, task: task, classNames: file.labels,
+                                       rasterizer: ShapeRasterizer(parameters: file.preprocessing), windowing: MotionWindowing())
+            case .motion:
+                prepared = try prepare(data, task: task, classNames: file.labels, rasterizer: ShapeRasterizer(),
+                                       windowing: MotionWindowing(parameters: file.preprocessing))
+            }
+            let examples = prepared.examples
+            guard Array(examples.inputs.shape.dropFirst()) == file.input.shape else {
+                throw DataError(file: path, message: "the model takes input \(file.input.shape), the data gives \(Array(examples.inputs.shape.dropFirst()))")
+            }
+            let report = ClassificationReport(
+                labels: file.labels, truth: examples.labels, predicted: predictions(of: file.makeModel(), on: examples.inputs))
+            if json {
+                print(EvaluationJSON(report: report, model: path).text)
+            } else {
+                print("\(path) on \(data): \(prepared.groupsDescription)")
+                print(report.text)
+            }
+        } catch {
+            throw failure(error)
+        }
+    }
+}
+
+/// The stable JSON of `classify evaluate`.
+struct EvaluationJSON: Encodable {
+    let accuracy: Double
+    let count: Int
+    let labels: [String]
+    let confusion: [[Int]]
+    let perClass: [String: ClassificationReport.ClassScores]
+    let model: String
+
+    init(report: ClassificationReport, model: String) {
+        accuracy = report.accuracy
+        count = report.count
+        labels = report.labels
+        confusion = report.confusion
+        perClass = report.perClass
+        self.model = model
+    }
+
+    var text: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+
+@Suite("classify train and evaluate")
+struct TrainEvaluateTests {
+    @Test func trainingIsReproducibleAndWritesEveryFile() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let data = folder.appendingPathComponent("shapes.csv")
+        try TestDatasets.shapes(count: 48, seed: 1).write(to: data, atomically: true, encoding: .utf8)
+        func train(_ prefix: String, seed: String) throws -> CommandRun {
+            try CommandRun.classify(["train", "shape", "--data", data.path, "--epochs", "2", "--batch-size", "16",
+                                     "--seed", seed, "--quantize", "int8", "--out", folder.appendingPathComponent(prefix).path])
+        }
+        let first = try train("a", seed: "7"), second = try train("b", seed: "7"), other = try train("c", seed: "8")
+        for run in [first, second, other] {
+            #expect(run.status == 0, "\(run.standardError)")
+        }
+        #expect(first.standardOutput.contains("4 classes (circle, triangle, square, star)"))
+        #expect(first.standardOutput.contains("confusion (rows: true, columns: predicted)"))
+        #expect(first.standardError.contains("epoch 2/2"), "progress lines on stderr")
+        for suffix in ["f32.weights", "int8.weights", "curves.svg"] {
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("a.\(suffix)").path), "a.\(suffix)")
+        }
+        let bytes = { (name: String) in try Data(contentsOf: folder.appendingPathComponent(name)) }
+        #expect(try bytes("a.f32.weights") == bytes("b.f32.weights"), "same seed: byte-identical")
+        #expect(try bytes("a.int8.weights") == bytes("b.int8.weights"))
+        #expect(try bytes("a.f32.weights") != bytes("c.f32.weights"), "another seed: different weights")
+
+        let inspect = try CommandRun.classify(["inspect", folder.appendingPathComponent("a.int8.weights").path])
+        #expect(inspect.standardOutput.contains("training        dataset \(data.path) (crc32:"))
+        #expect(inspect.standardOutput.contains("seed 7"))
+
+        let evaluate = try CommandRun.classify(["evaluate", "shape", "--data", data.path, "--weights",
+                                                folder.appendingPathComponent("a.int8.weights").path, "--json"])
+        #expect(evaluate.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(evaluate.standardOutput.utf8)) as? [String: Any])
+        #expect(object["count"] as? Int == 48)
+        #expect(object["labels"] as? [String] == ["circle", "triangle", "square", "star"])
+        #expect((object["confusion"] as? [[Int]])?.joined().reduce(0, +) == 48)
+        #expect(object["model"] as? String == folder.appendingPathComponent("a.int8.weights").path)
+        #expect(object["perClass"] as? [String: Any] != nil && object["accuracy"] as? Double != nil)
+    }
+
+    @Test func motionTrainsAndEvaluatesPerWindow() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let data = folder.appendingPathComponent("motion.csv")
+        try TestDatasets.motion(sessions: 6, samples: 320, seed: 2).write(to: data, atomically: true, encoding: .utf8)
+        let prefix = folder.appendingPathComponent("m").path
+        let run = try CommandRun.classify(["train", "motion", "--data", data.path, "--epochs", "2", "--out", prefix])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.contains("6 sessions, 24 windows, 2 classes (walking, running)"))
+        let evaluate = try CommandRun.classify(["evaluate", "motion", "--data", data.path, "--weights", prefix + ".f32.weights"])
+        #expect(evaluate.status == 0)
+        #expect(evaluate.standardOutput.contains("6 sessions, 24 windows"))
+    }
+
+    /// Runs `arguments` against a folder holding a sentinel weights file at the output prefix; the command must
+    /// exit 65 with `message` on stderr and leave the sentinel as it was.
+    func expectDataError(dataset: String, task: String = "shape", message: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let data = folder.appendingPathComponent("data.csv")
+        try dataset.write(to: data, atomically: true, encoding: .utf8)
+        let sentinel = folder.appendingPathComponent("model.f32.weights")
+        try Data("previous weights".utf8).write(to: sentinel)
+        let run = try CommandRun.classify(["train", task, "--data", data.path, "--epochs", "1", "--out", folder.appendingPathComponent("model").path])
+        #expect(run.status == 65, "exit \(run.status): \(run.standardError)", sourceLocation: sourceLocation)
+        #expect(run.standardError == "error: \(data.path)\(message)\n", sourceLocation: sourceLocation)
+        #expect(try Data(contentsOf: sentinel) == Data("previous weights".utf8), sourceLocation: sourceLocation)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["data.csv", "model.f32.weights"],
+                sourceLocation: sourceLocation)
+    }
+
+    @Test func malformedDatasetsExit65WithThePlaceAndLeaveWeightsAlone() throws {
+        let good = TestDatasets.shapes(count: 8, seed: 3)
+        var rows = good.split(separator: "\n").map(String.init)
+        try expectDataError(dataset: "drawing,label,stroke,x,t\nd0,circle,0,1,0\n",
+                            message: ":1: missing column 'y'; the header has 'drawing', 'label', 'stroke', 'x', 't'")
+        rows[4] = "d0,circle,0,abc,12,30"
+        try expectDataError(dataset: rows.joined(separator: "\n"), message: ":5: column 4 (x): 'abc' is not a number")
+        rows[4] = "d0,circle,0,nan,12,30"
+        try expectDataError(dataset: rows.joined(separator: "\n"), message: ":5: column 4 (x): nan is not a finite number")
+        try expectDataError(dataset: "drawing,label,stroke,x,y\nd1,circle,0,5,5\nd2,square,0,1,1\nd2,square,0,2,3\n",
+                            message: ":2: drawing 'd1' (lines 2–2): a drawing needs at least 2 points, this one has 1")
+        try expectDataError(dataset: "drawing,label,stroke,x,y\nd1,circle,0,5,5\nd1,circle,0,5,5\n",
+                            message: ":2: drawing 'd1' (lines 2–3): all 2 points are at the same place; there is no shape to see")
+        try expectDataError(dataset: "", message: ":1: the file is empty; expected a header row of column names")
+        try expectDataError(dataset: "drawing,label,stroke,x,y\n", message: ":2: no drawings: the file has a header but no rows")
+        try expectDataError(dataset: "drawing,label,stroke,x,y\nd1,circle,0,5\n", message: ":2: 4 fields, but the header has 5")
+        let shortSession = TestDatasets.motion(sessions: 2, samples: 50, seed: 4)
+        try expectDataError(dataset: shortSession, task: "motion",
+                            message: ":2: session 's0' (lines 2–51) has 50 samples; one window needs 128 (2.56 s)")
+        try expectDataError(dataset: "x\u{0}y\n", message: ":1: contains a NUL byte; this is binary data, not a CSV file")
+    }
+
+    @Test func evaluateRejectsALabelTheModelDoesNotKnow() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let data = folder.appendingPathComponent("shapes.csv")
+        try TestDatasets.shapes(count: 8, seed: 5).write(to: data, atomically: true, encoding: .utf8)
+        let prefix = folder.appendingPathComponent("m").path
+        #expect(try CommandRun.classify(["train", "shape", "--data", data.path, "--epochs", "1", "--out", prefix]).status == 0)
+        let other = folder.appendingPathComponent("other.csv")
+        try "drawing,label,stroke,x,y\nh1,hexagon,0,0,0\nh1,hexagon,0,5,9\n".write(to: other, atomically: true, encoding: .utf8)
+        let run = try CommandRun.classify(["evaluate", "shape", "--data", other.path, "--weights", prefix + ".f32.weights"])
+        #expect(run.status == 65)
+        #expect(run.standardError == "error: \(other.path):2: drawing 'h1' has label 'hexagon', which the model does not know "
+                + "(it knows circle, triangle, square, star)\n")
+        let missing = try CommandRun.classify(["evaluate", "shape", "--data", folder.appendingPathComponent("none.csv").path, "--weights", prefix + ".f32.weights"])
+        #expect(missing.status == 66)
+    }
+
+    @Test func anInterruptedTrainingLeavesNoHalfWrittenFile() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let data = folder.appendingPathComponent("shapes.csv")
+        try TestDatasets.shapes(count: 200, seed: 6).write(to: data, atomically: true, encoding: .utf8)
+        let sentinel = folder.appendingPathComponent("model.f32.weights")
+        try Data("previous weights".utf8).write(to: sentinel)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("classify")
+        process.arguments = ["train", "shape", "--data", data.path, "--epochs", "500", "--out", folder.appendingPathComponent("model").path]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = Pipe()
+        try process.run()
+        // Wait for the first finished epoch, then kill it: SIGKILL cannot be caught or ignored (a SIGINT can be
+        // ignored when the parent ignores it), and it is the harshest interruption.
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains("epoch 1/500") {
+            let chunk = errors.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen.append(chunk)
+        }
+        #expect(String(decoding: seen, as: UTF8.self).contains("epoch 1/500"))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL)
+        #expect(try Data(contentsOf: sentinel) == Data("previous weights".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["model.f32.weights", "shapes.csv"])
+    }
+}
