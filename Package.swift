@@ -36,7 +36,7 @@ let package = Package(
         .executableTarget(
             name: "bench",
             dependencies: [
-                "Tensor", "Models",
+                "Tensor", "Models", "Train",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

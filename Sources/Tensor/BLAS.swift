@@ -9,15 +9,41 @@ import Synchronization
 /// through a layer) run on the calling thread, because waking threads costs more than it saves there; larger
 /// ones (batches) use up to `maxThreads` threads.
 ///
-/// OpenBLAS's thread count is process-wide. Code that runs many small products concurrently on its own threads
-/// should set `maxThreads` to 1.
+/// OpenBLAS's thread count is process-wide: a product runs with the count last set by any thread. Code that runs
+/// many small products concurrently on its own threads should set `maxThreads` to 1.
 public enum BLAS {
     /// Products of fewer multiply-adds (m·n·k) than this run single-threaded.
     public static let singleThreadWorkLimit = 1 << 22
 
+    private static let timing = Atomic<Bool>(false)
+    private static let timedNanoseconds = Atomic<Int>(0)
+
+    /// Runs `body` while timing every BLAS product; returns its result and the seconds spent inside BLAS.
+    /// (Meant for benchmarks: the timer is process-wide, and off, it costs one relaxed atomic load a product.)
+    public static func measuringTime<R>(_ body: () throws -> R) rethrows -> (result: R, blasSeconds: Double) {
+        timedNanoseconds.store(0, ordering: .relaxed)
+        timing.store(true, ordering: .relaxed)
+        defer { timing.store(false, ordering: .relaxed) }
+        let result = try body()
+        return (result, Double(timedNanoseconds.load(ordering: .relaxed)) * 1e-9)
+    }
+
+    /// Runs `call`, adding its duration to the BLAS timer when timing is on.
+    @inline(__always)
+    private static func timed(_ call: () -> Void) {
+        guard timing.load(ordering: .relaxed) else { return call() }
+        let start = ContinuousClock.now
+        call()
+        let elapsed = ContinuousClock.now - start
+        timedNanoseconds.add(Int(elapsed.components.seconds) * 1_000_000_000 + Int(elapsed.components.attoseconds / 1_000_000_000),
+                             ordering: .relaxed)
+    }
+
     private static let configuredMaxThreads = Atomic<Int>(0)
-    private static let activeThreads = Atomic<Int>(0)
+    /// OpenBLAS's thread count before this file changed it, read on first use of `BLAS` (see `setThreads`).
     private static let defaultThreads = max(1, Int(openblas_get_num_threads()))
+    /// The count last given to OpenBLAS; the lock makes "compare, then set" one step across threads.
+    private static let activeThreads = Mutex<Int>(0)
 
     /// The most threads one product may use. Defaults to OpenBLAS's own choice (the core count, or
     /// `OPENBLAS_NUM_THREADS`); values below 1 are treated as 1.
@@ -56,13 +82,15 @@ public enum BLAS {
             "sgemm", transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, lda: lda, ldb: ldb, ldc: ldc)
         if m == 0 || n == 0 { return }
         setThreads(threads(forM: m, n: n, k: k))
-        cblas_sgemm(
-            CblasRowMajor,
-            transposeA ? CblasTrans : CblasNoTrans,
-            transposeB ? CblasTrans : CblasNoTrans,
-            blasint(m), blasint(n), blasint(k),
-            alpha, a, blasint(lda), b, blasint(ldb),
-            beta, c, blasint(ldc))
+        timed {
+            cblas_sgemm(
+                CblasRowMajor,
+                transposeA ? CblasTrans : CblasNoTrans,
+                transposeB ? CblasTrans : CblasNoTrans,
+                blasint(m), blasint(n), blasint(k),
+                alpha, a, blasint(lda), b, blasint(ldb),
+                beta, c, blasint(ldc))
+        }
     }
 
     /// The engine's matrix product: `sgemm`'s contract, but a one-row product (`m == 1`, a single sample)
@@ -88,16 +116,18 @@ public enum BLAS {
         // The one row of op(A) is the vector x: contiguous, or one element per stored row when A is transposed.
         // c = alpha · op(B)ᵀ · x + beta · c, where op(B) is k × n.
         let incX = transposeA ? lda : 1
-        if transposeB {
-            // B is stored n × k, so op(B)ᵀ = B.
-            cblas_sgemv(
-                CblasRowMajor, CblasNoTrans, blasint(n), blasint(k), alpha, b, blasint(ldb),
-                a, blasint(incX), beta, c, 1)
-        } else {
-            // B is stored k × n.
-            cblas_sgemv(
-                CblasRowMajor, CblasTrans, blasint(k), blasint(n), alpha, b, blasint(ldb),
-                a, blasint(incX), beta, c, 1)
+        timed {
+            if transposeB {
+                // B is stored n × k, so op(B)ᵀ = B.
+                cblas_sgemv(
+                    CblasRowMajor, CblasNoTrans, blasint(n), blasint(k), alpha, b, blasint(ldb),
+                    a, blasint(incX), beta, c, 1)
+            } else {
+                // B is stored k × n.
+                cblas_sgemv(
+                    CblasRowMajor, CblasTrans, blasint(k), blasint(n), alpha, b, blasint(ldb),
+                    a, blasint(incX), beta, c, 1)
+            }
         }
     }
 
@@ -107,15 +137,22 @@ public enum BLAS {
     ) {
         let aColumns = transposeA ? m : k
         let bColumns = transposeB ? k : n
+        let limit = Int(Int32.max)
         shapePrecondition(
-            m >= 0 && n >= 0 && k >= 0 && lda >= max(1, aColumns) && ldb >= max(1, bColumns) && ldc >= max(1, n),
+            m >= 0 && n >= 0 && k >= 0 && lda >= max(1, aColumns) && ldb >= max(1, bColumns) && ldc >= max(1, n)
+                && [m, n, k, lda, ldb, ldc].allSatisfy { $0 <= limit },
             "\(name): sizes m=\(m) n=\(n) k=\(k) (transposeA=\(transposeA) transposeB=\(transposeB)) do not fit "
-                + "leading dimensions lda=\(lda) ldb=\(ldb) ldc=\(ldc)")
+                + "leading dimensions lda=\(lda) ldb=\(ldb) ldc=\(ldc), or exceed BLAS's 32-bit sizes")
     }
 
     private static func setThreads(_ count: Int) {
-        if activeThreads.exchange(count, ordering: .relaxed) != count {
-            openblas_set_num_threads(Int32(count))
+        // Read OpenBLAS's own default before the first change, or `maxThreads` would report the changed value.
+        _ = defaultThreads
+        activeThreads.withLock { active in
+            if active != count {
+                openblas_set_num_threads(Int32(count))
+                active = count
+            }
         }
     }
 }

@@ -14,7 +14,7 @@ struct Bench: ParsableCommand {
             implementations of one workload are sampled in turn, so the ratios compare like with like. \
             Run a release build: swift run -c release bench engine
             """,
-        subcommands: [Engine.self, Quant.self, QuantChild.self]
+        subcommands: [Engine.self, Quant.self, TrainSpeed.self, QuantChild.self]
     )
 }
 
@@ -56,6 +56,29 @@ extension Bench {
                       + String(format: "%.2fx", row.batch64.medianSeconds / float.batch64.medianSeconds))
             }
             print("\nweights: bytes the built model keeps for its weights; resident: growth of a fresh process's RSS")
+        }
+    }
+
+    struct TrainSpeed: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "train",
+            abstract: "Training throughput of the shape and motion architectures at batch 64, and the share in BLAS.",
+            discussion: "Example: swift run -c release bench train"
+        )
+
+        @Flag(help: "Fewer steps.")
+        var quick = false
+
+        func run() throws {
+            #if DEBUG
+            FileHandle.standardError.write(Data("warning: this is a debug build; measure with `swift run -c release bench train`\n".utf8))
+            #endif
+            print(padded("architecture", 20) + padded("parameters", 12) + padded("samples/s", 12) + "time in BLAS")
+            for row in TrainBenchmark(steps: quick ? 10 : 60).run() {
+                print(padded(row.task.modelName, 20) + padded(String(row.parameters), 12)
+                      + padded(String(format: "%.0f", row.samplesPerSecond), 12) + String(format: "%.1f%%", 100 * row.blasShare))
+            }
+            print("\nbatch 64; one step = forward, backward, Adam update; BLAS threads ≤ \(BLAS.maxThreads)")
         }
     }
 

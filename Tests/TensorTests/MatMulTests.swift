@@ -1,7 +1,8 @@
+import Foundation
 import Testing
 import Tensor
 
-@Suite("Matrix multiply against the naive reference")
+@Suite("Matrix multiply against the naive reference", .serialized)
 struct MatMulTests {
     static let shapes: [(m: Int, n: Int, k: Int)] = {
         var cases: [(Int, Int, Int)] = []
@@ -62,6 +63,17 @@ struct MatMulTests {
         #expect(BLAS.threads(forM: 1, n: 128, k: 576) == 1, "one sample through a Dense layer")
         #expect(BLAS.threads(forM: 196, n: 32, k: 144) == 1, "one 14×14×16→32 image through a Conv2D")
         #expect(BLAS.threads(forM: 1024, n: 1024, k: 1024) == BLAS.maxThreads)
+    }
+
+    @Test func aSmallFirstProductDoesNotLowerTheThreadLimit() async {
+        // In a fresh process whose first product is one sample (run on one thread), the limit for batches must
+        // still be OpenBLAS's default: the core count, or OPENBLAS_NUM_THREADS.
+        await #expect(processExitsWith: .success) {
+            _ = Tensor.matmul(Tensor(zeros: [2, 3]), Tensor(zeros: [3, 2]))
+            let environment = ProcessInfo.processInfo.environment["OPENBLAS_NUM_THREADS"].flatMap { Int($0) }
+            let expected = environment ?? ProcessInfo.processInfo.activeProcessorCount
+            exit(BLAS.maxThreads == expected ? 0 : 1)
+        }
     }
 
     @Test func largeProductIsTheSameWhicheverThreadCountRunsIt() {
