@@ -127,7 +127,7 @@ struct CorruptionTests {
             tensors.append(tensors[1])
             header["tensors"] = tensors
         }
-        #expect(problem(decoding: duplicate) == .tensorOutOfBounds(tensor: "0.bias", offset: 288, length: 32, dataBytes: Self.dataBytes))
+        #expect(problem(decoding: duplicate) == .duplicateTensor("0.bias"))
     }
 
     @Test func architectureThatDoesNotChain() throws {
@@ -164,6 +164,81 @@ struct CorruptionTests {
             header["tensors"] = tensors
         }
         #expect(problem(decoding: huge) == .corruptHeader("tensor 0.weight has an impossible shape [\(Int.max), 2]"))
+    }
+
+    /// A checksum-valid file whose header holds only `architecture` over `input`, with no tensors.
+    static func hostile(architecture: [Any], input: [Int], labels: [String] = []) throws -> [UInt8] {
+        try reassemble(valid, editHeader: { header in
+            header["architecture"] = architecture
+            header["input"] = ["shape": input, "description": ""]
+            header["labels"] = labels
+            header["tensors"] = [Any]()
+        }, editData: { $0 = [] })
+    }
+
+    @Test func architecturesTooCostlyToRunAreRefusedBeforeAnythingIsBuilt() throws {
+        // A 1024×1024 kernel over a 1024×1024 image: a 4 TB unrolled-patch matrix.
+        let convolution = try Self.hostile(architecture: [["conv2D": [
+            "inChannels": 1, "outChannels": 1, "kernelHeight": 1024, "kernelWidth": 1024, "strideHeight": 1,
+            "strideWidth": 1, "padding": "same"]]], input: [1024, 1024, 1])
+        #expect(problem(decoding: convolution) == .invalidArchitecture(
+            "layer 0 (Conv2D 1→1 1024x1024 stride 1x1 same) needs 1099511627776 floats of memory per sample; the limit is 67108864"))
+        // A 4096×4096 pooling window at every position of a 4096×4096 image: 2^48 comparisons, no tensors at all.
+        let pooling = try Self.hostile(architecture: [["pool2D": [
+            "kind": "max", "height": 4096, "width": 4096, "strideHeight": 1, "strideWidth": 1, "padding": "same"]]],
+            input: [4096, 4096, 1])
+        #expect(problem(decoding: pooling) == .invalidArchitecture(
+            "the layers up to 0 (MaxPool2D 4096x4096 stride 1x1 same) need 281474976710656 operations per sample; the limit is 17179869184"))
+    }
+
+    @Test func labelsMustNameEachOutputOnce() throws {
+        let flatten: [Any] = [["flatten": [String: Any]()]]
+        #expect(problem(decoding: try Self.hostile(architecture: flatten, input: [3], labels: ["a", "b", "c"])) == nil)
+        #expect(problem(decoding: try Self.hostile(architecture: flatten, input: [3], labels: ["a", "b"])) == .invalidArchitecture(
+            "the model's output [3] is not one score for each of its 2 labels"))
+        #expect(problem(decoding: try Self.hostile(architecture: [], input: [2, 3], labels: ["a", "b", "c"])) == .invalidArchitecture(
+            "the model's output [2, 3] is not one score for each of its 3 labels"))
+        #expect(problem(decoding: try Self.hostile(architecture: flatten, input: [2], labels: ["a", "a"])) == .invalidArchitecture(
+            "labels must be distinct and not empty: [\"a\", \"a\"]"))
+    }
+
+    @Test func batchNormNeedsAPositiveEpsilon() throws {
+        let bytes = try reassemble(Self.valid) { header in
+            var architecture = header["architecture"] as? [Any] ?? []
+            architecture[1] = ["batchNorm": ["channels": 8, "epsilon": 0]]
+            header["architecture"] = architecture
+        }
+        #expect(problem(decoding: bytes) == .invalidArchitecture("BatchNorm epsilon must be finite and > 0, got 0.0"))
+    }
+
+    @Test func bytesOutsideTensorsMustBeZeroPadding() throws {
+        let headerLength = Int(Self.valid[12]) | Int(Self.valid[13]) << 8
+        var inPadding = Self.valid
+        let paddingStart = 24 + headerLength
+        #expect(ModelFile.aligned(paddingStart) > paddingStart, "the fixture has header padding")
+        inPadding[paddingStart] = 7
+        let crc = CRC32.checksum(inPadding[0..<(inPadding.count - 4)])
+        inPadding.replaceSubrange((inPadding.count - 4)..., with: withUnsafeBytes(of: crc.littleEndian, Array.init))
+        #expect(problem(decoding: inPadding) == .strayBytes(offset: paddingStart))
+        let trailing = try reassemble(Self.valid, editHeader: { _ in }, editData: { $0 += [0, 0, 0, 0] })
+        #expect(problem(decoding: trailing) == .strayBytes(offset: trailing.count - 8))
+    }
+
+    @Test func aModelWithoutTensorsRoundTrips() throws {
+        let file = try ModelFile(name: "no-tensors", model: Sequential([Flatten(), Activation(.softmax)]), labels: ["a", "b", "c", "d"],
+                                 input: InputSpec(shape: [2, 2], description: ""))
+        #expect(try ModelFile(bytes: file.encoded(), path: "t") == file)
+    }
+
+    @Test func nonFiniteMetadataIsRefusedWhenWriting() {
+        #expect(throws: WeightsFileError.self) {
+            try ModelFile(name: "n", model: Sequential([Flatten()]), labels: [], input: InputSpec(shape: [2], description: ""),
+                          training: TrainingMetadata(validationAccuracy: .nan))
+        }
+        #expect(throws: WeightsFileError.self) {
+            try ModelFile(name: "n", model: Sequential([Flatten()]), labels: [], input: InputSpec(shape: [2], description: ""),
+                          preprocessing: ["size": .number(.infinity)])
+        }
     }
 
     @Test func singleByteFlipsAtEveryPositionAreAllCaught() {

@@ -13,26 +13,46 @@ public enum AtomicFile {
     }
 
     /// Writes `bytes` to `url` atomically.
+    ///
+    /// The temporary file has a unique name (`mkstemp`), so concurrent writers never share one; after the rename
+    /// the folder is flushed too, so the new name survives a power cut. A process killed between creating and
+    /// renaming the temporary file leaves it behind as `.NAME.partial-XXXXXX`, never in place of `NAME`.
     public static func write(_ bytes: [UInt8], to url: URL) throws(WriteError) {
         let fail = { (reason: String) in WriteError(path: url.path, reason: reason) }
         let directory = url.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).partial-\(ProcessInfo.processInfo.processIdentifier)")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-            throw fail("cannot create \(temporary.path) (does \(directory.path) exist and is it writable?)")
+        var template = Array(directory.appendingPathComponent(".\(url.lastPathComponent).partial-XXXXXX").path.utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+        guard descriptor >= 0 else {
+            throw fail("cannot create a temporary file in \(directory.path): \(String(cString: strerror(errno)))")
         }
-        do {
-            let handle = try FileHandle(forWritingTo: temporary)
-            try handle.write(contentsOf: Data(bytes))
-            try handle.synchronize()
-            try handle.close()
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw fail(error.localizedDescription)
+        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var written = 0
+        let writeFailure: String? = bytes.withUnsafeBytes { raw -> String? in
+            while written < raw.count {
+                let result = Glibc.write(descriptor, raw.baseAddress?.advanced(by: written), raw.count - written)
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    return String(cString: strerror(errno))
+                }
+                written += result
+            }
+            return fsync(descriptor) == 0 ? nil : String(cString: strerror(errno))
         }
-        if rename(temporary.path, url.path) != 0 {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: temporary)
+        close(descriptor)
+        if let reason = writeFailure {
+            unlink(temporary)
             throw fail(reason)
+        }
+        chmod(temporary, 0o644)
+        if rename(temporary, url.path) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw fail(reason)
+        }
+        let folder = open(directory.path, O_RDONLY)
+        if folder >= 0 {
+            fsync(folder)
+            close(folder)
         }
     }
 }

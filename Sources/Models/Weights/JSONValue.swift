@@ -37,6 +37,16 @@ public enum JSONValue: Codable, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Every number inside the value.
+    public var numbers: [Double] {
+        switch self {
+        case .number(let value): [value]
+        case .array(let values): values.flatMap(\.numbers)
+        case .object(let values): values.values.flatMap(\.numbers)
+        case .string, .bool, .null: []
+        }
+    }
+
     /// The value as JSON-like text.
     public var description: String {
         switch self {

@@ -63,7 +63,7 @@ public enum LayerSpec: Codable, Equatable, Sendable {
         case let .pool1D(_, size, s, _): positive = [("size", size), ("stride", s)]
         case let .pool2D(_, h, w, sh, sw, _): positive = [("height", h), ("width", w), ("strideHeight", sh), ("strideWidth", sw)]
         case let .batchNorm(c, e):
-            if !(e.isFinite && e >= 0) { return "BatchNorm epsilon must be finite and ≥ 0, got \(e)" }
+            if !(e.isFinite && e > 0) { return "BatchNorm epsilon must be finite and > 0, got \(e)" }
             positive = [("channels", c)]
         case let .activation(.leakyRelu(alpha)):
             return alpha.isFinite ? nil : "leakyRelu alpha must be finite, got \(alpha)"
@@ -123,6 +123,39 @@ public enum LayerSpec: Codable, Equatable, Sendable {
             return input.isEmpty ? fail("[N, …]") : .success([input[0], input.dropFirst().reduce(1, *)])
         case .activation:
             return .success(input)
+        }
+    }
+}
+
+extension LayerSpec {
+    /// What running this layer on one sample takes: the elements it allocates (its output and, for a
+    /// convolution, the unrolled patches) and the multiply-adds or comparisons it performs. Saturates instead of
+    /// overflowing.
+    public func cost(input: [Int], output: [Int]) -> (elements: Int, operations: Int) {
+        func product(_ values: [Int]) -> Int {
+            values.reduce(1) { total, value in
+                let (result, overflow) = total.multipliedReportingOverflow(by: max(value, 0))
+                return overflow ? Int.max : result
+            }
+        }
+        let outputElements = product(output)
+        switch self {
+        case let .dense(i, o):
+            return (outputElements, product([i, o]))
+        case let .conv1D(i, o, k, _, _):
+            let positions = output.count == 3 ? output[1] : 0
+            let patches = product([positions, k, i])
+            return (max(outputElements, patches), product([patches, o]))
+        case let .conv2D(i, o, kh, kw, _, _, _):
+            let positions = output.count == 4 ? product([output[1], output[2]]) : 0
+            let patches = product([positions, kh, kw, i])
+            return (max(outputElements, patches), product([patches, o]))
+        case let .pool1D(_, size, _, _):
+            return (outputElements, product([outputElements, size]))
+        case let .pool2D(_, h, w, _, _, _):
+            return (outputElements, product([outputElements, h, w]))
+        case .globalAveragePool, .batchNorm, .flatten, .activation:
+            return (outputElements, product(input))
         }
     }
 }

@@ -150,12 +150,24 @@ public struct ModelFile: Equatable, Sendable {
                 "input shape \(input.shape) needs axes of 1…\(axisLimit) and at most \(Int32.max) elements"))
         }
         var needed = Set<String>()
+        var operations = 0
         for (index, spec) in architecture.enumerated() {
+            let input = shape
             switch spec.outputShape(for: shape) {
             case .success(let next): shape = next
             case .failure(let mismatch):
                 throw WeightsFileError(path: path, problem: .invalidArchitecture(
                     "layer \(index) (\(mismatch.layer)) needs input \(mismatch.expected), gets \(mismatch.actual)"))
+            }
+            let cost = spec.cost(input: input, output: shape)
+            operations = operations > Int.max - cost.operations ? Int.max : operations + cost.operations
+            guard cost.elements <= Self.elementBudget else {
+                throw WeightsFileError(path: path, problem: .invalidArchitecture(
+                    "layer \(index) (\(spec.summary)) needs \(cost.elements) floats of memory per sample; the limit is \(Self.elementBudget)"))
+            }
+            guard operations <= Self.operationBudget else {
+                throw WeightsFileError(path: path, problem: .invalidArchitecture(
+                    "the layers up to \(index) (\(spec.summary)) need \(operations) operations per sample; the limit is \(Self.operationBudget)"))
             }
             for (role, expected) in spec.tensorShapes {
                 let name = "\(index).\(role)"
@@ -175,11 +187,25 @@ public struct ModelFile: Equatable, Sendable {
         if let extra = tensors.keys.sorted().first(where: { !needed.contains($0) }) {
             throw WeightsFileError(path: path, problem: .unexpectedTensor(extra))
         }
-        if shape.count == 2 && !labels.isEmpty && shape[1] != labels.count {
-            throw WeightsFileError(path: path, problem: .invalidArchitecture(
-                "the model gives \(shape[1]) outputs for \(labels.count) labels"))
+        if !labels.isEmpty {
+            guard shape.count == 2 && shape[1] == labels.count else {
+                throw WeightsFileError(path: path, problem: .invalidArchitecture(
+                    "the model's output \(Array(shape.dropFirst())) is not one score for each of its \(labels.count) labels"))
+            }
+            guard Set(labels).count == labels.count, !labels.contains("") else {
+                throw WeightsFileError(path: path, problem: .invalidArchitecture("labels must be distinct and not empty: \(labels)"))
+            }
+        }
+        let numbers = [training?.validationAccuracy].compactMap { $0 } + preprocessing.values.flatMap(\.numbers)
+        if let bad = numbers.first(where: { !$0.isFinite }) {
+            throw WeightsFileError(path: path, problem: .corruptHeader("metadata holds the non-finite number \(bad)"))
         }
     }
+
+    /// The most floats one layer may allocate for one sample (256 MiB): more means a crafted or mistaken file.
+    public static let elementBudget = 1 << 26
+    /// The most multiply-adds (or comparisons) the whole model may take for one sample (about 17 billion).
+    public static let operationBudget = 1 << 34
 
     /// The layers, ready to run. `compact: false` dequantizes every weight once here (fastest: plain sgemm);
     /// `compact: true` keeps quantized weights quantized and dequantizes tiles per call (smallest memory).
@@ -231,6 +257,7 @@ extension ModelFile {
         appendLittleEndian(UInt32(headerBytes.count), to: &bytes)
         appendLittleEndian(UInt64(fileLength), to: &bytes)
         bytes += headerBytes
+        bytes += [UInt8](repeating: 0, count: dataStart - bytes.count)
         for entry in entries {
             bytes += [UInt8](repeating: 0, count: dataStart + entry.offset - bytes.count)
             bytes += tensors[entry.name]?.bytes ?? []
@@ -362,14 +389,23 @@ extension ModelFile {
                 throw fail(.tensorSizeMismatch(
                     tensor: entry.name, shape: entry.shape, format: entry.format, expectedBytes: expected, actualBytes: entry.length))
             }
+            guard tensors[entry.name] == nil else { throw fail(.duplicateTensor(entry.name)) }
             guard entry.offset >= end, entry.offset % Self.alignment == 0, entry.length <= dataBytes - entry.offset else {
                 throw fail(.tensorOutOfBounds(tensor: entry.name, offset: entry.offset, length: entry.length, dataBytes: dataBytes))
             }
-            guard tensors[entry.name] == nil else { throw fail(.duplicateTensor(entry.name)) }
+            if let stray = (dataStart + end..<dataStart + entry.offset).first(where: { bytes[$0] != 0 }) {
+                throw fail(.strayBytes(offset: stray))
+            }
             let start = dataStart + entry.offset
             tensors[entry.name] = QuantizedTensor(
                 shape: entry.shape, format: entry.format, bytes: Array(bytes[start..<(start + entry.length)]))
             end = entry.offset + entry.length
+        }
+        if let stray = (Self.preambleBytes + headerLength..<dataStart).first(where: { bytes[$0] != 0 }) {
+            throw fail(.strayBytes(offset: stray))
+        }
+        if end != dataBytes {
+            throw fail(.strayBytes(offset: dataStart + end))
         }
         name = header.name
         architecture = header.architecture

@@ -45,6 +45,8 @@ public struct WeightsFileError: Error, Equatable, Sendable, CustomStringConverti
         case unexpectedTensor(String)
         /// Two tensors share a name.
         case duplicateTensor(String)
+        /// Bytes outside every tensor that are not zero padding.
+        case strayBytes(offset: Int)
         /// A tensor's shape is not the one its layer needs.
         case tensorShapeMismatch(tensor: String, expected: [Int], actual: [Int])
         /// The layers cannot be chained from the input shape, or a layer's hyperparameters are invalid.
@@ -97,6 +99,8 @@ public struct WeightsFileError: Error, Equatable, Sendable, CustomStringConverti
             return "\(path): tensor \(name) is not used by the architecture\(retrain)"
         case let .duplicateTensor(name):
             return "\(path): tensor \(name) appears twice\(retrain)"
+        case let .strayBytes(offset):
+            return "\(path): byte \(offset) belongs to no tensor and is not zero padding\(retrain)"
         case let .tensorShapeMismatch(tensor, expected, actual):
             return "\(path): tensor \(tensor) has shape \(shape(actual)), its layer needs \(shape(expected))\(retrain)"
         case let .invalidArchitecture(reason):
