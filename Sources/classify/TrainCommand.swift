@@ -77,6 +77,12 @@ struct TrainCommand: ParsableCommand {
     @Option(help: "Output prefix, e.g. Weights/shape-classifier.")
     var out: String
 
+    @Option(help: "motion: samples per window (at 50 Hz).")
+    var window = 128
+
+    @Option(help: "motion: samples between window starts.")
+    var hop = 64
+
     var formats: [StorageFormat] {
         (quantize ?? "").split(separator: ",").compactMap { StorageFormat(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
     }
@@ -86,6 +92,8 @@ struct TrainCommand: ParsableCommand {
         guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1, got \(batchSize)") }
         guard learningRate > 0 && learningRate.isFinite else { throw ValidationError("--learning-rate must be positive") }
         guard patience >= 1 else { throw ValidationError("--patience must be at least 1, got \(patience)") }
+        guard window >= 8 && window <= 4096 else { throw ValidationError("--window must be between 8 and 4096 samples, got \(window)") }
+        guard hop >= 1 && hop <= window else { throw ValidationError("--hop must be between 1 and the window (\(window)), got \(hop)") }
         for name in (quantize ?? "").split(separator: ",") where StorageFormat(rawValue: name.trimmingCharacters(in: .whitespaces)) == nil {
             throw ValidationError("--quantize: unknown format '\(name)'; choose from \(StorageFormat.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -97,7 +105,7 @@ struct TrainCommand: ParsableCommand {
     }
 
     func run() throws {
-        let rasterizer = ShapeRasterizer(), windowing = MotionWindowing()
+        let rasterizer = ShapeRasterizer(), windowing = MotionWindowing(window: window, hop: hop)
         let trainingData: PreparedData, validationData: PreparedData?
         do {
             trainingData = try prepare(data, task: task, classNames: nil, rasterizer: rasterizer, windowing: windowing)
