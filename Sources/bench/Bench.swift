@@ -14,7 +14,7 @@ struct Bench: ParsableCommand {
             implementations of one workload are sampled in turn, so the ratios compare like with like. \
             Run a release build: swift run -c release bench engine
             """,
-        subcommands: [Engine.self, Quant.self, TrainSpeed.self, QuantChild.self]
+        subcommands: [Engine.self, Quant.self, TrainSpeed.self, Shape.self, QuantChild.self]
     )
 }
 
@@ -79,6 +79,32 @@ extension Bench {
                       + padded(String(format: "%.0f", row.samplesPerSecond), 12) + String(format: "%.1f%%", 100 * row.blasShare))
             }
             print("\nbatch 64; one step = forward, backward, Adam update; BLAS threads ≤ \(BLAS.maxThreads)")
+        }
+    }
+
+    struct Shape: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "One drawing's preprocessing and inference with the shipped shape weights, on one thread.",
+            discussion: "Target: rasterize + int8 inference ≤ 30 µs median. Example: swift run -c release bench shape"
+        )
+
+        @Option(help: "The folder holding shape-classifier.int8.weights and shape-classifier.f32.weights.")
+        var weights = "Weights"
+
+        @Flag(help: "Sample for a fraction of the time.")
+        var quick = false
+
+        func run() throws {
+            #if DEBUG
+            FileHandle.standardError.write(Data("warning: this is a debug build; measure with `swift run -c release bench shape`\n".utf8))
+            #endif
+            let rows = try ShapeBenchmark(plan: quick ? .quick : .full, weightsFolder: weights).run()
+            for row in rows { print(padded(row.name, 40) + humanSeconds(row.medianSeconds)) }
+            if let full = rows.first(where: { $0.name == "shape: rasterize + int8 inference" }) {
+                let passed = full.medianSeconds <= 30e-6
+                print(String(format: "\n%@  rasterize + int8 inference: %.1f µs (≤ 30 µs)", passed ? "PASS" : "FAIL", full.medianSeconds * 1e6))
+                if !passed { throw ExitCode(1) }
+            }
         }
     }
 

@@ -77,6 +77,9 @@ struct TrainCommand: ParsableCommand {
     @Option(help: "Output prefix, e.g. Weights/shape-classifier.")
     var out: String
 
+    @Option(help: "shape: side of the square image drawings are rasterized to, in pixels.")
+    var imageSize = 28
+
     @Option(help: "motion: samples per window (at 50 Hz).")
     var window = 128
 
@@ -92,6 +95,7 @@ struct TrainCommand: ParsableCommand {
         guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1, got \(batchSize)") }
         guard learningRate > 0 && learningRate.isFinite else { throw ValidationError("--learning-rate must be positive") }
         guard patience >= 1 else { throw ValidationError("--patience must be at least 1, got \(patience)") }
+        guard imageSize >= 8 && imageSize <= 128 else { throw ValidationError("--image-size must be between 8 and 128, got \(imageSize)") }
         guard window >= 8 && window <= 4096 else { throw ValidationError("--window must be between 8 and 4096 samples, got \(window)") }
         guard hop >= 1 && hop <= window else { throw ValidationError("--hop must be between 1 and the window (\(window)), got \(hop)") }
         for name in (quantize ?? "").split(separator: ",") where StorageFormat(rawValue: name.trimmingCharacters(in: .whitespaces)) == nil {
@@ -105,7 +109,7 @@ struct TrainCommand: ParsableCommand {
     }
 
     func run() throws {
-        let rasterizer = ShapeRasterizer(), windowing = MotionWindowing(window: window, hop: hop)
+        let rasterizer = ShapeRasterizer(size: imageSize), windowing = MotionWindowing(window: window, hop: hop)
         let trainingData: PreparedData, validationData: PreparedData?
         do {
             trainingData = try prepare(data, task: task, classNames: nil, rasterizer: rasterizer, windowing: windowing)

@@ -51,41 +51,69 @@ public struct ShapeRasterizer: Sendable, Equatable {
 
     /// The image `[size, size, 1]` (row 0 at the top), values in [0, 1]. Check `problem(with:)` first: a drawing
     /// without extent is drawn as nothing.
+    ///
+    /// Each segment lights the pixels whose centres lie within `lineWidth / 2 + 0.5` of it, fading linearly over
+    /// the last pixel (anti-aliasing); a pixel keeps the brightest value any segment gives it. Points closer than
+    /// 0.3 px (in image pixels) to the last point drawn are skipped, so dense or repeated samples cost nothing
+    /// and move the line by less than a third of a pixel.
     public func rasterize(_ drawing: Drawing) -> Tensor {
         var pixels = [Float](repeating: 0, count: size * size)
-        guard let bounds = drawing.bounds else { return Tensor(shape: [size, size, 1], scalars: pixels) }
-        let extent = max(bounds.maxX - bounds.minX, bounds.maxY - bounds.minY)
-        let available = Double(size) - 2 * margin - 1
-        let scale = extent > 0 ? available / extent : 0
-        let centerX = (bounds.minX + bounds.maxX) / 2, centerY = (bounds.minY + bounds.maxY) / 2
-        let middle = Double(size - 1) / 2
-        let half = lineWidth / 2
-        func place(_ p: DrawingPoint) -> (Double, Double) { (middle + (p.x - centerX) * scale, middle + (p.y - centerY) * scale) }
-
+        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
         for stroke in drawing.strokes {
-            let points = stroke.map(place)
-            let segments = points.count == 1 ? [(points[0], points[0])] : Array(zip(points, points.dropFirst()))
-            for ((x0, y0), (x1, y1)) in segments {
-                let dx = x1 - x0, dy = y1 - y0
-                let lengthSquared = dx * dx + dy * dy
-                let minX = max(0, Int((min(x0, x1) - half - 1).rounded(.down)))
-                let maxX = min(size - 1, Int((max(x0, x1) + half + 1).rounded(.up)))
-                let minY = max(0, Int((min(y0, y1) - half - 1).rounded(.down)))
-                let maxY = min(size - 1, Int((max(y0, y1) + half + 1).rounded(.up)))
-                guard minX <= maxX, minY <= maxY else { continue }
-                for py in minY...maxY {
-                    for px in minX...maxX {
-                        // Distance from the pixel centre to the segment; coverage falls off over one pixel.
-                        let (qx, qy) = (Double(px), Double(py))
-                        let along = lengthSquared > 0 ? max(0, min(1, ((qx - x0) * dx + (qy - y0) * dy) / lengthSquared)) : 0
-                        let ex = qx - (x0 + along * dx), ey = qy - (y0 + along * dy)
-                        let distance = (ex * ex + ey * ey).squareRoot()
-                        let coverage = Float(max(0, min(1, half + 0.5 - distance)))
-                        if coverage > pixels[py * size + px] { pixels[py * size + px] = coverage }
-                    }
+            for point in stroke {
+                minX = min(minX, point.x); maxX = max(maxX, point.x)
+                minY = min(minY, point.y); maxY = max(maxY, point.y)
+            }
+        }
+        guard minX <= maxX else { return Tensor(shape: [size, size, 1], scalars: pixels) }
+        let extent = max(maxX - minX, maxY - minY)
+        let scale = extent > 0 ? (Double(size) - 2 * margin - 1) / extent : 0
+        let middle = Double(size - 1) / 2
+        let offsetX = middle - (minX + maxX) / 2 * scale, offsetY = middle - (minY + maxY) / 2 * scale
+        let reach = lineWidth / 2 + 0.5
+        let skip = 0.3 * 0.3
+        pixels.withUnsafeMutableBufferPointer { image in
+            for stroke in drawing.strokes {
+                guard let first = stroke.first else { continue }
+                var x0 = first.x * scale + offsetX, y0 = first.y * scale + offsetY
+                if stroke.count == 1 { drawSegment(x0, y0, x0, y0, reach: reach, into: image) }
+                for (index, point) in stroke.enumerated().dropFirst() {
+                    let x1 = point.x * scale + offsetX, y1 = point.y * scale + offsetY
+                    let dx = x1 - x0, dy = y1 - y0
+                    if dx * dx + dy * dy < skip && index < stroke.count - 1 { continue }
+                    drawSegment(x0, y0, x1, y1, reach: reach, into: image)
+                    x0 = x1
+                    y0 = y1
                 }
             }
         }
         return Tensor(shape: [size, size, 1], scalars: pixels)
+    }
+
+    /// Lights the pixels near the segment (x0, y0)–(x1, y1).
+    @inline(__always)
+    private func drawSegment(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, reach: Double,
+                             into image: UnsafeMutableBufferPointer<Float>) {
+        let dx = x1 - x0, dy = y1 - y0
+        let lengthSquared = dx * dx + dy * dy
+        let inverseLength = lengthSquared > 0 ? 1 / lengthSquared : 0
+        let reachSquared = reach * reach
+        let firstX = max(0, Int((min(x0, x1) - reach).rounded(.up)))
+        let lastX = min(size - 1, Int((max(x0, x1) + reach).rounded(.down)))
+        let firstY = max(0, Int((min(y0, y1) - reach).rounded(.up)))
+        let lastY = min(size - 1, Int((max(y0, y1) + reach).rounded(.down)))
+        guard firstX <= lastX, firstY <= lastY else { return }
+        for py in firstY...lastY {
+            let qy = Double(py) - y0
+            for px in firstX...lastX {
+                let qx = Double(px) - x0
+                let along = min(1, max(0, (qx * dx + qy * dy) * inverseLength))
+                let ex = qx - along * dx, ey = qy - along * dy
+                let distanceSquared = ex * ex + ey * ey
+                guard distanceSquared < reachSquared else { continue }
+                let coverage = Float(min(1, reach - distanceSquared.squareRoot()))
+                if coverage > image[py * size + px] { image[py * size + px] = coverage }
+            }
+        }
     }
 }

@@ -46,34 +46,55 @@ public struct SlidingWindow2D: Sendable {
 
     /// Unrolls every window into one row: `cols[(n·OH + oy)·OW + ox, (ky·KW + kx)·C + c]`, zero where the window
     /// hangs over the padding. Convolution then becomes one matrix product with the `[Cout, KH·KW·C]` weight.
+    ///
+    /// The matrix is zeroed in one pass; then, for each output row and kernel cell, the output columns whose
+    /// input lies inside the image are found once and filled in a plain strided loop.
     public func im2col(_ input: Tensor) -> Tensor {
-        let outputRows = batch * outputPositions
+        let (batch, height, width, channels) = (self.batch, self.height, self.width, self.channels)
+        let (kernelHeight, kernelWidth) = (windowHeight, windowWidth)
+        let (strideY, strideX) = (strideHeight, strideWidth)
+        let (outHeight, outWidth) = (rows.outputLength, columns.outputLength)
+        let (padTop, padLeft) = (rows.padBefore, columns.padBefore)
         let patch = patchLength
-        return Tensor(uninitializedShape: [outputRows, patch]) { cols in
-            guard let colsBase = cols.baseAddress else { return }
+        let total = batch * outHeight * outWidth * patch
+        return Tensor(uninitializedShape: [batch * outHeight * outWidth, patch]) { cols in
+            guard let base = cols.baseAddress else { return }
+            base.initialize(repeating: 0, count: total)
             input.withUnsafeBufferPointer { source in
                 guard let sourceBase = source.baseAddress else { return }
+                // Indices stay below the element counts the tensors already hold, so wrapping arithmetic (no
+                // overflow checks) is safe here, and checks would be most of this loop's cost.
                 for n in 0..<batch {
-                    for oy in 0..<rows.outputLength {
-                        let rowStart = oy * strideHeight - rows.padBefore
-                        for ox in 0..<columns.outputLength {
-                            let destinationRow = colsBase + ((n * rows.outputLength + oy) * columns.outputLength + ox) * patch
-                            let span = columnSpan(ox)
-                            for ky in 0..<windowHeight {
-                                let destination = destinationRow + ky * windowWidth * channels
-                                let iy = rowStart + ky
-                                guard iy >= 0 && iy < height && span.first < span.end else {
-                                    destination.initialize(repeating: 0, count: windowWidth * channels)
-                                    continue
+                    let image = sourceBase + n &* height &* width &* channels
+                    for oy in 0..<outHeight {
+                        let rowBase = base + (n &* outHeight &+ oy) &* outWidth &* patch
+                        for ky in 0..<kernelHeight {
+                            let iy = oy &* strideY &- padTop &+ ky
+                            if iy < 0 || iy >= height { continue }
+                            let sourceRow = image + iy &* width &* channels
+                            for kx in 0..<kernelWidth {
+                                // Output columns whose input column ox·sx − padLeft + kx lies in 0..<width.
+                                let shift = kx &- padLeft
+                                let firstOX = shift >= 0 ? 0 : (0 &- shift &+ strideX &- 1) / strideX
+                                let lastOX = Swift.min(outWidth &- 1, (width &- 1 &- shift) / strideX)
+                                if lastOX < firstOX || width &- 1 &- shift < 0 { continue }
+                                var to = rowBase + (firstOX &* patch &+ (ky &* kernelWidth &+ kx) &* channels)
+                                var from = sourceRow + (firstOX &* strideX &+ shift) &* channels
+                                let step = strideX &* channels
+                                if channels == 1 {
+                                    for _ in firstOX...lastOX {
+                                        to.pointee = from.pointee
+                                        to += patch
+                                        from += step
+                                    }
+                                } else {
+                                    for _ in firstOX...lastOX {
+                                        var c = 0
+                                        while c < channels { to[c] = from[c]; c &+= 1 }
+                                        to += patch
+                                        from += step
+                                    }
                                 }
-                                let before = span.windowOffset * channels
-                                let inside = (span.end - span.first) * channels
-                                let after = windowWidth * channels - before - inside
-                                if before > 0 { destination.initialize(repeating: 0, count: before) }
-                                (destination + before).initialize(
-                                    from: sourceBase + ((n * height + iy) * width + span.first) * channels,
-                                    count: inside)
-                                if after > 0 { (destination + before + inside).initialize(repeating: 0, count: after) }
                             }
                         }
                     }

@@ -1,0 +1,124 @@
+import Foundation
+
+/// Recognizes circle, triangle, square and star by geometry alone: no weights file, so it is the last link of
+/// the fallback chain.
+///
+/// Two measurements of the drawing's points decide:
+/// - **path / hull perimeter**: the length of the strokes over the perimeter of their convex hull. A convex
+///   outline traced once gives about 1; a pentagram's five chords give 1.62 (each chord is 2·sin 72° of the
+///   radius, the hull's sides 2·sin 36°). Above the midpoint, 1.3, it is a star.
+/// - **rectangularity**: the hull's area over the smallest rectangle around it at any angle. A rectangle gives 1,
+///   an ellipse π/4 ≈ 0.785, a triangle 0.5. The cut points are the midpoints: above 0.89 a square, below 0.64 a
+///   triangle, between them a circle.
+/// The thresholds come from those ideal shapes, not from fitting data; the probabilities fall off with the
+/// distance from each class's ideal value.
+public struct GeometricRecognizer: Sendable {
+    /// The classes it knows, in output order.
+    public static let labels = ["circle", "triangle", "square", "star"]
+
+    /// Creates the recognizer.
+    public init() {}
+
+    /// The two measurements of a drawing, or why there are none (fewer than 3 distinct points, no area).
+    public func measure(_ drawing: Drawing) throws(DataError) -> (pathOverHull: Double, rectangularity: Double) {
+        let points = drawing.strokes.joined().map { (x: $0.x, y: $0.y) }
+        guard points.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else {
+            throw DataError(file: "drawing", message: "a point is not a finite number")
+        }
+        let hull = convexHull(points)
+        let hullArea = area(hull)
+        let hullPerimeter = perimeter(hull, closed: true)
+        guard hull.count >= 3, hullArea > 1e-9 * max(hullPerimeter * hullPerimeter, 1e-300) else {
+            throw DataError(file: "drawing", message: "the drawing has no area (its points lie on a line or on one spot)")
+        }
+        var pathLength = 0.0
+        for stroke in drawing.strokes {
+            pathLength += perimeter(stroke.map { (x: $0.x, y: $0.y) }, closed: false)
+        }
+        return (pathLength / hullPerimeter, hullArea / minimumRectangleArea(hull))
+    }
+
+    /// The most likely shape with probabilities for each class.
+    public func classify(_ drawing: Drawing) throws(DataError) -> ShapePrediction {
+        let (ratio, rectangularity) = try measure(drawing)
+        // Scores: how close each measurement is to each class's ideal, as Gaussian likelihoods.
+        func closeness(_ value: Double, _ ideal: Double, _ spread: Double) -> Double {
+            exp(-0.5 * pow((value - ideal) / spread, 2))
+        }
+        let star = closeness(ratio, 1.62, 0.15)
+        let convex = closeness(ratio, 1.0, 0.15)
+        let scores = [
+            convex * closeness(rectangularity, 0.785, 0.05),
+            convex * closeness(rectangularity, 0.5, 0.07),
+            convex * closeness(rectangularity, 1.0, 0.05),
+            star,
+        ]
+        // The decision follows the midpoint rules exactly; the scores only shape the probabilities.
+        let decided: Int
+        if ratio > 1.3 { decided = 3 } else if rectangularity > 0.89 { decided = 2 } else if rectangularity < 0.64 { decided = 1 } else { decided = 0 }
+        let total = scores.reduce(0, +)
+        var probabilities = total > 0 ? scores.map { $0 / total } : [0.25, 0.25, 0.25, 0.25]
+        if probabilities.indices.max(by: { probabilities[$0] < probabilities[$1] }) != decided {
+            // Near a threshold the likelihoods can disagree with the rule; keep the rule and say it is unsure.
+            probabilities = probabilities.indices.map { $0 == decided ? 0.4 : 0.6 / 3 }
+        }
+        return ShapePrediction(labels: Self.labels, probabilities: probabilities)
+    }
+}
+
+/// The convex hull, counter-clockwise in y-up terms (Andrew's monotone chain).
+func convexHull(_ points: [(x: Double, y: Double)]) -> [(x: Double, y: Double)] {
+    let sorted = points.sorted { $0.x < $1.x || ($0.x == $1.x && $0.y < $1.y) }
+    guard sorted.count >= 3 else { return sorted }
+    func cross(_ o: (x: Double, y: Double), _ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) -> Double {
+        (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
+    }
+    var lower: [(x: Double, y: Double)] = [], upper: [(x: Double, y: Double)] = []
+    for p in sorted {
+        while lower.count >= 2 && cross(lower[lower.count - 2], lower[lower.count - 1], p) <= 0 { lower.removeLast() }
+        lower.append(p)
+    }
+    for p in sorted.reversed() {
+        while upper.count >= 2 && cross(upper[upper.count - 2], upper[upper.count - 1], p) <= 0 { upper.removeLast() }
+        upper.append(p)
+    }
+    return Array(lower.dropLast() + upper.dropLast())
+}
+
+/// The shoelace area of a polygon.
+func area(_ polygon: [(x: Double, y: Double)]) -> Double {
+    guard polygon.count >= 3 else { return 0 }
+    var total = 0.0
+    for i in polygon.indices {
+        let (a, b) = (polygon[i], polygon[(i + 1) % polygon.count])
+        total += a.x * b.y - b.x * a.y
+    }
+    return abs(total) / 2
+}
+
+/// The length of a polyline, closed or not.
+func perimeter(_ points: [(x: Double, y: Double)], closed: Bool) -> Double {
+    guard points.count >= 2 else { return 0 }
+    var total = 0.0
+    for i in 1..<points.count { total += hypot(points[i].x - points[i - 1].x, points[i].y - points[i - 1].y) }
+    if closed, let first = points.first, let last = points.last { total += hypot(first.x - last.x, first.y - last.y) }
+    return total
+}
+
+/// The smallest area of a rectangle holding a convex polygon: one of its sides lies along a hull edge.
+func minimumRectangleArea(_ hull: [(x: Double, y: Double)]) -> Double {
+    var best = Double.infinity
+    for i in hull.indices {
+        let (a, b) = (hull[i], hull[(i + 1) % hull.count])
+        let length = hypot(b.x - a.x, b.y - a.y)
+        guard length > 0 else { continue }
+        let (ux, uy) = ((b.x - a.x) / length, (b.y - a.y) / length)
+        var minU = Double.infinity, maxU = -Double.infinity, minV = Double.infinity, maxV = -Double.infinity
+        for p in hull {
+            let u = (p.x - a.x) * ux + (p.y - a.y) * uy, v = -(p.x - a.x) * uy + (p.y - a.y) * ux
+            minU = min(minU, u); maxU = max(maxU, u); minV = min(minV, v); maxV = max(maxV, v)
+        }
+        best = min(best, (maxU - minU) * (maxV - minV))
+    }
+    return best
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Tensor
+
+/// What a shape recognizer says about a drawing.
+public struct ShapePrediction: Sendable, Equatable {
+    /// The most likely class.
+    public let label: String
+    /// Its probability, 0…1.
+    public let confidence: Double
+    /// Every class's probability, in label order.
+    public let probabilities: [(label: String, probability: Double)]
+
+    /// Creates a prediction from per-class probabilities.
+    public init(labels: [String], probabilities: [Double]) {
+        let best = probabilities.indices.max { probabilities[$0] < probabilities[$1] } ?? 0
+        label = labels.indices.contains(best) ? labels[best] : ""
+        confidence = probabilities.indices.contains(best) ? probabilities[best] : 0
+        self.probabilities = zip(labels, probabilities).map { ($0, $1) }
+    }
+
+    public static func == (a: ShapePrediction, b: ShapePrediction) -> Bool {
+        a.label == b.label && a.confidence == b.confidence
+            && a.probabilities.map(\.label) == b.probabilities.map(\.label)
+            && a.probabilities.map(\.probability) == b.probabilities.map(\.probability)
+    }
+}
+
+/// The trained shape classifier: a weights file's model behind its rasterizer.
+public struct ShapeClassifier: Sendable {
+    /// The weights file it was built from.
+    public let file: ModelFile
+    /// The layers (dequantized once at load).
+    public let model: Sequential
+    /// The preprocessing the file describes.
+    public let rasterizer: ShapeRasterizer
+
+    /// Builds the classifier from a validated weights file; the file must describe a raster input.
+    public init(file: ModelFile) throws(DataError) {
+        self.file = file
+        rasterizer = try ShapeRasterizer(parameters: file.preprocessing)
+        guard file.input.shape == [rasterizer.size, rasterizer.size, 1], !file.labels.isEmpty else {
+            throw DataError(file: file.name, message: "the model takes input \(file.input.shape) with labels \(file.labels); "
+                + "a shape classifier takes [\(rasterizer.size), \(rasterizer.size), 1] with labels")
+        }
+        model = file.makeModel()
+    }
+
+    /// The classes, in output order.
+    public var labels: [String] { file.labels }
+
+    /// Classifies one drawing; a drawing it cannot see (fewer than 2 points, a NaN, no extent) is an error.
+    public func classify(_ drawing: Drawing) throws(DataError) -> ShapePrediction {
+        if let problem = rasterizer.problem(with: drawing) { throw DataError(file: "drawing", message: problem) }
+        return classify(image: rasterizer.rasterize(drawing))
+    }
+
+    /// Classifies an already rasterized drawing `[size, size, 1]`.
+    public func classify(image: Tensor) -> ShapePrediction {
+        let probabilities = model(image.reshaped([1] + image.shape)).scalars.map(Double.init)
+        return ShapePrediction(labels: labels, probabilities: probabilities)
+    }
+}

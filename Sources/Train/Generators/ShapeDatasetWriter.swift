@@ -1,0 +1,29 @@
+import Foundation
+import Models
+
+/// Writes drawings as a shape dataset (`drawing,label,stroke,x,y,t`), coordinates to 0.1 px, times in ms.
+public enum ShapeDatasetWriter {
+    /// The CSV text of `samples`, drawings named `<prefix><index>`.
+    public static func csv(_ samples: [ShapeGenerator.Sample], prefix: String) -> String {
+        var lines = ["drawing,label,stroke,x,y,t"]
+        for (index, sample) in samples.enumerated() {
+            for (stroke, points) in sample.drawing.strokes.enumerated() {
+                for point in points {
+                    lines.append("\(prefix)\(index),\(sample.label),\(stroke),\(format(point.x)),\(format(point.y)),\(Int(point.t ?? 0))")
+                }
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A single drawing as `classify shape` reads it: `stroke,x,y,t`.
+    public static func drawingCSV(_ drawing: Drawing) -> String {
+        var lines = ["stroke,x,y,t"]
+        for (stroke, points) in drawing.strokes.enumerated() {
+            for point in points { lines.append("\(stroke),\(format(point.x)),\(format(point.y)),\(Int(point.t ?? 0))") }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func format(_ value: Double) -> String { String(Int(value.rounded())) }
+}

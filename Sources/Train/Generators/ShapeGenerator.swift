@@ -1,0 +1,232 @@
+import Foundation
+import Models
+import Tensor
+
+/// Synthetic hand-drawn shapes that imitate people rather than geometry textbooks, deterministic for a seed.
+///
+/// Each simulated person has habits — how round their corners are, how much their hand shakes, how fast they
+/// draw, where they start and which way they go, how often they lift the pen — and draws many shapes, each with
+/// its own size, aspect ratio, slight rotation, careless vertices, closing gap or overlap, wobble, speed profile
+/// and point density. Datasets split by person, so test drawings come from people the training set never saw.
+public struct ShapeGenerator: Sendable {
+    /// The classes drawn, in label order.
+    public static let labels = ShapeDataset.standardLabels
+
+    /// A simulated person's habits.
+    struct Person {
+        let cornerRounding: Double      // share of an edge given to each rounded corner, 0…0.25
+        let tremor: Double              // high-frequency jitter, fraction of the size
+        let wobble: Double              // low-frequency wander, fraction of the size
+        let speed: Double               // size units per second at full speed
+        let sampleRate: Double          // touch samples per second
+        let clockwise: Bool             // preferred direction
+        let multiStroke: Double         // chance of drawing a polygon in several strokes
+        let closing: Double             // typical closing gap (−) or overlap (+), fraction of the perimeter
+    }
+
+    /// A drawing with its label and person.
+    public struct Sample: Sendable {
+        public let label: String
+        public let person: Int
+        public let drawing: Drawing
+    }
+
+    private var generator: SeededGenerator
+
+    /// Creates a generator; the same seed always gives the same drawings.
+    public init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
+
+    private mutating func uniform(_ low: Double, _ high: Double) -> Double { generator.nextUniform(in: low..<high) }
+    private mutating func normal(_ sd: Double) -> Double { generator.nextNormal(standardDeviation: sd) }
+    private mutating func chance(_ p: Double) -> Bool { generator.nextUnitDouble() < p }
+    private mutating func logUniform(_ low: Double, _ high: Double) -> Double { exp(uniform(log(low), log(high))) }
+
+    mutating func person() -> Person {
+        Person(
+            cornerRounding: chance(0.4) ? uniform(0, 0.04) : uniform(0.03, 0.22),
+            tremor: logUniform(0.001, 0.012), wobble: uniform(0, 0.035), speed: logUniform(1.5, 8),
+            sampleRate: uniform(30, 80), clockwise: chance(0.5), multiStroke: chance(0.7) ? 0.05 : uniform(0.2, 0.7),
+            closing: uniform(-0.12, 0.06))
+    }
+
+    /// `peopleCount` people drawing `perPerson` shapes each, cycling through the four classes.
+    public mutating func samples(people peopleCount: Int, perPerson: Int, firstPerson: Int = 0) -> [Sample] {
+        var result: [Sample] = []
+        for p in 0..<peopleCount {
+            let habits = person()
+            for index in 0..<perPerson {
+                let label = Self.labels[(index + p) % Self.labels.count]
+                result.append(Sample(label: label, person: firstPerson + p, drawing: draw(label, by: habits)))
+            }
+        }
+        return result
+    }
+
+    // MARK: - One drawing
+
+    mutating func draw(_ label: String, by person: Person) -> Drawing {
+        // The outline in unit coordinates (y down), as a closed path or as polygon corners.
+        var path: [(Double, Double)]
+        var corners: [Int] = []
+        switch label {
+        case "circle":
+            path = ellipse(person: person)
+        case "triangle":
+            let apexX = 0.5 + normal(0.12)
+            var vertices = [(apexX, 0.0 + normal(0.03)), (1 + normal(0.07), 1 + normal(0.05)), (0 + normal(0.07), 1 + normal(0.05))]
+            (path, corners) = polygon(&vertices, person: person)
+        case "square":
+            var vertices = [(0 + normal(0.04), 0 + normal(0.04)), (1 + normal(0.04), 0 + normal(0.04)),
+                            (1 + normal(0.04), 1 + normal(0.04)), (0 + normal(0.04), 1 + normal(0.04))]
+            (path, corners) = polygon(&vertices, person: person)
+        default:
+            // A pentagram in one line: every second vertex of a (careless) pentagon.
+            let spin = normal(0.08)
+            var points: [(Double, Double)] = []
+            for k in 0..<5 {
+                let angle = -Double.pi / 2 + Double(k * 2 % 5) * 2 * Double.pi / 5 * 1 + spin
+                let radius = 1 + normal(0.07)
+                points.append((0.5 + 0.5 * radius * cos(angle + normal(0.05)), 0.5 + 0.5 * radius * sin(angle + normal(0.05))))
+            }
+            (path, corners) = polygon(&points, person: person)
+        }
+        // Size, aspect ratio, slight rotation, placement.
+        let size = logUniform(40, 320)
+        let aspect = label == "circle" || label == "star" ? logUniform(0.72, 1.38) : logUniform(0.55, 2.0)
+        let rotation = normal(label == "triangle" ? 0.12 : 0.08) + (chance(0.06) ? uniform(-0.6, 0.6) : 0)
+        let (ox, oy) = (uniform(0, 800), uniform(0, 800))
+        let (sx, sy) = (size * aspect.squareRoot(), size / aspect.squareRoot())
+        let (cosR, sinR) = (cos(rotation), sin(rotation))
+        path = path.map { x, y in
+            let (u, v) = ((x - 0.5) * sx, (y - 0.5) * sy)
+            return (ox + u * cosR - v * sinR, oy + u * sinR + v * cosR)
+        }
+        // Wobble and tremor, in pixels.
+        let phases = (0..<3).map { _ in uniform(0, 2 * Double.pi) }
+        let wobble = person.wobble * size * uniform(0.5, 1.5)
+        let count = Double(max(path.count - 1, 1))
+        path = path.enumerated().map { i, point in
+            let s = Double(i) / count
+            let w = wobble * (sin(2 * .pi * (s * 2.3) + phases[0]) + 0.5 * sin(2 * .pi * (s * 5.1) + phases[1]))
+            let w2 = wobble * sin(2 * .pi * (s * 3.7) + phases[2])
+            return (point.0 + w + normal(person.tremor * size), point.1 + w2 + normal(person.tremor * size))
+        }
+        return timed(path, corners: corners, person: person, size: size, label: label)
+    }
+
+    /// An ellipse from a random start, either way round, stopping short of or past the start.
+    mutating func ellipse(person: Person) -> [(Double, Double)] {
+        let start = uniform(0, 2 * Double.pi)
+        let direction = (person.clockwise != chance(0.15)) ? 1.0 : -1.0
+        // Circles often run past the start (fast ones by a third of a turn) and curl in or out as they do.
+        let overrun = chance(0.45) ? uniform(0, 0.3) : person.closing + normal(0.06)
+        let sweep = 2 * Double.pi * (1 + max(-0.2, overrun))
+        let drift = normal(overrun > 0.08 ? 0.12 : 0.05)  // the radius creeps in or out: spiral-ish endings
+        // People's circles are not ellipses: flattened sides and bulges make them egg-like (3-fold), squarish
+        // (4-fold) or bumpy (5-fold). Radial harmonics of a few percent imitate that.
+        let harmonics = (3...5).map { k in (k: Double(k), amplitude: abs(normal(k == 4 ? 0.035 : 0.03)), phase: uniform(0, 2 * Double.pi)) }
+        let steps = 200
+        return (0...steps).map { i in
+            let s = Double(i) / Double(steps)
+            let angle = start + direction * sweep * s
+            var radius = 0.5 * (1 + drift * s)
+            for h in harmonics { radius += 0.5 * min(h.amplitude, 0.08) * cos(h.k * angle + h.phase) }
+            return (0.5 + radius * cos(angle), 0.5 + radius * sin(angle))
+        }
+    }
+
+    /// A closed polygon traced from a random vertex, either way round, with rounded or overshot corners and a
+    /// closing gap or overlap. Returns the dense path and the indices of its corners.
+    mutating func polygon(_ vertices: inout [(Double, Double)], person: Person) -> ([(Double, Double)], [Int]) {
+        if person.clockwise == chance(0.2) { vertices.reverse() }
+        let first = chance(0.5) ? 0 : generator.nextIndex(below: vertices.count)
+        vertices = Array(vertices[first...] + vertices[..<first])
+        var loop = vertices + [vertices[0]]
+        // Closing: stop short of the start, or run on along the first edge.
+        let closing = person.closing + normal(0.04)
+        let (a, b) = (loop[0], loop[1])
+        if closing > 0 {
+            loop.append((a.0 + (b.0 - a.0) * min(closing * 2, 0.4), a.1 + (b.1 - a.1) * min(closing * 2, 0.4)))
+        } else {
+            let (y, z) = (loop[loop.count - 2], loop[loop.count - 1])
+            let keep = max(0.55, 1 + closing * 2)
+            loop[loop.count - 1] = (y.0 + (z.0 - y.0) * keep, y.1 + (z.1 - y.1) * keep)
+        }
+        var path: [(Double, Double)] = []
+        var corners: [Int] = []
+        let rounding = max(0, person.cornerRounding + normal(0.03))
+        for i in 0..<(loop.count - 1) {
+            let (p, q) = (loop[i], loop[i + 1])
+            let length = hypot(q.0 - p.0, q.1 - p.1)
+            let cut = i == 0 || i == loop.count - 2 ? 0 : min(rounding, 0.45)
+            let overshoot = chance(0.25) ? uniform(0, 0.08) : 0
+            let steps = max(4, Int(length * 60))
+            for s in 0...steps {
+                let f = Double(s) / Double(steps)
+                if i > 0 && f < cut { continue }
+                if f > 1 - cut && i < loop.count - 2 { break }
+                path.append((p.0 + (q.0 - p.0) * f, p.1 + (q.1 - p.1) * f))
+            }
+            if overshoot > 0 && i < loop.count - 2 {
+                path.append((q.0 + (q.0 - p.0) * overshoot, q.1 + (q.1 - p.1) * overshoot))
+            }
+            if i < loop.count - 2 {
+                // A rounded corner: a quadratic curve from the cut point through the corner's neighbourhood.
+                let r = loop[i + 2]
+                let from = (q.0 + (p.0 - q.0) * cut, q.1 + (p.1 - q.1) * cut)
+                let to = (q.0 + (r.0 - q.0) * cut, q.1 + (r.1 - q.1) * cut)
+                for s in 1...8 where cut > 0 {
+                    let t = Double(s) / 9
+                    let x = (1 - t) * (1 - t) * from.0 + 2 * (1 - t) * t * q.0 + t * t * to.0
+                    let y = (1 - t) * (1 - t) * from.1 + 2 * (1 - t) * t * q.1 + t * t * to.1
+                    path.append((x, y))
+                }
+                corners.append(path.count - 1)
+            }
+        }
+        return (path, corners)
+    }
+
+    /// Samples the dense path as touch points with timestamps: the pen slows into corners and speeds along
+    /// edges; the sample rate and speed give the point density. Some drawings lift the pen at corners.
+    mutating func timed(_ path: [(Double, Double)], corners: [Int], person: Person, size: Double, label: String) -> Drawing {
+        // Arc length, then a speed profile: slower near corners and at the ends.
+        var lengths = [0.0]
+        for i in 1..<path.count { lengths.append(lengths[i - 1] + hypot(path[i].0 - path[i - 1].0, path[i].1 - path[i - 1].1)) }
+        let total = max(lengths.last ?? 1, 1e-9)
+        let speed = person.speed * size * uniform(0.6, 1.6)
+        let interval = 1 / (person.sampleRate * uniform(0.85, 1.15))
+        let cornerLengths = corners.map { lengths[$0] }
+        var points: [DrawingPoint] = []
+        var distance = 0.0, time = 0.0, index = 0
+        while distance <= total {
+            while index + 1 < path.count && lengths[index + 1] < distance { index += 1 }
+            let span = index + 1 < path.count ? lengths[index + 1] - lengths[index] : 1
+            let f = span > 0 ? (distance - lengths[index]) / span : 0
+            let next = path[min(index + 1, path.count - 1)]
+            points.append(DrawingPoint(x: path[index].0 + (next.0 - path[index].0) * f,
+                                       y: path[index].1 + (next.1 - path[index].1) * f, t: (time * 1000).rounded()))
+            let nearCorner = cornerLengths.map { abs($0 - distance) }.min() ?? total
+            let slow = 0.35 + 0.65 * min(1, nearCorner / (0.08 * total))
+            let ends = min(1, 0.3 + min(distance, total - distance) / (0.05 * total))
+            distance += speed * slow * ends * interval
+            time += interval
+            if chance(0.03) { points.append(points[points.count - 1]) }  // a repeated sample
+        }
+        if let last = path.last { points.append(DrawingPoint(x: last.0, y: last.1, t: (time * 1000).rounded())) }
+        // Several strokes: lift the pen at some corners (polygons) or half way (circles).
+        guard label != "circle" ? chance(person.multiStroke) : chance(person.multiStroke * 0.3), points.count > 8 else {
+            return Drawing(strokes: [points])
+        }
+        var cuts = corners.filter { _ in chance(0.6) }.map { Int(Double($0) / Double(max(path.count - 1, 1)) * Double(points.count - 1)) }
+        if label == "circle" || cuts.isEmpty { cuts = [points.count / 2] }
+        var strokes: [[DrawingPoint]] = []
+        var start = 0
+        for cut in cuts.sorted() where cut > start + 1 && cut < points.count - 2 {
+            strokes.append(Array(points[start...cut]))
+            start = cut + (chance(0.5) ? 1 : 0)
+        }
+        strokes.append(Array(points[start...]))
+        return Drawing(strokes: strokes)
+    }
+}
