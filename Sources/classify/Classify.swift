@@ -18,6 +18,6 @@ struct Classify: ParsableCommand {
             Example: classify train shape --data shapes.csv --quantize int8 --out Weights/shape-classifier
             """,
         version: "0.1.0",
-        subcommands: [TrainCommand.self, Evaluate.self, Generate.self, Inspect.self]
+        subcommands: [Shape.self, TrainCommand.self, Evaluate.self, Generate.self, Inspect.self]
     )
 }

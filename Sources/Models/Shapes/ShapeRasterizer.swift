@@ -54,8 +54,8 @@ public struct ShapeRasterizer: Sendable, Equatable {
     ///
     /// Each segment lights the pixels whose centres lie within `lineWidth / 2 + 0.5` of it, fading linearly over
     /// the last pixel (anti-aliasing); a pixel keeps the brightest value any segment gives it. Points closer than
-    /// 0.3 px (in image pixels) to the last point drawn are skipped, so dense or repeated samples cost nothing
-    /// and move the line by less than a third of a pixel.
+    /// half a pixel to the last point drawn are skipped, so dense or repeated samples cost nothing and move the
+    /// line by less than half a pixel.
     public func rasterize(_ drawing: Drawing) -> Tensor {
         var pixels = [Float](repeating: 0, count: size * size)
         var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
@@ -71,7 +71,7 @@ public struct ShapeRasterizer: Sendable, Equatable {
         let middle = Double(size - 1) / 2
         let offsetX = middle - (minX + maxX) / 2 * scale, offsetY = middle - (minY + maxY) / 2 * scale
         let reach = lineWidth / 2 + 0.5
-        let skip = 0.3 * 0.3
+        let skip = 0.5 * 0.5
         pixels.withUnsafeMutableBufferPointer { image in
             for stroke in drawing.strokes {
                 guard let first = stroke.first else { continue }

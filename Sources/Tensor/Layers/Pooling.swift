@@ -146,10 +146,27 @@ public struct GlobalAveragePool: Layer {
         return [inputShape[0], inputShape[inputShape.count - 1]]
     }
 
-    /// Averages `input` over its middle axes.
+    /// Averages `input` over its middle axes, in one pass.
     public func forward(_ input: Tensor) -> Tensor {
         let outputShape = outputShape(for: input.shape)
+        let (batch, channels) = (outputShape[0], outputShape[1])
         let positions = elementCount(Array(input.shape.dropFirst().dropLast()))
-        return input.reshaped([outputShape[0], positions, outputShape[1]]).mean(axis: 1)
+        shapePrecondition(positions > 0, "GlobalAveragePool over no positions: input \(describeShape(input.shape))")
+        let scale = 1 / Float(positions)
+        return Tensor(uninitializedShape: outputShape) { out in
+            guard let outBase = out.baseAddress else { return }
+            outBase.initialize(repeating: 0, count: batch * channels)
+            input.withUnsafeBufferPointer { source in
+                guard var cell = source.baseAddress else { return }
+                for n in 0..<batch {
+                    let row = outBase + n &* channels
+                    for _ in 0..<positions {
+                        for c in 0..<channels { row[c] += cell[c] }
+                        cell += channels
+                    }
+                    for c in 0..<channels { row[c] *= scale }
+                }
+            }
+        }
     }
 }

@@ -1,0 +1,44 @@
+/// Reads one drawing from CSV: columns `x,y`, optional `t` (ms) and `stroke` (0-based; absent means one
+/// stroke), in any order, other columns ignored. `-` reads standard input.
+public enum DrawingReader {
+    /// The most points a drawing may have: far beyond any touch screen's, and a guard against feeding a
+    /// dataset by mistake.
+    public static let maximumPoints = 1_000_000
+
+    /// The drawing in the file, checked: finite numbers, whole non-negative stroke indices, at least one point.
+    public static func read(_ path: String) throws(DataError) -> Drawing {
+        var reader = try CSVReader(path: path)
+        let columns = try reader.columns(["x", "y"])
+        let tColumn = reader.optionalColumn("t"), strokeColumn = reader.optionalColumn("stroke")
+        if reader.optionalColumn("drawing") != nil && reader.optionalColumn("label") != nil {
+            throw DataError(file: path, line: 1, message: "this is a dataset (it has drawing and label columns); "
+                + "classify one drawing at a time, or use `classify evaluate shape --data \(path)`")
+        }
+        var strokes: [Int: [DrawingPoint]] = [:]
+        var order: [Int] = []
+        var count = 0
+        while let fields = try reader.next() {
+            var stroke = 0
+            if let strokeColumn {
+                let value = try reader.number(fields[strokeColumn], column: strokeColumn)
+                guard value >= 0, value == value.rounded(), value < 1_000_000 else {
+                    throw DataError(file: path, line: reader.lineNumber, column: (strokeColumn + 1, "stroke"),
+                                    message: "\(fields[strokeColumn]) is not a stroke index (0, 1, 2, …)")
+                }
+                stroke = Int(value)
+            }
+            let point = DrawingPoint(
+                x: try reader.number(fields[columns[0]], column: columns[0]),
+                y: try reader.number(fields[columns[1]], column: columns[1]),
+                t: try tColumn.map { column throws(DataError) in try reader.number(fields[column], column: column) })
+            if strokes[stroke] == nil { order.append(stroke) }
+            strokes[stroke, default: []].append(point)
+            count += 1
+            if count > maximumPoints {
+                throw DataError(file: path, line: reader.lineNumber, message: "more than \(maximumPoints) points; is this one drawing?")
+            }
+        }
+        guard count > 0 else { throw DataError(file: path, line: 2, message: "no points: the file has a header but no rows") }
+        return Drawing(strokes: order.sorted().compactMap { strokes[$0] })
+    }
+}
