@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+
+/// The package root (the shipped Weights/ and Datasets/ are found relative to it).
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+extension CommandRun {
+    /// Runs classify from the package root, optionally feeding `input` on stdin.
+    static func classifyAtRoot(_ arguments: [String], input: String? = nil) throws -> CommandRun {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("classify")
+        process.arguments = arguments
+        process.currentDirectoryURL = packageRoot
+        let output = Pipe(), error = Pipe(), standardInput = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = standardInput
+        try process.run()
+        if let input { standardInput.fileHandleForWriting.write(Data(input.utf8)) }
+        try standardInput.fileHandleForWriting.close()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CommandRun(status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
+                          standardError: String(decoding: errorData, as: UTF8.self))
+    }
+}
+
+@Suite("classify shape")
+struct ShapeCommandTests {
+    @Test(arguments: ["circle", "triangle", "square", "star"])
+    func theShippedModelRecognizesEachExample(label: String) throws {
+        let run = try CommandRun.classifyAtRoot(["shape", "Datasets/examples/\(label).csv"])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.hasPrefix("\(label)  (confidence "), "\(run.standardOutput)")
+        #expect(run.standardOutput.contains("model shape-classifier.int8)"))
+        #expect(run.standardError == "")
+    }
+
+    @Test func jsonAndRenderAndStandardInput() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let svg = folder.appendingPathComponent("star.svg")
+        let run = try CommandRun.classifyAtRoot(["shape", "-", "--json", "--render", svg.path],
+                                                input: try String(contentsOf: packageRoot.appendingPathComponent("Datasets/examples/star.csv"), encoding: .utf8))
+        #expect(run.status == 0, "\(run.standardError)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
+        #expect(object["label"] as? String == "star")
+        #expect(object["model"] as? String == "shape-classifier.int8")
+        #expect((object["attempts"] as? [Any])?.isEmpty == true)
+        let probabilities = try #require(object["probabilities"] as? [String: Double])
+        #expect(Set(probabilities.keys) == ["circle", "triangle", "square", "star"])
+        #expect(abs(probabilities.values.reduce(0, +) - 1) < 1e-5)
+        #expect(object["confidence"] as? Double == probabilities["star"])
+        let picture = try String(contentsOf: svg, encoding: .utf8)
+        #expect(picture.hasPrefix("<svg") && picture.contains("<polyline") && picture.contains("model's view: 16×16"))
+    }
+
+    func drawingFile(_ text: String, in folder: URL) throws -> String {
+        let url = folder.appendingPathComponent("drawing-\(UUID().uuidString).csv")
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    @Test func drawingsWithoutAShapeGetAPreciseError() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let one = try drawingFile("x,y\n5,5\n", in: folder)
+        let runOne = try CommandRun.classifyAtRoot(["shape", one])
+        #expect(runOne.status == 65)
+        #expect(runOne.standardError == "error: \(one): a drawing needs at least 2 points, this one has 1\n")
+        let same = try drawingFile("x,y\n" + String(repeating: "7,7\n", count: 30), in: folder)
+        let runSame = try CommandRun.classifyAtRoot(["shape", same])
+        #expect(runSame.status == 65)
+        #expect(runSame.standardError == "error: \(same): all 30 points are at the same place; there is no shape to see\n")
+        let nan = try drawingFile("x,y\n1,2\nnan,3\n", in: folder)
+        let runNaN = try CommandRun.classifyAtRoot(["shape", nan])
+        #expect(runNaN.status == 65)
+        #expect(runNaN.standardError == "error: \(nan):3: column 1 (x): nan is not a finite number\n")
+        let missing = try CommandRun.classifyAtRoot(["shape", folder.appendingPathComponent("none.csv").path])
+        #expect(missing.status == 66)
+    }
+
+    @Test func aHundredThousandPointCircleIsStillACircle() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var text = "x,y,t\n"
+        for i in 0..<100_000 {
+            let angle = Double(i) / 100_000 * 2 * .pi
+            text += String(format: "%.3f,%.3f,%d\n", 300 + 120 * cos(angle), 300 + 110 * sin(angle), i)
+        }
+        let run = try CommandRun.classifyAtRoot(["shape", try drawingFile(text, in: folder)])
+        #expect(run.status == 0)
+        #expect(run.standardOutput.hasPrefix("circle  (confidence "), "\(run.standardOutput)")
+        #expect(!run.standardOutput.contains("uncertain"))
+    }
+
+    @Test func aScribbleIsFlaggedUncertain() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let zigzag = "x,y\n" + (0..<40).map { "\($0 * 6),\($0 % 2 == 0 ? 0 : 50)" }.joined(separator: "\n") + "\n"
+        let run = try CommandRun.classifyAtRoot(["shape", try drawingFile(zigzag, in: folder)])
+        #expect(run.status == 0)
+        #expect(run.standardOutput.contains("uncertain: the drawing is open"), "\(run.standardOutput)")
+    }
+
+    @Test func brokenWeightsFallBackToTheGeometricRecognizer() throws {
+        let run = try CommandRun.classifyAtRoot(["shape", "Datasets/examples/square.csv", "--weights", "/nonexistent/w.weights", "--json"])
+        #expect(run.status == 0)
+        #expect(run.standardError == "warning: w: /nonexistent/w.weights: no such weights file; trying the next model\n")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
+        #expect(object["model"] as? String == "geometric")
+        #expect(object["label"] as? String == "square")
+        #expect((object["attempts"] as? [[String: String]])?.first?["model"] == "w")
+    }
+}
