@@ -13,13 +13,15 @@ deps:
 		pkg-config --exists openblas || { echo "error: libopenblas-dev installed but pkg-config cannot find 'openblas'" >&2; exit 1; }; \
 	fi
 
-# Until the models land, the demo is the quick engine benchmark (about 10 s after the build).
+# The demo classifies the bundled example drawings with the shipped weights.
 demo: deps
-	$(SWIFT) build -c release --product bench
 	$(SWIFT) build -c release --product classify
-	.build/release/classify --help
-	@echo
-	@.build/release/bench engine --quick || echo "note: this quick run missed a speed target; 'make bench' measures longer"
+	@for shape in circle triangle square star; do \
+		echo "$$ classify shape Datasets/examples/$$shape.csv"; \
+		.build/release/classify shape Datasets/examples/$$shape.csv || exit 1; \
+	done
+	@echo "$$ classify inspect Weights/shape-classifier.int8.weights"
+	@.build/release/classify inspect Weights/shape-classifier.int8.weights
 
 test: deps
 	$(SWIFT) build --build-tests
@@ -28,3 +30,4 @@ test: deps
 bench: deps
 	$(SWIFT) build -c release --product bench
 	.build/release/bench engine
+	.build/release/bench shape
