@@ -28,9 +28,10 @@ public struct MotionSample: Sendable, Equatable {
     }
 }
 
-/// Turns samples into windows of orientation-free features, the motion classifier's input `[window, 3]`:
-/// user acceleration along gravity (vertical, g), its magnitude across gravity (horizontal, g), and the rotation
-/// rate's magnitude (rad/s). None depends on how the phone sits in the pocket.
+/// Turns samples into windows of orientation-free features, the motion classifier's input `[window, 2]`:
+/// user acceleration along gravity (vertical, g) and its magnitude across gravity (horizontal, g). Neither depends
+/// on how the phone sits in the pocket, and neither needs a gyroscope, so accelerometer-only recordings give the
+/// same features.
 public struct MotionWindowing: Sendable, Equatable {
     /// Samples per window.
     public var window: Int
@@ -40,7 +41,7 @@ public struct MotionWindowing: Sendable, Equatable {
     public var rate: Double
 
     /// Feature channels per sample.
-    public static let featureCount = 3
+    public static let featureCount = 2
 
     /// Creates the windowing.
     public init(window: Int = 128, hop: Int = 64, rate: Double = 50) {
@@ -52,7 +53,7 @@ public struct MotionWindowing: Sendable, Equatable {
     /// The parameters as a weights file's `preprocessing` header stores them.
     public var parameters: [String: JSONValue] {
         ["kind": .string("motion-windows"), "window": .number(Double(window)), "hop": .number(Double(hop)),
-         "rate": .number(rate), "features": .string("vertical,horizontal,rotation")]
+         "rate": .number(rate), "features": .string("vertical,horizontal")]
     }
 
     /// The windowing a weights file's `preprocessing` header describes, or why it cannot be built.
@@ -88,7 +89,7 @@ public struct MotionWindowing: Sendable, Equatable {
         var values = [Float]()
         values.reserveCapacity(starts.count * window * Self.featureCount)
         for start in starts {
-            for f in features[start..<(start + window)] { values += [Float(f.vertical), Float(f.horizontal), Float(f.rotation)] }
+            for f in features[start..<(start + window)] { values += [Float(f.vertical), Float(f.horizontal)] }
         }
         return Tensor(shape: [starts.count, window, Self.featureCount], scalars: values)
     }

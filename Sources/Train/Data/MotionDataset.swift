@@ -8,8 +8,8 @@ public struct LabeledSession: Sendable {
     public let id: String
     /// The `label` column's value.
     public let label: String
-    /// The samples, in file order.
-    public let samples: [MotionSample]
+    /// The samples, at the windowing's rate, split where the recording had gaps.
+    public let segments: [[MotionSample]]
     /// The session's first and last lines in the file.
     public let lines: ClosedRange<Int>
 }
@@ -19,59 +19,67 @@ public enum MotionDataset {
     /// The two states, in class order.
     public static let standardLabels = ["walking", "running"]
 
-    /// The Core Motion columns read (attitude is not needed: the features do not depend on orientation).
-    static let requiredColumns = [
-        "gravity.x", "gravity.y", "gravity.z", "rotationRate.x", "rotationRate.y", "rotationRate.z",
-        "userAcceleration.x", "userAcceleration.y", "userAcceleration.z",
-    ]
-
-    /// Every session of the file, checked: numbers finite, one label per session, and each at least one window
-    /// long. Rows of a session need not be together; they keep their file order.
+    /// Every session of the file, checked: numbers finite, one label per session, timestamps increasing within a
+    /// session, and each at least one window long. Rows of a session need not be together; they keep their file
+    /// order. Core Motion columns or raw accelerometer `acc.*` (optionally `gyro.*`) are read, with optional
+    /// `timestamp`; each session is converted like a recording (units, gravity, gaps, resampling).
     public static func read(_ path: String, windowing: MotionWindowing = MotionWindowing()) throws(DataError) -> [LabeledSession] {
         var reader = try CSVReader(path: path)
         let idColumns = try reader.columns(["session", "label"])
-        let valueColumns: [Int]
-        do {
-            valueColumns = try reader.columns(requiredColumns)
-        } catch {
-            let hasRaw = reader.optionalColumn("acc.x") != nil
-            throw DataError(file: path, line: 1, message: error.message
-                + (hasRaw ? " (raw accelerometer recordings are not read yet: the motion-classifier issue adds them)" : ""))
+        let find = { (names: [String]) in names.compactMap { reader.optionalColumn($0) } }
+        let gravity = find(["gravity.x", "gravity.y", "gravity.z"]), user = find(["userAcceleration.x", "userAcceleration.y", "userAcceleration.z"])
+        let rotation = find(["rotationRate.x", "rotationRate.y", "rotationRate.z"]), acc = find(["acc.x", "acc.y", "acc.z"])
+        let gyro = find(["gyro.x", "gyro.y", "gyro.z"])
+        let coreMotion = gravity.count == 3 && user.count == 3
+        guard coreMotion || acc.count == 3 else {
+            throw DataError(file: path, line: 1, message: "missing columns: a motion dataset needs gravity.x/y/z and "
+                + "userAcceleration.x/y/z (Core Motion), or acc.x/y/z (raw accelerometer), besides session and label")
         }
+        let valueColumns = coreMotion ? gravity + user : acc
+        let spinColumns = coreMotion ? (rotation.count == 3 ? rotation : []) : (gyro.count == 3 ? gyro : [])
+        let timeColumn = reader.optionalColumn("timestamp")
         var order: [String] = []
-        var sessions: [String: (label: String, first: Int, last: Int, samples: [MotionSample])] = [:]
+        var sessions: [String: (label: String, first: Int, last: Int, values: [[Double]], times: [Double])] = [:]
         while let fields = try reader.next() {
             let line = reader.lineNumber
             let id = fields[idColumns[0]], label = fields[idColumns[1]].trimmingCharacters(in: .whitespaces)
             var v = [Double](repeating: 0, count: 9)
             for (i, column) in valueColumns.enumerated() { v[i] = try reader.number(fields[column], column: column) }
-            let sample = MotionSample(gravity: (v[0], v[1], v[2]), rotationRate: (v[3], v[4], v[5]), userAcceleration: (v[6], v[7], v[8]))
-            if var session = sessions[id] {
-                guard session.label == label else {
-                    throw DataError(file: path, line: line, column: (idColumns[1] + 1, "label"),
-                                    message: "session '\(id)' is labelled '\(session.label)' above and '\(label)' here")
-                }
-                session.samples.append(sample)
-                session.last = line
-                sessions[id] = session
-            } else {
+            for (i, column) in spinColumns.enumerated() { v[6 + i] = try reader.number(fields[column], column: column) }
+            var session = sessions[id] ?? (label, line, line, [], [])
+            if session.values.isEmpty {
                 guard !label.isEmpty else {
                     throw DataError(file: path, line: line, column: (idColumns[1] + 1, "label"), message: "empty label")
                 }
                 order.append(id)
-                sessions[id] = (label, line, line, [sample])
+            } else if session.label != label {
+                throw DataError(file: path, line: line, column: (idColumns[1] + 1, "label"),
+                                message: "session '\(id)' is labelled '\(session.label)' above and '\(label)' here")
             }
+            let time = try timeColumn.map { column throws(DataError) in try reader.number(fields[column], column: column) }
+                ?? Double(session.values.count) / windowing.rate
+            if let previous = session.times.last, time <= previous {
+                throw DataError(file: path, line: line, column: timeColumn.map { ($0 + 1, "timestamp") },
+                                message: "timestamp \(time) of session '\(id)' does not come after \(previous); timestamps must increase")
+            }
+            session.values.append(v)
+            session.times.append(time)
+            session.last = line
+            sessions[id] = session
         }
         if order.isEmpty { throw DataError(file: path, line: 2, message: "no sessions: the file has a header but no rows") }
         var result: [LabeledSession] = []
         for id in order {
             guard let session = sessions[id] else { continue }
-            guard session.samples.count >= windowing.window else {
+            let recording = MotionRecordingReader.assemble(session.values, times: session.times, coreMotion: coreMotion,
+                                                           rate: windowing.rate, window: windowing.window)
+            let longest = recording.segments.map(\.count).max() ?? 0
+            guard longest >= windowing.window else {
                 throw DataError(file: path, line: session.first,
-                                message: "session '\(id)' (lines \(session.first)–\(session.last)) has \(session.samples.count) "
-                                    + "samples; one window needs \(windowing.window) (\(String(format: "%.2f", Double(windowing.window) / windowing.rate)) s)")
+                                message: "session '\(id)' (lines \(session.first)–\(session.last)) has \(longest) samples; "
+                                    + "one window needs \(windowing.window) (\(String(format: "%.2f", Double(windowing.window) / windowing.rate)) s)")
             }
-            result.append(LabeledSession(id: id, label: session.label, samples: session.samples, lines: session.first...session.last))
+            result.append(LabeledSession(id: id, label: session.label, segments: recording.segments, lines: session.first...session.last))
         }
         return result
     }
@@ -96,7 +104,7 @@ public enum MotionDataset {
                                 message: "session '\(session.id)' has label '\(session.label)', which the model does not know "
                                     + "(it knows \(classNames.joined(separator: ", ")))")
             }
-            let windows = windowing.windows(session.samples)
+            let windows = Tensor.concatenate(session.segments.map(windowing.windows), axis: 0)
             parts.append(windows)
             labels += Array(repeating: label, count: windows.shape[0])
             groups += Array(repeating: index, count: windows.shape[0])

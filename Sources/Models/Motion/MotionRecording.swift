@@ -1,0 +1,140 @@
+import Foundation
+
+/// A motion recording at a fixed rate, in Core Motion's units: gravity and user acceleration in g, rotation rate
+/// in rad/s (absent for accelerometer-only recordings). Several segments when the recording had gaps.
+public struct MotionRecording: Sendable {
+    /// Consecutive samples; a gap longer than a window starts a new segment.
+    public var segments: [[MotionSample]]
+    /// Seconds from the recording's start to each segment's first sample.
+    public var segmentStarts: [Double]
+    /// Samples per second (after resampling).
+    public var rate: Double
+    /// Notes for the user (units converted, gravity estimated, resampled, gaps split).
+    public var notes: [String]
+}
+
+/// Reads a motion recording from CSV: the Core Motion columns, or raw accelerometer `acc.x,acc.y,acc.z` (g, gravity
+/// included) with optional gyroscope `gyro.*` (rad/s); optional `timestamp` (s). Resamples to `rate`, converts
+/// m/s² to g (with a note), separates gravity from raw acceleration by low-pass filtering, and splits at gaps.
+public enum MotionRecordingReader {
+    /// Standard gravity: 1 g in m/s².
+    public static let standardGravity = 9.80665
+
+    /// Reads `path` (`-` for standard input). `assumedRate` applies when there is no `timestamp` column.
+    public static func read(_ path: String, assumedRate: Double = 50, rate: Double = 50, window: Int = 128) throws(DataError) -> MotionRecording {
+        var reader = try CSVReader(path: path)
+        let gravityColumns = ["gravity.x", "gravity.y", "gravity.z"].compactMap(reader.optionalColumn)
+        let userColumns = ["userAcceleration.x", "userAcceleration.y", "userAcceleration.z"].compactMap(reader.optionalColumn)
+        let rotationColumns = ["rotationRate.x", "rotationRate.y", "rotationRate.z"].compactMap(reader.optionalColumn)
+        let accColumns = ["acc.x", "acc.y", "acc.z"].compactMap(reader.optionalColumn)
+        let gyroColumns = ["gyro.x", "gyro.y", "gyro.z"].compactMap(reader.optionalColumn)
+        let timeColumn = reader.optionalColumn("timestamp")
+        let coreMotion = gravityColumns.count == 3 && userColumns.count == 3
+        guard coreMotion || accColumns.count == 3 else {
+            throw DataError(file: path, line: 1, message: "missing columns: a recording needs gravity.x/y/z and userAcceleration.x/y/z "
+                + "(Core Motion), or acc.x/y/z (raw accelerometer); the header has " + reader.header.map { "'\($0)'" }.joined(separator: ", "))
+        }
+        var times: [Double] = [], raw: [(Double, Double, Double, Double, Double, Double, Double, Double, Double)] = []
+        let valueColumns = coreMotion ? gravityColumns + userColumns : accColumns
+        let spinColumns = coreMotion ? (rotationColumns.count == 3 ? rotationColumns : []) : (gyroColumns.count == 3 ? gyroColumns : [])
+        while let fields = try reader.next() {
+            var v = [Double](repeating: 0, count: 9)
+            for (i, column) in valueColumns.enumerated() { v[i] = try reader.number(fields[column], column: column) }
+            for (i, column) in spinColumns.enumerated() { v[6 + i] = try reader.number(fields[column], column: column) }
+            let time = try timeColumn.map { column throws(DataError) in try reader.number(fields[column], column: column) }
+                ?? Double(raw.count) / assumedRate
+            if let previous = times.last, time <= previous {
+                throw DataError(file: path, line: reader.lineNumber, column: timeColumn.map { ($0 + 1, "timestamp") },
+                                message: "timestamp \(time) does not come after \(previous); timestamps must increase")
+            }
+            times.append(time)
+            raw.append((v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]))
+        }
+        guard raw.count >= 2 else { throw DataError(file: path, line: 2, message: "\(raw.count) samples; a recording needs at least one window (\(window))") }
+        return assemble(raw.map { [$0.0, $0.1, $0.2, $0.3, $0.4, $0.5, $0.6, $0.7, $0.8] }, times: times, coreMotion: coreMotion,
+                        rate: rate, window: window)
+    }
+
+    /// The recording from parsed rows: `values` holds, per sample, gravity and user acceleration (Core Motion)
+    /// or raw acceleration and three zeros, then the rotation rate. Converts m/s² to g, separates gravity from raw
+    /// acceleration, splits at gaps longer than a window and resamples each piece to `rate`.
+    public static func assemble(_ values: [[Double]], times: [Double], coreMotion: Bool, rate: Double, window: Int) -> MotionRecording {
+        var notes: [String] = []
+        // Units: Core Motion and accelerometers report g; a magnitude near 9.8 at rest means m/s².
+        var scale = 1.0
+        let magnitudes = values.map { ($0[0] * $0[0] + $0[1] * $0[1] + $0[2] * $0[2]).squareRoot() }.sorted()
+        let medianMagnitude = magnitudes.isEmpty ? 0 : magnitudes[magnitudes.count / 2]
+        if medianMagnitude > 4 {
+            scale = 1 / standardGravity
+            notes.append(String(format: "accelerations look like m/s² (median gravity magnitude %.2f); converted to g", medianMagnitude))
+        }
+        var samples: [MotionSample] = []
+        samples.reserveCapacity(values.count)
+        if coreMotion {
+            for v in values {
+                samples.append(MotionSample(gravity: (v[0] * scale, v[1] * scale, v[2] * scale), rotationRate: (v[6], v[7], v[8]),
+                                            userAcceleration: (v[3] * scale, v[4] * scale, v[5] * scale)))
+            }
+        } else {
+            samples = separateGravity(values.map { ($0[0] * scale, $0[1] * scale, $0[2] * scale, $0[6], $0[7], $0[8]) }, times: times)
+            notes.append("raw accelerometer: gravity estimated by a 0.3 Hz low-pass filter")
+        }
+        var segments: [[MotionSample]] = [], starts: [Double] = []
+        var pieceStart = 0
+        let windowSeconds = Double(window) / rate
+        for i in 1...max(times.count, 1) where !times.isEmpty {
+            if i == times.count || times[i] - times[i - 1] > windowSeconds {
+                segments.append(resample(Array(samples[pieceStart..<i]), times: Array(times[pieceStart..<i]), rate: rate))
+                starts.append(times[pieceStart] - times[0])
+                if i < times.count {
+                    notes.append(String(format: "a gap of %.2f s at %.2f s splits the recording", times[i] - times[i - 1], times[i - 1] - times[0]))
+                }
+                pieceStart = i
+            }
+        }
+        let spacing = zip(times, times.dropFirst()).map { $1 - $0 }.sorted()
+        if !spacing.isEmpty, abs(1 / spacing[spacing.count / 2] - rate) > 0.5 {
+            notes.append(String(format: "resampled from %.1f Hz to %.0f Hz", 1 / spacing[spacing.count / 2], rate))
+        }
+        return MotionRecording(segments: segments, segmentStarts: starts, rate: rate, notes: notes)
+    }
+
+    /// Gravity by a first-order low-pass filter (0.3 Hz) of the raw acceleration; user acceleration is the rest.
+    static func separateGravity(_ raw: [(Double, Double, Double, Double, Double, Double)], times: [Double]) -> [MotionSample] {
+        guard var g = raw.first.map({ ($0.0, $0.1, $0.2) }) else { return [] }
+        // Start from the mean of the first second, so the filter does not begin far from the truth.
+        let head = raw.prefix(50)
+        g = (head.map(\.0).reduce(0, +) / Double(head.count), head.map(\.1).reduce(0, +) / Double(head.count),
+             head.map(\.2).reduce(0, +) / Double(head.count))
+        var result: [MotionSample] = []
+        for (i, r) in raw.enumerated() {
+            let dt = i > 0 ? max(times[i] - times[i - 1], 1e-4) : 0.02
+            let alpha = dt / (dt + 1 / (2 * Double.pi * 0.3))
+            g = (g.0 + alpha * (r.0 - g.0), g.1 + alpha * (r.1 - g.1), g.2 + alpha * (r.2 - g.2))
+            result.append(MotionSample(gravity: g, rotationRate: (r.3, r.4, r.5), userAcceleration: (r.0 - g.0, r.1 - g.1, r.2 - g.2)))
+        }
+        return result
+    }
+
+    /// Linear interpolation onto a uniform grid at `rate`.
+    static func resample(_ samples: [MotionSample], times: [Double], rate: Double) -> [MotionSample] {
+        guard let first = times.first, let last = times.last, samples.count > 1 else { return samples }
+        let count = Int(((last - first) * rate).rounded(.down)) + 1
+        var result: [MotionSample] = []
+        result.reserveCapacity(count)
+        var j = 0
+        for k in 0..<count {
+            let t = first + Double(k) / rate
+            while j + 1 < times.count - 1 && times[j + 1] < t { j += 1 }
+            let span = times[j + 1] - times[j]
+            let f = span > 0 ? min(1, max(0, (t - times[j]) / span)) : 0
+            let (a, b) = (samples[j], samples[j + 1])
+            func mix(_ p: (x: Double, y: Double, z: Double), _ q: (x: Double, y: Double, z: Double)) -> (Double, Double, Double) {
+                (p.x + (q.x - p.x) * f, p.y + (q.y - p.y) * f, p.z + (q.z - p.z) * f)
+            }
+            result.append(MotionSample(gravity: mix(a.gravity, b.gravity), rotationRate: mix(a.rotationRate, b.rotationRate),
+                                       userAcceleration: mix(a.userAcceleration, b.userAcceleration)))
+        }
+        return result
+    }
+}

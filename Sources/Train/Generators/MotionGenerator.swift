@@ -1,0 +1,179 @@
+import Foundation
+import Models
+import Tensor
+
+/// Synthetic phone-in-pocket recordings of walking and running, grounded in gait physics, deterministic for a
+/// seed, in Core Motion's columns and units.
+///
+/// Each simulated person has a walking and a running cadence (steps per second; the ranges overlap at the edges:
+/// brisk walkers, slow joggers), step intensities, a thigh swing and a pocket. The body accelerates vertically at
+/// the step frequency with harmonics (and sharp heel-strike impacts when running), forward at the step frequency
+/// and sideways at the stride frequency (half of it). The phone rides the thigh, which swings at the stride
+/// frequency: that swing turns gravity in the phone's frame, adds tangential and centripetal acceleration
+/// (r·θ̈, r·θ̇²) and is what the gyroscope sees. The phone sits in the pocket at a random orientation that drifts
+/// slowly; the sensors add noise and bias, the timestamps jitter, and each session starts and stops gently.
+public struct MotionGenerator: Sendable {
+    /// The classes, in label order.
+    public static let labels = MotionDataset.standardLabels
+
+    private var generator: SeededGenerator
+
+    /// Creates a generator; the same seed always gives the same recordings.
+    public init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
+
+    private mutating func uniform(_ low: Double, _ high: Double) -> Double { generator.nextUniform(in: low..<high) }
+    private mutating func normal(_ sd: Double) -> Double { generator.nextNormal(standardDeviation: sd) }
+
+    /// One session's rows: time (s) and the twelve Core Motion values.
+    public struct Session: Sendable {
+        public let label: String
+        public let person: Int
+        public let times: [Double]
+        public let rows: [[Double]]
+    }
+
+    /// `people` people, each recorded walking and running for `seconds` seconds at about 50 Hz.
+    public mutating func sessions(people: Int, seconds: Double, firstPerson: Int = 0) -> [Session] {
+        var result: [Session] = []
+        for p in 0..<people {
+            let walkCadence = uniform(1.55, 2.25), runCadence = uniform(2.2, 3.1)
+            let radius = uniform(0.18, 0.3)  // hip to pocket, metres
+            for label in Self.labels {
+                let running = label == "running"
+                result.append(session(
+                    label: label, person: firstPerson + p, seconds: seconds * uniform(0.8, 1.2),
+                    cadence: running ? runCadence : walkCadence,
+                    amplitude: running ? uniform(0.55, 1.0) : uniform(0.25, 0.6),
+                    swing: running ? uniform(0.5, 0.9) : uniform(0.4, 0.8), radius: radius, running: running))
+            }
+        }
+        return result
+    }
+
+    mutating func session(label: String, person: Int, seconds: Double, cadence: Double, amplitude: Double, swing: Double,
+                          radius: Double, running: Bool) -> Session {
+        let rate = 50.0
+        let count = Int(seconds * rate)
+        // Gait shape: harmonics and phases of this session.
+        let h2 = uniform(0.2, 0.6), h3 = uniform(0.05, 0.3), p2 = uniform(0, 2 * .pi), p3 = uniform(0, 2 * .pi)
+        let forward = uniform(0.35, 0.8), lateral = uniform(0.1, 0.35), swingPhase = uniform(0, 2 * .pi)
+        // Heel strikes reach a pocketed phone as tall, narrow shocks (walking's relatively more so), with a
+        // rattle of high-frequency content around them.
+        let impact = running ? uniform(0.8, 2.0) * amplitude : uniform(1.0, 3.0) * amplitude
+        let impactWidth = uniform(0.012, 0.03)
+        let shock = uniform(0.1, 0.3) * amplitude
+        // The phone's own leg strikes hard; the far leg's strike reaches the pocket weakened — much more so when
+        // running, which is why a pocketed phone's running signal repeats once per stride, not once per step.
+        let farLeg = running ? uniform(0.1, 0.5) : uniform(0.5, 0.95)
+        let strideComponent = running ? uniform(0.4, 1.0) : uniform(0.05, 0.35)
+        let stridePhase = uniform(0, 2 * .pi)
+        // Pocket orientation: a random rotation, drifting slowly.
+        var pocket = randomRotation()
+        let drift = (normal(0.02), normal(0.02), normal(0.02))  // rad/s
+        let noise = uniform(0.005, 0.03), gyroNoise = uniform(0.01, 0.05)
+        let bias = (normal(0.01), normal(0.01), normal(0.01))
+        var rows: [[Double]] = [], times: [Double] = []
+        var phase = uniform(0, 2 * .pi)
+        let ramp = uniform(0.5, 2)
+        var time = 0.0
+        for k in 0..<count {
+            let t = Double(k) / rate
+            let envelope = min(1, t / ramp, (seconds - t) / ramp)
+            let stepFrequency = cadence * (1 + 0.02 * sin(2 * .pi * 0.05 * t))  // cadence wanders slightly
+            phase += 2 * .pi * stepFrequency / rate
+            // Body acceleration in the world (x forward, y left, z up), in g.
+            var vertical = amplitude * envelope * (sin(phase) + h2 * sin(2 * phase + p2) + h3 * sin(3 * phase + p3)
+                + strideComponent * sin(phase / 2 + stridePhase))
+            let steps = phase / (2 * .pi)
+            let stepPosition = steps.truncatingRemainder(dividingBy: 1)
+            let sinceStrike = min(stepPosition, 1 - stepPosition) / stepFrequency
+            let nearestStep = Int(steps.rounded())
+            let strike = nearestStep % 2 == 0 ? 1 : farLeg
+            let pulse = exp(-0.5 * pow(sinceStrike / impactWidth, 2))
+            vertical += impact * strike * envelope * pulse
+            vertical += shock * envelope * normal(1) * (0.3 + pulse)
+            let forwardAcceleration = forward * amplitude * envelope * sin(phase + 1.2)
+            let lateralAcceleration = lateral * amplitude * envelope * sin(phase / 2 + 0.4)
+            // Thigh swing at the stride frequency: angle, angular velocity, angular acceleration.
+            let omega = 2 * Double.pi * stepFrequency / 2
+            let theta = swing * envelope * sin(phase / 2 + swingPhase)
+            let thetaDot = swing * envelope * omega * cos(phase / 2 + swingPhase)
+            let thetaDotDot = -swing * envelope * omega * omega * sin(phase / 2 + swingPhase)
+            // The pocket's motion: tangential (forward, perpendicular to the thigh) and centripetal (along the thigh, up).
+            let tangential = radius * thetaDotDot / MotionRecordingReader.standardGravity
+            let centripetal = radius * thetaDot * thetaDot / MotionRecordingReader.standardGravity
+            let world = (forwardAcceleration + tangential * cos(theta), lateralAcceleration,
+                         vertical + tangential * sin(theta) + centripetal)
+            // Phone frame: the thigh pitched by θ about the lateral axis, then the pocket's orientation.
+            pocket = rotate(pocket, by: (drift.0 / rate, drift.1 / rate, drift.2 / rate))
+            let thigh = pitch(theta)
+            let toPhone = multiply(transpose(pocket), transpose(thigh))  // world → phone
+            let gravity = apply(toPhone, (0, 0, -1))
+            let user = apply(toPhone, world)
+            let spin = apply(transpose(pocket), (0, thetaDot, 0))
+            let roll = atan2(gravity.1, -gravity.2), pitchAngle = asin(max(-1, min(1, -gravity.0)))
+            rows.append([roll, pitchAngle, 0,
+                         gravity.0, gravity.1, gravity.2,
+                         spin.0 + normal(gyroNoise), spin.1 + normal(gyroNoise), spin.2 + normal(gyroNoise),
+                         user.0 + bias.0 + normal(noise), user.1 + bias.1 + normal(noise), user.2 + bias.2 + normal(noise)])
+            time += (1 / rate) * (1 + normal(0.02))  // sample-rate jitter
+            times.append(time)
+        }
+        return Session(label: label, person: person, times: times, rows: rows)
+    }
+
+    // MARK: - Rotations (3×3, row-major)
+
+    typealias Matrix = [Double]
+
+    mutating func randomRotation() -> Matrix {
+        // A uniformly random unit quaternion.
+        let (a, b, c, d) = (normal(1), normal(1), normal(1), normal(1))
+        let n = (a * a + b * b + c * c + d * d).squareRoot()
+        let (w, x, y, z) = (a / n, b / n, c / n, d / n)
+        return [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
+                2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+                2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]
+    }
+
+    func pitch(_ angle: Double) -> Matrix {
+        [cos(angle), 0, sin(angle), 0, 1, 0, -sin(angle), 0, cos(angle)]
+    }
+
+    func rotate(_ m: Matrix, by small: (Double, Double, Double)) -> Matrix {
+        // m · (I + [small]×), re-orthonormalized lightly by keeping the step tiny.
+        let (x, y, z) = small
+        let step: Matrix = [1, -z, y, z, 1, -x, -y, x, 1]
+        return multiply(m, step)
+    }
+
+    func multiply(_ a: Matrix, _ b: Matrix) -> Matrix {
+        var result = Matrix(repeating: 0, count: 9)
+        for row in 0..<3 {
+            for column in 0..<3 {
+                var total = 0.0
+                for k in 0..<3 { total += a[row * 3 + k] * b[k * 3 + column] }
+                result[row * 3 + column] = total
+            }
+        }
+        return result
+    }
+
+    func transpose(_ m: Matrix) -> Matrix { [m[0], m[3], m[6], m[1], m[4], m[7], m[2], m[5], m[8]] }
+
+    func apply(_ m: Matrix, _ v: (Double, Double, Double)) -> (Double, Double, Double) {
+        (m[0] * v.0 + m[1] * v.1 + m[2] * v.2, m[3] * v.0 + m[4] * v.1 + m[5] * v.2, m[6] * v.0 + m[7] * v.1 + m[8] * v.2)
+    }
+
+    /// The sessions as a motion dataset CSV (`session,label,timestamp` and the Core Motion columns).
+    public static func csv(_ sessions: [Session], prefix: String) -> String {
+        var lines = ["session,label,timestamp," + coreMotionColumns.joined(separator: ",")]
+        for (index, session) in sessions.enumerated() {
+            for (time, row) in zip(session.times, session.rows) {
+                lines.append("\(prefix)\(index),\(session.label),\(String(format: "%.3f", time)),"
+                             + row.map { String(format: "%.4f", $0) }.joined(separator: ","))
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

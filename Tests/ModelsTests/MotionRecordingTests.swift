@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+@testable import Models
+
+@Suite("Motion recordings")
+struct MotionRecordingTests {
+    func write(_ text: String) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("motion-\(UUID().uuidString).csv")
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    /// Core Motion rows: gravity straight down, vertical user acceleration `sin(2π·2·t)`.
+    func coreMotion(rate: Double, seconds: Double, scale: Double = 1, timestamps: Bool = true) -> String {
+        var lines = [(timestamps ? "timestamp," : "") + coreMotionColumns.joined(separator: ",")]
+        for k in 0..<Int(rate * seconds) {
+            let t = Double(k) / rate
+            let v = sin(2 * .pi * 2 * t)
+            lines.append((timestamps ? String(format: "%.4f,", t) : "") + "0,0,0,0,0,\(-scale),0,0,0,0,0,\(-v * scale)")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    @Test func anyRateIsResampledTo50Hz() throws {
+        let recording = try MotionRecordingReader.read(try write(coreMotion(rate: 100, seconds: 4)))
+        #expect(recording.segments.count == 1)
+        #expect(abs(recording.segments[0].count - 200) <= 1)
+        #expect(recording.notes.contains("resampled from 100.0 Hz to 50 Hz"))
+        // The vertical feature keeps the 2 Hz wave: at t = 0.125 s, sin(π/2) = 1.
+        let vertical = MotionWindowing.features(of: recording.segments[0][6 + 0]).vertical
+        #expect(abs(vertical - sin(2 * .pi * 2 * 0.12)) < 0.02)
+    }
+
+    @Test func withoutTimestampsTheRateIsAssumed() throws {
+        let recording = try MotionRecordingReader.read(try write(coreMotion(rate: 50, seconds: 3, timestamps: false)))
+        #expect(recording.segments[0].count == 150)
+        #expect(recording.notes.isEmpty)
+    }
+
+    @Test func metresPerSecondSquaredAreDetectedAndConverted() throws {
+        let recording = try MotionRecordingReader.read(try write(coreMotion(rate: 50, seconds: 3, scale: 9.80665)))
+        #expect(abs(recording.segments[0][10].gravity.z + 1) < 1e-9)
+        #expect(recording.notes.first?.hasPrefix("accelerations look like m/s²") == true)
+    }
+
+    @Test func rawAccelerationIsSplitIntoGravityAndUserAcceleration() throws {
+        // acc = gravity (0, 0, -1) + user acceleration 0.5·sin(2π·2·t) along z.
+        var lines = ["timestamp,acc.x,acc.y,acc.z"]
+        for k in 0..<500 {
+            let t = Double(k) / 50
+            lines.append(String(format: "%.3f,0,0,%.5f", t, -1 - 0.5 * sin(2 * .pi * 2 * t)))
+        }
+        let recording = try MotionRecordingReader.read(try write(lines.joined(separator: "\n") + "\n"))
+        let samples = recording.segments[0]
+        #expect(recording.notes.contains("raw accelerometer: gravity estimated by a 0.3 Hz low-pass filter"))
+        // After the filter settles, gravity is within a few percent of straight down and the vertical feature
+        // follows the wave.
+        for sample in samples[250...] { #expect(abs(sample.gravity.z + 1) < 0.08) }
+        var error = 0.0
+        for (k, sample) in samples.enumerated() where k >= 250 {
+            error = max(error, abs(MotionWindowing.features(of: sample).vertical - 0.5 * sin(2 * .pi * 2 * Double(k) / 50)))
+        }
+        #expect(error < 0.12, "largest vertical error \(error)")
+    }
+
+    @Test func aGapLongerThanAWindowSplitsTheRecording() throws {
+        var lines = ["timestamp," + coreMotionColumns.joined(separator: ",")]
+        for k in 0..<300 {
+            let t = Double(k) / 50 + (k >= 150 ? 10 : 0)  // 10 s missing after 3 s
+            lines.append(String(format: "%.3f,", t) + "0,0,0,0,0,-1,0,0,0,0,0,0.1")
+        }
+        let recording = try MotionRecordingReader.read(try write(lines.joined(separator: "\n") + "\n"))
+        #expect(recording.segments.map(\.count) == [150, 150])
+        #expect(abs(recording.segmentStarts[1] - 13) < 0.01)
+        #expect(recording.notes.contains { $0.hasPrefix("a gap of 10.02 s at 2.98 s splits the recording") })
+    }
+
+    @Test func badRecordingsAreNamedPrecisely() throws {
+        let backwards = try write("timestamp," + coreMotionColumns.joined(separator: ",") + "\n0.00,0,0,0,0,0,-1,0,0,0,0,0,0\n0.02,0,0,0,0,0,-1,0,0,0,0,0,0\n0.01,0,0,0,0,0,-1,0,0,0,0,0,0\n")
+        #expect(throws: DataError(file: backwards, line: 4, column: (1, "timestamp"),
+                                  message: "timestamp 0.01 does not come after 0.02; timestamps must increase")) {
+            try MotionRecordingReader.read(backwards)
+        }
+        let noColumns = try write("time,a,b\n1,2,3\n")
+        #expect(throws: DataError(file: noColumns, line: 1, message: "missing columns: a recording needs gravity.x/y/z and "
+            + "userAcceleration.x/y/z (Core Motion), or acc.x/y/z (raw accelerometer); the header has 'time', 'a', 'b'")) {
+            try MotionRecordingReader.read(noColumns)
+        }
+        let nan = try write("acc.x,acc.y,acc.z\n0,0,-1\n0,nan,-1\n")
+        #expect(throws: DataError(file: nan, line: 3, column: (2, "acc.y"), message: "nan is not a finite number")) {
+            try MotionRecordingReader.read(nan)
+        }
+    }
+
+    @Test func windowsAreCutPerSegmentWithTheirFeatures() {
+        let windowing = MotionWindowing(window: 8, hop: 4)
+        let samples = (0..<20).map { i in MotionSample(gravity: (0, 0, -1), rotationRate: (0, 0, 0), userAcceleration: (0.3, 0.4, Double(-i))) }
+        let windows = windowing.windows(samples)
+        #expect(windows.shape == [4, 8, MotionWindowing.featureCount])  // starts 0, 4, 8, 12
+        #expect(windows[1, 0, 0] == 4)  // vertical: user acceleration along gravity (down), sample 4
+        #expect(abs(windows[1, 0, 1] - 0.5) < 1e-6)  // horizontal: |(0.3, 0.4)|
+        #expect(windowing.starts(count: 7).isEmpty, "too short for one window")
+    }
+}
