@@ -29,7 +29,8 @@ public struct MotionSample: Sendable, Equatable {
 }
 
 /// Turns samples into windows of orientation-free features, the motion classifier's input `[window, 2]`:
-/// user acceleration along gravity (vertical, g) and its magnitude across gravity (horizontal, g). Neither depends
+/// user acceleration along gravity (vertical, g, less its window mean) and its magnitude across gravity
+/// (horizontal, g). Neither depends
 /// on how the phone sits in the pocket, and neither needs a gyroscope, so accelerometer-only recordings give the
 /// same features.
 public struct MotionWindowing: Sendable, Equatable {
@@ -89,7 +90,11 @@ public struct MotionWindowing: Sendable, Equatable {
         var values = [Float]()
         values.reserveCapacity(starts.count * window * Self.featureCount)
         for start in starts {
-            for f in features[start..<(start + window)] { values += [Float(f.vertical), Float(f.horizontal)] }
+            // The vertical channel loses its window mean: over seconds of gait it is zero, so what is left is an
+            // offset (an imperfect gravity estimate, a sensor bias) that must not count as a cue.
+            let slice = features[start..<(start + window)]
+            let mean = slice.reduce(0.0) { $0 + $1.vertical } / Double(window)
+            for f in slice { values += [Float(f.vertical - mean), Float(f.horizontal)] }
         }
         return Tensor(shape: [starts.count, window, Self.featureCount], scalars: values)
     }

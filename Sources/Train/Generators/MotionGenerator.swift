@@ -43,7 +43,7 @@ public struct MotionGenerator: Sendable {
                 result.append(session(
                     label: label, person: firstPerson + p, seconds: seconds * uniform(0.8, 1.2),
                     cadence: running ? runCadence : walkCadence,
-                    amplitude: running ? uniform(0.55, 1.0) : uniform(0.25, 0.6),
+                    amplitude: running ? uniform(0.35, 0.95) : uniform(0.13, 0.55),
                     swing: running ? uniform(0.5, 0.9) : uniform(0.4, 0.8), radius: radius, running: running))
             }
         }
@@ -56,16 +56,18 @@ public struct MotionGenerator: Sendable {
         let count = Int(seconds * rate)
         // Gait shape: harmonics and phases of this session.
         let h2 = uniform(0.2, 0.6), h3 = uniform(0.05, 0.3), p2 = uniform(0, 2 * .pi), p3 = uniform(0, 2 * .pi)
-        let forward = uniform(0.35, 0.8), lateral = uniform(0.1, 0.35), swingPhase = uniform(0, 2 * .pi)
-        // Heel strikes reach a pocketed phone as tall, narrow shocks (walking's relatively more so), with a
-        // rattle of high-frequency content around them.
-        let impact = running ? uniform(0.8, 2.0) * amplitude : uniform(1.0, 3.0) * amplitude
-        let impactWidth = uniform(0.012, 0.03)
-        let shock = uniform(0.1, 0.3) * amplitude
-        // The phone's own leg strikes hard; the far leg's strike reaches the pocket weakened — much more so when
-        // running, which is why a pocketed phone's running signal repeats once per stride, not once per step.
-        let farLeg = running ? uniform(0.1, 0.5) : uniform(0.5, 0.95)
-        let strideComponent = running ? uniform(0.4, 1.0) : uniform(0.05, 0.35)
+        let forward = uniform(0.6, 1.3), lateral = uniform(0.2, 0.6), swingPhase = uniform(0, 2 * .pi)
+        // Heel strikes dominate what a pocketed phone feels: peaks of 1.3–4.2 g walking and 2.2–5.5 g running,
+        // far above the smooth sway of the gait.
+        let impact = running ? uniform(2.2, 5.5) : uniform(1.3, 4.2)
+        let impactWidth = uniform(0.015, 0.035)
+        let shock = uniform(0.03, 0.1) * impact
+        // The phone's own leg strikes hard; the far leg's strike reaches the pocket much weakened, which is why a
+        // pocketed phone's signal repeats once per stride, not once per step, walking (about 1 Hz) and running
+        // (about 1.4 Hz) alike.
+        let farLeg = running ? uniform(0.1, 0.5) : uniform(0.1, 0.6)
+        let strideComponent = running ? uniform(0.4, 1.0) : uniform(0.2, 0.7)
+        let strikeForward = uniform(0.2, 0.8) * (generator.nextUnitDouble() < 0.5 ? 1 : -1), strikeSide = uniform(0.1, 0.6)
         let stridePhase = uniform(0, 2 * .pi)
         // Pocket orientation: a random rotation, drifting slowly.
         var pocket = randomRotation()
@@ -90,7 +92,10 @@ public struct MotionGenerator: Sendable {
             let nearestStep = Int(steps.rounded())
             let strike = nearestStep % 2 == 0 ? 1 : farLeg
             let pulse = exp(-0.5 * pow(sinceStrike / impactWidth, 2))
-            vertical += impact * strike * envelope * pulse
+            // A body does not accelerate away: over a stride, vertical acceleration averages zero, so the strikes'
+            // mean (height · width · √(2π) per step) comes off the rest of the step.
+            let strikeMean = impact * (1 + farLeg) / 2 * impactWidth * (2 * Double.pi).squareRoot() * stepFrequency
+            vertical += impact * strike * envelope * pulse - strikeMean * envelope
             vertical += shock * envelope * normal(1) * (0.3 + pulse)
             let forwardAcceleration = forward * amplitude * envelope * sin(phase + 1.2)
             let lateralAcceleration = lateral * amplitude * envelope * sin(phase / 2 + 0.4)
@@ -99,17 +104,25 @@ public struct MotionGenerator: Sendable {
             let theta = swing * envelope * sin(phase / 2 + swingPhase)
             let thetaDot = swing * envelope * omega * cos(phase / 2 + swingPhase)
             let thetaDotDot = -swing * envelope * omega * omega * sin(phase / 2 + swingPhase)
-            // The pocket's motion: tangential (forward, perpendicular to the thigh) and centripetal (along the thigh, up).
-            let tangential = radius * thetaDotDot / MotionRecordingReader.standardGravity
-            let centripetal = radius * thetaDot * thetaDot / MotionRecordingReader.standardGravity
-            let world = (forwardAcceleration + tangential * cos(theta), lateralAcceleration,
-                         vertical + tangential * sin(theta) + centripetal)
+            // The pocket rides a pendulum of radius r about the hip: its acceleration is r·(θ̈·cos θ − θ̇²·sin θ)
+            // forward and r·(θ̈·sin θ + θ̇²·cos θ) up, which averages to zero over a swing, as it must.
+            let r = radius / MotionRecordingReader.standardGravity
+            let swingForward = r * (thetaDotDot * cos(theta) - thetaDot * thetaDot * sin(theta))
+            let swingUp = r * (thetaDotDot * sin(theta) + thetaDot * thetaDot * cos(theta))
+            // A strike shakes the pocket sideways and forward too, not only up.
+            let shake = impact * strike * envelope * pulse
+            let world = (forwardAcceleration + swingForward + strikeForward * shake, lateralAcceleration + strikeSide * shake,
+                         vertical + swingUp)
             // Phone frame: the thigh pitched by θ about the lateral axis, then the pocket's orientation.
             pocket = rotate(pocket, by: (drift.0 / rate, drift.1 / rate, drift.2 / rate))
             let thigh = pitch(theta)
             let toPhone = multiply(transpose(pocket), transpose(thigh))  // world → phone
             let gravity = apply(toPhone, (0, 0, -1))
-            let user = apply(toPhone, world)
+            // Core Motion reports acceleration as gravity minus the kinematic acceleration (at rest, flat, it
+            // reads z = −1 g), so userAcceleration is the negative of how the phone accelerates: a heel strike,
+            // which throws the leg upward, reads as a spike along gravity.
+            let kinematic = apply(toPhone, world)
+            let user = (-kinematic.0, -kinematic.1, -kinematic.2)
             let spin = apply(transpose(pocket), (0, thetaDot, 0))
             let roll = atan2(gravity.1, -gravity.2), pitchAngle = asin(max(-1, min(1, -gravity.0)))
             rows.append([roll, pitchAngle, 0,
