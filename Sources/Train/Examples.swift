@@ -56,3 +56,11 @@ public func shuffle<T>(_ values: inout [T], generator: inout SeededGenerator) {
         values.swapAt(i, generator.nextIndex(below: i + 1))
     }
 }
+
+/// The class names for a dataset's labels (in order of first appearance): `standard`, in its order, when every
+/// label is one of them; otherwise the labels themselves in that order.
+public func classNames(for labels: [String], standard: [String]) -> [String] {
+    var names: [String] = []
+    for label in labels where !names.contains(label) { names.append(label) }
+    return Set(names).isSubset(of: standard) ? standard : names
+}

@@ -59,3 +59,10 @@ func reportWarning(_ message: String) {
 func reportError(_ message: String) {
     FileHandle.standardError.write(Data("error: \(message)\n".utf8))
 }
+
+/// `value` as JSON with sorted keys (the CLI's stable output), on one line or pretty-printed.
+func jsonText<Value: Encodable>(_ value: Value, pretty: Bool = false) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+    return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+}

@@ -92,11 +92,7 @@ struct InspectionReport: Encodable {
         compression = Double(fileBytes) / Double(max(float32FileBytes, 1))
     }
 
-    var json: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
+    var json: String { jsonText(self, pretty: true) }
 
     var text: String {
         func shape(_ s: [Int]) -> String { "[" + s.map(String.init).joined(separator: ", ") + "]" }

@@ -114,11 +114,7 @@ struct ShapeJSON: Encodable {
         self.uncertain = uncertain
     }
 
-    var text: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
+    var text: String { jsonText(self) }
 }
 
 /// `--render`: the strokes as drawn, the model's view of them, and the probabilities as bars.

@@ -242,9 +242,5 @@ struct EvaluationJSON: Encodable {
         self.model = model
     }
 
-    var text: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
+    var text: String { jsonText(self) }
 }

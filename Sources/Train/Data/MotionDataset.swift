@@ -87,9 +87,7 @@ public enum MotionDataset {
     /// The class names: walking and running when the labels are among them, otherwise every label in order of
     /// first appearance.
     public static func classNames(for sessions: [LabeledSession]) -> [String] {
-        var names: [String] = []
-        for session in sessions where !names.contains(session.label) { names.append(session.label) }
-        return Set(names).isSubset(of: standardLabels) ? standardLabels : names
+        Train.classNames(for: sessions.map(\.label), standard: standardLabels)
     }
 
     /// The sessions as examples: every window of every session (windows never cross sessions), grouped by

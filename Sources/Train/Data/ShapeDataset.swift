@@ -84,9 +84,7 @@ public enum ShapeDataset {
     /// The class names for a set of drawings: the standard four in their order when the labels are among them,
     /// otherwise every label in order of first appearance.
     public static func classNames(for drawings: [LabeledDrawing]) -> [String] {
-        var names: [String] = []
-        for drawing in drawings where !names.contains(drawing.label) { names.append(drawing.label) }
-        return Set(names).isSubset(of: standardLabels) ? standardLabels : names
+        Train.classNames(for: drawings.map(\.label), standard: standardLabels)
     }
 
     /// The drawings as examples: one rasterized image per drawing, labelled by `classNames`; a label outside

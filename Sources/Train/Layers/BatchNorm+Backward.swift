@@ -7,13 +7,7 @@ extension BatchNorm: TrainableLayer {
     /// `[gamma, beta]`; the running mean and variance are statistics, not trained.
     public var parameters: [Tensor] {
         get { [gamma, beta] }
-        set {
-            shapePrecondition(
-                newValue.count == 2 && newValue[0].shape == gamma.shape && newValue[1].shape == beta.shape,
-                "BatchNorm parameters must be gamma and beta \(describeShape(gamma.shape))")
-            gamma = newValue[0]
-            beta = newValue[1]
-        }
+        set { assign(newValue, to: &gamma, &beta, layer: "BatchNorm") }
     }
 
     /// Training: normalizes with the batch's mean and (biased) variance over every axis but the last, and

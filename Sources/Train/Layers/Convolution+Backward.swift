@@ -50,13 +50,7 @@ extension Conv2D: TrainableLayer {
     /// `[weight, bias]`.
     public var parameters: [Tensor] {
         get { [weight, bias] }
-        set {
-            shapePrecondition(
-                newValue.count == 2 && newValue[0].shape == weight.shape && newValue[1].shape == bias.shape,
-                "Conv2D parameters must be weight \(describeShape(weight.shape)) and bias \(describeShape(bias.shape))")
-            weight = newValue[0]
-            bias = newValue[1]
-        }
+        set { assign(newValue, to: &weight, &bias, layer: "Conv2D") }
     }
 
     /// `dX` by col2im, `dW` and `db` from the unrolled input.
@@ -73,13 +67,7 @@ extension Conv1D: TrainableLayer {
     /// `[weight, bias]`.
     public var parameters: [Tensor] {
         get { [weight, bias] }
-        set {
-            shapePrecondition(
-                newValue.count == 2 && newValue[0].shape == weight.shape && newValue[1].shape == bias.shape,
-                "Conv1D parameters must be weight \(describeShape(weight.shape)) and bias \(describeShape(bias.shape))")
-            weight = newValue[0]
-            bias = newValue[1]
-        }
+        set { assign(newValue, to: &weight, &bias, layer: "Conv1D") }
     }
 
     /// The 2-D backward pass over an image of height 1.

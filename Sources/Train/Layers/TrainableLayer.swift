@@ -59,3 +59,14 @@ extension TrainableLayer {
     /// Most layers export themselves.
     public var exported: (any Layer)? { self }
 }
+
+/// Replaces a layer's two parameter tensors with `values`, which must have the same shapes: the setter of
+/// `parameters` for every layer with a pair (weight and bias, gamma and beta).
+func assign(_ values: [Tensor], to first: inout Tensor, _ second: inout Tensor, layer: String) {
+    shapePrecondition(
+        values.count == 2 && values[0].shape == first.shape && values[1].shape == second.shape,
+        "\(layer) parameters must be \(describeShape(first.shape)) and \(describeShape(second.shape)), "
+            + "got \(values.map { describeShape($0.shape) })")
+    first = values[0]
+    second = values[1]
+}
