@@ -55,6 +55,22 @@ public struct Network: Sendable {
         }
     }
 
+    /// One training step on a batch: forward in training mode, the loss, backward, one optimizer update, and the
+    /// layers' running statistics. Returns the batch loss and the logits (before the update).
+    @discardableResult
+    public mutating func trainingStep(
+        _ inputs: Tensor, labels: [Int], loss: SoftmaxCrossEntropy, optimizer: inout Optimizer,
+        generator: inout SeededGenerator
+    ) -> (loss: Float, logits: Tensor) {
+        let (logits, records) = forward(inputs, mode: .training, generator: &generator)
+        let (batchLoss, dLogits) = loss(logits: logits, labels: labels)
+        var updated = parameters
+        optimizer.update(&updated, gradients: backward(dLogits, records: records))
+        parameters = updated
+        absorb(records)
+        return (batchLoss, logits)
+    }
+
     /// Lets each layer take in what its training forward pass measured.
     public mutating func absorb(_ records: [ForwardRecord]) {
         for index in layers.indices { layers[index].absorb(records[index]) }

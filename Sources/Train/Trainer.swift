@@ -93,12 +93,8 @@ public func train(
             let indices = Array(order[(step * configuration.batchSize)..<min((step + 1) * configuration.batchSize, order.count)])
             let inputs = training.inputs.gathering(rows: indices)
             let labels = indices.map { training.labels[$0] }
-            let (logits, records) = network.forward(inputs, mode: .training, generator: &generator)
-            let (loss, dLogits) = configuration.loss(logits: logits, labels: labels)
-            var parameters = network.parameters
-            optimizer.update(&parameters, gradients: network.backward(dLogits, records: records))
-            network.parameters = parameters
-            network.absorb(records)
+            let (loss, logits) = network.trainingStep(
+                inputs, labels: labels, loss: configuration.loss, optimizer: &optimizer, generator: &generator)
             lossTotal += Double(loss) * Double(indices.count)
             correct += zip(logits.argmax(axis: 1), labels).filter { $0 == $1 }.count
             seen += indices.count

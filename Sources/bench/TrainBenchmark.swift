@@ -23,12 +23,7 @@ struct TrainBenchmark {
             let labels = (0..<64).map { $0 % (task == .shape ? 4 : 2) }
             var optimizer = Optimizer(.adamDefault, learningRate: 1e-3)
             func step() {
-                let (logits, records) = network.forward(inputs, mode: .training, generator: &generator)
-                let (_, dLogits) = SoftmaxCrossEntropy()(logits: logits, labels: labels)
-                var parameters = network.parameters
-                optimizer.update(&parameters, gradients: network.backward(dLogits, records: records))
-                network.parameters = parameters
-                network.absorb(records)
+                network.trainingStep(inputs, labels: labels, loss: SoftmaxCrossEntropy(), optimizer: &optimizer, generator: &generator)
             }
             for _ in 0..<3 { step() }  // warm-up
             let clock = ContinuousClock()

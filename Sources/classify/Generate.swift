@@ -39,22 +39,13 @@ struct Generate: ParsableCommand {
         var generator = ShapeGenerator(seed: seed)
         let training = generator.samples(people: count / perPerson, perPerson: perPerson)
         let test = generator.samples(people: max(1, count / 4 / perPerson), perPerson: perPerson, firstPerson: count / perPerson)
-        do {
-            for folder in ["shapes", "examples"] {
-                try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
-            }
-            try AtomicFile.write(Array(ShapeDatasetWriter.csv(training, prefix: "train").utf8), to: root.appendingPathComponent("shapes/train.csv"))
-            try AtomicFile.write(Array(ShapeDatasetWriter.csv(test, prefix: "test").utf8), to: root.appendingPathComponent("shapes/test.csv"))
-            for label in ShapeGenerator.labels {
-                guard let example = test.first(where: { $0.label == label && $0.drawing.strokes.count == 1 }) ?? test.first(where: { $0.label == label }) else { continue }
-                try AtomicFile.write(Array(ShapeDatasetWriter.drawingCSV(example.drawing).utf8), to: root.appendingPathComponent("examples/\(label).csv"))
-            }
-        } catch let error as AtomicFile.WriteError {
-            throw failure(error)
-        } catch {
-            reportError("\(out): \(error.localizedDescription)")
-            throw ExitCode(ExitStatus.ioError)
+        var files = [("shapes/train.csv", ShapeDatasetWriter.csv(training, prefix: "train")),
+                     ("shapes/test.csv", ShapeDatasetWriter.csv(test, prefix: "test"))]
+        for label in ShapeGenerator.labels {
+            guard let example = test.first(where: { $0.label == label && $0.drawing.strokes.count == 1 }) ?? test.first(where: { $0.label == label }) else { continue }
+            files.append(("examples/\(label).csv", ShapeDatasetWriter.drawingCSV(example.drawing)))
         }
+        try write(files, under: root)
         print("wrote \(training.count) training drawings (\(count / perPerson) people) to \(out)/shapes/train.csv, "
               + "\(test.count) test drawings (\(max(1, count / 4 / perPerson)) other people) to \(out)/shapes/test.csv, "
               + "and \(ShapeGenerator.labels.count) examples to \(out)/examples/")
@@ -70,19 +61,29 @@ extension Generate {
         var generator = MotionGenerator(seed: seed)
         let training = generator.sessions(people: people, seconds: 30)
         let test = generator.sessions(people: max(1, people / 4), seconds: 30, firstPerson: people)
-        do {
-            for folder in ["motion", "examples"] {
-                try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
+        var files = [("motion/train.csv", MotionGenerator.csv(training, prefix: "train")),
+                     ("motion/test.csv", MotionGenerator.csv(test, prefix: "test"))]
+        for label in MotionGenerator.labels {
+            guard let example = test.first(where: { $0.label == label }) else { continue }
+            var lines = ["timestamp," + coreMotionColumns.joined(separator: ",")]
+            for (time, row) in zip(example.times, example.rows) {
+                lines.append(String(format: "%.3f,", time) + row.map { String(format: "%.4f", $0) }.joined(separator: ","))
             }
-            try AtomicFile.write(Array(MotionGenerator.csv(training, prefix: "train").utf8), to: root.appendingPathComponent("motion/train.csv"))
-            try AtomicFile.write(Array(MotionGenerator.csv(test, prefix: "test").utf8), to: root.appendingPathComponent("motion/test.csv"))
-            for label in MotionGenerator.labels {
-                guard let example = test.first(where: { $0.label == label }) else { continue }
-                var lines = ["timestamp," + coreMotionColumns.joined(separator: ",")]
-                for (time, row) in zip(example.times, example.rows) {
-                    lines.append(String(format: "%.3f,", time) + row.map { String(format: "%.4f", $0) }.joined(separator: ","))
-                }
-                try AtomicFile.write(Array((lines.joined(separator: "\n") + "\n").utf8), to: root.appendingPathComponent("examples/\(label).csv"))
+            files.append(("examples/\(label).csv", lines.joined(separator: "\n") + "\n"))
+        }
+        try write(files, under: root)
+        print("wrote \(training.count) training sessions (\(people) people) to \(out)/motion/train.csv, \(test.count) test sessions "
+              + "(\(max(1, people / 4)) other people) to \(out)/motion/test.csv, and walking and running examples to \(out)/examples/")
+    }
+
+    /// Writes each (path under `root`, text) atomically, creating folders as needed; a failure is one `error:`
+    /// line and exit 74.
+    func write(_ files: [(path: String, text: String)], under root: URL) throws {
+        do {
+            for (path, text) in files {
+                let url = root.appendingPathComponent(path)
+                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try AtomicFile.write(Array(text.utf8), to: url)
             }
         } catch let error as AtomicFile.WriteError {
             throw failure(error)
@@ -90,7 +91,5 @@ extension Generate {
             reportError("\(out): \(error.localizedDescription)")
             throw ExitCode(ExitStatus.ioError)
         }
-        print("wrote \(training.count) training sessions (\(people) people) to \(out)/motion/train.csv, \(test.count) test sessions "
-              + "(\(max(1, people / 4)) other people) to \(out)/motion/test.csv, and walking and running examples to \(out)/examples/")
     }
 }

@@ -134,13 +134,7 @@ struct TrainingTests {
         var optimizer = Optimizer(.adamDefault, learningRate: 0.01)
         var loss: Float = .infinity, steps = 0
         while loss > overfitLossThreshold && steps < overfitStepLimit {
-            let (logits, records) = network.forward(inputs, mode: .training, generator: &g)
-            let (batchLoss, dLogits) = SoftmaxCrossEntropy()(logits: logits, labels: labels)
-            var parameters = network.parameters
-            optimizer.update(&parameters, gradients: network.backward(dLogits, records: records))
-            network.parameters = parameters
-            network.absorb(records)
-            loss = batchLoss
+            loss = network.trainingStep(inputs, labels: labels, loss: SoftmaxCrossEntropy(), optimizer: &optimizer, generator: &g).loss
             steps += 1
         }
         #expect(loss <= overfitLossThreshold, "loss \(loss) after \(steps) steps")
