@@ -13,12 +13,17 @@ deps:
 		pkg-config --exists openblas || { echo "error: libopenblas-dev installed but pkg-config cannot find 'openblas'" >&2; exit 1; }; \
 	fi
 
-# The demo classifies the bundled example drawings with the shipped weights.
+# The demo classifies the bundled example drawings and recordings with the shipped weights.
 demo: deps
 	$(SWIFT) build -c release --product classify
 	@for shape in circle triangle square star; do \
 		echo "$$ classify shape Datasets/examples/$$shape.csv"; \
 		.build/release/classify shape Datasets/examples/$$shape.csv || exit 1; \
+	done
+	@for state in walking running; do \
+		echo "$$ classify motion Datasets/examples/$$state.csv | head -4"; \
+		.build/release/classify motion Datasets/examples/$$state.csv > .build/motion-demo.txt || exit 1; \
+		head -4 .build/motion-demo.txt; \
 	done
 	@echo "$$ classify inspect Weights/shape-classifier.int8.weights"
 	@.build/release/classify inspect Weights/shape-classifier.int8.weights
@@ -31,3 +36,4 @@ bench: deps
 	$(SWIFT) build -c release --product bench
 	.build/release/bench engine
 	.build/release/bench shape
+	.build/release/bench motion

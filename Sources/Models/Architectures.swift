@@ -20,15 +20,16 @@ public enum Task: String, Sendable, CaseIterable {
     public func inputShape(rasterizer: ShapeRasterizer = ShapeRasterizer(), windowing: MotionWindowing = MotionWindowing()) -> [Int] {
         switch self {
         case .shape: [rasterizer.size, rasterizer.size, 1]
-        case .motion: [windowing.window, MotionWindowing.featureCount]
+        case .motion: [windowing.inputSize]
         }
     }
 
     /// The layers from input to logits for `classes` classes, initialized from `seed`.
     ///
     /// - shape: three 3×3 convolutions (8, 16, 32 channels) with 2×2 max pooling, global average pooling, Dense.
-    /// - motion: three 1-D convolutions (16, 32, 32 channels, kernels 5, 5, 3) with pooling, global average, Dense.
-    public func layers(classes: Int, seed: UInt64) -> [any Layer] {
+    /// - motion: a perceptron over the window's autocorrelation input (`inputShape`, one vector): Dense to 32, ReLU,
+    ///   Dense to the classes. Its position-bound weights read the stride period off the autocorrelation's lags.
+    public func layers(classes: Int, seed: UInt64, inputShape: [Int]? = nil) -> [any Layer] {
         var g = SeededGenerator(seed: seed)
         switch self {
         case .shape:
@@ -42,13 +43,9 @@ public enum Task: String, Sendable, CaseIterable {
                 Dense(inFeatures: 32, outFeatures: classes, generator: &g),
             ]
         case .motion:
+            let inputs = (inputShape ?? self.inputShape()).reduce(1, *)
             return [
-                Conv1D(inChannels: MotionWindowing.featureCount, outChannels: 16, kernelSize: 5, padding: .same, generator: &g),
-                Activation(.relu), Pool1D(.max, size: 2),
-                Conv1D(inChannels: 16, outChannels: 32, kernelSize: 5, padding: .same, generator: &g), Activation(.relu),
-                Pool1D(.max, size: 2),
-                Conv1D(inChannels: 32, outChannels: 32, kernelSize: 3, padding: .same, generator: &g), Activation(.relu),
-                GlobalAveragePool(),
+                Dense(inFeatures: inputs, outFeatures: 32, generator: &g), Activation(.relu),
                 Dense(inFeatures: 32, outFeatures: classes, generator: &g),
             ]
         }

@@ -131,6 +131,13 @@ public enum BLAS {
         }
     }
 
+    /// The dot product of `count` values of `x` and `y` (both contiguous): `cblas_sdot`, single-threaded.
+    public static func dot(_ x: UnsafePointer<Float>, _ y: UnsafePointer<Float>, count: Int) -> Float {
+        shapePrecondition(count >= 0, "dot: count \(count) must not be negative")
+        if count == 0 { return 0 }
+        return cblas_sdot(blasint(count), x, 1, y, 1)
+    }
+
     /// Stops with every dimension in the message when a size is negative or a row stride is shorter than a row.
     private static func checkDimensions(
         _ name: String, transposeA: Bool, transposeB: Bool, m: Int, n: Int, k: Int, lda: Int, ldb: Int, ldc: Int

@@ -8,16 +8,16 @@ struct Classify: ParsableCommand {
         commandName: "classify",
         abstract: "On-device drawing and activity recognition.",
         discussion: """
-            Built so far: train (a model from a CSV dataset), evaluate (a weights file on a CSV dataset) and \
-            inspect (what a weights file holds). The shipped models and the shape, motion and generate \
-            subcommands arrive with the issues that build them.
+            shape labels a drawing (circle, triangle, square, star); motion labels a phone's motion recording \
+            (walking, running) window by window. Both try the shipped int8 weights, then f32, then a non-ML \
+            recognizer. train, evaluate, generate and inspect retrain and examine the models.
 
             Exit codes: 0 success, 64 usage, 65 bad input data or corrupt weights, 66 a file is missing, \
             70 every model failed, 74 I/O error.
 
-            Example: classify train shape --data shapes.csv --quantize int8 --out Weights/shape-classifier
+            Example: classify motion Datasets/examples/running.csv
             """,
         version: "0.1.0",
-        subcommands: [Shape.self, TrainCommand.self, Evaluate.self, Generate.self, Inspect.self]
+        subcommands: [Shape.self, Motion.self, TrainCommand.self, Evaluate.self, Generate.self, Inspect.self]
     )
 }

@@ -6,35 +6,47 @@ import Train
 /// `classify generate shape --out Datasets [--count N] [--seed S]`
 struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Generate a synthetic training dataset that imitates people's drawings.",
+        abstract: "Generate a synthetic training dataset that imitates people's drawings or phone motion.",
         discussion: """
             shape: writes OUT/shapes/train.csv (COUNT drawings), OUT/shapes/test.csv (COUNT/4 drawings by other \
-            simulated people) and one example drawing per class in OUT/examples/. The same seed always writes the \
-            same bytes; each file is written atomically.
+            simulated people) and one example drawing per class in OUT/examples/.
 
-            Example: classify generate shape --out Datasets --count 3000 --seed 1
+            motion: writes OUT/motion/train.csv (COUNT simulated people, each walking and running for about 30 s \
+            with a phone in a pocket), OUT/motion/test.csv (COUNT/4 other people) and OUT/examples/walking.csv and \
+            running.csv, in Core Motion's columns.
+
+            The same seed always writes the same bytes; each file is written atomically.
+
+            Examples: classify generate shape --out Datasets --count 3000 --seed 1
+                      classify generate motion --out Datasets --count 24 --seed 1
             """
     )
 
-    @Argument(help: "What to generate: shape.")
+    @Argument(help: "What to generate: shape or motion.")
     var task: Task
 
     @Option(help: "The dataset folder (shapes/ and examples/ are written inside it).")
     var out: String
 
-    @Option(help: "shape: training drawings; motion: training people (two sessions each). Test gets a quarter as many, by other people.")
-    var count = 3000
+    @Option(help: "shape: training drawings (default 3000); motion: training people, a walking and a running session of about 30 s each (default 24). Test gets a quarter as many, by other people.")
+    var count: Int?
 
     @Option(help: "Seed of the generator.")
     var seed: UInt64 = 1
 
     func validate() throws {
-        guard count >= 20 && count <= 1_000_000 else { throw ValidationError("--count must be between 20 and 1000000, got \(count)") }
+        if let count, task == .shape, !(20...1_000_000).contains(count) {
+            throw ValidationError("--count must be between 20 and 1000000 drawings, got \(count)")
+        }
+        if let count, task == .motion, !(1...10_000).contains(count) {
+            throw ValidationError("--count must be between 1 and 10000 people, got \(count)")
+        }
     }
 
     func run() throws {
         if task == .motion { return try generateMotion() }
         let root = URL(fileURLWithPath: out)
+        let count = count ?? 3000
         let perPerson = 20
         var generator = ShapeGenerator(seed: seed)
         let training = generator.samples(people: count / perPerson, perPerson: perPerson)
@@ -57,7 +69,7 @@ extension Generate {
     /// OUT/motion/test.csv (COUNT/4 other people) and OUT/examples/walking.csv and running.csv.
     func generateMotion() throws {
         let root = URL(fileURLWithPath: out)
-        let people = count == 3000 ? 30 : count
+        let people = count ?? 24
         var generator = MotionGenerator(seed: seed)
         let training = generator.sessions(people: people, seconds: 30)
         let test = generator.sessions(people: max(1, people / 4), seconds: 30, firstPerson: people)

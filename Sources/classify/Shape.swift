@@ -3,12 +3,6 @@ import Foundation
 import Models
 import Tensor
 
-/// One failed link of the chain: which model, and why.
-struct Attempt: Encodable {
-    let model: String
-    let error: String
-}
-
 /// `classify shape DRAWING.csv|-`
 struct Shape: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -47,32 +41,16 @@ struct Shape: ParsableCommand {
         } catch {
             throw failure(error)
         }
-        var attempts: [Attempt] = []
-        var answer: (prediction: ShapePrediction, model: String, view: Tensor?)?
         let candidates = weights.map { [$0] } ?? ["Weights/shape-classifier.int8.weights", "Weights/shape-classifier.f32.weights"]
-        for path in candidates {
-            let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-            do {
+        var links = candidates.map { path in
+            Link<(prediction: ShapePrediction, view: Tensor?)>(name: modelName(ofWeights: path)) {
                 let classifier = try ShapeClassifier(file: try ModelFile(contentsOf: URL(fileURLWithPath: path)))
                 let view = classifier.rasterizer.rasterize(input)
-                answer = (classifier.classify(image: view), name, view)
-                break
-            } catch {
-                let message = String(describing: error)
-                attempts.append(Attempt(model: name, error: message))
-                reportWarning("\(name): \(message); trying the next model")
+                return (classifier.classify(image: view), view)
             }
         }
-        if answer == nil {
-            do {
-                answer = (try GeometricRecognizer().classify(input), "geometric", nil)
-            } catch {
-                attempts.append(Attempt(model: "geometric", error: error.description))
-                reportError("every model failed: " + attempts.map { "\($0.model): \($0.error)" }.joined(separator: "; "))
-                throw ExitCode(ExitStatus.software)
-            }
-        }
-        guard let (prediction, model, view) = answer else { return }
+        links.append(Link(name: "geometric") { (try GeometricRecognizer().classify(input), nil) })
+        let ((prediction, view), model, attempts) = try firstAnswer(links)
         let uncertainty = ShapeUncertainty.reason(prediction, for: input)
         if json {
             print(ShapeJSON(prediction: prediction, model: model, attempts: attempts, uncertain: uncertainty != nil).text)

@@ -81,10 +81,13 @@ struct TrainCommand: ParsableCommand {
     var imageSize = 28
 
     @Option(help: "motion: samples per window (at 50 Hz).")
-    var window = 128
+    var window = 256
 
     @Option(help: "motion: samples between window starts.")
     var hop = 64
+
+    @Option(help: "motion: autocorrelation lags per signal (samples; 96 reaches a 1.9 s period at 50 Hz).")
+    var lags = 96
 
     var formats: [StorageFormat] {
         (quantize ?? "").split(separator: ",").compactMap { StorageFormat(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
@@ -98,6 +101,7 @@ struct TrainCommand: ParsableCommand {
         guard imageSize >= 8 && imageSize <= 128 else { throw ValidationError("--image-size must be between 8 and 128, got \(imageSize)") }
         guard window >= 8 && window <= 4096 else { throw ValidationError("--window must be between 8 and 4096 samples, got \(window)") }
         guard hop >= 1 && hop <= window else { throw ValidationError("--hop must be between 1 and the window (\(window)), got \(hop)") }
+        guard lags >= 1 && lags < window else { throw ValidationError("--lags must be between 1 and the window less one (\(window - 1)), got \(lags)") }
         for name in (quantize ?? "").split(separator: ",") where StorageFormat(rawValue: name.trimmingCharacters(in: .whitespaces)) == nil {
             throw ValidationError("--quantize: unknown format '\(name)'; choose from \(StorageFormat.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -109,7 +113,7 @@ struct TrainCommand: ParsableCommand {
     }
 
     func run() throws {
-        let rasterizer = ShapeRasterizer(size: imageSize), windowing = MotionWindowing(window: window, hop: hop)
+        let rasterizer = ShapeRasterizer(size: imageSize), windowing = MotionWindowing(window: window, hop: hop, lags: lags)
         let trainingData: PreparedData, validationData: PreparedData?
         do {
             trainingData = try prepare(data, task: task, classNames: nil, rasterizer: rasterizer, windowing: windowing)
@@ -129,7 +133,8 @@ struct TrainCommand: ParsableCommand {
             epochs: epochs, batchSize: batchSize, seed: seed, patience: patience,
             optimizer: Optimizer(.adamDefault, learningRate: learningRate,
                                  schedule: .cosine(totalSteps: steps, minimumFactor: 0.1)))
-        let network = Network(converting: task.layers(classes: all.classNames.count, seed: seed))
+        let network = Network(converting: task.layers(
+            classes: all.classNames.count, seed: seed, inputShape: task.inputShape(rasterizer: rasterizer, windowing: windowing)))
         let printer = ProgressPrinter()
         let result = train(network, on: training, validation: heldOut, configuration: configuration) { printer($0) }
 
@@ -190,10 +195,18 @@ struct Evaluate: ParsableCommand {
     @Option(help: "The weights file (default: Weights/<model>.int8.weights).")
     var weights: String?
 
+    @Flag(help: "Evaluate the non-ML recognizer instead of a weights file: geometric (shape) or cadence (motion).")
+    var fallback = false
+
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
+    func validate() throws {
+        if fallback && weights != nil { throw ValidationError("--fallback and --weights exclude each other: the fallback needs no weights") }
+    }
+
     func run() throws {
+        if fallback { return try evaluateFallback() }
         let path = weights ?? "Weights/\(task.modelName).int8.weights"
         do {
             let file = try ModelFile(contentsOf: URL(fileURLWithPath: path))
@@ -212,12 +225,49 @@ struct Evaluate: ParsableCommand {
             }
             let report = ClassificationReport(
                 labels: file.labels, truth: examples.labels, predicted: predictions(of: file.makeModel(), on: examples.inputs))
-            if json {
-                print(EvaluationJSON(report: report, model: path).text)
-            } else {
-                print("\(path) on \(data): \(prepared.groupsDescription)")
-                print(report.text)
+            show(report, model: path, heading: "\(path) on \(data): \(prepared.groupsDescription)")
+        } catch {
+            throw failure(error)
+        }
+    }
+}
+
+extension Evaluate {
+    /// Prints the report: one JSON object, or the heading and the text report.
+    func show(_ report: ClassificationReport, model: String, heading: String) {
+        print(json ? EvaluationJSON(report: report, model: model).text : heading + "\n" + report.text)
+    }
+
+    /// `--fallback`: the geometric recognizer on each drawing, or the cadence recognizer on each window.
+    func evaluateFallback() throws {
+        do {
+            let report: ClassificationReport, description: String, name: String
+            switch task {
+            case .shape:
+                let drawings = try ShapeDataset.read(data)
+                let labels = GeometricRecognizer.labels
+                let truth = try drawings.map { drawing throws(DataError) in
+                    guard let index = labels.firstIndex(of: drawing.label) else {
+                        throw DataError(file: data, line: drawing.lines.lowerBound, message: "drawing '\(drawing.id)' has label "
+                            + "'\(drawing.label)', which the geometric recognizer does not know (it knows \(labels.joined(separator: ", ")))")
+                    }
+                    return index
+                }
+                let recognizer = GeometricRecognizer()
+                let predicted = try drawings.map { drawing throws(DataError) in
+                    labels.firstIndex(of: try recognizer.classify(drawing.drawing).label) ?? 0
+                }
+                report = ClassificationReport(labels: labels, truth: truth, predicted: predicted)
+                (description, name) = ("\(drawings.count) drawings", "geometric")
+            case .motion:
+                let recognizer = CadenceRecognizer()
+                let sessions = try MotionDataset.read(data, windowing: recognizer.windowing)
+                let examples = try MotionDataset.examples(sessions, classNames: recognizer.labels, windowing: recognizer.windowing, file: data)
+                report = ClassificationReport(
+                    labels: recognizer.labels, truth: examples.labels, predicted: recognizer.probabilities(examples.inputs).argmax(axis: 1))
+                (description, name) = ("\(sessions.count) sessions, \(examples.count) windows", "cadence")
             }
+            show(report, model: name, heading: "\(name) recognizer on \(data): \(description)")
         } catch {
             throw failure(error)
         }

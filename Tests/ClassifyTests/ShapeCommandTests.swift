@@ -107,7 +107,7 @@ struct ShapeCommandTests {
     @Test func brokenWeightsFallBackToTheGeometricRecognizer() throws {
         let run = try CommandRun.classifyAtRoot(["shape", "Datasets/examples/square.csv", "--weights", "/nonexistent/w.weights", "--json"])
         #expect(run.status == 0)
-        #expect(run.standardError == "warning: w: /nonexistent/w.weights: no such weights file; trying the next model\n")
+        #expect(run.standardError == "warning: w: /nonexistent/w.weights: no such weights file; trying geometric\n")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
         #expect(object["model"] as? String == "geometric")
         #expect(object["label"] as? String == "square")

@@ -46,7 +46,7 @@ struct TrainEvaluateTests {
         let folder = try testFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let data = folder.appendingPathComponent("motion.csv")
-        try TestDatasets.motion(sessions: 6, samples: 320, seed: 2).write(to: data, atomically: true, encoding: .utf8)
+        try TestDatasets.motion(sessions: 6, samples: 448, seed: 2).write(to: data, atomically: true, encoding: .utf8)
         let prefix = folder.appendingPathComponent("m").path
         let run = try CommandRun.classify(["train", "motion", "--data", data.path, "--epochs", "2", "--out", prefix])
         #expect(run.status == 0, "\(run.standardError)")
@@ -54,6 +54,24 @@ struct TrainEvaluateTests {
         let evaluate = try CommandRun.classify(["evaluate", "motion", "--data", data.path, "--weights", prefix + ".f32.weights"])
         #expect(evaluate.status == 0)
         #expect(evaluate.standardOutput.contains("6 sessions, 24 windows"))
+    }
+
+    @Test func fallbackRecognizersAreEvaluatedWithoutWeights() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let shapes = folder.appendingPathComponent("shapes.csv"), motion = folder.appendingPathComponent("motion.csv")
+        try TestDatasets.shapes(count: 24, seed: 5).write(to: shapes, atomically: true, encoding: .utf8)
+        try TestDatasets.motion(sessions: 4, samples: 320, seed: 6).write(to: motion, atomically: true, encoding: .utf8)
+        let geometric = try CommandRun.classify(["evaluate", "shape", "--data", shapes.path, "--fallback", "--json"])
+        #expect(geometric.status == 0, "\(geometric.standardError)")
+        let shapeObject = try jsonObject(geometric)
+        #expect(shapeObject["model"] as? String == "geometric" && shapeObject["count"] as? Int == 24)
+        let cadence = try CommandRun.classify(["evaluate", "motion", "--data", motion.path, "--fallback"])
+        #expect(cadence.status == 0, "\(cadence.standardError)")
+        #expect(cadence.standardOutput.hasPrefix("cadence recognizer on \(motion.path): 4 sessions, 8 windows\naccuracy "))
+        let both = try CommandRun.classify(["evaluate", "motion", "--data", motion.path, "--fallback", "--weights", "w"])
+        #expect(both.status == 64)
+        #expect(both.standardError.contains("--fallback and --weights exclude each other"))
     }
 
     /// Runs `arguments` against a folder holding a sentinel weights file at the output prefix; the command must
@@ -91,7 +109,7 @@ struct TrainEvaluateTests {
         try expectDataError(dataset: "drawing,label,stroke,x,y\nd1,circle,0,5\n", message: ":2: 4 fields, but the header has 5")
         let shortSession = TestDatasets.motion(sessions: 2, samples: 50, seed: 4)
         try expectDataError(dataset: shortSession, task: "motion",
-                            message: ":2: session 's0' (lines 2–51) has 50 samples; one window needs 128 (2.56 s)")
+                            message: ":2: session 's0' (lines 2–51) has 50 samples; one window needs 256 (5.12 s)")
         try expectDataError(dataset: "x\u{0}y\n", message: ":1: contains a NUL byte; this is binary data, not a CSV file")
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Tensor
 
 /// The Core Motion device-motion columns a recording carries, in the order `MotionSample` keeps them.
@@ -28,11 +29,19 @@ public struct MotionSample: Sendable, Equatable {
     }
 }
 
-/// Turns samples into windows of orientation-free features, the motion classifier's input `[window, 2]`:
-/// user acceleration along gravity (vertical, g, less its window mean) and its magnitude across gravity
-/// (horizontal, g). Neither depends
-/// on how the phone sits in the pocket, and neither needs a gyroscope, so accelerometer-only recordings give the
-/// same features.
+/// Turns samples into windows and each window into the motion classifier's input: a vector that says how the
+/// gait repeats and how hard it is, and that depends neither on how the phone sits in the pocket nor on a
+/// gyroscope (so accelerometer-only recordings give the same input).
+///
+/// Per sample, two orientation-free signals: user acceleration along gravity (vertical, g) and its magnitude
+/// across gravity (horizontal, g). Per window, each loses its mean, and the input is
+/// - the normalized autocorrelation of the vertical signal at lags 1…`lags` (how the signal repeats: walking and
+///   running differ most in their stride period, about 0.9–1.1 s walking and 0.65–0.8 s running),
+/// - the same for the horizontal signal,
+/// - the natural logarithm of the vertical standard deviation and of the horizontal mean (how hard the gait is),
+///
+/// `2 · lags + 2` values in all. The autocorrelation is normalized by the lag-0 energy (the biased estimate), so
+/// it lies in −1…1 and does not grow with intensity; a window with no motion gives zeros.
 public struct MotionWindowing: Sendable, Equatable {
     /// Samples per window.
     public var window: Int
@@ -40,36 +49,47 @@ public struct MotionWindowing: Sendable, Equatable {
     public var hop: Int
     /// Samples per second the windows assume.
     public var rate: Double
+    /// Autocorrelation lags per signal (1…lags).
+    public var lags: Int
 
-    /// Feature channels per sample.
-    public static let featureCount = 2
+    /// The two intensity values' floor (g): keeps the logarithm finite for a still phone.
+    public static let intensityFloor = 0.001
 
     /// Creates the windowing.
-    public init(window: Int = 128, hop: Int = 64, rate: Double = 50) {
+    public init(window: Int = 256, hop: Int = 64, rate: Double = 50, lags: Int = 96) {
+        shapePrecondition(window >= 2 && hop >= 1 && lags >= 1 && lags < window,
+                          "MotionWindowing: window \(window), hop \(hop), lags \(lags) (need window ≥ 2, hop ≥ 1, 1 ≤ lags < window)")
         self.window = window
         self.hop = hop
         self.rate = rate
+        self.lags = lags
     }
+
+    /// Values per window: two autocorrelations and two intensities.
+    public var inputSize: Int { 2 * lags + 2 }
 
     /// The parameters as a weights file's `preprocessing` header stores them.
     public var parameters: [String: JSONValue] {
-        ["kind": .string("motion-windows"), "window": .number(Double(window)), "hop": .number(Double(hop)),
-         "rate": .number(rate), "features": .string("vertical,horizontal")]
+        ["kind": .string("motion-autocorrelation"), "window": .number(Double(window)), "hop": .number(Double(hop)),
+         "rate": .number(rate), "lags": .number(Double(lags)),
+         "features": .string("vertical-autocorrelation,horizontal-autocorrelation,log-vertical-sd,log-horizontal-mean")]
     }
 
     /// The windowing a weights file's `preprocessing` header describes, or why it cannot be built.
     public init(parameters: [String: JSONValue]) throws(DataError) {
-        guard case .string("motion-windows")? = parameters["kind"], case .number(let window)? = parameters["window"],
+        guard case .string("motion-autocorrelation")? = parameters["kind"], case .number(let window)? = parameters["window"],
               case .number(let hop)? = parameters["hop"], case .number(let rate)? = parameters["rate"],
+              case .number(let lags)? = parameters["lags"],
               window >= 2, window <= 100_000, window == window.rounded(), hop >= 1, hop <= window, hop == hop.rounded(),
-              rate > 0, rate.isFinite
+              lags >= 1, lags < window, lags == lags.rounded(), rate > 0, rate <= 10_000
         else {
             throw DataError(file: "weights", message: "the preprocessing parameters \(parameters) do not describe motion windows")
         }
-        self.init(window: Int(window), hop: Int(hop), rate: rate)
+        self.init(window: Int(window), hop: Int(hop), rate: rate, lags: Int(lags))
     }
 
-    /// The three features of one sample.
+    /// The three orientation-free signals of one sample: vertical and horizontal user acceleration (g) and the
+    /// rotation rate's magnitude (rad/s).
     public static func features(of sample: MotionSample) -> (vertical: Double, horizontal: Double, rotation: Double) {
         let g = sample.gravity, a = sample.userAcceleration, r = sample.rotationRate
         let gravityNorm = (g.x * g.x + g.y * g.y + g.z * g.z).squareRoot()
@@ -83,19 +103,77 @@ public struct MotionWindowing: Sendable, Equatable {
         count < window ? [] : Array(stride(from: 0, through: count - window, by: hop))
     }
 
-    /// The windows of `samples` as `[windows, window, 3]`.
-    public func windows(_ samples: [MotionSample]) -> Tensor {
-        let features = samples.map(Self.features)
-        let starts = starts(count: samples.count)
-        var values = [Float]()
-        values.reserveCapacity(starts.count * window * Self.featureCount)
-        for start in starts {
-            // The vertical channel loses its window mean: over seconds of gait it is zero, so what is left is an
-            // offset (an imperfect gravity estimate, a sensor bias) that must not count as a cue.
-            let slice = features[start..<(start + window)]
-            let mean = slice.reduce(0.0) { $0 + $1.vertical } / Double(window)
-            for f in slice { values += [Float(f.vertical - mean), Float(f.horizontal)] }
+    /// Throws unless `recording` holds one whole window: the error says how long its longest stretch without a
+    /// gap is and how long a window is.
+    public func requireWindow(in recording: MotionRecording, source: String) throws(DataError) {
+        let longest = recording.segments.map(\.count).max() ?? 0
+        guard longest < window else { return }
+        throw DataError(file: source, message: String(
+            format: "the recording is too short: its longest stretch without a gap has %d samples (%.2f s at %.0f Hz); "
+                + "one window needs %d (%.2f s)", longest, Double(longest) / rate, rate, window, Double(window) / rate))
+    }
+
+    /// The vertical and horizontal signals of `samples`, as the windows read them.
+    public static func signals(_ samples: [MotionSample]) -> (vertical: [Float], horizontal: [Float]) {
+        var vertical = [Float](), horizontal = [Float]()
+        vertical.reserveCapacity(samples.count)
+        horizontal.reserveCapacity(samples.count)
+        for sample in samples {
+            let f = features(of: sample)
+            vertical.append(Float(f.vertical))
+            horizontal.append(Float(f.horizontal))
         }
-        return Tensor(shape: [starts.count, window, Self.featureCount], scalars: values)
+        return (vertical, horizontal)
+    }
+
+    /// The inputs of every window of `samples`, `[windows, inputSize]`.
+    public func windows(_ samples: [MotionSample]) -> Tensor {
+        let (vertical, horizontal) = Self.signals(samples)
+        let starts = starts(count: samples.count)
+        var values = [Float](repeating: 0, count: starts.count * inputSize)
+        values.withUnsafeMutableBufferPointer { out in
+            for (index, start) in starts.enumerated() {
+                input(vertical: vertical[start..<(start + window)], horizontal: horizontal[start..<(start + window)],
+                      into: UnsafeMutableBufferPointer(rebasing: out[(index * inputSize)..<((index + 1) * inputSize)]))
+            }
+        }
+        return Tensor(shape: [starts.count, inputSize], scalars: values)
+    }
+
+    /// One window's input from its `window` vertical and horizontal values, written to `output` (`inputSize`).
+    public func input(vertical: ArraySlice<Float>, horizontal: ArraySlice<Float>, into output: UnsafeMutableBufferPointer<Float>) {
+        shapePrecondition(vertical.count == window && horizontal.count == window && output.count == inputSize,
+                          "MotionWindowing.input: \(vertical.count) vertical and \(horizontal.count) horizontal values into \(output.count); "
+                          + "expected \(window), \(window) into \(inputSize)")
+        var centered = [Float](repeating: 0, count: window)
+        for (channel, signal) in [vertical, horizontal].enumerated() {
+            let mean = signal.reduce(0, +) / Float(window)
+            var k = 0
+            for value in signal { centered[k] = value - mean; k += 1 }
+            let lags = lags, window = window
+            let energy = centered.withUnsafeBufferPointer { c -> Float in
+                guard let base = c.baseAddress else { return 0 }
+                let energy = BLAS.dot(base, base, count: window)
+                // Below this energy (a standard deviation under 1 mg) the signal is sensor noise: no repetition.
+                let tiny = Float(window) * 1e-6
+                for lag in 1...lags {
+                    output[channel * lags + lag - 1] = energy > tiny ? BLAS.dot(base, base + lag, count: window - lag) / energy : 0
+                }
+                return energy
+            }
+            let level = channel == 0 ? (Double(energy) / Double(window)).squareRoot() : Double(mean)
+            output[2 * lags + channel] = Float(log(max(level, Self.intensityFloor)))
+        }
+    }
+
+    /// The stride frequency (Hz) the vertical autocorrelation of one window's input shows, and how strongly the
+    /// signal repeats at it (the autocorrelation's value, −1…1): the highest autocorrelation at a period between
+    /// 1/1.8 s and 1/0.6 s (a stride at 0.6–1.8 Hz), or `nil` when the lags do not reach those periods.
+    public func strideRate(_ input: UnsafeBufferPointer<Float>) -> (frequency: Double, strength: Double)? {
+        let shortest = max(1, Int((rate / 1.8).rounded(.up))), longest = min(lags, Int((rate / 0.6).rounded(.down)))
+        guard input.count == inputSize, shortest <= longest else { return nil }
+        var best = shortest
+        for lag in shortest...longest where input[lag - 1] > input[best - 1] { best = lag }
+        return (rate / Double(best), Double(input[best - 1]))
     }
 }

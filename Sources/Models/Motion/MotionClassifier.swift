@@ -1,0 +1,198 @@
+import Foundation
+import Tensor
+
+/// What a motion recognizer says about one window.
+public struct MotionWindowPrediction: Sendable, Equatable {
+    /// Seconds from the recording's start to the window's first and last sample.
+    public var start: Double
+    /// Seconds from the recording's start to the window's end.
+    public var end: Double
+    /// The most likely state.
+    public var label: String
+    /// Its probability, 0…1.
+    public var confidence: Double
+    /// Why the answer should not be trusted (the phone barely moves), or `nil`.
+    public var uncertain: String?
+
+    /// Creates a window's prediction.
+    public init(start: Double, end: Double, label: String, confidence: Double, uncertain: String? = nil) {
+        self.start = start
+        self.end = end
+        self.label = label
+        self.confidence = confidence
+        self.uncertain = uncertain
+    }
+}
+
+/// A recording's answer: each window's state and the state of most windows.
+public struct MotionTimeline: Sendable, Equatable {
+    /// Every window, in time order.
+    public var windows: [MotionWindowPrediction]
+    /// The state most windows have (ties go to the higher summed confidence); windows flagged uncertain do not
+    /// vote unless every window is.
+    public var label: String
+    /// Why the recording's label should not be trusted (every window is uncertain), or `nil`.
+    public var uncertain: String?
+
+    /// The timeline of `windows`, with its majority label.
+    public init(windows: [MotionWindowPrediction]) {
+        self.windows = windows
+        uncertain = !windows.isEmpty && windows.allSatisfy { $0.uncertain != nil }
+            ? "every window is uncertain: " + (windows.first?.uncertain ?? "") : nil
+        let voters = windows.contains { $0.uncertain == nil } ? windows.filter { $0.uncertain == nil } : windows
+        var votes: [String: (count: Int, confidence: Double)] = [:]
+        var order: [String] = []
+        for window in voters {
+            if votes[window.label] == nil { order.append(window.label) }
+            let vote = votes[window.label] ?? (0, 0)
+            votes[window.label] = (vote.count + 1, vote.confidence + window.confidence)
+        }
+        label = order.max { a, b in
+            let (x, y) = (votes[a] ?? (0, 0), votes[b] ?? (0, 0))
+            return x.count != y.count ? x.count < y.count : x.confidence < y.confidence
+        } ?? ""
+    }
+}
+
+/// Something that labels a motion window's input (see `MotionWindowing`) as walking or running: the trained
+/// model or the cadence rule.
+public protocol MotionWindowClassifier: Sendable {
+    /// The preprocessing whose inputs it reads.
+    var windowing: MotionWindowing { get }
+    /// The classes, in output order.
+    var labels: [String] { get }
+    /// Each window's class probabilities, `[windows, labels]`, for inputs `[windows, inputSize]`.
+    func probabilities(_ inputs: Tensor) -> Tensor
+}
+
+extension MotionWindowClassifier {
+    /// Every window of `recording` labelled, optionally averaging each window's probabilities with `smoothing`
+    /// neighbours on each side (within a segment), and the majority label; a recording without one whole window
+    /// is an error naming how long it is and how long a window is.
+    public func classify(_ recording: MotionRecording, smoothing: Int = 0, source: String = "recording") throws(DataError) -> MotionTimeline {
+        let windowing = windowing
+        try windowing.requireWindow(in: recording, source: source)
+        var windows: [MotionWindowPrediction] = []
+        for (segment, segmentStart) in zip(recording.segments, recording.segmentStarts) {
+            let starts = windowing.starts(count: segment.count)
+            if starts.isEmpty { continue }
+            let inputs = windowing.windows(segment)
+            let probabilities = smoothed(probabilities(inputs), over: smoothing)
+            for (index, start) in starts.enumerated() {
+                let row = (0..<labels.count).map { Double(probabilities[index, $0]) }
+                let best = row.indices.max { row[$0] < row[$1] } ?? 0
+                let from = segmentStart + Double(start) / windowing.rate
+                windows.append(MotionWindowPrediction(
+                    start: from, end: from + Double(windowing.window) / windowing.rate, label: labels[best], confidence: row[best],
+                    uncertain: MotionUncertainty.reason(inputs, row: index, windowing: windowing)))
+            }
+        }
+        return MotionTimeline(windows: windows)
+    }
+
+    /// Each row averaged with up to `radius` rows on each side.
+    func smoothed(_ probabilities: Tensor, over radius: Int) -> Tensor {
+        guard radius > 0 else { return probabilities }
+        let (rows, columns) = (probabilities.shape[0], probabilities.shape[1])
+        var values = [Float](repeating: 0, count: rows * columns)
+        for row in 0..<rows {
+            let range = max(0, row - radius)...min(rows - 1, row + radius)
+            for column in 0..<columns {
+                values[row * columns + column] = range.reduce(0) { $0 + probabilities[$1, column] } / Float(range.count)
+            }
+        }
+        return Tensor(shape: [rows, columns], scalars: values)
+    }
+}
+
+/// The trained motion-state classifier: a weights file's model behind its windowing.
+public struct MotionClassifier: MotionWindowClassifier {
+    /// The weights file it was built from.
+    public let file: ModelFile
+    /// The layers (dequantized once at load).
+    public let model: Sequential
+    /// The preprocessing the file describes.
+    public let windowing: MotionWindowing
+
+    /// Builds the classifier from a validated weights file; the file must describe motion windows.
+    public init(file: ModelFile) throws(DataError) {
+        self.file = file
+        windowing = try MotionWindowing(parameters: file.preprocessing)
+        guard file.input.shape == [windowing.inputSize], !file.labels.isEmpty else {
+            throw DataError(file: file.name, message: "the model takes input \(file.input.shape) with labels \(file.labels); "
+                + "a motion classifier with this windowing takes [\(windowing.inputSize)] with labels")
+        }
+        model = file.makeModel()
+    }
+
+    /// The classes, in output order.
+    public var labels: [String] { file.labels }
+
+    /// The model's probabilities for each window.
+    public func probabilities(_ inputs: Tensor) -> Tensor { model(inputs) }
+}
+
+/// The non-ML fallback: the stride rate from the vertical autocorrelation, and intensity when the signal does
+/// not repeat. It needs no weights.
+///
+/// A gait whose vertical signal repeats at a stride rate of at least 1.17 Hz (140 steps a minute, about where
+/// people switch from walking to running) is running. When the signal repeats only weakly (autocorrelation under
+/// 0.3 at every stride period), the vertical standard deviation decides: 0.9 g and more is running. The
+/// confidence grows with the distance from the threshold.
+public struct CadenceRecognizer: MotionWindowClassifier {
+    /// The preprocessing whose inputs it reads.
+    public let windowing: MotionWindowing
+    /// Stride rates (Hz) at and above this are running.
+    public static let runningStrideRate = 1.17
+    /// Below this autocorrelation at the stride period the gait is not periodic enough to trust its rate.
+    public static let minimumRepetition = 0.3
+    /// With no clear stride, vertical standard deviations (g) at and above this are running.
+    public static let runningIntensity = 0.9
+
+    /// Creates the recognizer for inputs made by `windowing`, whose lags must reach a 0.6 Hz stride's period.
+    public init(windowing: MotionWindowing = MotionWindowing()) { self.windowing = windowing }
+
+    /// walking, running.
+    public var labels: [String] { ["walking", "running"] }
+
+    /// One window's walking and running probabilities.
+    public func classify(_ input: UnsafeBufferPointer<Float>) -> (walking: Double, running: Double) {
+        let running: Double
+        if let stride = windowing.strideRate(input), stride.strength >= Self.minimumRepetition {
+            running = 1 / (1 + exp(-(stride.frequency - Self.runningStrideRate) / 0.04))
+        } else {
+            let deviation = exp(Double(input[2 * windowing.lags]))
+            running = 1 / (1 + exp(-log(deviation / Self.runningIntensity) / 0.1))
+        }
+        return (1 - running, running)
+    }
+
+    /// Each window's probabilities.
+    public func probabilities(_ inputs: Tensor) -> Tensor {
+        let rows = inputs.shape[0], size = windowing.inputSize
+        shapePrecondition(inputs.shape == [rows, size], "CadenceRecognizer: inputs \(inputs.shape), expected [windows, \(size)]")
+        var values = [Float]()
+        values.reserveCapacity(2 * rows)
+        inputs.scalars.withUnsafeBufferPointer { all in
+            for row in 0..<rows {
+                let p = classify(UnsafeBufferPointer(rebasing: all[(row * size)..<((row + 1) * size)]))
+                values += [Float(p.walking), Float(p.running)]
+            }
+        }
+        return Tensor(shape: [rows, 2], scalars: values)
+    }
+}
+
+/// When a window's answer should not be trusted: the phone barely moves, so it is neither walking nor running.
+public enum MotionUncertainty {
+    /// Below this vertical standard deviation (g) and horizontal mean (g) the phone is still: walking in a pocket
+    /// moves it far more (a vertical standard deviation of 0.3 g and more).
+    public static let stillLevel = 0.05
+
+    /// Why window `row` of `inputs` is uncertain, or `nil`.
+    public static func reason(_ inputs: Tensor, row: Int, windowing: MotionWindowing) -> String? {
+        let deviation = exp(Double(inputs[row, 2 * windowing.lags])), horizontal = exp(Double(inputs[row, 2 * windowing.lags + 1]))
+        guard deviation < stillLevel && horizontal < stillLevel else { return nil }
+        return String(format: "the phone barely moves (vertical SD %.3f g, horizontal %.3f g): neither walking nor running", deviation, horizontal)
+    }
+}

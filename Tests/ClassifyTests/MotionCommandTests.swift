@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+
+/// The real recordings of `../shared/realdata/` (or `$ONDEVICEML_REALDATA`), validation only; absent for a user
+/// who cloned only the project, and then the tests that need them are skipped.
+let realData = URL(fileURLWithPath: ProcessInfo.processInfo.environment["ONDEVICEML_REALDATA"]
+    ?? packageRoot.deletingLastPathComponent().appendingPathComponent("shared/realdata").path)
+let realMotion = realData.appendingPathComponent("motion-motionsense-dev.csv")
+let hasRealMotion = FileManager.default.fileExists(atPath: realMotion.path)
+
+/// A JSON object from a command's standard output.
+func jsonObject(_ run: CommandRun) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any], "\(run.standardOutput)")
+}
+
+@Suite("classify motion")
+struct MotionCommandTests {
+    func recordingFile(_ text: String, in folder: URL, name: String = "r.csv") throws -> String {
+        let url = folder.appendingPathComponent(name)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    @Test(arguments: ["walking", "running"])
+    func theShippedModelLabelsEachExample(label: String) throws {
+        let run = try CommandRun.classifyAtRoot(["motion", "Datasets/examples/\(label).csv", "--json"])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardError == "")
+        let object = try jsonObject(run)
+        #expect(object["label"] as? String == label)
+        #expect(object["model"] as? String == "motion-state.int8")
+        #expect((object["attempts"] as? [Any])?.isEmpty == true)
+        let windows = try #require(object["windows"] as? [[String: Any]])
+        #expect(windows.count > 10)
+        #expect(windows.allSatisfy { $0["label"] as? String == label })
+        #expect(windows.first?["start"] as? Double == 0 && windows.first?["end"] as? Double == 5.12)
+    }
+
+    @Test func textTimelineAndStandardInput() throws {
+        let text = try String(contentsOf: packageRoot.appendingPathComponent("Datasets/examples/running.csv"), encoding: .utf8)
+        let run = try CommandRun.classifyAtRoot(["motion", "-"], input: text)
+        #expect(run.status == 0, "\(run.standardError)")
+        let lines = run.standardOutput.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("running  (") == true, "\(run.standardOutput)")
+        #expect(lines.first?.hasSuffix("; model motion-state.int8)") == true)
+        #expect(lines.dropFirst().first?.contains("0.00–   5.12 s  running") == true, "\(run.standardOutput)")
+    }
+
+    @Test func brokenWeightsFallBackToTheCadenceRecognizer() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var bytes = try Data(contentsOf: packageRoot.appendingPathComponent("Weights/motion-state.int8.weights"))
+        bytes[bytes.count / 2] ^= 0x40
+        let broken = folder.appendingPathComponent("broken.weights")
+        try bytes.write(to: broken)
+        let run = try CommandRun.classifyAtRoot(["motion", "Datasets/examples/walking.csv", "--weights", broken.path, "--json"])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardError.hasPrefix("warning: broken: "), "\(run.standardError)")
+        #expect(run.standardError.contains("checksum"), "\(run.standardError)")
+        #expect(run.standardError.hasSuffix("; trying cadence\n"))
+        let object = try jsonObject(run)
+        #expect(object["model"] as? String == "cadence")
+        #expect(object["label"] as? String == "walking")
+        #expect((object["attempts"] as? [[String: String]])?.first?["model"] == "broken")
+    }
+
+    @Test func badRecordingsExit65WithThePlace() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let header = "timestamp,acc.x,acc.y,acc.z\n"
+        let rows = (0..<400).map { String(format: "%.2f,0.1,%.3f,-1", Double($0) / 50, sin(Double($0) / 4)) }
+        func expectError(_ text: String, _ message: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let path = try recordingFile(text, in: folder)
+            let run = try CommandRun.classifyAtRoot(["motion", path])
+            #expect(run.status == 65, "exit \(run.status): \(run.standardError)", sourceLocation: sourceLocation)
+            #expect(run.standardError == "error: \(path)\(message)\n", sourceLocation: sourceLocation)
+            #expect(run.standardOutput == "", sourceLocation: sourceLocation)
+        }
+        try expectError(header + rows.prefix(200).joined(separator: "\n") + "\n",
+                        ": the recording is too short: its longest stretch without a gap has 200 samples (4.00 s at 50 Hz); one window needs 256 (5.12 s)")
+        try expectError("timestamp,acc.x,acc.z\n0,0,1\n", ":1: missing columns: a recording needs gravity.x/y/z and userAcceleration.x/y/z "
+                        + "(Core Motion), or acc.x/y/z (raw accelerometer); the header has 'timestamp', 'acc.x', 'acc.z'")
+        var withNaN = rows
+        withNaN[10] = "0.20,0.1,NaN,-1"
+        try expectError(header + withNaN.joined(separator: "\n"), ":12: column 3 (acc.y): NaN is not a finite number")
+        var backwards = rows
+        backwards[20] = "0.10,0.1,0,-1"
+        try expectError(header + backwards.joined(separator: "\n"),
+                        ":22: column 1 (timestamp): timestamp 0.1 does not come after 0.38; timestamps must increase")
+    }
+
+    @Test func aConstantSignalIsAnsweredAsUncertain() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let still = "acc.x,acc.y,acc.z\n" + String(repeating: "0,0,-1\n", count: 300)
+        let run = try CommandRun.classifyAtRoot(["motion", try recordingFile(still, in: folder), "--json"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let object = try jsonObject(run)
+        #expect((object["uncertain"] as? String)?.contains("the phone barely moves") == true, "\(run.standardOutput)")
+    }
+
+    /// Every window of the real recordings: the shipped int8 and f32 weights, the raw-accelerometer version and
+    /// the cadence fallback, against the targets of the motion issue.
+    @Test(.enabled(if: hasRealMotion, "needs ../shared/realdata/motion-motionsense-dev.csv (or $ONDEVICEML_REALDATA)"))
+    func realRecordingsMeetTheAccuracyTargets() throws {
+        func accuracy(_ arguments: [String]) throws -> Double {
+            let run = try CommandRun.classifyAtRoot(["evaluate", "motion", "--json"] + arguments)
+            #expect(run.status == 0, "\(run.standardError)")
+            let object = try jsonObject(run)
+            #expect(object["count"] as? Int == 1953)
+            return try #require(object["accuracy"] as? Double)
+        }
+        let int8 = try accuracy(["--data", realMotion.path])
+        let f32 = try accuracy(["--data", realMotion.path, "--weights", "Weights/motion-state.f32.weights"])
+        let cadence = try accuracy(["--data", realMotion.path, "--fallback"])
+        #expect(int8 >= 0.97, "int8 \(int8)")
+        #expect(abs(int8 - f32) <= 0.005, "int8 \(int8), f32 \(f32)")
+        #expect(cadence >= 0.85, "cadence \(cadence)")
+        // The same recordings as a plain accelerometer sees them: acc = gravity + userAcceleration, nothing else.
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let text = try String(contentsOf: realMotion, encoding: .utf8)
+        var lines = text.split(whereSeparator: \.isNewline).map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let header = lines.removeFirst()
+        let index = { (name: String) in header.firstIndex(of: name) ?? -1 }
+        var raw = ["session,label,timestamp,acc.x,acc.y,acc.z"]
+        for fields in lines {
+            let acc = ["x", "y", "z"].map { (Double(fields[index("gravity.\($0)")]) ?? .nan) + (Double(fields[index("userAcceleration.\($0)")]) ?? .nan) }
+            raw.append("\(fields[index("session")]),\(fields[index("label")]),\(fields[index("timestamp")]),"
+                       + acc.map { String(format: "%.6f", $0) }.joined(separator: ","))
+        }
+        let rawFile = folder.appendingPathComponent("raw.csv")
+        try (raw.joined(separator: "\n") + "\n").write(to: rawFile, atomically: true, encoding: .utf8)
+        let rawAccuracy = try accuracy(["--data", rawFile.path])
+        #expect(rawAccuracy >= 0.95, "raw accelerometer \(rawAccuracy)")
+    }
+}
