@@ -12,13 +12,14 @@ struct MotionBenchmark {
     func run() throws -> [Measurement] {
         BLAS.maxThreads = 1
         var generator = MotionGenerator(seed: 78)
-        let windowing = MotionWindowing()
-        // Sixteen one-window recordings of both gaits, cut from generated sessions.
-        let windows: [[MotionSample]] = generator.sessions(people: 4, seconds: 12).flatMap { session in
-            let recording = MotionRecordingReader.assemble(session.rows.map { Array($0[3...]) }, times: session.times, coreMotion: true,
-                                                           rate: windowing.rate, window: windowing.window)
-            let samples = recording.segments[0]
-            return [Array(samples[0..<windowing.window]), Array(samples[(samples.count - windowing.window)...])]
+        // Eight generated sessions (rows: attitude, gravity, rotation rate, user acceleration; `assemble` takes
+        // gravity, user acceleration, rotation rate) of both gaits; each benchmark cuts one-window recordings from their start and end.
+        let segments: [[MotionSample]] = generator.sessions(people: 4, seconds: 12).map { session in
+            MotionRecordingReader.assemble(session.rows.map { Array($0[3..<6] + $0[9..<12] + $0[6..<9]) }, times: session.times, coreMotion: true,
+                                           rate: 50, window: 256).segments[0]
+        }
+        func windows(of length: Int) -> [[MotionSample]] {
+            segments.flatMap { [Array($0[0..<length]), Array($0[($0.count - length)...])] }
         }
         var measurements: [Measurement] = []
         var next = 0
@@ -28,6 +29,7 @@ struct MotionBenchmark {
             let classifier = try MotionClassifier(file: file)
             let model = compact ? file.makeModel(compact: true) : classifier.model
             let variant = compact ? "\(format) compact" : format
+            let windowing = classifier.windowing, windows = windows(of: windowing.window)
             measurements += measure("motion: preprocess + \(variant) inference", flops: nil, plan: plan, [
                 Candidate(impl: "tensor") {
                     next = (next + 1) % windows.count
@@ -42,6 +44,7 @@ struct MotionBenchmark {
                 },
             ])
         }
+        let windowing = MotionWindowing(), windows = windows(of: windowing.window)
         measurements += measure("motion: preprocess only", flops: nil, plan: plan, [
             Candidate(impl: "tensor") {
                 next = (next + 1) % windows.count
