@@ -1,83 +1,133 @@
 import ArgumentParser
 import Foundation
 import Models
+import Train
 import Tensor
 
-/// `classify motion RECORDING.csv|-`
+/// `classify motion RECORDING.csv|- ...`
 struct Motion: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Label a motion recording's windows walking or running, and the whole recording by majority.",
+        abstract: "Label motion recordings' windows walking or running, and each recording by majority.",
         discussion: """
-            The recording is a CSV file with the twelve Core Motion columns (gravity.*, userAcceleration.* and \
+            A recording is a CSV file with the Core Motion columns (gravity.*, userAcceleration.* and \
             rotationRate.* are read; attitude.* may be absent), or raw accelerometer columns acc.x,acc.y,acc.z (g, \
             gravity included) with optional gyro.x,gyro.y,gyro.z; an optional timestamp column (seconds), else \
-            --rate. - reads standard input. Accelerations in m/s² are detected and converted (with a note), any \
+            --rate. - reads standard input. Accelerations in m/s² are detected and converted (with a warning), any \
             rate is resampled to the model's 50 Hz, and a gap longer than a window splits the recording.
 
             Each window (5.12 s, every 1.28 s with the shipped model) gets a label and a confidence; a window in \
-            which the phone barely moves is flagged uncertain and does not vote. Models are tried in turn: \
-            Weights/motion-state.int8.weights, then Weights/motion-state.f32.weights (or only --weights when \
-            given), then the built-in cadence recognizer (stride rate and intensity), which needs no weights.
+            which the phone barely moves is flagged uncertain and does not vote. Several files, a folder or \
+            --dataset (a motion dataset CSV with session and label columns: one result per session) make a \
+            batch: one line per recording with its majority label, in input order, on every core; a bad \
+            recording reports its error in its place and the batch goes on.
 
-            Example: classify motion Datasets/examples/running.csv --json
+            Models are tried in turn: motion-state.int8, motion-state.f32 (or only --weights), then the built-in \
+            cadence recognizer (stride rate and intensity), which needs no weights. A transient failure is \
+            retried (--retries); a missing, corrupt or incompatible weights file moves on at once.
+
+            Examples: classify motion Datasets/examples/running.csv --json
+                      classify motion --dataset Datasets/motion/test.csv
             """
     )
 
-    @Argument(help: "The recording (CSV), or - for standard input.")
-    var recording: String
+    @Argument(help: "Recordings (CSV files or folders), or - for standard input.")
+    var recordings: [String] = []
 
-    @Option(help: "A weights file to use instead of the shipped ones.")
-    var weights: String?
+    @Option(help: "A motion dataset CSV (session,label and a recording's columns): classify each session.")
+    var dataset: String?
 
-    @Option(help: "Samples per second when the recording has no timestamp column.")
+    @OptionGroup var chain: ChainOptions
+
+    @Option(help: "Samples per second when a recording has no timestamp column.")
     var rate = 50.0
 
     @Option(help: "Average each window's probabilities with this many neighbours on each side.")
     var smooth = 0
 
-    @Flag(help: "Print one JSON object: label, uncertain, windows (start, end, label, confidence, uncertain), model, attempts, notes.")
-    var json = false
-
     func validate() throws {
+        guard !recordings.isEmpty || dataset != nil else { throw ValidationError("give a recording (a CSV file, a folder or -) or --dataset FILE") }
         guard rate > 0 && rate <= 10_000 else { throw ValidationError("--rate must be between 0 and 10000 Hz, got \(rate)") }
         guard smooth >= 0 && smooth <= 1000 else { throw ValidationError("--smooth must be between 0 and 1000, got \(smooth)") }
     }
 
     func run() throws {
         let windowing = MotionWindowing()
-        let input: MotionRecording
-        do {
-            input = try MotionRecordingReader.read(recording, assumedRate: rate, rate: windowing.rate, window: windowing.window)
-            // Checked before any model runs: no model can label a recording shorter than its window.
-            try windowing.requireWindow(in: input, source: recording)
-        } catch {
-            throw failure(error)
-        }
-        let candidates = weights.map { [$0] } ?? ["Weights/motion-state.int8.weights", "Weights/motion-state.f32.weights"]
-        var links = candidates.map { path in
-            Link<MotionTimeline>(name: modelName(ofWeights: path)) {
-                let classifier = try MotionClassifier(file: try ModelFile(contentsOf: URL(fileURLWithPath: path)))
-                let samples = classifier.windowing.rate == windowing.rate ? input
-                    : try MotionRecordingReader.read(recording, assumedRate: rate, rate: classifier.windowing.rate, window: classifier.windowing.window)
-                return try classifier.classify(samples, smoothing: smooth, source: recording)
+        let files = expandInputs(recordings)
+        let single = dataset == nil && files.count == 1 && files == recordings
+        var input: MotionRecording?
+        if single {
+            do {
+                // Checked before any model runs: no model can label a recording shorter than its window.
+                let recording = try MotionRecordingReader.read(files[0], assumedRate: rate, rate: windowing.rate, window: windowing.window)
+                try windowing.requireWindow(in: recording, source: files[0])
+                input = recording
+            } catch {
+                throw failure(error)
             }
         }
-        links.append(Link(name: "cadence") { try CadenceRecognizer(windowing: windowing).classify(input, smoothing: smooth, source: recording) })
-        let (timeline, model, attempts) = try firstAnswer(links)
-        for note in input.notes { reportWarning("\(recording): \(note)") }
-        if json {
-            print(MotionJSON(timeline: timeline, model: model, attempts: attempts, notes: input.notes).text)
+        var links = weightsLinks(chain.variants(of: "motion-state"), source: chain.locator) { file throws(DataError) -> any MotionWindowClassifier in
+            try MotionClassifier(file: file)
+        }
+        links.append(ChainLink(name: "cadence") { CadenceRecognizer(windowing: windowing) })
+        let (recognizer, model, attempts) = try chain.firstWorking(links)
+        let (rate, smooth, json) = (rate, smooth, chain.json)
+        if let input {
+            let timeline: MotionTimeline
+            do {
+                let recording = recognizer.windowing.rate == windowing.rate ? input
+                    : try MotionRecordingReader.read(files[0], assumedRate: rate, rate: recognizer.windowing.rate, window: recognizer.windowing.window)
+                timeline = try recognizer.classify(recording, smoothing: smooth, source: files[0])
+            } catch {
+                throw failure(error)
+            }
+            for note in input.notes { reportWarning("\(files[0]): \(note)") }
+            if json {
+                print(MotionJSON(timeline: timeline, model: model, attempts: attempts, notes: input.notes).text)
+                return
+            }
+            let counts = Dictionary(grouping: timeline.windows, by: \.label).mapValues(\.count)
+            print("\(timeline.label)  (\(timeline.windows.count) window\(timeline.windows.count == 1 ? "" : "s"): "
+                  + counts.sorted { $0.value > $1.value }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + "; model \(model))")
+            for window in timeline.windows {
+                let span = String(format: "%7.2f–%7.2f s", window.start, window.end)
+                print("  \(span)  " + window.label.padding(toLength: 8, withPad: " ", startingAt: 0) + percentText(window.confidence)
+                      + (window.uncertain.map { "  uncertain: \($0)" } ?? ""))
+            }
+            if let uncertain = timeline.uncertain { print("uncertain: \(uncertain)") }
             return
         }
-        let counts = Dictionary(grouping: timeline.windows, by: \.label).mapValues(\.count)
-        print("\(timeline.label)  (\(timeline.windows.count) window\(timeline.windows.count == 1 ? "" : "s"): "
-              + counts.sorted { $0.value > $1.value }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + "; model \(model))")
-        for window in timeline.windows {
-            let span = String(format: "%7.2f–%7.2f s", window.start, window.end)
-            print("  \(span)  " + window.label.padding(toLength: 8, withPad: " ", startingAt: 0) + percentText(window.confidence)
-                  + (window.uncertain.map { "  uncertain: \($0)" } ?? ""))
+        // A batch: each item is a recording (or a dataset's session) read at the answering model's rate.
+        let items: [(name: String, recording: @Sendable () throws(DataError) -> MotionRecording)]
+        if let dataset {
+            do {
+                let sessions = try MotionDataset.sessions(dataset, rate: recognizer.windowing.rate, window: recognizer.windowing.window)
+                items = sessions.map { session in ("\(dataset)#\(session.id)", { () throws(DataError) in try session.recording.get() }) }
+            } catch {
+                throw failure(error)
+            }
+        } else {
+            items = files.map { path in
+                (path, { () throws(DataError) in
+                    try MotionRecordingReader.read(path, assumedRate: rate, rate: recognizer.windowing.rate, window: recognizer.windowing.window)
+                })
+            }
         }
-        if let uncertain = timeline.uncertain { print("uncertain: \(uncertain)") }
+        let status = runBatch(count: items.count) { index in
+            let (name, read) = items[index]
+            do {
+                let recording = try read()
+                let timeline = try recognizer.classify(recording, smoothing: smooth, source: name)
+                if json {
+                    return ItemOutcome(line: MotionJSON(timeline: timeline, model: model, attempts: attempts, notes: recording.notes, input: name).text, status: 0)
+                }
+                let share = timeline.windows.filter { $0.label == timeline.label }.count
+                return ItemOutcome(line: "\(name)  \(timeline.label)  (\(share) of \(timeline.windows.count) windows, model \(model))"
+                                   + (timeline.uncertain != nil ? "  uncertain" : ""), status: 0)
+            } catch {
+                return errorOutcome(error, input: name, json: json)
+            }
+        }
+        if status != 0 { throw ExitCode(status) }
     }
 }
 
@@ -95,10 +145,12 @@ struct MotionJSON: Encodable {
     let uncertain: String?
     let windows: [Window]
     let model: String
-    let attempts: [Attempt]
+    let attempts: [ChainAttempt]
     let notes: [String]
+    let input: String?
 
-    init(timeline: MotionTimeline, model: String, attempts: [Attempt], notes: [String]) {
+    init(timeline: MotionTimeline, model: String, attempts: [ChainAttempt], notes: [String], input: String? = nil) {
+        self.input = input
         label = timeline.label
         uncertain = timeline.uncertain
         windows = timeline.windows.map {

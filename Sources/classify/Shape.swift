@@ -1,74 +1,141 @@
 import ArgumentParser
 import Foundation
 import Models
+import Train
 import Tensor
 
-/// `classify shape DRAWING.csv|-`
+/// What answers for drawings: the trained model or the geometric recognizer.
+enum ShapeRecognizer: Sendable {
+    case model(ShapeClassifier)
+    case geometric
+
+    /// The prediction and, for the model, the image it saw.
+    func classify(_ drawing: Drawing) throws(DataError) -> (prediction: ShapePrediction, view: Tensor?) {
+        switch self {
+        case let .model(classifier):
+            let view = classifier.rasterizer.rasterize(drawing)
+            return (classifier.classify(image: view), view)
+        case .geometric:
+            return (try GeometricRecognizer().classify(drawing), nil)
+        }
+    }
+}
+
+/// `classify shape DRAWING.csv|- ...`
 struct Shape: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Recognize a drawing: circle, triangle, square or star.",
+        abstract: "Recognize drawings: circle, triangle, square or star.",
         discussion: """
-            The drawing is a CSV file with columns x,y and optional t (ms) and stroke (0-based); - reads standard \
-            input. Models are tried in turn: Weights/shape-classifier.int8.weights, then \
-            Weights/shape-classifier.f32.weights (or only --weights when given), then the built-in geometric \
-            recognizer, which needs no weights. Each failed attempt is reported on stderr. An answer with a \
-            confidence under 90%, or for a drawing whose ends are more than 60% of its size apart, is reported as \
-            uncertain: the drawing may be none of the four shapes.
+            A drawing is a CSV file with columns x,y and optional t (ms) and stroke (0-based); - reads standard \
+            input. Several files, a folder (its .csv files) or --dataset (a dataset CSV with drawing,label,stroke,x,y \
+            columns: one result per drawing) make a batch: one line per drawing, in input order, on every core; \
+            a bad drawing reports its error in its place and the batch goes on; the exit code is the first \
+            failure's (65 bad data, 66 missing file) or 0.
 
-            Example: classify shape Datasets/examples/star.csv --render star.svg
+            Models are tried in turn: shape-classifier.int8, shape-classifier.f32 (or only --weights), then the \
+            built-in geometric recognizer, which needs no weights. A transient failure is retried (--retries); \
+            a missing, corrupt or incompatible weights file moves on at once; each failed attempt is one warning \
+            line. An answer with a confidence under 90%, or for a drawing whose ends are more than 60% of its \
+            size apart, is reported as uncertain: the drawing may be none of the four shapes.
+
+            Examples: classify shape Datasets/examples/star.csv --render star.svg
+                      classify shape --dataset Datasets/shapes/test.csv --json
             """
     )
 
-    @Argument(help: "The drawing (CSV), or - for standard input.")
-    var drawing: String
+    @Argument(help: "Drawings (CSV files or folders), or - for standard input.")
+    var drawings: [String] = []
 
-    @Option(help: "A weights file to use instead of the shipped ones.")
-    var weights: String?
+    @Option(help: "A dataset CSV (drawing,label,stroke,x,y[,t]): classify each of its drawings.")
+    var dataset: String?
 
-    @Flag(help: "Print one JSON object: label, confidence, probabilities, model, attempts, uncertain.")
-    var json = false
+    @OptionGroup var chain: ChainOptions
 
-    @Option(help: "Also write an SVG: the strokes, the model's view of them and the probabilities.")
+    @Option(help: "Also write an SVG (one drawing only): the strokes, the model's view of them and the probabilities.")
     var render: String?
 
+    func validate() throws {
+        guard !drawings.isEmpty || dataset != nil else { throw ValidationError("give a drawing (a CSV file, a folder or -) or --dataset FILE") }
+        if render != nil && (drawings.count != 1 || dataset != nil) { throw ValidationError("--render draws one drawing: give exactly one drawing file") }
+    }
+
     func run() throws {
-        let input: Drawing
-        do {
-            input = try DrawingReader.read(drawing)
-            if let problem = ShapeRasterizer().problem(with: input) {
-                throw DataError(file: drawing, message: problem)
-            }
-        } catch {
-            throw failure(error)
-        }
-        let candidates = weights.map { [$0] } ?? ["Weights/shape-classifier.int8.weights", "Weights/shape-classifier.f32.weights"]
-        var links = candidates.map { path in
-            Link<(prediction: ShapePrediction, view: Tensor?)>(name: modelName(ofWeights: path)) {
-                let classifier = try ShapeClassifier(file: try ModelFile(contentsOf: URL(fileURLWithPath: path)))
-                let view = classifier.rasterizer.rasterize(input)
-                return (classifier.classify(image: view), view)
-            }
-        }
-        links.append(Link(name: "geometric") { (try GeometricRecognizer().classify(input), nil) })
-        let ((prediction, view), model, attempts) = try firstAnswer(links)
-        let uncertainty = ShapeUncertainty.reason(prediction, for: input)
-        if json {
-            print(ShapeJSON(prediction: prediction, model: model, attempts: attempts, uncertain: uncertainty != nil).text)
-        } else {
-            print("\(prediction.label)  (confidence \(percentText(prediction.confidence)), model \(model))")
-            for (label, probability) in prediction.probabilities {
-                print("  " + label.padding(toLength: 10, withPad: " ", startingAt: 0) + percentText(probability))
-            }
-            if let uncertainty { print("uncertain: \(uncertainty)") }
-        }
-        if let render {
+        let files = expandInputs(drawings)
+        let single = dataset == nil && files.count == 1 && files == drawings
+        // Bad input fails before any model is tried: no model can fix it.
+        var input: Drawing?
+        if single {
             do {
-                try AtomicFile.write(Array(ShapeRendering.svg(input, view: view, prediction: prediction, model: model).utf8),
-                                     to: URL(fileURLWithPath: render))
+                let drawing = try DrawingReader.read(files[0])
+                if let problem = ShapeRasterizer().problem(with: drawing) { throw DataError(file: files[0], message: problem) }
+                input = drawing
             } catch {
                 throw failure(error)
             }
         }
+        var links = weightsLinks(chain.variants(of: "shape-classifier"), source: chain.locator) { file throws(DataError) in
+            ShapeRecognizer.model(try ShapeClassifier(file: file))
+        }
+        links.append(ChainLink(name: "geometric") { ShapeRecognizer.geometric })
+        let (recognizer, model, attempts) = try chain.firstWorking(links)
+        if let input {
+            let prediction: ShapePrediction, view: Tensor?
+            do {
+                (prediction, view) = try recognizer.classify(input)
+            } catch {
+                throw failure(error)
+            }
+            let uncertainty = ShapeUncertainty.reason(prediction, for: input)
+            if chain.json {
+                print(ShapeJSON(prediction: prediction, model: model, attempts: attempts, uncertain: uncertainty != nil).text)
+            } else {
+                print("\(prediction.label)  (confidence \(percentText(prediction.confidence)), model \(model))")
+                for (label, probability) in prediction.probabilities {
+                    print("  " + label.padding(toLength: 10, withPad: " ", startingAt: 0) + percentText(probability))
+                }
+                if let uncertainty { print("uncertain: \(uncertainty)") }
+            }
+            if let render {
+                do {
+                    try AtomicFile.write(Array(ShapeRendering.svg(input, view: view, prediction: prediction, model: model).utf8),
+                                         to: URL(fileURLWithPath: render))
+                } catch {
+                    throw failure(error)
+                }
+            }
+            return
+        }
+        // A batch.
+        let items: [(name: String, drawing: @Sendable () throws(DataError) -> Drawing)]
+        if let dataset {
+            do {
+                items = try ShapeDataset.items(dataset).map { item in
+                    ("\(dataset)#\(item.id)", { () throws(DataError) in try item.drawing.get() })
+                }
+            } catch {
+                throw failure(error)
+            }
+        } else {
+            items = files.map { path in (path, { () throws(DataError) in try DrawingReader.read(path) }) }
+        }
+        let json = chain.json
+        let status = runBatch(count: items.count) { index in
+            let (name, read) = items[index]
+            do {
+                let drawing = try read()
+                if let problem = ShapeRasterizer().problem(with: drawing) { throw DataError(file: name, message: problem) }
+                let prediction = try recognizer.classify(drawing).prediction
+                let uncertain = ShapeUncertainty.reason(prediction, for: drawing) != nil
+                if json {
+                    return ItemOutcome(line: ShapeJSON(prediction: prediction, model: model, attempts: attempts, uncertain: uncertain, input: name).text, status: 0)
+                }
+                return ItemOutcome(line: "\(name)  \(prediction.label)  (confidence \(percentText(prediction.confidence)), model \(model))"
+                                   + (uncertain ? "  uncertain" : ""), status: 0)
+            } catch {
+                return errorOutcome(error, input: name, json: json)
+            }
+        }
+        if status != 0 { throw ExitCode(status) }
     }
 }
 
@@ -80,10 +147,12 @@ struct ShapeJSON: Encodable {
     let confidence: Double
     let probabilities: [String: Double]
     let model: String
-    let attempts: [Attempt]
+    let attempts: [ChainAttempt]
     let uncertain: Bool
+    let input: String?
 
-    init(prediction: ShapePrediction, model: String, attempts: [Attempt], uncertain: Bool) {
+    init(prediction: ShapePrediction, model: String, attempts: [ChainAttempt], uncertain: Bool, input: String? = nil) {
+        self.input = input
         label = prediction.label
         confidence = prediction.confidence
         probabilities = Dictionary(uniqueKeysWithValues: prediction.probabilities.map { ($0.label, $0.probability) })

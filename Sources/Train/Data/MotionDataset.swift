@@ -24,62 +24,18 @@ public enum MotionDataset {
     /// order. Core Motion columns or raw accelerometer `acc.*` (optionally `gyro.*`) are read, with optional
     /// `timestamp`; each session is converted like a recording (units, gravity, gaps, resampling).
     public static func read(_ path: String, windowing: MotionWindowing = MotionWindowing()) throws(DataError) -> [LabeledSession] {
-        var reader = try CSVReader(path: path)
-        let idColumns = try reader.columns(["session", "label"])
-        let find = { (names: [String]) in names.compactMap { reader.optionalColumn($0) } }
-        let gravity = find(["gravity.x", "gravity.y", "gravity.z"]), user = find(["userAcceleration.x", "userAcceleration.y", "userAcceleration.z"])
-        let rotation = find(["rotationRate.x", "rotationRate.y", "rotationRate.z"]), acc = find(["acc.x", "acc.y", "acc.z"])
-        let gyro = find(["gyro.x", "gyro.y", "gyro.z"])
-        let coreMotion = gravity.count == 3 && user.count == 3
-        guard coreMotion || acc.count == 3 else {
-            throw DataError(file: path, line: 1, message: "missing columns: a motion dataset needs gravity.x/y/z and "
-                + "userAcceleration.x/y/z (Core Motion), or acc.x/y/z (raw accelerometer), besides session and label")
-        }
-        let valueColumns = coreMotion ? gravity + user : acc
-        let spinColumns = coreMotion ? (rotation.count == 3 ? rotation : []) : (gyro.count == 3 ? gyro : [])
-        let timeColumn = reader.optionalColumn("timestamp")
-        var order: [String] = []
-        var sessions: [String: (label: String, first: Int, last: Int, values: [[Double]], times: [Double])] = [:]
-        while let fields = try reader.next() {
-            let line = reader.lineNumber
-            let id = fields[idColumns[0]], label = fields[idColumns[1]].trimmingCharacters(in: .whitespaces)
-            var v = [Double](repeating: 0, count: 9)
-            for (i, column) in valueColumns.enumerated() { v[i] = try reader.number(fields[column], column: column) }
-            for (i, column) in spinColumns.enumerated() { v[6 + i] = try reader.number(fields[column], column: column) }
-            var session = sessions[id] ?? (label, line, line, [], [])
-            if session.values.isEmpty {
-                guard !label.isEmpty else {
-                    throw DataError(file: path, line: line, column: (idColumns[1] + 1, "label"), message: "empty label")
-                }
-                order.append(id)
-            } else if session.label != label {
-                throw DataError(file: path, line: line, column: (idColumns[1] + 1, "label"),
-                                message: "session '\(id)' is labelled '\(session.label)' above and '\(label)' here")
-            }
-            let time = try timeColumn.map { column throws(DataError) in try reader.number(fields[column], column: column) }
-                ?? Double(session.values.count) / windowing.rate
-            if let previous = session.times.last, time <= previous {
-                throw DataError(file: path, line: line, column: timeColumn.map { ($0 + 1, "timestamp") },
-                                message: "timestamp \(time) of session '\(id)' does not come after \(previous); timestamps must increase")
-            }
-            session.values.append(v)
-            session.times.append(time)
-            session.last = line
-            sessions[id] = session
-        }
-        if order.isEmpty { throw DataError(file: path, line: 2, message: "no sessions: the file has a header but no rows") }
+        // The label column is required here (`sessions` reads files without one too).
+        _ = try CSVReader(path: path).columns(["session", "label"])
         var result: [LabeledSession] = []
-        for id in order {
-            guard let session = sessions[id] else { continue }
-            let recording = MotionRecordingReader.assemble(session.values, times: session.times, coreMotion: coreMotion,
-                                                           rate: windowing.rate, window: windowing.window)
+        for session in try sessions(path, rate: windowing.rate, window: windowing.window) {
+            let recording = try session.recording.get()
             let longest = recording.segments.map(\.count).max() ?? 0
             guard longest >= windowing.window else {
-                throw DataError(file: path, line: session.first,
-                                message: "session '\(id)' (lines \(session.first)–\(session.last)) has \(longest) samples; "
+                throw DataError(file: path, line: session.lines.lowerBound,
+                                message: "session '\(session.id)' (lines \(session.lines.lowerBound)–\(session.lines.upperBound)) has \(longest) samples; "
                                     + "one window needs \(windowing.window) (\(String(format: "%.2f", Double(windowing.window) / windowing.rate)) s)")
             }
-            result.append(LabeledSession(id: id, label: session.label, segments: recording.segments, lines: session.first...session.last))
+            result.append(LabeledSession(id: session.id, label: session.label ?? "", segments: recording.segments, lines: session.lines))
         }
         return result
     }

@@ -1,0 +1,96 @@
+import Foundation
+import Models
+
+/// One session of a motion dataset read for classification: its id, where it is, and the recording or why it is
+/// unusable.
+public struct DatasetSession: Sendable {
+    /// The `session` column's value.
+    public let id: String
+    /// The `label` column's value, when the file has one.
+    public let label: String?
+    /// The session's first and last lines.
+    public let lines: ClosedRange<Int>
+    /// The recording, or the first problem found in its rows.
+    public let recording: Result<MotionRecording, DataError>
+}
+
+extension MotionDataset {
+    /// Every session of the file for classification, in order of first appearance, each converted like a
+    /// recording. Unlike `read`, a bad row spoils only its own session: the item carries the error and reading
+    /// goes on. Errors that leave nothing to read (missing file, missing columns) are thrown.
+    public static func sessions(_ path: String, rate: Double = 50, window: Int = 256) throws(DataError) -> [DatasetSession] {
+        var reader = try CSVReader(path: path)
+        let idColumn = try reader.columns(["session"])[0]
+        let find = { (names: [String]) in names.compactMap { reader.optionalColumn($0) } }
+        let gravity = find(["gravity.x", "gravity.y", "gravity.z"]), user = find(["userAcceleration.x", "userAcceleration.y", "userAcceleration.z"])
+        let rotation = find(["rotationRate.x", "rotationRate.y", "rotationRate.z"]), acc = find(["acc.x", "acc.y", "acc.z"])
+        let gyro = find(["gyro.x", "gyro.y", "gyro.z"])
+        let coreMotion = gravity.count == 3 && user.count == 3
+        guard coreMotion || acc.count == 3 else {
+            throw DataError(file: path, line: 1, message: "missing columns: a motion dataset needs gravity.x/y/z and "
+                + "userAcceleration.x/y/z (Core Motion), or acc.x/y/z (raw accelerometer), besides session")
+        }
+        let valueColumns = coreMotion ? gravity + user : acc
+        let spinColumns = coreMotion ? (rotation.count == 3 ? rotation : []) : (gyro.count == 3 ? gyro : [])
+        let timeColumn = reader.optionalColumn("timestamp"), labelColumn = reader.optionalColumn("label")
+        var order: [String] = []
+        var sessions: [String: (label: String?, first: Int, last: Int, values: [[Double]], times: [Double], error: DataError?)] = [:]
+        var lastId: String?
+        while true {
+            let before = reader.lineNumber
+            let fields: [String]
+            do {
+                guard let next = try reader.next() else { break }
+                fields = next
+            } catch {
+                // A row of the wrong width spoils the session above it; a reader that cannot move on ends the file.
+                if let lastId, sessions[lastId]?.error == nil { sessions[lastId]?.error = error }
+                if reader.lineNumber == before { break }
+                continue
+            }
+            let line = reader.lineNumber, id = fields[idColumn]
+            let label = labelColumn.map { fields[$0].trimmingCharacters(in: .whitespaces) }
+            lastId = id
+            var session = sessions[id] ?? (label, line, line, [], [], nil)
+            if sessions[id] == nil { order.append(id) }
+            session.last = line
+            if session.error == nil {
+                do throws(DataError) {
+                    if let labelColumn, let label {
+                        if label.isEmpty { throw DataError(file: path, line: line, column: (labelColumn + 1, "label"), message: "empty label") }
+                        if label != session.label {
+                            throw DataError(file: path, line: line, column: (labelColumn + 1, "label"),
+                                            message: "session '\(id)' is labelled '\(session.label ?? "")' above and '\(label)' here")
+                        }
+                    }
+                    var v = [Double](repeating: 0, count: 9)
+                    for (i, column) in valueColumns.enumerated() { v[i] = try reader.number(fields[column], column: column) }
+                    for (i, column) in spinColumns.enumerated() { v[6 + i] = try reader.number(fields[column], column: column) }
+                    let time = try timeColumn.map { column throws(DataError) in try reader.number(fields[column], column: column) }
+                        ?? Double(session.values.count) / rate
+                    if let previous = session.times.last, time <= previous {
+                        throw DataError(file: path, line: line, column: timeColumn.map { ($0 + 1, "timestamp") },
+                                        message: "timestamp \(time) of session '\(id)' does not come after \(previous); timestamps must increase")
+                    }
+                    session.values.append(v)
+                    session.times.append(time)
+                } catch {
+                    session.error = error
+                }
+            }
+            sessions[id] = session
+        }
+        if order.isEmpty { throw DataError(file: path, line: 2, message: "no sessions: the file has a header but no rows") }
+        return order.compactMap { id in
+            guard let session = sessions[id] else { return nil }
+            let recording: Result<MotionRecording, DataError>
+            if let error = session.error {
+                recording = .failure(error)
+            } else {
+                recording = .success(MotionRecordingReader.assemble(session.values, times: session.times, coreMotion: coreMotion,
+                                                                    rate: rate, window: window))
+            }
+            return DatasetSession(id: id, label: session.label, lines: session.first...session.last, recording: recording)
+        }
+    }
+}

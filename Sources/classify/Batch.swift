@@ -1,0 +1,147 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Models
+import Tensor
+
+/// The options `classify shape` and `classify motion` share: where weights come from, retries, fallback.
+struct ChainOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "A weights file to use instead of the shipped int8 and f32 files.",
+        discussion: "Without it, each variant is looked for in $CLASSIFY_WEIGHTS, then ./Weights, then the Weights folder of the package the tool was built from."))
+    var weights: String?
+
+    @Option(help: "How often to retry a transient failure (an I/O error while reading weights), per model, waiting 20 ms, 40 ms, 80 ms, … between tries.")
+    var retries = 3
+
+    @Flag(help: "Stop after the first model: no f32 weights and no non-ML recognizer.")
+    var noFallback = false
+
+    @Flag(help: "Print JSON: one object, or one object per line for several inputs.")
+    var json = false
+
+    func validate() throws {
+        guard (0...10).contains(retries) else { throw ValidationError("--retries must be between 0 and 10, got \(retries)") }
+    }
+
+    /// The package's Weights folder as built: the shipped location.
+    static let shippedWeights = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Weights").path
+
+    /// Where weights are looked for.
+    var locator: WeightsLocator { WeightsLocator(explicitFile: weights, shippedFolder: Self.shippedWeights) }
+
+    /// The weights variants of `model`: the given file, or int8 then f32.
+    func variants(of model: String) -> [String] {
+        weights.map { [modelName(ofWeights: $0)] } ?? ["\(model).int8", "\(model).f32"]
+    }
+
+    /// Runs the chain of `links`: each failed attempt is one `warning:` line; when every link fails, one `error:`
+    /// line listing the attempts and exit 70.
+    func firstWorking<Answer>(_ links: [ChainLink<Answer>]) throws -> (answer: Answer, model: String, attempts: [ChainAttempt]) {
+        do {
+            return try runChain(links, policy: RetryPolicy(retries: retries, fallback: !noFallback)) { event in
+                let next = event.next.map { $0.hasPrefix("retry") ? $0 : "trying \($0)" } ?? "no model left"
+                reportWarning("\(event.attempt.model): \(event.attempt.error); \(next)")
+            }
+        } catch {
+            switch error {
+            case let .badInput(data, _):
+                throw failure(data)
+            case let .allFailed(attempts):
+                reportError("every model failed (\(attempts.count) attempt\(attempts.count == 1 ? "" : "s")): "
+                            + attempts.map { "\($0.model): \($0.error)" }.joined(separator: "; "))
+                throw ExitCode(ExitStatus.software)
+            }
+        }
+    }
+}
+
+/// The link's name for a weights file: its file name without `.weights`.
+func modelName(ofWeights path: String) -> String {
+    URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+}
+
+/// One input's outcome in a batch: the line to print and the exit status it implies (0 for an answer).
+struct ItemOutcome: Sendable {
+    let line: String
+    let status: Int32
+}
+
+/// The inputs named on the command line: files as given, directories as their `.csv` files in name order.
+func expandInputs(_ inputs: [String]) -> [String] {
+    inputs.flatMap { input -> [String] in
+        var isDirectory: ObjCBool = false
+        guard input != "-", FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue else { return [input] }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: input)) ?? []
+        return names.filter { $0.lowercased().hasSuffix(".csv") }.sorted().map { input.hasSuffix("/") ? input + $0 : input + "/" + $0 }
+    }
+}
+
+/// Works through `count` items on every core, `chunk` at a time, printing each outcome's line in input order as
+/// soon as its chunk is done. Returns the first failed item's status, or 0.
+func runBatch(count: Int, threads: Int = ProcessInfo.processInfo.activeProcessorCount, chunk: Int = 512,
+              _ work: @escaping @Sendable (Int) -> ItemOutcome) -> Int32 {
+    // Each item's products are small; one BLAS thread per worker keeps the workers from fighting over cores.
+    BLAS.maxThreads = 1
+    var status: Int32 = 0
+    var failures = 0
+    for start in stride(from: 0, to: count, by: chunk) {
+        let end = min(count, start + chunk)
+        let slots = OutcomeSlots(count: end - start)
+        let workers = max(1, min(threads, end - start))
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            var index = start + worker
+            while index < end {
+                slots.store(work(index), at: index - start)
+                index += workers
+            }
+        }
+        var text = ""
+        for outcome in slots.outcomes() {
+            text += outcome.line + "\n"
+            if outcome.status != 0 {
+                failures += 1
+                if status == 0 { status = outcome.status }
+            }
+        }
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+    if failures > 0 { reportError("\(failures) of \(count) inputs failed; each is reported in its place above") }
+    return status
+}
+
+/// Fixed slots the workers of one chunk write (each its own indices) and the printer reads after they finish.
+final class OutcomeSlots: @unchecked Sendable {
+    private var slots: [ItemOutcome?]
+    private let lock = NSLock()
+
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+    func store(_ outcome: ItemOutcome, at index: Int) {
+        lock.lock()
+        slots[index] = outcome
+        lock.unlock()
+    }
+
+    func outcomes() -> [ItemOutcome] {
+        lock.lock()
+        defer { lock.unlock() }
+        return slots.map { $0 ?? ItemOutcome(line: "error: no result", status: ExitStatus.software) }
+    }
+}
+
+/// An input's error as a batch line: text `INPUT  error: MESSAGE`, or JSON `{"input", "error", "status"}`.
+func errorOutcome(_ error: any Error, input: String, json: Bool) -> ItemOutcome {
+    let (message, status): (String, Int32)
+    switch error {
+    case let error as DataError: (message, status) = (error.description, ExitStatus.code(for: error))
+    default: (message, status) = (String(describing: error), ExitStatus.software)
+    }
+    struct ErrorJSON: Encodable {
+        let input: String
+        let error: String
+        let status: Int32
+    }
+    return ItemOutcome(line: json ? jsonText(ErrorJSON(input: input, error: message, status: status)) : "\(input)  error: \(message)", status: status)
+}
