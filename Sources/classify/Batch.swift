@@ -20,13 +20,36 @@ struct ChainOptions: ParsableArguments {
     @Flag(help: "Print JSON: one object, or one object per line for several inputs.")
     var json = false
 
+    @Option(help: "Batches: how many inputs to work on at once (default: every core, \(ProcessInfo.processInfo.activeProcessorCount) here).")
+    var jobs: Int?
+
     func validate() throws {
         guard (0...10).contains(retries) else { throw ValidationError("--retries must be between 0 and 10, got \(retries)") }
+        if let jobs, !(1...1024).contains(jobs) { throw ValidationError("--jobs must be between 1 and 1024, got \(jobs)") }
     }
 
-    /// The package's Weights folder as built: the shipped location.
-    static let shippedWeights = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Weights").path
+    /// The shipped location: `Weights/` beside the executable, or `share/classify/Weights` of its install
+    /// prefix, or the `Weights/` of the package whose build folder holds the executable (walking up from it to
+    /// the folder with `Package.swift`). `nil` when none exists.
+    static var shippedWeights: String? {
+        let executable = URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let folder = executable.deletingLastPathComponent()
+        let fileManager = FileManager.default
+        for candidate in [folder.appendingPathComponent("Weights"),
+                          folder.deletingLastPathComponent().appendingPathComponent("share/classify/Weights")]
+        where fileManager.fileExists(atPath: candidate.path) {
+            return candidate.path
+        }
+        var directory = folder
+        while directory.path != "/" && !directory.path.isEmpty {
+            if fileManager.fileExists(atPath: directory.appendingPathComponent("Package.swift").path) {
+                let weights = directory.appendingPathComponent("Weights")
+                return fileManager.fileExists(atPath: weights.path) ? weights.path : nil
+            }
+            directory = directory.deletingLastPathComponent()
+        }
+        return nil
+    }
 
     /// Where weights are looked for.
     var locator: WeightsLocator { WeightsLocator(explicitFile: weights, shippedFolder: Self.shippedWeights) }

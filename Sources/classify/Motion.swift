@@ -112,7 +112,7 @@ struct Motion: ParsableCommand {
                 })
             }
         }
-        let status = runBatch(count: items.count) { index in
+        let status = runBatch(count: items.count, threads: chain.jobs ?? ProcessInfo.processInfo.activeProcessorCount) { index in
             let (name, read) = items[index]
             do {
                 let recording = try read()

@@ -119,7 +119,7 @@ struct Shape: ParsableCommand {
             items = files.map { path in (path, { () throws(DataError) in try DrawingReader.read(path) }) }
         }
         let json = chain.json
-        let status = runBatch(count: items.count) { index in
+        let status = runBatch(count: items.count, threads: chain.jobs ?? ProcessInfo.processInfo.activeProcessorCount) { index in
             let (name, read) = items[index]
             do {
                 let drawing = try read()

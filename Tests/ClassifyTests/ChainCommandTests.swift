@@ -1,0 +1,189 @@
+import Foundation
+import Testing
+
+/// A copy of the built classify binary in its own folder, so that no shipped weights are found beside it, run
+/// with a chosen environment and working directory.
+struct IsolatedClassify {
+    let folder: URL
+    let binary: URL
+
+    init() throws {
+        folder = try testFolder()
+        binary = folder.appendingPathComponent("bin/classify")
+        try FileManager.default.createDirectory(at: binary.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let built = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("classify")
+        try FileManager.default.copyItem(at: built, to: binary)
+    }
+
+    /// A weights folder inside the test folder holding the shipped files named in `copy`, after `edit`.
+    func weightsFolder(_ name: String, copy: [String], edit: (String, inout Data) -> Void = { _, _ in }) throws -> URL {
+        let weights = folder.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: weights, withIntermediateDirectories: true)
+        for file in copy {
+            var bytes = try Data(contentsOf: packageRoot.appendingPathComponent("Weights/\(file)"))
+            edit(file, &bytes)
+            try bytes.write(to: weights.appendingPathComponent(file))
+        }
+        return weights
+    }
+
+    func run(_ arguments: [String], weights: URL? = nil) throws -> CommandRun {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = folder
+        var environment = ProcessInfo.processInfo.environment
+        environment["CLASSIFY_WEIGHTS"] = weights?.path
+        process.environment = environment
+        let output = Pipe(), error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CommandRun(status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
+                          standardError: String(decoding: errorData, as: UTF8.self))
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: folder) }
+}
+
+@Suite("classify: retry with fallback, errors, batches")
+struct ChainCommandTests {
+    let star = packageRoot.appendingPathComponent("Datasets/examples/star.csv").path
+    let walking = packageRoot.appendingPathComponent("Datasets/examples/walking.csv").path
+
+    @Test func missingInt8WeightsFallToF32WithOneWarning() throws {
+        let classify = try IsolatedClassify()
+        defer { classify.remove() }
+        let weights = try classify.weightsFolder("w", copy: ["shape-classifier.f32.weights"])
+        let run = try classify.run(["shape", star, "--json"], weights: weights)
+        #expect(run.status == 0, "\(run.standardError)")
+        let object = try jsonObject(run)
+        #expect(object["model"] as? String == "shape-classifier.f32")
+        #expect(object["label"] as? String == "star")
+        #expect(run.standardError == "warning: shape-classifier.int8: no shape-classifier.int8.weights; looked in $CLASSIFY_WEIGHTS "
+                + "(\(weights.path)/shape-classifier.int8.weights), \(classify.folder.path)/Weights/shape-classifier.int8.weights; "
+                + "trying shape-classifier.f32\n")
+    }
+
+    @Test(arguments: [("shape", "shape-classifier"), ("motion", "motion-state")])
+    func aFlippedByteIsACheckSumWarningAndF32Answers(task: String, model: String) throws {
+        let classify = try IsolatedClassify()
+        defer { classify.remove() }
+        let weights = try classify.weightsFolder("w", copy: ["\(model).int8.weights", "\(model).f32.weights"]) { name, bytes in
+            if name.contains("int8") { bytes[bytes.count - 100] ^= 0x01 }
+        }
+        let run = try classify.run([task, task == "shape" ? star : walking, "--json"], weights: weights)
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(try jsonObject(run)["model"] as? String == "\(model).f32")
+        let lines = run.standardError.split(separator: "\n")
+        #expect(lines.count == 1, "\(run.standardError)")
+        #expect(lines.first?.hasPrefix("warning: \(model).int8: \(weights.path)/\(model).int8.weights: checksum mismatch") == true, "\(run.standardError)")
+        #expect(lines.first?.hasSuffix("; trying \(model).f32") == true)
+    }
+
+    @Test func bothWeightsBrokenTheFallbackAnswersAndSaysSo() throws {
+        let classify = try IsolatedClassify()
+        defer { classify.remove() }
+        let weights = try classify.weightsFolder("w", copy: ["shape-classifier.int8.weights", "shape-classifier.f32.weights"]) { _, bytes in
+            bytes = bytes.prefix(40)
+        }
+        let run = try classify.run(["shape", star], weights: weights)
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.hasPrefix("star  (confidence "))
+        #expect(run.standardOutput.contains("model geometric)"))
+        #expect(run.standardError.split(separator: "\n").count == 2)
+        #expect(run.standardError.contains("; trying geometric\n"))
+        let json = try classify.run(["shape", star, "--json"], weights: weights)
+        let attempts = try #require(try jsonObject(json)["attempts"] as? [[String: String]])
+        #expect(attempts.map { $0["model"] } == ["shape-classifier.int8", "shape-classifier.f32"])
+        #expect(attempts.allSatisfy { $0["kind"] == "permanent" && $0["error"]?.contains("truncated") == true })
+    }
+
+    @Test func noFallbackWithBrokenWeightsExits70ListingTheAttempts() throws {
+        let classify = try IsolatedClassify()
+        defer { classify.remove() }
+        let weights = try classify.weightsFolder("w", copy: ["motion-state.int8.weights"]) { _, bytes in bytes[0] = 0 }
+        let run = try classify.run(["motion", walking, "--no-fallback"], weights: weights)
+        #expect(run.status == 70)
+        #expect(run.standardOutput == "")
+        let lines = run.standardError.split(separator: "\n")
+        #expect(lines.last?.hasPrefix("error: every model failed (1 attempt): motion-state.int8: \(weights.path)/motion-state.int8.weights: not a weights file") == true,
+                "\(run.standardError)")
+    }
+
+    @Test func aMissingInputFileExits66() throws {
+        for task in ["shape", "motion"] {
+            let run = try CommandRun.classifyAtRoot([task, "/nonexistent/input.csv"])
+            #expect(run.status == 66, "\(task): \(run.standardError)")
+            #expect(run.standardError.hasPrefix("error: /nonexistent/input.csv"), "\(run.standardError)")
+        }
+    }
+
+    @Test func malformedCSVsExit65NamingTheLineAndColumn() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cases: [(String, Data, String)] = [
+            ("shape", Data(), ":1: the file is empty"),
+            ("shape", Data("x,y\n".utf8), ":2: "),
+            ("shape", Data("x,t\n1,2\n".utf8), ":1: missing column 'y'"),
+            ("shape", Data("x,y\n1,2\nabc,3\n".utf8), ":3: column 1 (x): 'abc' is not a number"),
+            ("shape", Data("x,y\n1,2\n3,nan\n".utf8), ":3: column 2 (y): nan is not a finite number"),
+            ("shape", Data("x,y\n1,2\n".utf8), "a drawing needs at least 2 points"),
+            ("shape", Data([0x89, 0x50, 0x4E, 0x47, 0x00, 0x1A, 0xFF, 0xFE]), ":1: contains a NUL byte"),
+            ("shape", Data(String(repeating: "1,", count: 5_000_000).utf8), ":1: "),
+            ("motion", Data(), ":1: the file is empty"),
+            ("motion", Data("acc.x,acc.y,acc.z\n".utf8), ":2: "),
+            ("motion", Data("acc.x,acc.y,acc.z\n0,0,-1\n0,x,-1\n".utf8), ":3: column 2 (acc.y): 'x' is not a number"),
+            ("motion", Data(String(repeating: "9", count: 10_000_000).utf8), ":1: "),
+        ]
+        for (index, (task, bytes, message)) in cases.enumerated() {
+            let path = folder.appendingPathComponent("case\(index).csv").path
+            try bytes.write(to: URL(fileURLWithPath: path))
+            let run = try CommandRun.classifyAtRoot([task, path])
+            #expect(run.status == 65, "case \(index): exit \(run.status): \(run.standardError)")
+            #expect(run.standardError.hasPrefix("error: \(path)"), "case \(index): \(run.standardError)")
+            #expect(run.standardError.contains(message), "case \(index): \(run.standardError)")
+            #expect(run.standardError.split(separator: "\n").count == 1, "case \(index): one line: \(run.standardError)")
+        }
+    }
+
+    @Test func aBatchOf10000DrawingsKeepsOrderAndReportsTheBadOne() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var lines = ["drawing,label,stroke,x,y"]
+        for index in 0..<10_000 {
+            if index == 5_000 {
+                lines.append("d\(index),circle,0,nan,1")  // the bad drawing: line 2 + 2,500 · 5 + 2,500 · 4 = 22,502
+                lines.append("d\(index),circle,0,2,2")
+                continue
+            }
+            // Small squares and triangles, alternating, at varying sizes.
+            let size = Double(10 + index % 7)
+            let corners: [(Double, Double)] = index % 2 == 0 ? [(0, 0), (size, 0), (size, size), (0, size), (0, 0)] : [(0, size), (size / 2, 0), (size, size), (0, size)]
+            for (x, y) in corners { lines.append("d\(index),square,0,\(x),\(y)") }
+        }
+        let dataset = folder.appendingPathComponent("batch.csv")
+        try (lines.joined(separator: "\n") + "\n").write(to: dataset, atomically: true, encoding: .utf8)
+        let run = try CommandRun.classifyAtRoot(["shape", "--dataset", dataset.path, "--json"])
+        #expect(run.status == 65)
+        let results = run.standardOutput.split(separator: "\n")
+        #expect(results.count == 10_000)
+        var inOrder = true, answers = 0
+        for (index, line) in results.enumerated() {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            inOrder = inOrder && object["input"] as? String == "\(dataset.path)#d\(index)"
+            if index == 5_000 {
+                #expect(object["status"] as? Int == 65)
+                #expect((object["error"] as? String)?.contains(":22502: column 4 (x): nan is not a finite number") == true, "\(object)")
+            } else if object["label"] != nil {
+                answers += 1
+            }
+        }
+        #expect(inOrder, "results come in input order")
+        #expect(answers == 9_999)
+        #expect(run.standardError.hasSuffix("error: 1 of 10000 inputs failed; each is reported in its place above\n"), "\(run.standardError)")
+    }
+}
