@@ -83,6 +83,10 @@ struct MotionCommandTests {
         var withNaN = rows
         withNaN[10] = "0.20,0.1,NaN,-1"
         try expectError(header + withNaN.joined(separator: "\n"), ":12: column 3 (acc.y): NaN is not a finite number")
+        var huge = rows
+        huge[30] = "0.60,0.1,1e20,-1"
+        try expectError(header + huge.joined(separator: "\n"),
+                        ":32: column 3 (acc.y): 1e+20 is beyond any phone sensor's range (at most 1000 in magnitude)")
         var backwards = rows
         backwards[20] = "0.10,0.1,0,-1"
         try expectError(header + backwards.joined(separator: "\n"),

@@ -38,9 +38,7 @@ public enum MotionRecordingReader {
         let valueColumns = coreMotion ? gravityColumns + userColumns : accColumns
         let spinColumns = coreMotion ? (rotationColumns.count == 3 ? rotationColumns : []) : (gyroColumns.count == 3 ? gyroColumns : [])
         while let fields = try reader.next() {
-            var v = [Double](repeating: 0, count: 9)
-            for (i, column) in valueColumns.enumerated() { v[i] = try reader.number(fields[column], column: column) }
-            for (i, column) in spinColumns.enumerated() { v[6 + i] = try reader.number(fields[column], column: column) }
+            let v = try sensorValues(fields, reader: reader, values: valueColumns, spins: spinColumns)
             let time = try timeColumn.map { column throws(DataError) in try reader.number(fields[column], column: column) }
                 ?? Double(raw.count) / assumedRate
             if let previous = times.last, time <= previous {
@@ -53,6 +51,26 @@ public enum MotionRecordingReader {
         guard raw.count >= 2 else { throw DataError(file: path, line: 2, message: "\(raw.count) samples; a recording needs at least one window (\(window))") }
         return assemble(raw.map { [$0.0, $0.1, $0.2, $0.3, $0.4, $0.5, $0.6, $0.7, $0.8] }, times: times, coreMotion: coreMotion,
                         rate: rate, window: window)
+    }
+
+    /// The largest magnitude a sensor value may have: 1000 g (or m/s²) or rad/s is far beyond any phone's
+    /// sensors (about 16 g and 35 rad/s), and keeps the features' arithmetic finite.
+    public static let maximumSensorMagnitude = 1000.0
+
+    /// One row's nine sensor values: `values` (gravity and user acceleration, or raw acceleration) then `spins`
+    /// (rotation rate) at index 6; each a finite number no larger than `maximumSensorMagnitude`.
+    public static func sensorValues(_ fields: [String], reader: CSVReader, values: [Int], spins: [Int]) throws(DataError) -> [Double] {
+        var v = [Double](repeating: 0, count: 9)
+        let slots = Array(0..<values.count) + Array(6..<(6 + spins.count))
+        for (slot, column) in zip(slots, values + spins) {
+            let value = try reader.number(fields[column], column: column)
+            guard abs(value) <= maximumSensorMagnitude else {
+                throw DataError(file: reader.file, line: reader.lineNumber, column: (column + 1, reader.header[column]),
+                                message: "\(value) is beyond any phone sensor's range (at most \(Int(maximumSensorMagnitude)) in magnitude)")
+            }
+            v[slot] = value
+        }
+        return v
     }
 
     /// The recording from parsed rows: `values` holds, per sample, gravity and user acceleration (Core Motion)

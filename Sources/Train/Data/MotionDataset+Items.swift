@@ -63,9 +63,7 @@ extension MotionDataset {
                                             message: "session '\(id)' is labelled '\(session.label ?? "")' above and '\(label)' here")
                         }
                     }
-                    var v = [Double](repeating: 0, count: 9)
-                    for (i, column) in valueColumns.enumerated() { v[i] = try reader.number(fields[column], column: column) }
-                    for (i, column) in spinColumns.enumerated() { v[6 + i] = try reader.number(fields[column], column: column) }
+                    let v = try MotionRecordingReader.sensorValues(fields, reader: reader, values: valueColumns, spins: spinColumns)
                     let time = try timeColumn.map { column throws(DataError) in try reader.number(fields[column], column: column) }
                         ?? Double(session.values.count) / rate
                     if let previous = session.times.last, time <= previous {
