@@ -14,7 +14,7 @@ struct Bench: ParsableCommand {
             implementations of one workload are sampled in turn, so the ratios compare like with like. \
             Run a release build: swift run -c release bench engine
             """,
-        subcommands: [Engine.self, Quant.self, TrainSpeed.self, Shape.self, Motion.self, QuantChild.self]
+        subcommands: [Engine.self, Quant.self, TrainSpeed.self, Shape.self, Motion.self, CLI.self, QuantChild.self]
     )
 }
 
@@ -144,6 +144,44 @@ extension Bench {
                 print("\(small ? "PASS" : "FAIL")  int8 weights file: \(size) bytes (≤ 65536)")
             }
             if !passed { throw ExitCode(1) }
+        }
+    }
+
+    struct CLI: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "cli",
+            abstract: "classify shape --dataset on 10,000 drawings: drawings per second on every core against one.",
+            discussion: """
+                Runs the classify binary beside bench (build both with -c release) on a generated dataset CSV, \
+                alternating --jobs 1 and --jobs <cores>, and reports the median wall time of the whole command. \
+                Example: swift build -c release && .build/release/bench cli
+                """
+        )
+
+        @Option(help: "Drawings in the batch.")
+        var drawings = 10_000
+
+        @Option(help: "Runs of each setting.")
+        var rounds = 3
+
+        func run() throws {
+            #if DEBUG
+            FileHandle.standardError.write(Data("warning: this is a debug build; measure with `swift build -c release && .build/release/bench cli`\n".utf8))
+            #endif
+            guard drawings >= 20, rounds >= 1 else { throw ValidationError("--drawings must be at least 20 and --rounds at least 1") }
+            let rows = try CLIBenchmark(drawings: drawings, rounds: rounds).run()
+            print("classify shape --dataset (\(drawings) drawings), median of \(rounds) runs")
+            for row in rows {
+                print(padded("--jobs \(row.jobs)", 12) + padded(String(format: "%.2f s", row.medianSeconds), 10)
+                      + String(format: "%.0f drawings/s  (%d results)", Double(row.results) / max(row.medianSeconds, 1e-9), row.results))
+            }
+            if let one = rows.first, let all = rows.last, all.jobs > one.jobs {
+                print(String(format: "\nall %d cores / one core: %.2fx the drawings per second", all.jobs, one.medianSeconds / max(all.medianSeconds, 1e-9)))
+            }
+            if rows.contains(where: { $0.results != drawings / 20 * 20 }) {
+                print("FAIL  a run did not print one result per drawing")
+                throw ExitCode(1)
+            }
         }
     }
 

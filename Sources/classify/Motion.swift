@@ -54,29 +54,19 @@ struct Motion: ParsableCommand {
         let windowing = MotionWindowing()
         let files = expandInputs(recordings)
         let single = dataset == nil && files.count == 1 && files == recordings
-        var input: MotionRecording?
-        if single {
-            do {
-                // Checked before any model runs: no model can label a recording shorter than its window.
-                let recording = try MotionRecordingReader.read(files[0], assumedRate: rate, rate: windowing.rate, window: windowing.window)
-                try windowing.requireWindow(in: recording, source: files[0])
-                input = recording
-            } catch {
-                throw failure(error)
-            }
-        }
         var links = weightsLinks(chain.variants(of: "motion-state"), source: chain.locator) { file throws(DataError) -> any MotionWindowClassifier in
             try MotionClassifier(file: file)
         }
         links.append(ChainLink(name: "cadence") { CadenceRecognizer(windowing: windowing) })
         let (recognizer, model, attempts) = try chain.firstWorking(links)
         let (rate, smooth, json) = (rate, smooth, chain.json)
-        if let input {
-            let timeline: MotionTimeline
+        // Recordings are read once, at the answering model's rate and window (which also decides the gaps).
+        let modelWindowing = recognizer.windowing
+        if single {
+            let input: MotionRecording, timeline: MotionTimeline
             do {
-                let recording = recognizer.windowing.rate == windowing.rate ? input
-                    : try MotionRecordingReader.read(files[0], assumedRate: rate, rate: recognizer.windowing.rate, window: recognizer.windowing.window)
-                timeline = try recognizer.classify(recording, smoothing: smooth, source: files[0])
+                input = try MotionRecordingReader.read(files[0], assumedRate: rate, rate: modelWindowing.rate, window: modelWindowing.window)
+                timeline = try recognizer.classify(input, smoothing: smooth, source: files[0])
             } catch {
                 throw failure(error)
             }
@@ -100,7 +90,7 @@ struct Motion: ParsableCommand {
         let items: [(name: String, recording: @Sendable () throws(DataError) -> MotionRecording)]
         if let dataset {
             do {
-                let sessions = try MotionDataset.sessions(dataset, rate: recognizer.windowing.rate, window: recognizer.windowing.window)
+                let sessions = try MotionDataset.sessions(dataset, rate: modelWindowing.rate, window: modelWindowing.window)
                 items = sessions.map { session in ("\(dataset)#\(session.id)", { () throws(DataError) in try session.recording.get() }) }
             } catch {
                 throw failure(error)
@@ -108,7 +98,7 @@ struct Motion: ParsableCommand {
         } else {
             items = files.map { path in
                 (path, { () throws(DataError) in
-                    try MotionRecordingReader.read(path, assumedRate: rate, rate: recognizer.windowing.rate, window: recognizer.windowing.window)
+                    try MotionRecordingReader.read(path, assumedRate: rate, rate: modelWindowing.rate, window: modelWindowing.window)
                 })
             }
         }

@@ -109,7 +109,7 @@ struct Shape: ParsableCommand {
         let items: [(name: String, drawing: @Sendable () throws(DataError) -> Drawing)]
         if let dataset {
             do {
-                items = try ShapeDataset.items(dataset).map { item in
+                items = try ShapeDataset.items(dataset, threads: chain.jobs ?? ProcessInfo.processInfo.activeProcessorCount).map { item in
                     ("\(dataset)#\(item.id)", { () throws(DataError) in try item.drawing.get() })
                 }
             } catch {

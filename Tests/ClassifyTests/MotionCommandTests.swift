@@ -93,6 +93,27 @@ struct MotionCommandTests {
                         ":22: column 1 (timestamp): timestamp 0.1 does not come after 0.38; timestamps must increase")
     }
 
+    @Test func aModelWithAShorterWindowLabelsAShortRecordingFromStandardInput() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let data = folder.appendingPathComponent("motion.csv")
+        try TestDatasets.motion(sessions: 6, samples: 448, seed: 2).write(to: data, atomically: true, encoding: .utf8)
+        let prefix = folder.appendingPathComponent("short").path
+        let train = try CommandRun.classify(["train", "motion", "--data", data.path, "--epochs", "2", "--window", "128", "--hop", "32", "--lags", "64", "--out", prefix])
+        #expect(train.status == 0, "\(train.standardError)")
+        // 200 samples (4 s): too short for the shipped 256-sample window, enough for this model's 128.
+        let text = try String(contentsOf: packageRoot.appendingPathComponent("Datasets/examples/running.csv"), encoding: .utf8)
+        let short = text.split(separator: "\n").prefix(201).joined(separator: "\n") + "\n"
+        let run = try CommandRun.classifyAtRoot(["motion", "-", "--weights", prefix + ".f32.weights", "--json"], input: short)
+        #expect(run.status == 0, "\(run.standardError)")
+        let object = try jsonObject(run)
+        #expect(object["model"] as? String == "short.f32")
+        #expect((object["windows"] as? [[String: Any]])?.count == 3, "starts 0, 32 and 64 of 200 samples")
+        let shipped = try CommandRun.classifyAtRoot(["motion", "-"], input: short)
+        #expect(shipped.status == 65)
+        #expect(shipped.standardError.contains("one window needs 256 (5.12 s)"), "\(shipped.standardError)")
+    }
+
     @Test func aConstantSignalIsAnsweredAsUncertain() throws {
         let folder = try testFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -92,6 +92,25 @@ struct MotionFeatureTests {
         }
     }
 
+    @Test func aSignalWithoutAStridePeakIsJudgedByIntensity() throws {
+        // A slow 0.25 Hz sway: its autocorrelation falls steadily across the stride range, with no peak there.
+        let windowing = MotionWindowing()
+        let sway = (0..<256).map { i in
+            MotionSample(gravity: (0, 0, -1), rotationRate: (0, 0, 0), userAcceleration: (0, 0, -0.3 * sin(2 * .pi * 0.25 * Double(i) / 50)))
+        }
+        let inputs = windowing.windows(sway)
+        #expect(inputs.scalars.withUnsafeBufferPointer { windowing.strideRate(UnsafeBufferPointer(rebasing: $0[0..<windowing.inputSize])) } == nil)
+        let p = CadenceRecognizer().probabilities(inputs)
+        #expect(p[0, 0] > 0.99, "gentle (0.21 g SD) and aperiodic: walking, \(p.scalars)")
+    }
+
+    @Test func smoothingAveragesNeighbours() {
+        let probabilities = Tensor(shape: [3, 2], scalars: [0.9, 0.1, 0.4, 0.6, 0.9, 0.1])
+        let smoothed = CadenceRecognizer().smoothed(probabilities, over: 1)
+        let expected: [Float] = [0.65, 0.35, 0.7333333, 0.2666667, 0.65, 0.35]
+        #expect(zip(smoothed.scalars, expected).allSatisfy { abs($0 - $1) < 1e-6 }, "\(smoothed.scalars)")
+    }
+
     @Test func aStillPhoneGivesZerosAndIsFlaggedUncertain() throws {
         let windowing = MotionWindowing()
         let still = [MotionSample](repeating: MotionSample(gravity: (0, 0, -1), rotationRate: (0, 0, 0), userAcceleration: (0, 0, 0)), count: 300)

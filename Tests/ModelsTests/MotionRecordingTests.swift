@@ -92,6 +92,14 @@ struct MotionRecordingTests {
         }
     }
 
+    @Test func exactlyOneWindowOfSamplesIsOneWindow() throws {
+        // 5.1 s · 50 Hz is 254.99999999999997 in floating point; resampling must still give 256 samples.
+        let recording = try MotionRecordingReader.read(try write(coreMotion(rate: 50, seconds: 5.12)), window: 256)
+        #expect(recording.segments.map(\.count) == [256])
+        let untimed = try MotionRecordingReader.read(try write(coreMotion(rate: 50, seconds: 5.12, timestamps: false)), window: 256)
+        #expect(untimed.segments.map(\.count) == [256])
+    }
+
     @Test func windowsAreCutPerSegment() {
         let windowing = MotionWindowing(window: 8, hop: 4, lags: 3)
         let samples = (0..<20).map { i in MotionSample(gravity: (0, 0, -1), rotationRate: (0, 0, 0), userAcceleration: (0.3, 0.4, sin(Double(i)))) }

@@ -12,7 +12,7 @@ public struct CSVReader {
     /// The header's column names, in file order.
     public private(set) var header: [String] = []
 
-    private let handle: FileHandle
+    private let handle: FileHandle?
     private var buffer: [UInt8] = []
     private var position = 0
     private var atEnd = false
@@ -43,6 +43,47 @@ public struct CSVReader {
         }
     }
 
+    /// A run of whole lines of a file, held in memory, to be read by its own reader (on any thread).
+    public struct Part: Sendable {
+        let file: String
+        let header: [String]
+        let bytes: [UInt8]
+        let lineNumber: Int
+    }
+
+    /// A reader over a part's lines; its line numbers are the file's.
+    public init(_ part: Part) {
+        file = part.file
+        header = part.header
+        handle = nil
+        buffer = part.bytes
+        atEnd = true
+        lineNumber = part.lineNumber
+    }
+
+    /// The rest of the file as up to `parts` consecutive runs of whole lines, to parse in parallel (each with
+    /// `CSVReader(part)`, which reports the file's own line numbers). `nil` (and this reader still usable, from where it was) when the
+    /// rest holds a quote, since a quoted field may span lines, or is larger than `maximumBytes`.
+    public mutating func split(into parts: Int, maximumBytes: Int = 1 << 30) throws(DataError) -> [Part]? {
+        while buffer.count - position <= maximumBytes, try fill() {}
+        guard buffer.count - position <= maximumBytes, parts > 1, !buffer[position...].contains(UInt8(ascii: "\"")) else { return nil }
+        let rest = buffer[position...]
+        var readers: [Part] = []
+        var start = rest.startIndex, line = lineNumber
+        for part in 1...parts where start < rest.endIndex {
+            var end = part == parts ? rest.endIndex : max(start, rest.startIndex + rest.count * part / parts)
+            while end < rest.endIndex && rest[end - 1] != UInt8(ascii: "\n") { end += 1 }
+            if end == start { continue }
+            let bytes = Array(rest[start..<end])
+            readers.append(Part(file: file, header: header, bytes: bytes, lineNumber: line))
+            line += bytes.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+            start = end
+        }
+        buffer = []
+        position = 0
+        return readers
+    }
+
     /// The positions of `names` in the header; a missing one is an error that lists what the header has.
     public func columns(_ names: [String]) throws(DataError) -> [Int] {
         var positions: [Int] = []
@@ -70,6 +111,7 @@ public struct CSVReader {
 
     /// Parses `field` of column `index` as a finite number.
     public func number(_ field: String, column index: Int) throws(DataError) -> Double {
+        if let value = Double(field), value.isFinite { return value }  // the common case: no spaces, a finite number
         let trimmed = field.trimmingCharacters(in: .whitespaces)
         guard let value = Double(trimmed) else {
             throw DataError(file: file, line: lineNumber, column: (index + 1, header[index]),
@@ -88,7 +130,7 @@ public struct CSVReader {
     public static let maximumLineBytes = 1 << 20
 
     private mutating func fill() throws(DataError) -> Bool {
-        if atEnd { return false }
+        guard !atEnd, let handle else { return false }
         let chunk: Data
         do {
             chunk = try handle.read(upToCount: 1 << 20) ?? Data()
@@ -167,6 +209,8 @@ public struct CSVReader {
     }
 
     private func text(_ bytes: [UInt8]) throws(DataError) -> String {
+        // Numbers and names are ASCII: decoding them needs no validation (and is several times faster).
+        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
         guard let string = String(validating: bytes, as: UTF8.self) else {
             throw DataError(file: file, line: lineNumber, message: "is not UTF-8 text")
         }

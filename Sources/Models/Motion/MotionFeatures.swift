@@ -80,10 +80,11 @@ public struct MotionWindowing: Sendable, Equatable {
         guard case .string("motion-autocorrelation")? = parameters["kind"], case .number(let window)? = parameters["window"],
               case .number(let hop)? = parameters["hop"], case .number(let rate)? = parameters["rate"],
               case .number(let lags)? = parameters["lags"],
-              window >= 2, window <= 100_000, window == window.rounded(), hop >= 1, hop <= window, hop == hop.rounded(),
+              window >= 8, window <= 4096, window == window.rounded(), hop >= 1, hop <= window, hop == hop.rounded(),
               lags >= 1, lags < window, lags == lags.rounded(), rate > 0, rate <= 10_000
         else {
-            throw DataError(file: "weights", message: "the preprocessing parameters \(parameters) do not describe motion windows")
+            throw DataError(file: "weights", message: "the preprocessing header does not describe motion windows: expected kind "
+                + "motion-autocorrelation, window 8–4096, hop 1…window, lags 1…window−1 and rate 0–10000 Hz")
         }
         self.init(window: Int(window), hop: Int(hop), rate: rate, lags: Int(lags))
     }
@@ -167,13 +168,17 @@ public struct MotionWindowing: Sendable, Equatable {
     }
 
     /// The stride frequency (Hz) the vertical autocorrelation of one window's input shows, and how strongly the
-    /// signal repeats at it (the autocorrelation's value, −1…1): the highest autocorrelation at a period between
-    /// 1/1.8 s and 1/0.6 s (a stride at 0.6–1.8 Hz), or `nil` when the lags do not reach those periods.
+    /// signal repeats at it (the autocorrelation's value, −1…1): the highest local peak of the autocorrelation at
+    /// a period between 1/1.8 s and 1/0.6 s (a stride at 0.6–1.8 Hz). `nil` when there is no peak there (a signal
+    /// that does not repeat at a gait's rate) or the lags do not reach those periods.
     public func strideRate(_ input: UnsafeBufferPointer<Float>) -> (frequency: Double, strength: Double)? {
-        let shortest = max(1, Int((rate / 1.8).rounded(.up))), longest = min(lags, Int((rate / 0.6).rounded(.down)))
+        let shortest = max(2, Int((rate / 1.8).rounded(.up))), longest = min(lags - 1, Int((rate / 0.6).rounded(.down)))
         guard input.count == inputSize, shortest <= longest else { return nil }
-        var best = shortest
-        for lag in shortest...longest where input[lag - 1] > input[best - 1] { best = lag }
+        var best: Int?
+        for lag in shortest...longest where input[lag - 1] >= input[lag - 2] && input[lag - 1] >= input[lag] {
+            if best.map({ input[lag - 1] > input[$0 - 1] }) ?? true { best = lag }
+        }
+        guard let best else { return nil }
         return (rate / Double(best), Double(input[best - 1]))
     }
 }

@@ -48,9 +48,22 @@ public enum MotionRecordingReader {
             times.append(time)
             raw.append((v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]))
         }
+        try checkSpan(times, rate: rate, file: path)
         guard raw.count >= 2 else { throw DataError(file: path, line: 2, message: "\(raw.count) samples; a recording needs at least one window (\(window))") }
         return assemble(raw.map { [$0.0, $0.1, $0.2, $0.3, $0.4, $0.5, $0.6, $0.7, $0.8] }, times: times, coreMotion: coreMotion,
                         rate: rate, window: window)
+    }
+
+    /// The most samples a recording may have after resampling (55 hours at 50 Hz): a guard against timestamps
+    /// spread so far apart that resampling would fill gigabytes.
+    public static let maximumResampledSamples = 10_000_000
+
+    /// Throws when `times` span more than `maximumResampledSamples` at `rate`.
+    public static func checkSpan(_ times: [Double], rate: Double, file: String, line: Int? = nil) throws(DataError) {
+        guard let first = times.first, let last = times.last, (last - first) * rate > Double(maximumResampledSamples) else { return }
+        throw DataError(file: file, line: line, message: String(
+            format: "the timestamps span %.0f s, which at %.0f Hz would be more than %d samples; are they in seconds?",
+            last - first, rate, maximumResampledSamples))
     }
 
     /// The largest magnitude a sensor value may have: 1000 g (or m/s²) or rad/s is far beyond any phone's
@@ -137,7 +150,8 @@ public enum MotionRecordingReader {
     /// Linear interpolation onto a uniform grid at `rate`.
     static func resample(_ samples: [MotionSample], times: [Double], rate: Double) -> [MotionSample] {
         guard let first = times.first, let last = times.last, samples.count > 1 else { return samples }
-        let count = Int(((last - first) * rate).rounded(.down)) + 1
+        // A hair of slack: 5.1 s · 50 Hz is 254.99999999999997 in floating point, and must give 256 samples.
+        let count = Int(((last - first) * rate + 1e-6).rounded(.down)) + 1
         var result: [MotionSample] = []
         result.reserveCapacity(count)
         var j = 0

@@ -81,8 +81,12 @@ extension MotionDataset {
         if order.isEmpty { throw DataError(file: path, line: 2, message: "no sessions: the file has a header but no rows") }
         return order.compactMap { id in
             guard let session = sessions[id] else { return nil }
-            let recording: Result<MotionRecording, DataError>
+            var recording: Result<MotionRecording, DataError>
             if let error = session.error {
+                recording = .failure(error)
+            } else if case let .failure(error) = Result(catching: { () throws(DataError) in
+                try MotionRecordingReader.checkSpan(session.times, rate: rate, file: path, line: session.first)
+            }) {
                 recording = .failure(error)
             } else {
                 recording = .success(MotionRecordingReader.assemble(session.values, times: session.times, coreMotion: coreMotion,

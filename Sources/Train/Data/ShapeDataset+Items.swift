@@ -1,5 +1,7 @@
+import Dispatch
 import Foundation
 import Models
+import Synchronization
 
 /// One drawing of a dataset read for classification: its id, where it is, and the drawing or why it is unusable.
 public struct DatasetDrawing: Sendable {
@@ -17,29 +19,46 @@ extension ShapeDataset {
     /// Every drawing of the file for classification, one item per drawing in file order. Unlike `read`, a bad
     /// row spoils only its own drawing: the item carries the error (file, line, column) and reading goes on.
     /// Errors that leave nothing to read — a missing file, a missing column, bytes that are not text — are thrown.
-    public static func items(_ path: String, rasterizer: ShapeRasterizer = ShapeRasterizer()) throws(DataError) -> [DatasetDrawing] {
+    /// With `threads` above 1, an unquoted file is split into runs of lines parsed in parallel.
+    public static func items(_ path: String, rasterizer: ShapeRasterizer = ShapeRasterizer(), threads: Int = 1) throws(DataError) -> [DatasetDrawing] {
         var reader = try CSVReader(path: path)
         let columns = try reader.columns(["drawing", "label", "stroke", "x", "y"])
-        let tColumn = reader.optionalColumn("t")
-        var items: [DatasetDrawing] = []
-        var current: (id: String, label: String, first: Int, last: Int, strokes: [Int: [DrawingPoint]], order: [Int], error: DataError?)?
-
-        func close() {
-            guard let open = current else { return }
-            var result: Result<Drawing, DataError>
-            if let error = open.error {
-                result = .failure(error)
-            } else {
-                let drawing = Drawing(strokes: open.order.sorted().compactMap { open.strokes[$0] })
-                result = .success(drawing)
-                if let problem = rasterizer.problem(with: drawing) {
-                    result = .failure(DataError(file: path, line: open.first, message: "drawing '\(open.id)' (lines \(open.first)–\(open.last)): \(problem)"))
+        let layout = RowLayout(path: path, columns: columns, t: reader.optionalColumn("t"))
+        var pending: [PendingDrawing]
+        if threads > 1, let parts = try reader.split(into: threads) {
+            let results = Mutex<[[PendingDrawing]]>(Array(repeating: [], count: parts.count))
+            DispatchQueue.concurrentPerform(iterations: parts.count) { index in
+                var part = CSVReader(parts[index])
+                let groups = layout.groups(&part)
+                results.withLock { $0[index] = groups }
+            }
+            pending = []
+            for groups in results.withLock({ $0 }) {
+                // A drawing cut by a part boundary continues in the next part.
+                if let last = pending.last, let first = groups.first, last.id == first.id {
+                    pending[pending.count - 1] = last.merged(with: first)
+                    pending += groups.dropFirst()
+                } else {
+                    pending += groups
                 }
             }
-            items.append(DatasetDrawing(id: open.id, label: open.label, lines: open.first...open.last, drawing: result))
-            current = nil
+        } else {
+            pending = layout.groups(&reader)
         }
+        if pending.isEmpty { throw DataError(file: path, line: 2, message: "no drawings: the file has a header but no rows") }
+        return pending.map { $0.finished(path: path, rasterizer: rasterizer) }
+    }
+}
 
+/// Where a shape dataset's fields are.
+struct RowLayout: Sendable {
+    let path: String
+    let columns: [Int]
+    let t: Int?
+
+    /// The drawings of `reader`'s rows, in order, each with its first problem.
+    func groups(_ reader: inout CSVReader) -> [PendingDrawing] {
+        var groups: [PendingDrawing] = []
         while true {
             let before = reader.lineNumber
             let fields: [String]
@@ -47,21 +66,20 @@ extension ShapeDataset {
                 guard let next = try reader.next() else { break }
                 fields = next
             } catch {
-                // A row of the wrong width spoils the drawing it sits in; a reader that cannot move on ends the file.
-                if current == nil { current = ("line \(reader.lineNumber)", "", reader.lineNumber, reader.lineNumber, [:], [], nil) }
-                if current?.error == nil { current?.error = error }
-                current?.last = reader.lineNumber
+                // A row of the wrong width spoils the drawing it sits in; a reader that cannot move on ends the part.
+                if groups.isEmpty { groups.append(PendingDrawing(id: "line \(reader.lineNumber)", label: "", first: reader.lineNumber)) }
+                if groups[groups.count - 1].error == nil { groups[groups.count - 1].error = error }
+                groups[groups.count - 1].last = reader.lineNumber
                 if reader.lineNumber == before { break }
                 continue
             }
-            let line = reader.lineNumber
-            let id = fields[columns[0]]
-            if current?.id != id {
-                close()
-                current = (id, fields[columns[1]].trimmingCharacters(in: .whitespaces), line, line, [:], [], nil)
+            let line = reader.lineNumber, id = fields[columns[0]]
+            if groups.last?.id != id {
+                groups.append(PendingDrawing(id: id, label: fields[columns[1]].trimmingCharacters(in: .whitespaces), first: line))
             }
-            current?.last = line
-            guard current?.error == nil else { continue }
+            let index = groups.count - 1
+            groups[index].last = line
+            guard groups[index].error == nil else { continue }
             do throws(DataError) {
                 let strokeValue = try reader.number(fields[columns[2]], column: columns[2])
                 guard strokeValue >= 0, strokeValue == strokeValue.rounded(), strokeValue < 1_000_000 else {
@@ -71,16 +89,61 @@ extension ShapeDataset {
                 let point = DrawingPoint(
                     x: try reader.number(fields[columns[3]], column: columns[3]),
                     y: try reader.number(fields[columns[4]], column: columns[4]),
-                    t: try tColumn.map { column throws(DataError) in try reader.number(fields[column], column: column) })
-                let stroke = Int(strokeValue)
-                if current?.strokes[stroke] == nil { current?.order.append(stroke) }
-                current?.strokes[stroke, default: []].append(point)
+                    t: try t.map { column throws(DataError) in try reader.number(fields[column], column: column) })
+                groups[index].add(point, stroke: Int(strokeValue))
             } catch {
-                current?.error = error
+                groups[index].error = error
             }
         }
-        close()
-        if items.isEmpty { throw DataError(file: path, line: 2, message: "no drawings: the file has a header but no rows") }
-        return items
+        return groups
+    }
+}
+
+/// A drawing's rows as read so far.
+struct PendingDrawing: Sendable {
+    let id: String
+    let label: String
+    let first: Int
+    var last: Int
+    var strokes: [Int: [DrawingPoint]] = [:]
+    var order: [Int] = []
+    var error: DataError?
+
+    init(id: String, label: String, first: Int) {
+        self.id = id
+        self.label = label
+        self.first = first
+        last = first
+    }
+
+    mutating func add(_ point: DrawingPoint, stroke: Int) {
+        if strokes[stroke] == nil { order.append(stroke) }
+        strokes[stroke, default: []].append(point)
+    }
+
+    /// This drawing continued by `next` (its rows in the following part of the file).
+    func merged(with next: PendingDrawing) -> PendingDrawing {
+        var result = self
+        result.last = next.last
+        result.error = error ?? next.error
+        for stroke in next.order {
+            for point in next.strokes[stroke] ?? [] { result.add(point, stroke: stroke) }
+        }
+        return result
+    }
+
+    /// The item: the drawing, or its first problem (a row's, or why it cannot be drawn).
+    func finished(path: String, rasterizer: ShapeRasterizer) -> DatasetDrawing {
+        var result: Result<Drawing, DataError>
+        if let error {
+            result = .failure(error)
+        } else {
+            let drawing = Drawing(strokes: order.sorted().compactMap { strokes[$0] })
+            result = .success(drawing)
+            if let problem = rasterizer.problem(with: drawing) {
+                result = .failure(DataError(file: path, line: first, message: "drawing '\(id)' (lines \(first)–\(last)): \(problem)"))
+            }
+        }
+        return DatasetDrawing(id: id, label: label, lines: first...last, drawing: result)
     }
 }

@@ -1,0 +1,56 @@
+import Foundation
+import Models
+import Train
+
+/// `bench cli`: `classify shape --dataset` on 10,000 generated drawings, on every core and on one, as drawings
+/// per second of the whole command (start, weights, reading, classifying, printing).
+struct CLIBenchmark {
+    let drawings: Int
+    let rounds: Int
+
+    func run() throws -> [(jobs: Int, medianSeconds: Double, results: Int)] {
+        let executable = URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let classify = executable.deletingLastPathComponent().appendingPathComponent("classify")
+        guard FileManager.default.isExecutableFile(atPath: classify.path) else {
+            throw DataError(file: classify.path, message: "no classify binary beside bench; build it: swift build -c release --product classify",
+                            kind: .missingFile)
+        }
+        var generator = ShapeGenerator(seed: 79)
+        let samples = generator.samples(people: drawings / 20, perPerson: 20)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let dataset = folder.appendingPathComponent("drawings.csv")
+        try ShapeDatasetWriter.csv(samples, prefix: "d").write(to: dataset, atomically: true, encoding: .utf8)
+        let all = ProcessInfo.processInfo.activeProcessorCount
+        var times: [Int: [Double]] = [1: [], all: []]
+        var counts: [Int: Int] = [:]
+        // Alternate the two settings so a noisy moment on a shared machine lands on both.
+        for _ in 0..<rounds {
+            for jobs in Set([1, all]).sorted() {
+                let start = DispatchTime.now().uptimeNanoseconds
+                let lines = try runClassify(classify, ["shape", "--dataset", dataset.path, "--jobs", "\(jobs)"])
+                times[jobs, default: []].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+                counts[jobs] = lines
+            }
+        }
+        return Set([1, all]).sorted().map { jobs in
+            let sorted = (times[jobs] ?? []).sorted()
+            return (jobs, sorted.isEmpty ? 0 : sorted[sorted.count / 2], counts[jobs] ?? 0)
+        }
+    }
+
+    /// Runs classify and returns how many result lines it printed.
+    func runClassify(_ binary: URL, _ arguments: [String]) throws -> Int {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+    }
+}
