@@ -46,6 +46,22 @@ struct CommandLineTests {
         }
     }
 
+    @Test(arguments: ["shape", "motion", "train", "evaluate", "generate", "inspect"])
+    func everySubcommandsHelpHasASummaryDefaultsAndAnExample(subcommand: String) throws {
+        let run = try CommandRun.classify([subcommand, "--help"])
+        #expect(run.status == 0)
+        #expect(run.standardOutput.hasPrefix("OVERVIEW: "), "\(run.standardOutput.prefix(80))")
+        #expect(run.standardOutput.contains("Example"), "an example")
+        // Options whose value has a default show it.
+        let defaults = ["shape": ["--retries"], "motion": ["--retries", "--rate", "--smooth"], "train": ["--epochs", "--seed", "--batch-size"],
+                        "evaluate": [], "generate": ["--seed"], "inspect": []][subcommand] ?? []
+        for option in defaults {
+            let section = run.standardOutput.components(separatedBy: "  \(option) <").dropFirst().first ?? ""
+            let description = section.components(separatedBy: "\n  --").first ?? ""
+            #expect(description.contains("(default: "), "\(subcommand) \(option): \(description)")
+        }
+    }
+
     @Test func unknownOptionIsAUsageErrorWithExit64() throws {
         let run = try CommandRun.classify(["--no-such-option"])
         #expect(run.status == 64)
