@@ -66,9 +66,7 @@ struct Shape: ParsableCommand {
         var input: Drawing?
         if single {
             do {
-                let drawing = try DrawingReader.read(files[0])
-                if let problem = ShapeRasterizer().problem(with: drawing) { throw DataError(file: files[0], message: problem) }
-                input = drawing
+                input = try readDrawing(files[0])
             } catch {
                 throw failure(error)
             }
@@ -116,14 +114,13 @@ struct Shape: ParsableCommand {
                 throw failure(error)
             }
         } else {
-            items = files.map { path in (path, { () throws(DataError) in try DrawingReader.read(path) }) }
+            items = files.map { path in (path, { () throws(DataError) in try readDrawing(path) }) }
         }
         let json = chain.json
         let status = runBatch(count: items.count, threads: chain.jobs ?? ProcessInfo.processInfo.activeProcessorCount) { index in
             let (name, read) = items[index]
             do {
                 let drawing = try read()
-                if let problem = ShapeRasterizer().problem(with: drawing) { throw DataError(file: name, message: problem) }
                 let prediction = try recognizer.classify(drawing).prediction
                 let uncertain = ShapeUncertainty.reason(prediction, for: drawing) != nil
                 if json {
@@ -137,6 +134,13 @@ struct Shape: ParsableCommand {
         }
         if status != 0 { throw ExitCode(status) }
     }
+}
+
+/// One drawing file, checked for what no recognizer can see (too few points, no extent).
+func readDrawing(_ path: String) throws(DataError) -> Drawing {
+    let drawing = try DrawingReader.read(path)
+    if let problem = ShapeRasterizer().problem(with: drawing) { throw DataError(file: path, message: problem) }
+    return drawing
 }
 
 func percentText(_ value: Double) -> String { String(format: "%.1f%%", 100 * value) }

@@ -11,8 +11,7 @@ struct IsolatedClassify {
         folder = try testFolder()
         binary = folder.appendingPathComponent("bin/classify")
         try FileManager.default.createDirectory(at: binary.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let built = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("classify")
-        try FileManager.default.copyItem(at: built, to: binary)
+        try FileManager.default.copyItem(at: CommandRun.builtClassify, to: binary)
     }
 
     /// A weights folder inside the test folder holding the shipped files named in `copy`, after `edit`.
@@ -28,22 +27,9 @@ struct IsolatedClassify {
     }
 
     func run(_ arguments: [String], weights: URL? = nil) throws -> CommandRun {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
         var environment = ProcessInfo.processInfo.environment
         environment["CLASSIFY_WEIGHTS"] = weights?.path
-        process.environment = environment
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CommandRun(status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
-                          standardError: String(decoding: errorData, as: UTF8.self))
+        return try CommandRun.run(binary, arguments, directory: folder, environment: environment)
     }
 
     func remove() { try? FileManager.default.removeItem(at: folder) }

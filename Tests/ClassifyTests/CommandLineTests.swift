@@ -7,15 +7,29 @@ struct CommandRun {
     let standardOutput: String
     let standardError: String
 
+    /// The built classify binary (a sibling of this test bundle in the build folder).
+    static let builtClassify = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("classify")
+
     static func classify(_ arguments: [String]) throws -> CommandRun {
-        let buildFolder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        try run(builtClassify, arguments)
+    }
+
+    /// Runs `executable` in `directory` (default: this process's), with `environment` (default: this process's)
+    /// and `input` on standard input.
+    static func run(_ executable: URL, _ arguments: [String], directory: URL? = nil, environment: [String: String]? = nil,
+                    input: String? = nil) throws -> CommandRun {
         let process = Process()
-        process.executableURL = buildFolder.appendingPathComponent("classify")
+        process.executableURL = executable
         process.arguments = arguments
-        let output = Pipe(), error = Pipe()
+        if let directory { process.currentDirectoryURL = directory }
+        if let environment { process.environment = environment }
+        let output = Pipe(), error = Pipe(), standardInput = Pipe()
         process.standardOutput = output
         process.standardError = error
+        process.standardInput = standardInput
         try process.run()
+        if let input { standardInput.fileHandleForWriting.write(Data(input.utf8)) }
+        try standardInput.fileHandleForWriting.close()
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         let errorData = error.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -7,22 +7,7 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
 extension CommandRun {
     /// Runs classify from the package root, optionally feeding `input` on stdin.
     static func classifyAtRoot(_ arguments: [String], input: String? = nil) throws -> CommandRun {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("classify")
-        process.arguments = arguments
-        process.currentDirectoryURL = packageRoot
-        let output = Pipe(), error = Pipe(), standardInput = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = standardInput
-        try process.run()
-        if let input { standardInput.fileHandleForWriting.write(Data(input.utf8)) }
-        try standardInput.fileHandleForWriting.close()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CommandRun(status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
-                          standardError: String(decoding: errorData, as: UTF8.self))
+        try run(builtClassify, arguments, directory: packageRoot, input: input)
     }
 }
 

@@ -109,6 +109,17 @@ public struct CSVReader {
         return fields
     }
 
+    /// The next record's fields, or the error that spoils that record (a wrong field count, a NUL byte, a line
+    /// too long, bytes that are not UTF-8): reading can go on after it. `nil` at the end of the file. An error
+    /// reading the file itself is thrown, since nothing after it can be read.
+    public mutating func nextResult() throws(DataError) -> Result<[String], DataError>? {
+        do {
+            return try next().map { .success($0) }
+        } catch where error.kind == .invalid {
+            return .failure(error)
+        }
+    }
+
     /// Parses `field` of column `index` as a finite number.
     public func number(_ field: String, column index: Int) throws(DataError) -> Double {
         if let value = Double(field), value.isFinite { return value }  // the common case: no spaces, a finite number

@@ -17,7 +17,7 @@ public struct DatasetSession: Sendable {
 extension MotionDataset {
     /// Every session of the file for classification, in order of first appearance, each converted like a
     /// recording. Unlike `read`, a bad row spoils only its own session: the item carries the error and reading
-    /// goes on. Errors that leave nothing to read (missing file, missing columns) are thrown.
+    /// goes on. Errors that leave nothing to read (missing file, missing columns, a failing disk) are thrown.
     public static func sessions(_ path: String, rate: Double = 50, window: Int = 256) throws(DataError) -> [DatasetSession] {
         var reader = try CSVReader(path: path)
         let idColumn = try reader.columns(["session"])[0]
@@ -36,16 +36,20 @@ extension MotionDataset {
         var order: [String] = []
         var sessions: [String: (label: String?, first: Int, last: Int, values: [[Double]], times: [Double], error: DataError?)] = [:]
         var lastId: String?
-        while true {
-            let before = reader.lineNumber
+        while let next = try reader.nextResult() {
             let fields: [String]
-            do {
-                guard let next = try reader.next() else { break }
-                fields = next
-            } catch {
-                // A row of the wrong width spoils the session above it; a reader that cannot move on ends the file.
-                if let lastId, sessions[lastId]?.error == nil { sessions[lastId]?.error = error }
-                if reader.lineNumber == before { break }
+            switch next {
+            case let .success(row):
+                fields = row
+            case let .failure(error):
+                // A row that cannot be split into fields spoils the session above it.
+                let id = lastId ?? "line \(reader.lineNumber)"
+                if sessions[id] == nil {
+                    order.append(id)
+                    sessions[id] = (nil, reader.lineNumber, reader.lineNumber, [], [], nil)
+                }
+                if sessions[id]?.error == nil { sessions[id]?.error = error }
+                lastId = id
                 continue
             }
             let line = reader.lineNumber, id = fields[idColumn]

@@ -18,22 +18,29 @@ public struct DatasetDrawing: Sendable {
 extension ShapeDataset {
     /// Every drawing of the file for classification, one item per drawing in file order. Unlike `read`, a bad
     /// row spoils only its own drawing: the item carries the error (file, line, column) and reading goes on.
-    /// Errors that leave nothing to read — a missing file, a missing column, bytes that are not text — are thrown.
+    /// Errors that leave nothing to read — a missing file, a missing column, a failing disk — are thrown.
     /// With `threads` above 1, an unquoted file is split into runs of lines parsed in parallel.
     public static func items(_ path: String, rasterizer: ShapeRasterizer = ShapeRasterizer(), threads: Int = 1) throws(DataError) -> [DatasetDrawing] {
+        try pendingDrawings(path, threads: threads, checkLabels: false).drawings.map { $0.finished(path: path, rasterizer: rasterizer) }
+    }
+
+    /// The file's drawings in order, each with its first problem, and where its columns are. With `checkLabels`,
+    /// an empty label or a label that changes within a drawing is a drawing's problem too.
+    static func pendingDrawings(_ path: String, threads: Int, checkLabels: Bool) throws(DataError) -> (drawings: [PendingDrawing], layout: RowLayout) {
         var reader = try CSVReader(path: path)
-        let columns = try reader.columns(["drawing", "label", "stroke", "x", "y"])
-        let layout = RowLayout(path: path, columns: columns, t: reader.optionalColumn("t"))
+        let layout = RowLayout(path: path, columns: try reader.columns(["drawing", "label", "stroke", "x", "y"]),
+                               t: reader.optionalColumn("t"), checkLabels: checkLabels)
         var pending: [PendingDrawing]
         if threads > 1, let parts = try reader.split(into: threads) {
-            let results = Mutex<[[PendingDrawing]]>(Array(repeating: [], count: parts.count))
+            let results = Mutex<[Result<[PendingDrawing], DataError>]>(Array(repeating: .success([]), count: parts.count))
             DispatchQueue.concurrentPerform(iterations: parts.count) { index in
                 var part = CSVReader(parts[index])
-                let groups = layout.groups(&part)
+                let groups = Result { () throws(DataError) in try layout.groups(&part) }
                 results.withLock { $0[index] = groups }
             }
             pending = []
-            for groups in results.withLock({ $0 }) {
+            for result in results.withLock({ $0 }) {
+                let groups = try result.get()
                 // A drawing cut by a part boundary continues in the next part.
                 if let last = pending.last, let first = groups.first, last.id == first.id {
                     pending[pending.count - 1] = last.merged(with: first)
@@ -43,44 +50,51 @@ extension ShapeDataset {
                 }
             }
         } else {
-            pending = layout.groups(&reader)
+            pending = try layout.groups(&reader)
         }
         if pending.isEmpty { throw DataError(file: path, line: 2, message: "no drawings: the file has a header but no rows") }
-        return pending.map { $0.finished(path: path, rasterizer: rasterizer) }
+        return (pending, layout)
     }
 }
 
-/// Where a shape dataset's fields are.
+/// Where a shape dataset's fields are, and whether labels are checked.
 struct RowLayout: Sendable {
     let path: String
     let columns: [Int]
     let t: Int?
+    let checkLabels: Bool
 
     /// The drawings of `reader`'s rows, in order, each with its first problem.
-    func groups(_ reader: inout CSVReader) -> [PendingDrawing] {
+    func groups(_ reader: inout CSVReader) throws(DataError) -> [PendingDrawing] {
         var groups: [PendingDrawing] = []
-        while true {
-            let before = reader.lineNumber
+        while let next = try reader.nextResult() {
+            let line = reader.lineNumber
             let fields: [String]
-            do {
-                guard let next = try reader.next() else { break }
-                fields = next
-            } catch {
-                // A row of the wrong width spoils the drawing it sits in; a reader that cannot move on ends the part.
-                if groups.isEmpty { groups.append(PendingDrawing(id: "line \(reader.lineNumber)", label: "", first: reader.lineNumber)) }
+            switch next {
+            case let .success(row):
+                fields = row
+            case let .failure(error):
+                // A row that cannot be split into fields spoils the drawing it sits in.
+                if groups.isEmpty { groups.append(PendingDrawing(id: "line \(line)", label: "", first: line)) }
                 if groups[groups.count - 1].error == nil { groups[groups.count - 1].error = error }
-                groups[groups.count - 1].last = reader.lineNumber
-                if reader.lineNumber == before { break }
+                groups[groups.count - 1].last = line
                 continue
             }
-            let line = reader.lineNumber, id = fields[columns[0]]
+            let id = fields[columns[0]], label = fields[columns[1]].trimmingCharacters(in: .whitespaces)
             if groups.last?.id != id {
-                groups.append(PendingDrawing(id: id, label: fields[columns[1]].trimmingCharacters(in: .whitespaces), first: line))
+                groups.append(PendingDrawing(id: id, label: label, first: line))
+                if checkLabels && label.isEmpty {
+                    groups[groups.count - 1].error = DataError(file: path, line: line, column: (columns[1] + 1, "label"), message: "empty label")
+                }
             }
             let index = groups.count - 1
             groups[index].last = line
             guard groups[index].error == nil else { continue }
             do throws(DataError) {
+                if checkLabels && label != groups[index].label {
+                    throw DataError(file: path, line: line, column: (columns[1] + 1, "label"),
+                                    message: "drawing '\(id)' is labelled '\(groups[index].label)' above and '\(label)' here")
+                }
                 let strokeValue = try reader.number(fields[columns[2]], column: columns[2])
                 guard strokeValue >= 0, strokeValue == strokeValue.rounded(), strokeValue < 1_000_000 else {
                     throw DataError(file: path, line: line, column: (columns[2] + 1, "stroke"),

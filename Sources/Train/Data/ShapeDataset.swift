@@ -23,60 +23,16 @@ public enum ShapeDataset {
     /// Every drawing of the file, checked: numbers finite, one label per drawing, rows contiguous, and each
     /// drawing something `rasterizer` can draw (two or more points, not all in one place).
     public static func read(_ path: String, rasterizer: ShapeRasterizer = ShapeRasterizer()) throws(DataError) -> [LabeledDrawing] {
-        var reader = try CSVReader(path: path)
-        let columns = try reader.columns(["drawing", "label", "stroke", "x", "y"])
-        let tColumn = reader.optionalColumn("t")
+        let (pending, layout) = try pendingDrawings(path, threads: 1, checkLabels: true)
+        var seen = Set<String>()
         var drawings: [LabeledDrawing] = []
-        var finished = Set<String>()
-        var current: (id: String, label: String, first: Int, strokes: [Int: [DrawingPoint]], order: [Int])?
-
-        func close(at lastLine: Int) throws(DataError) {
-            guard let open = current else { return }
-            let drawing = Drawing(strokes: open.order.sorted().compactMap { open.strokes[$0] })
-            if let problem = rasterizer.problem(with: drawing) {
-                throw DataError(file: path, line: open.first,
-                                message: "drawing '\(open.id)' (lines \(open.first)–\(lastLine)): \(problem)")
+        for open in pending {
+            guard seen.insert(open.id).inserted else {
+                throw DataError(file: path, line: open.first, column: (layout.columns[0] + 1, "drawing"),
+                                message: "drawing '\(open.id)' appears again after other drawings; the rows of one drawing must be together")
             }
-            drawings.append(LabeledDrawing(id: open.id, label: open.label, drawing: drawing, lines: open.first...lastLine))
-            finished.insert(open.id)
-            current = nil
-        }
-
-        var lastLine = 1
-        while let fields = try reader.next() {
-            let line = reader.lineNumber
-            let id = fields[columns[0]], label = fields[columns[1]].trimmingCharacters(in: .whitespaces)
-            let strokeValue = try reader.number(fields[columns[2]], column: columns[2])
-            guard strokeValue >= 0, strokeValue == strokeValue.rounded(), strokeValue < 1_000_000 else {
-                throw DataError(file: path, line: line, column: (columns[2] + 1, "stroke"),
-                                message: "\(fields[columns[2]]) is not a stroke index (0, 1, 2, …)")
-            }
-            let point = DrawingPoint(
-                x: try reader.number(fields[columns[3]], column: columns[3]),
-                y: try reader.number(fields[columns[4]], column: columns[4]),
-                t: try tColumn.map { column throws(DataError) in try reader.number(fields[column], column: column) })
-            if current?.id != id {
-                try close(at: lastLine)
-                if finished.contains(id) {
-                    throw DataError(file: path, line: line, column: (columns[0] + 1, "drawing"),
-                                    message: "drawing '\(id)' appears again after other drawings; the rows of one drawing must be together")
-                }
-                guard !label.isEmpty else {
-                    throw DataError(file: path, line: line, column: (columns[1] + 1, "label"), message: "empty label")
-                }
-                current = (id, label, line, [:], [])
-            } else if current?.label != label {
-                throw DataError(file: path, line: line, column: (columns[1] + 1, "label"),
-                                message: "drawing '\(id)' is labelled '\(current?.label ?? "")' above and '\(label)' here")
-            }
-            let stroke = Int(strokeValue)
-            if current?.strokes[stroke] == nil { current?.order.append(stroke) }
-            current?.strokes[stroke, default: []].append(point)
-            lastLine = line
-        }
-        try close(at: lastLine)
-        if drawings.isEmpty {
-            throw DataError(file: path, line: 2, message: "no drawings: the file has a header but no rows")
+            let item = open.finished(path: path, rasterizer: rasterizer)
+            drawings.append(LabeledDrawing(id: item.id, label: item.label, drawing: try item.drawing.get(), lines: item.lines))
         }
         return drawings
     }
