@@ -7,16 +7,22 @@ import Tensor
 /// `classify motion RECORDING.csv|- ...`
 struct Motion: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Label motion recordings' windows walking or running, and each recording by majority.",
+        abstract: "Label motion recordings' windows walking, running or still, and each recording by majority.",
         discussion: """
             A recording is a CSV file with the Core Motion columns (gravity.*, userAcceleration.* and \
             rotationRate.* are read; attitude.* may be absent), or raw accelerometer columns acc.x,acc.y,acc.z (g, \
             gravity included) with optional gyro.x,gyro.y,gyro.z; an optional timestamp column (seconds), else \
-            --rate. - reads standard input. Accelerations in m/s² are detected and converted (with a warning), any \
-            rate is resampled to the model's 50 Hz, and a gap longer than a window splits the recording.
+            --rate (then a note: line on standard error says so). - reads standard input. Accelerations in m/s² are \
+            detected and converted (with a warning), any rate is resampled to the model's 50 Hz, and a gap longer \
+            than a window splits the recording. A recording slower than 10 Hz (median spacing of its timestamps, or \
+            --rate) cannot resolve a running stride of up to 3.5 steps a second and is refused (exit 65); \
+            timestamps that look like milliseconds get a hint.
 
-            Each window (5.12 s, every 1.28 s with the shipped model) gets a label and a confidence; a window in \
-            which the phone barely moves is flagged uncertain and does not vote. Several files, a folder or \
+            Each window (5.12 s, every 1.28 s with the shipped model) gets a label and a confidence: walking, \
+            running, or still when the phone barely moves (under 0.05 g of motion). A window spanning a gap of \
+            more than 0.25 s between samples is flagged uncertain. The recording's label is the majority of the \
+            windows that are not uncertain (still included), or unknown when every window is uncertain; the \
+            summary line counts those votes and the uncertain windows apart. Several files, a folder or \
             --dataset (a motion dataset CSV with session and label columns: one result per session) make a \
             batch: one line per recording with its majority label, in input order, on every core; a bad \
             recording reports its error in its place and the batch goes on.
@@ -71,19 +77,21 @@ struct Motion: ParsableCommand {
                 throw failure(error)
             }
             for note in input.notes { reportWarning("\(files[0]): \(note)") }
+            if let note = rateNote(input, name: files[0]) { reportNote(note) }
             if json {
                 print(MotionJSON(timeline: timeline, model: model, attempts: attempts, notes: input.notes).text)
                 return
             }
-            let counts = Dictionary(grouping: timeline.windows, by: \.label).mapValues(\.count)
+            let uncertainCount = timeline.windows.filter(\.uncertain).count
+            let counts = timeline.votes.map { "\($0.count) \($0.label)" } + (uncertainCount > 0 ? ["\(uncertainCount) uncertain"] : [])
             print("\(timeline.label)  (\(timeline.windows.count) window\(timeline.windows.count == 1 ? "" : "s"): "
-                  + counts.sorted { $0.value > $1.value }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + "; model \(model))")
+                  + counts.joined(separator: ", ") + "; model \(model))")
             for window in timeline.windows {
                 let span = String(format: "%7.2f–%7.2f s", window.start, window.end)
                 print("  \(span)  " + window.label.padding(toLength: 8, withPad: " ", startingAt: 0) + percentText(window.confidence)
-                      + (window.uncertain.map { "  uncertain: \($0)" } ?? ""))
+                      + (window.uncertain ? "  uncertain: \(window.reason ?? "")" : ""))
             }
-            if let uncertain = timeline.uncertain { print("uncertain: \(uncertain)") }
+            if timeline.uncertain { print("uncertain: \(timeline.reason ?? "")") }
             return
         }
         // A batch: each item is a recording (or a dataset's session) read at the answering model's rate.
@@ -107,18 +115,31 @@ struct Motion: ParsableCommand {
             do {
                 let recording = try read()
                 let timeline = try recognizer.classify(recording, smoothing: smooth, source: name)
+                if let note = rateNote(recording, name: name) { reportNote(note) }
                 if json {
                     return ItemOutcome(line: MotionJSON(timeline: timeline, model: model, attempts: attempts, notes: recording.notes, input: name).text, status: 0)
                 }
-                let share = timeline.windows.filter { $0.label == timeline.label }.count
-                return ItemOutcome(line: "\(name)  \(timeline.label)  (\(share) of \(timeline.windows.count) windows, model \(model))"
-                                   + (timeline.uncertain != nil ? "  uncertain" : ""), status: 0)
+                let share = timeline.votes.first { $0.label == timeline.label }?.count ?? 0
+                let uncertainCount = timeline.windows.filter(\.uncertain).count
+                return ItemOutcome(line: "\(name)  \(timeline.label)  (\(share) of \(timeline.windows.count) windows"
+                                   + (uncertainCount > 0 ? ", \(uncertainCount) uncertain" : "") + ", model \(model))"
+                                   + (timeline.uncertain ? "  uncertain" : ""), status: 0)
             } catch {
                 return errorOutcome(error, input: name, json: json)
             }
         }
         if status != 0 { throw ExitCode(status) }
     }
+}
+
+/// The note for a recording read without timestamps: which rate was assumed; `nil` when it had timestamps.
+func rateNote(_ recording: MotionRecording, name: String) -> String? {
+    recording.assumedRate.map { "\(name): no timestamp column; assumed --rate " + String(format: "%g Hz", $0) }
+}
+
+/// Prints `message` as one `note:` line on standard error (never on standard output, so JSON stays clean).
+func reportNote(_ message: String) {
+    FileHandle.standardError.write(Data("note: \(message)\n".utf8))
 }
 
 /// The stable JSON of `classify motion`.
@@ -128,11 +149,13 @@ struct MotionJSON: Encodable {
         let end: Double
         let label: String
         let confidence: Double
-        let uncertain: String?
+        let uncertain: Bool
+        let reason: String?
     }
 
     let label: String
-    let uncertain: String?
+    let uncertain: Bool
+    let reason: String?
     let windows: [Window]
     let model: String
     let attempts: [ChainAttempt]
@@ -143,9 +166,10 @@ struct MotionJSON: Encodable {
         self.input = input
         label = timeline.label
         uncertain = timeline.uncertain
+        reason = timeline.reason
         windows = timeline.windows.map {
             Window(start: ($0.start * 1000).rounded() / 1000, end: ($0.end * 1000).rounded() / 1000, label: $0.label,
-                   confidence: $0.confidence, uncertain: $0.uncertain)
+                   confidence: $0.confidence, uncertain: $0.uncertain, reason: $0.reason)
         }
         self.model = model
         self.attempts = attempts

@@ -111,7 +111,7 @@ struct MotionFeatureTests {
         #expect(zip(smoothed.scalars, expected).allSatisfy { abs($0 - $1) < 1e-6 }, "\(smoothed.scalars)")
     }
 
-    @Test func aStillPhoneGivesZerosAndIsFlaggedUncertain() throws {
+    @Test func aStillPhoneGivesZerosAndIsLabelledStill() throws {
         let windowing = MotionWindowing()
         let still = [MotionSample](repeating: MotionSample(gravity: (0, 0, -1), rotationRate: (0, 0, 0), userAcceleration: (0, 0, 0)), count: 300)
         let inputs = windowing.windows(still)
@@ -121,8 +121,9 @@ struct MotionFeatureTests {
         let recording = MotionRecording(segments: [still], segmentStarts: [0], rate: 50, notes: [])
         let timeline = try CadenceRecognizer().classify(recording)
         #expect(timeline.windows.count == 1)
-        #expect(timeline.windows[0].uncertain?.contains("the phone barely moves") == true)
-        #expect(timeline.uncertain?.hasPrefix("every window is uncertain") == true)
+        #expect(timeline.windows[0].label == "still" && !timeline.windows[0].uncertain && timeline.windows[0].reason == nil)
+        #expect(timeline.windows[0].confidence > 0.99, "no motion at all: \(timeline.windows[0].confidence)")
+        #expect(timeline.label == "still" && !timeline.uncertain && timeline.reason == nil)
     }
 
     @Test func aRecordingShorterThanAWindowIsAPreciseError() {
@@ -142,7 +143,7 @@ struct MotionFeatureTests {
         #expect(timeline.windows.map(\.end) == [5.12, 6.4, 7.68, 25.12])
         #expect(timeline.windows.map(\.label) == ["walking", "walking", "walking", "running"])
         #expect(timeline.label == "walking")
-        #expect(timeline.uncertain == nil)
+        #expect(!timeline.uncertain && timeline.reason == nil)
         // Smoothing averages neighbours within a segment only: the lone running window keeps its label.
         let smoothed = try CadenceRecognizer().classify(recording, smoothing: 1)
         #expect(smoothed.windows.map(\.label) == ["walking", "walking", "walking", "running"])
@@ -151,7 +152,7 @@ struct MotionFeatureTests {
     @Test func majorityTiesGoToTheMoreConfidentLabel() {
         let windows = [MotionWindowPrediction(start: 0, end: 1, label: "walking", confidence: 0.6),
                        MotionWindowPrediction(start: 1, end: 2, label: "running", confidence: 0.9),
-                       MotionWindowPrediction(start: 2, end: 3, label: "walking", confidence: 0.99, uncertain: "still")]
+                       MotionWindowPrediction(start: 2, end: 3, label: "walking", confidence: 0.99, uncertain: true, reason: "a gap")]
         #expect(MotionTimeline(windows: windows).label == "running", "the uncertain window does not vote")
     }
 

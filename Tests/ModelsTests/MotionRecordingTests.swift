@@ -35,6 +35,9 @@ struct MotionRecordingTests {
         let recording = try MotionRecordingReader.read(try write(coreMotion(rate: 50, seconds: 3, timestamps: false)))
         #expect(recording.segments[0].count == 150)
         #expect(recording.notes.isEmpty)
+        #expect(recording.assumedRate == 50)
+        let timed = try MotionRecordingReader.read(try write(coreMotion(rate: 50, seconds: 3)))
+        #expect(timed.assumedRate == nil)
     }
 
     @Test func metresPerSecondSquaredAreDetectedAndConverted() throws {

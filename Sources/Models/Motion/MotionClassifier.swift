@@ -3,24 +3,28 @@ import Tensor
 
 /// What a motion recognizer says about one window.
 public struct MotionWindowPrediction: Sendable, Equatable {
-    /// Seconds from the recording's start to the window's first and last sample.
+    /// Seconds from the recording's start to the window's first sample.
     public var start: Double
     /// Seconds from the recording's start to the window's end.
     public var end: Double
-    /// The most likely state.
+    /// The most likely state: one of the model's labels, or `still` (`MotionStillness.label`) when the phone
+    /// barely moves.
     public var label: String
     /// Its probability, 0…1.
     public var confidence: Double
-    /// Why the answer should not be trusted (the phone barely moves), or `nil`.
-    public var uncertain: String?
+    /// Whether the answer should not be trusted; an uncertain window does not vote for the recording's label.
+    public var uncertain: Bool
+    /// Why the window is uncertain, or `nil`.
+    public var reason: String?
 
     /// Creates a window's prediction.
-    public init(start: Double, end: Double, label: String, confidence: Double, uncertain: String? = nil) {
+    public init(start: Double, end: Double, label: String, confidence: Double, uncertain: Bool = false, reason: String? = nil) {
         self.start = start
         self.end = end
         self.label = label
         self.confidence = confidence
         self.uncertain = uncertain
+        self.reason = reason
     }
 }
 
@@ -28,18 +32,34 @@ public struct MotionWindowPrediction: Sendable, Equatable {
 public struct MotionTimeline: Sendable, Equatable {
     /// Every window, in time order.
     public var windows: [MotionWindowPrediction]
-    /// The state most windows have (ties go to the higher summed confidence); windows flagged uncertain do not
-    /// vote unless every window is.
+    /// The state most windows have, `still` included (ties go to the higher summed confidence); windows flagged
+    /// uncertain do not vote, and when every window is uncertain the label is `unknown`.
     public var label: String
-    /// Why the recording's label should not be trusted (every window is uncertain), or `nil`.
-    public var uncertain: String?
+    /// Whether the recording's label should not be trusted: no window could vote.
+    public var uncertain: Bool
+    /// Why the recording is uncertain, or `nil`.
+    public var reason: String?
+    /// The votes: each label of a window that is not uncertain and how many such windows have it, most first.
+    public var votes: [(label: String, count: Int)] {
+        var counts: [String: Int] = [:], order: [String] = []
+        for window in windows where !window.uncertain {
+            if counts[window.label] == nil { order.append(window.label) }
+            counts[window.label, default: 0] += 1
+        }
+        return order.map { ($0, counts[$0] ?? 0) }.enumerated()
+            .sorted { $0.element.1 != $1.element.1 ? $0.element.1 > $1.element.1 : $0.offset < $1.offset }.map(\.element)
+    }
+
+    /// The label of a recording none of whose windows can vote.
+    public static let unknownLabel = "unknown"
 
     /// The timeline of `windows`, with its majority label.
     public init(windows: [MotionWindowPrediction]) {
         self.windows = windows
-        uncertain = !windows.isEmpty && windows.allSatisfy { $0.uncertain != nil }
-            ? "every window is uncertain: " + (windows.first?.uncertain ?? "") : nil
-        let voters = windows.contains { $0.uncertain == nil } ? windows.filter { $0.uncertain == nil } : windows
+        let voters = windows.filter { !$0.uncertain }
+        uncertain = voters.isEmpty
+        reason = windows.isEmpty ? "the recording has no windows"
+            : voters.isEmpty ? "every window is uncertain: " + (windows.first?.reason ?? "") : nil
         var votes: [String: (count: Int, confidence: Double)] = [:]
         var order: [String] = []
         for window in voters {
@@ -50,7 +70,7 @@ public struct MotionTimeline: Sendable, Equatable {
         label = order.max { a, b in
             let (x, y) = (votes[a] ?? (0, 0), votes[b] ?? (0, 0))
             return x.count != y.count ? x.count < y.count : x.confidence < y.confidence
-        } ?? ""
+        } ?? Self.unknownLabel
     }
 }
 
@@ -67,10 +87,17 @@ public protocol MotionWindowClassifier: Sendable {
 
 extension MotionWindowClassifier {
     /// Every window of `recording` labelled, optionally averaging each window's probabilities with `smoothing`
-    /// neighbours on each side (within a segment), and the majority label; a recording without one whole window
-    /// is an error naming how long it is and how long a window is.
+    /// neighbours on each side (within a segment), and the majority label.
+    ///
+    /// A window in which the phone barely moves is `still` (see `MotionStillness`); a window that spans a gap
+    /// longer than `MotionRecordingReader.maximumBridge` is uncertain. A recording that arrived below
+    /// `MotionRecordingReader.minimumSampleRate`, or without one whole window, is an error naming its rate or
+    /// length and what is needed.
     public func classify(_ recording: MotionRecording, smoothing: Int = 0, source: String = "recording") throws(DataError) -> MotionTimeline {
         let windowing = windowing
+        if let problem = MotionRecordingReader.rateProblem(sourceRate: recording.sourceRate, assumedRate: recording.assumedRate) {
+            throw DataError(file: source, message: problem)
+        }
         try windowing.requireWindow(in: recording, source: source)
         var windows: [MotionWindowPrediction] = []
         for (segment, segmentStart) in zip(recording.segments, recording.segmentStarts) {
@@ -81,10 +108,17 @@ extension MotionWindowClassifier {
             for (index, start) in starts.enumerated() {
                 let row = (0..<labels.count).map { Double(probabilities[index, $0]) }
                 let best = row.indices.max { row[$0] < row[$1] } ?? 0
-                let from = segmentStart + Double(start) / windowing.rate
-                windows.append(MotionWindowPrediction(
-                    start: from, end: from + Double(windowing.window) / windowing.rate, label: labels[best], confidence: row[best],
-                    uncertain: MotionUncertainty.reason(inputs, row: index, windowing: windowing)))
+                let from = segmentStart + Double(start) / windowing.rate, to = from + Double(windowing.window) / windowing.rate
+                var window = MotionWindowPrediction(start: from, end: to, label: labels[best], confidence: row[best])
+                if let gap = recording.bridgedGaps.first(where: { $0.overlaps(from...to) }) {
+                    window.uncertain = true
+                    window.reason = String(format: "no samples for %.2f s from %.2f s: too long a gap to resolve a stride "
+                                           + "(at most %.2f s is bridged)", gap.upperBound - gap.lowerBound, gap.lowerBound,
+                                           MotionRecordingReader.maximumBridge)
+                } else if let still = MotionStillness.confidence(inputs, row: index, windowing: windowing) {
+                    (window.label, window.confidence) = (MotionStillness.label, still)
+                }
+                windows.append(window)
             }
         }
         return MotionTimeline(windows: windows)
@@ -183,16 +217,27 @@ public struct CadenceRecognizer: MotionWindowClassifier {
     }
 }
 
-/// When a window's answer should not be trusted: the phone barely moves, so it is neither walking nor running.
-public enum MotionUncertainty {
+/// When a phone is still: it barely moves, so it is neither walking nor running (a running app pauses its run
+/// on this).
+public enum MotionStillness {
+    /// The label of a still window.
+    public static let label = "still"
+
     /// Below this vertical standard deviation (g) and horizontal mean (g) the phone is still: walking in a pocket
-    /// moves it far more (a vertical standard deviation of 0.3 g and more).
+    /// moves it far more (a vertical standard deviation of 0.3 g and more), a phone on a table or in a hand at
+    /// rest far less (sensor noise of a few mg).
     public static let stillLevel = 0.05
 
-    /// Why window `row` of `inputs` is uncertain, or `nil`.
-    public static func reason(_ inputs: Tensor, row: Int, windowing: MotionWindowing) -> String? {
+    /// How fast the confidence grows as the motion falls below `stillLevel`: the scale of the logistic in the
+    /// logarithm of the level (at half the level 94%, at a fifth 99.8%).
+    public static let confidenceScale = 0.25
+
+    /// The confidence that window `row` of `inputs` is still, or `nil` when it is not: a logistic in
+    /// log(`stillLevel` / level), with level the larger of the vertical standard deviation and horizontal mean.
+    public static func confidence(_ inputs: Tensor, row: Int, windowing: MotionWindowing) -> Double? {
         let deviation = exp(Double(inputs[row, 2 * windowing.lags])), horizontal = exp(Double(inputs[row, 2 * windowing.lags + 1]))
-        guard deviation < stillLevel && horizontal < stillLevel else { return nil }
-        return String(format: "the phone barely moves (vertical SD %.3f g, horizontal %.3f g): neither walking nor running", deviation, horizontal)
+        let level = max(deviation, horizontal)
+        guard level < stillLevel else { return nil }
+        return 1 / (1 + exp(-log(stillLevel / level) / confidenceScale))
     }
 }

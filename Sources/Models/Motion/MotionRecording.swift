@@ -11,6 +11,16 @@ public struct MotionRecording: Sendable {
     public var rate: Double
     /// Notes for the user (units converted, gravity estimated, resampled, gaps split).
     public var notes: [String]
+    /// Samples per second as the recording arrived (the median of its timestamps' spacing, or the assumed rate),
+    /// or `nil` when unknown (samples built in code); below `MotionRecordingReader.minimumSampleRate` the
+    /// recognizers refuse the recording.
+    public var sourceRate: Double? = nil
+    /// The rate assumed because the recording has no `timestamp` column, or `nil` when it has one.
+    public var assumedRate: Double? = nil
+    /// Where (seconds from the start) consecutive samples are further apart than
+    /// `MotionRecordingReader.maximumBridge` yet close enough not to split the recording: the resampled signal
+    /// there is a straight line, not the gait, so windows overlapping one are uncertain.
+    public var bridgedGaps: [ClosedRange<Double>] = []
 }
 
 /// Reads a motion recording from CSV: the Core Motion columns, or raw accelerometer `acc.x,acc.y,acc.z` (g, gravity
@@ -48,10 +58,54 @@ public enum MotionRecordingReader {
             times.append(time)
             raw.append((v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]))
         }
-        try checkSpan(times, rate: rate, file: path)
         guard raw.count >= 2 else { throw DataError(file: path, line: 2, message: "\(raw.count) samples; a recording needs at least one window (\(window))") }
+        let assumed = timeColumn == nil ? assumedRate : nil
+        if let problem = rateProblem(sourceRate: medianRate(times), assumedRate: assumed) { throw DataError(file: path, message: problem) }
+        try checkSpan(times, rate: rate, file: path)
         return assemble(raw.map { [$0.0, $0.1, $0.2, $0.3, $0.4, $0.5, $0.6, $0.7, $0.8] }, times: times, coreMotion: coreMotion,
-                        rate: rate, window: window)
+                        rate: rate, window: window, assumedRate: assumed)
+    }
+
+    /// The fastest cadence a runner reaches: about 3.5 steps a second (210 a minute, a sprint).
+    public static let fastestStepRate = 3.5
+
+    /// The lowest sample rate (Hz) that still resolves a stride: 10 Hz.
+    ///
+    /// The vertical acceleration bounces once per step, so its fundamental lies at the step rate, up to
+    /// `fastestStepRate` (3.5 Hz). Sampling must be faster than twice that (Nyquist: 7 Hz) or the bounce aliases
+    /// to a slower, walking-like rhythm. Resampling to the model's rate interpolates linearly, which damps a
+    /// component at `f` by sinc²(f / rate): at 7 Hz a 3.5 Hz step keeps 41% of its amplitude, at 10 Hz 66%
+    /// (−3.7 dB). 10 Hz is the first round rate above Nyquist that keeps most of the step, and phones record at
+    /// 50–100 Hz. The threshold comes from this reasoning, not from any data set.
+    public static let minimumSampleRate = 10.0
+
+    /// The longest stretch (s) between two samples that interpolation may bridge inside a window: 0.25 s, under
+    /// the fastest step's period (1 / 3.5 Hz ≈ 0.29 s), so no whole step can vanish into a gap.
+    public static let maximumBridge = 0.25
+
+    /// The median rate (Hz) of `times` (seconds), from the median spacing; `nil` with fewer than two times.
+    public static func medianRate(_ times: [Double]) -> Double? {
+        let spacing = zip(times, times.dropFirst()).map { $1 - $0 }.sorted()
+        guard !spacing.isEmpty, spacing[spacing.count / 2] > 0 else { return nil }
+        return 1 / spacing[spacing.count / 2]
+    }
+
+    /// Why a recording that arrived at `sourceRate` (Hz; `assumedRate` when it has no timestamps) cannot be
+    /// classified, or `nil` when its rate resolves a stride (`minimumSampleRate`).
+    public static func rateProblem(sourceRate: Double?, assumedRate: Double? = nil) -> String? {
+        guard let sourceRate, sourceRate < minimumSampleRate else { return nil }
+        let need = String(format: ", too slow to resolve a stride; the lowest rate accepted is %.0f Hz (over twice the fastest running "
+                          + "cadence, %.1f steps a second)", minimumSampleRate, fastestStepRate)
+        if let assumedRate {
+            return String(format: "there is no timestamp column and the assumed rate (--rate) is %g Hz", assumedRate) + need
+        }
+        let spacing = 1 / sourceRate
+        var text = String(format: "the samples are %g s apart (median): %.3g Hz", spacing, sourceRate) + need
+        if spacing >= 1, 1000 / spacing >= minimumSampleRate {
+            text += String(format: ". The timestamps look like milliseconds (%.3g Hz if divided by 1000): "
+                           + "the timestamp column must be in seconds", 1000 / spacing)
+        }
+        return text
     }
 
     /// The most samples a recording may have after resampling (55 hours at 50 Hz): a guard against timestamps
@@ -89,7 +143,9 @@ public enum MotionRecordingReader {
     /// The recording from parsed rows: `values` holds, per sample, gravity and user acceleration (Core Motion)
     /// or raw acceleration and three zeros, then the rotation rate. Converts m/s² to g, separates gravity from raw
     /// acceleration, splits at gaps longer than a window and resamples each piece to `rate`.
-    public static func assemble(_ values: [[Double]], times: [Double], coreMotion: Bool, rate: Double, window: Int) -> MotionRecording {
+    /// `assumedRate` is the rate the times were made from when the recording has no timestamps.
+    public static func assemble(_ values: [[Double]], times: [Double], coreMotion: Bool, rate: Double, window: Int,
+                                assumedRate: Double? = nil) -> MotionRecording {
         var notes: [String] = []
         // Units: Core Motion and accelerometers report g; a magnitude near 9.8 at rest means m/s².
         var scale = 1.0
@@ -110,10 +166,13 @@ public enum MotionRecordingReader {
             samples = separateGravity(values.map { ($0[0] * scale, $0[1] * scale, $0[2] * scale, $0[6], $0[7], $0[8]) }, times: times)
             notes.append("raw accelerometer: gravity estimated by a 0.3 Hz low-pass filter")
         }
-        var segments: [[MotionSample]] = [], starts: [Double] = []
+        var segments: [[MotionSample]] = [], starts: [Double] = [], bridged: [ClosedRange<Double>] = []
         var pieceStart = 0
         let windowSeconds = Double(window) / rate
         for i in 1...max(times.count, 1) where !times.isEmpty {
+            if i < times.count, times[i] - times[i - 1] > maximumBridge, times[i] - times[i - 1] <= windowSeconds {
+                bridged.append((times[i - 1] - times[0])...(times[i] - times[0]))
+            }
             if i == times.count || times[i] - times[i - 1] > windowSeconds {
                 segments.append(resample(Array(samples[pieceStart..<i]), times: Array(times[pieceStart..<i]), rate: rate))
                 starts.append(times[pieceStart] - times[0])
@@ -123,11 +182,12 @@ public enum MotionRecordingReader {
                 pieceStart = i
             }
         }
-        let spacing = zip(times, times.dropFirst()).map { $1 - $0 }.sorted()
-        if !spacing.isEmpty, abs(1 / spacing[spacing.count / 2] - rate) > 0.5 {
-            notes.append(String(format: "resampled from %.1f Hz to %.0f Hz", 1 / spacing[spacing.count / 2], rate))
+        let sourceRate = medianRate(times)
+        if let sourceRate, abs(sourceRate - rate) > 0.5 {
+            notes.append(String(format: "resampled from %.1f Hz to %.0f Hz", sourceRate, rate))
         }
-        return MotionRecording(segments: segments, segmentStarts: starts, rate: rate, notes: notes)
+        return MotionRecording(segments: segments, segmentStarts: starts, rate: rate, notes: notes, sourceRate: sourceRate,
+                               assumedRate: assumedRate, bridgedGaps: bridged)
     }
 
     /// Gravity by a first-order low-pass filter (0.3 Hz) of the raw acceleration; user acceleration is the rest.

@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+@testable import Models
+import Tensor
+
+/// A phone that barely moves is `still`; uncertain windows do not vote; a recording too slow or too gappy to
+/// resolve a stride is refused or uncertain, never silently labelled.
+@Suite("Motion: still, votes and sample rates")
+struct MotionStillAndRateTests {
+    /// Samples of a phone lying on a table: gravity straight down, user acceleration `noise` g of seeded noise.
+    func stillSamples(count: Int, noise: Double, seed: UInt64 = 7) -> [MotionSample] {
+        var state = seed
+        func uniform() -> Double {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Double(state >> 11) / Double(1 << 53) * 2 - 1
+        }
+        return (0..<count).map { _ in
+            MotionSample(gravity: (0, 0, -1), rotationRate: (0, 0, 0), userAcceleration: (noise * uniform(), noise * uniform(), noise * uniform()))
+        }
+    }
+
+    func write(_ text: String) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("motion-\(UUID().uuidString).csv")
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    @Test func aPhoneOnATableIsStillInEveryWindow() throws {
+        let recording = MotionRecording(segments: [stillSamples(count: 1000, noise: 0.005)], segmentStarts: [0], rate: 50, notes: [], sourceRate: 50)
+        for recognizer in [CadenceRecognizer() as any MotionWindowClassifier] {
+            let timeline = try recognizer.classify(recording)
+            #expect(timeline.windows.count == 12)
+            #expect(timeline.windows.allSatisfy { $0.label == MotionStillness.label && !$0.uncertain }, "\(timeline.windows)")
+            #expect(timeline.windows.allSatisfy { $0.confidence > 0.9 && $0.confidence <= 1 })
+            #expect(timeline.label == "still" && !timeline.uncertain)
+        }
+    }
+
+    @Test func stillConfidenceGrowsAsTheMotionFalls() {
+        let windowing = MotionWindowing()
+        func confidence(_ noise: Double) -> Double? {
+            MotionStillness.confidence(windowing.windows(stillSamples(count: 256, noise: noise)), row: 0, windowing: windowing)
+        }
+        // Uniform noise of amplitude a has a standard deviation of a / √3.
+        let values = [0.001, 0.01, 0.04, 0.2].map(confidence)
+        #expect(values[3] == nil, "a 0.12 g SD is over the still level: \(values)")
+        let still = values.compactMap { $0 }
+        #expect(still.count == 3 && still == still.sorted(by: >), "\(values)")
+        #expect(still.allSatisfy { $0 > 0.5 })
+    }
+
+    @Test func stillWindowsVoteAndUncertainWindowsDoNot() {
+        func window(_ label: String, uncertain: Bool = false) -> MotionWindowPrediction {
+            MotionWindowPrediction(start: 0, end: 1, label: label, confidence: 0.9, uncertain: uncertain, reason: uncertain ? "a gap" : nil)
+        }
+        let timeline = MotionTimeline(windows: [window("still"), window("still"), window("walking"),
+                                                window("running", uncertain: true), window("running", uncertain: true), window("running", uncertain: true)])
+        #expect(timeline.label == "still", "three running windows are uncertain and do not vote")
+        #expect(timeline.votes.map(\.label) == ["still", "walking"] && timeline.votes.map(\.count) == [2, 1])
+        #expect(!timeline.uncertain)
+        let none = MotionTimeline(windows: [window("running", uncertain: true), window("walking", uncertain: true)])
+        #expect(none.label == "unknown" && none.uncertain && none.votes.isEmpty)
+        #expect(none.reason == "every window is uncertain: a gap")
+    }
+
+    @Test func aRecordingBelowTheLowestRateIsRefused() throws {
+        let samples = gaitSamples(count: 1000, period: 36, amplitude: 1.2)
+        let slow = MotionRecording(segments: [samples], segmentStarts: [0], rate: 50, notes: [], sourceRate: 2)
+        #expect(throws: DataError(file: "r.csv", message: "the samples are 0.5 s apart (median): 2 Hz, too slow to resolve a stride; "
+                                    + "the lowest rate accepted is 10 Hz (over twice the fastest running cadence, 3.5 steps a second)")) {
+            _ = try CadenceRecognizer().classify(slow, source: "r.csv")
+        }
+        let enough = MotionRecording(segments: [samples], segmentStarts: [0], rate: 50, notes: [], sourceRate: MotionRecordingReader.minimumSampleRate)
+        #expect(try CadenceRecognizer().classify(enough).label == "running")
+    }
+
+    @Test func theReaderRefusesSlowRecordingsAndHintsAtMilliseconds() throws {
+        func rows(spacing: Double, count: Int) -> String {
+            "timestamp,acc.x,acc.y,acc.z\n" + (0..<count).map { String(format: "%g,0,%.3f,-1", Double($0) * spacing, 0.5 * sin(Double($0))) }
+                .joined(separator: "\n") + "\n"
+        }
+        let slow = try write(rows(spacing: 0.5, count: 60))
+        #expect(throws: DataError(file: slow, message: "the samples are 0.5 s apart (median): 2 Hz, too slow to resolve a stride; "
+                                    + "the lowest rate accepted is 10 Hz (over twice the fastest running cadence, 3.5 steps a second)")) {
+            try MotionRecordingReader.read(slow)
+        }
+        let milliseconds = try write(rows(spacing: 20, count: 400))
+        #expect(throws: DataError(file: milliseconds, message: "the samples are 20 s apart (median): 0.05 Hz, too slow to resolve a stride; "
+                                    + "the lowest rate accepted is 10 Hz (over twice the fastest running cadence, 3.5 steps a second). "
+                                    + "The timestamps look like milliseconds (50 Hz if divided by 1000): the timestamp column must be in seconds")) {
+            try MotionRecordingReader.read(milliseconds)
+        }
+        let untimed = try write("acc.x,acc.y,acc.z\n" + String(repeating: "0,0,-1\n", count: 100))
+        #expect(throws: DataError(file: untimed, message: "there is no timestamp column and the assumed rate (--rate) is 5 Hz, too slow to "
+                                    + "resolve a stride; the lowest rate accepted is 10 Hz (over twice the fastest running cadence, 3.5 steps a second)")) {
+            try MotionRecordingReader.read(untimed, assumedRate: 5)
+        }
+        #expect(try MotionRecordingReader.read(try write(rows(spacing: 0.1, count: 100))).sourceRate.map { abs($0 - 10) < 1e-6 } == true)
+    }
+
+    @Test func windowsAcrossAGapTooLongToBridgeAreUncertain() throws {
+        // 50 Hz with one 0.6 s hole at 10 s: shorter than a window (no split), longer than a step.
+        var lines = ["timestamp,acc.x,acc.y,acc.z"]
+        for k in 0..<1000 where !(501...529).contains(k) {
+            let t = Double(k) / 50
+            lines.append(String(format: "%.2f,0,0,%.5f", t, -1 - 0.8 * sin(2 * .pi * 1.4 * t)))
+        }
+        let recording = try MotionRecordingReader.read(try write(lines.joined(separator: "\n") + "\n"))
+        #expect(recording.segments.count == 1)
+        #expect(recording.bridgedGaps.count == 1)
+        let timeline = try CadenceRecognizer().classify(recording)
+        let flagged = timeline.windows.filter(\.uncertain)
+        let overlapping = timeline.windows.filter { $0.start <= 10.6 && $0.end >= 10 }
+        #expect(flagged == overlapping && !flagged.isEmpty, "\(timeline.windows.map { ($0.start, $0.uncertain) })")
+        #expect(flagged.first?.reason == "no samples for 0.60 s from 10.00 s: too long a gap to resolve a stride (at most 0.25 s is bridged)")
+        #expect(!timeline.uncertain && timeline.votes.reduce(0) { $0 + $1.count } == timeline.windows.count - flagged.count)
+        // Ordinary jitter (a dropped sample or two) is bridged.
+        let jitter = try MotionRecordingReader.read(try write(lines.prefix(500).enumerated().filter { $0.offset % 97 != 5 }.map(\.element)
+            .joined(separator: "\n") + "\n"))
+        #expect(jitter.bridgedGaps.isEmpty)
+    }
+}
