@@ -114,14 +114,127 @@ struct MotionCommandTests {
         #expect(shipped.standardError.contains("one window needs 256 (5.12 s)"), "\(shipped.standardError)")
     }
 
-    @Test func aConstantSignalIsAnsweredAsUncertain() throws {
+    /// The rows of `Datasets/examples/<name>.csv`: its header and its data lines.
+    func example(_ name: String) throws -> (header: String, rows: [String]) {
+        let text = try String(contentsOf: packageRoot.appendingPathComponent("Datasets/examples/\(name).csv"), encoding: .utf8)
+        let lines = text.split(separator: "\n").map(String.init)
+        return (lines[0], Array(lines.dropFirst()))
+    }
+
+    @Test func aPhoneLyingStillIsStillInEveryWindowAndOverall() throws {
         let folder = try testFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let still = "acc.x,acc.y,acc.z\n" + String(repeating: "0,0,-1\n", count: 300)
-        let run = try CommandRun.classifyAtRoot(["motion", try recordingFile(still, in: folder), "--json"])
+        // 20 s at 50 Hz of a phone on a table: gravity along −z, user acceleration a few mg of seeded noise.
+        var state: UInt64 = 11
+        func noise() -> Double {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return 0.004 * (Double(state >> 11) / Double(1 << 53) * 2 - 1)
+        }
+        var lines = ["timestamp,gravity.x,gravity.y,gravity.z,userAcceleration.x,userAcceleration.y,userAcceleration.z"]
+        for k in 0..<1000 {
+            lines.append(String(format: "%.2f,0.0100,-0.0200,-0.9997,%.5f,%.5f,%.5f", Double(k) / 50, noise(), noise(), noise()))
+        }
+        let path = try recordingFile(lines.joined(separator: "\n") + "\n", in: folder)
+        let run = try CommandRun.classifyAtRoot(["motion", path, "--json"])
         #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardError == "")
         let object = try jsonObject(run)
-        #expect((object["uncertain"] as? String)?.contains("the phone barely moves") == true, "\(run.standardOutput)")
+        #expect(object["label"] as? String == "still", "\(run.standardOutput)")
+        #expect(object["uncertain"] as? Bool == false && object["reason"] == nil)
+        let windows = try #require(object["windows"] as? [[String: Any]])
+        #expect(windows.count == 12)
+        for window in windows {
+            #expect(window["label"] as? String == "still" && window["uncertain"] as? Bool == false, "\(window)")
+            #expect(((window["confidence"] as? Double) ?? 0) > 0.9, "\(window)")
+        }
+        let text = try CommandRun.classifyAtRoot(["motion", path])
+        #expect(text.status == 0)
+        #expect(text.standardOutput.hasPrefix("still  (12 windows: 12 still; model motion-state.int8)\n"), "\(text.standardOutput)")
+    }
+
+    @Test func aRunResampledTo2HzIsRefused() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Every 25th sample of the 50 Hz running example: 2 Hz, far below the 7 Hz a 3.5-step-a-second run needs.
+        let (header, rows) = try example("running")
+        let slow = [header] + rows.enumerated().filter { $0.offset % 25 == 0 }.map(\.element)
+        let path = try recordingFile(slow.joined(separator: "\n") + "\n", in: folder)
+        for arguments in [["motion", path], ["motion", path, "--json"], ["motion", path, "--no-fallback"]] {
+            let run = try CommandRun.classifyAtRoot(arguments)
+            #expect(run.status == 65, "\(arguments): exit \(run.status), \(run.standardOutput)")
+            #expect(run.standardError == "error: \(path): the samples are 0.5 s apart (median): 2 Hz, too slow to resolve a stride; "
+                    + "the lowest rate accepted is 10 Hz (over twice the fastest running cadence, 3.5 steps a second)\n", "\(arguments)")
+            #expect(run.standardOutput == "")
+        }
+        // In a batch the recording reports its error in its place and the others are answered.
+        let batch = try CommandRun.classifyAtRoot(["motion", path, "Datasets/examples/running.csv"])
+        #expect(batch.status == 65)
+        #expect(batch.standardOutput.split(separator: "\n").first?.hasPrefix("\(path)  error: \(path): the samples are 0.5 s apart") == true,
+                "\(batch.standardOutput)")
+        #expect(batch.standardOutput.contains("Datasets/examples/running.csv  running  ("), "\(batch.standardOutput)")
+    }
+
+    @Test func millisecondTimestampsAreRefusedWithAHint() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (header, rows) = try example("walking")
+        let milliseconds = rows.map { row -> String in
+            var fields = row.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            fields[0] = String(format: "%.0f", (Double(fields[0]) ?? .nan) * 1000)
+            return fields.joined(separator: ",")
+        }
+        let path = try recordingFile(([header] + milliseconds).joined(separator: "\n") + "\n", in: folder)
+        let run = try CommandRun.classifyAtRoot(["motion", path])
+        #expect(run.status == 65)
+        #expect(run.standardError.hasSuffix("The timestamps look like milliseconds (50 Hz if divided by 1000): "
+                                            + "the timestamp column must be in seconds\n"), "\(run.standardError)")
+    }
+
+    @Test func withoutTimestampsANoteSaysWhichRateWasAssumed() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (header, rows) = try example("walking")
+        func dropTime(_ line: String) -> String { line.split(separator: ",", maxSplits: 1).dropFirst().joined() }
+        let path = try recordingFile(([dropTime(header)] + rows.map(dropTime)).joined(separator: "\n") + "\n", in: folder)
+        let json = try CommandRun.classifyAtRoot(["motion", path, "--json"])
+        #expect(json.status == 0, "\(json.standardError)")
+        #expect(json.standardError == "note: \(path): no timestamp column; assumed --rate 50 Hz\n")
+        let object = try jsonObject(json)
+        #expect(object["label"] as? String == "walking")
+        #expect(!json.standardOutput.contains("assumed"), "the note stays off standard output")
+        let text = try CommandRun.classifyAtRoot(["motion", path, "--rate", "100"])
+        #expect(text.status == 0)
+        #expect(text.standardError.contains("note: \(path): no timestamp column; assumed --rate 100 Hz\n"), "\(text.standardError)")
+        let slow = try CommandRun.classifyAtRoot(["motion", path, "--rate", "5"])
+        #expect(slow.status == 65)
+        #expect(slow.standardError == "error: \(path): there is no timestamp column and the assumed rate (--rate) is 5 Hz, too slow to "
+                + "resolve a stride; the lowest rate accepted is 10 Hz (over twice the fastest running cadence, 3.5 steps a second)\n")
+    }
+
+    @Test func theSummaryCountsOnlyTheWindowsThatVote() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // The running example with 0.6 s of samples missing at 10 s: the windows across the hole are uncertain.
+        let (header, rows) = try example("running")
+        let holed = rows.enumerated().filter { !(500...529).contains($0.offset) }.map(\.element)
+        let path = try recordingFile(([header] + holed).joined(separator: "\n") + "\n", in: folder)
+        let json = try CommandRun.classifyAtRoot(["motion", path, "--json"])
+        #expect(json.status == 0, "\(json.standardError)")
+        let object = try jsonObject(json)
+        let windows = try #require(object["windows"] as? [[String: Any]])
+        let uncertain = windows.filter { $0["uncertain"] as? Bool == true }
+        let running = windows.filter { $0["uncertain"] as? Bool == false && $0["label"] as? String == "running" }
+        #expect(uncertain.count == 5, "the windows over the hole: \(windows.map { ($0["start"] ?? 0, $0["uncertain"] ?? 0) })")
+        #expect(running.count + uncertain.count == windows.count)
+        let reason = try #require(uncertain.first?["reason"] as? String)
+        #expect(reason.hasPrefix("no samples for 0.6") && reason.hasSuffix(": too long a gap to resolve a stride (at most 0.25 s is bridged)"), "\(reason)")
+        #expect(object["label"] as? String == "running" && object["uncertain"] as? Bool == false)
+        let text = try CommandRun.classifyAtRoot(["motion", path])
+        #expect(text.standardOutput.hasPrefix("running  (\(windows.count) windows: \(running.count) running, \(uncertain.count) uncertain; "
+                                              + "model motion-state.int8)\n"), "\(text.standardOutput)")
+        let batch = try CommandRun.classifyAtRoot(["motion", path, "Datasets/examples/walking.csv"])
+        #expect(batch.standardOutput.hasPrefix("\(path)  running  (\(running.count) of \(windows.count) windows, \(uncertain.count) uncertain, "
+                                               + "model motion-state.int8)\n"), "\(batch.standardOutput)")
     }
 
     /// Every window of the real recordings: the shipped int8 and f32 weights, the raw-accelerometer version and
