@@ -229,8 +229,9 @@ public enum MotionStillness {
     public static let stillLevel = 0.05
 
     /// How fast the confidence grows as the motion falls below `stillLevel`: the scale of the logistic in the
-    /// logarithm of the level (at half the level 94%, at a fifth 99.8%).
-    public static let confidenceScale = 0.25
+    /// logarithm of the level. Just under the level (a person standing and fidgeting looks alike) it is near
+    /// 50%; at half the level 80%; at a tenth (5 mg, a phone on a table) 99%.
+    public static let confidenceScale = 0.5
 
     /// The confidence that window `row` of `inputs` is still, or `nil` when it is not: a logistic in
     /// log(`stillLevel` / level), with level the larger of the vertical standard deviation and horizontal mean.
