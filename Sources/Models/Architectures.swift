@@ -34,11 +34,11 @@ public enum Task: String, Sendable, CaseIterable {
         switch self {
         case .shape:
             return [
-                Conv2D(inChannels: 1, outChannels: 8, kernel: (3, 3), padding: .same, generator: &g), Activation(.relu),
+                Conv2D(inChannels: 1, outChannels: 12, kernel: (3, 3), padding: .same, generator: &g), Activation(.relu),
                 Pool2D(.max, size: (2, 2)),
-                Conv2D(inChannels: 8, outChannels: 16, kernel: (3, 3), padding: .same, generator: &g), Activation(.relu),
+                Conv2D(inChannels: 12, outChannels: 24, kernel: (3, 3), padding: .same, generator: &g), Activation(.relu),
                 Pool2D(.max, size: (2, 2)),
-                Conv2D(inChannels: 16, outChannels: 32, kernel: (3, 3), padding: .same, generator: &g), Activation(.relu),
+                Conv2D(inChannels: 24, outChannels: 32, kernel: (3, 3), padding: .same, generator: &g), Activation(.relu),
                 GlobalAveragePool(),
                 Dense(inFeatures: 32, outFeatures: classes, generator: &g),
             ]

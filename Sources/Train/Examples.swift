@@ -1,3 +1,4 @@
+import Models
 import Tensor
 
 /// Labelled examples ready for a network: inputs `[N, …]`, one label per row, and the group each row came from
@@ -57,10 +58,14 @@ public func shuffle<T>(_ values: inout [T], generator: inout SeededGenerator) {
     }
 }
 
-/// The class names for a dataset's labels (in order of first appearance): `standard`, in its order, when every
-/// label is one of them; otherwise the labels themselves in that order.
+/// The class names for a dataset's labels: exactly the labels that occur — the ones in `standard` first, in its
+/// order, then the rest in order of first appearance, and the reject class `other` last. A model trained on
+/// circles and squares has two outputs, not four of which two never saw data.
 public func classNames(for labels: [String], standard: [String]) -> [String] {
-    var names: [String] = []
-    for label in labels where !names.contains(label) { names.append(label) }
-    return Set(names).isSubset(of: standard) ? standard : names
+    var seen: [String] = []
+    var known = Set<String>()
+    for label in labels where known.insert(label).inserted { seen.append(label) }
+    let other = DecisionRule.otherLabel
+    return standard.filter { known.contains($0) } + seen.filter { !standard.contains($0) && $0 != other }
+        + (known.contains(other) ? [other] : [])
 }

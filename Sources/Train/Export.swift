@@ -19,18 +19,22 @@ public let quantizationWarningThreshold = 0.01
 
 /// Writes the trained network as `<prefix>.f32.weights` and one `<prefix>.<format>.weights` per quantized
 /// format, each atomically; reads each file back and measures its accuracy on `validation`, so the figures are
-/// those of the files as shipped.
+/// those of the files as shipped. Every file carries the same decision rule: the reject class `other` when the
+/// labels have it, and a temperature fitted on `validation` (never on test data), so that the files' confidences
+/// are calibrated.
 public func export(
     _ network: Network, task: Task, classNames: [String], inputShape: [Int], preprocessing: [String: JSONValue],
     training metadata: TrainingMetadata, validation: Examples, formats: [StorageFormat], prefix: URL
 ) throws(WeightsFileError) -> [ExportedVariant] {
     let model = network.exportedModel()
+    let temperature = DecisionRule.fitTemperature(probabilities: probabilities(of: model, on: validation.inputs), truth: validation.labels)
+    let decision = DecisionRule.default(labels: classNames, temperature: (temperature * 1000).rounded() / 1000)
     var variants: [ExportedVariant] = []
     for format in [StorageFormat.f32] + formats.filter({ $0 != .f32 }) {
         let file = try ModelFile(
             name: task.modelName, model: model, labels: classNames,
             input: InputSpec(shape: inputShape, description: task == .shape ? "rasterized drawing" : "windows of motion features"),
-            preprocessing: preprocessing, training: metadata, format: format)
+            preprocessing: preprocessing, training: metadata, decision: decision, format: format)
         let url = URL(fileURLWithPath: prefix.path + ".\(format).weights")
         try file.write(to: url)
         let loaded = try ModelFile(contentsOf: url)
@@ -53,6 +57,19 @@ public func predictions(of model: Sequential, on inputs: Tensor, batchSize: Int 
     var result: [Int] = []
     for start in stride(from: 0, to: inputs.shape[0], by: batchSize) {
         result += model(inputs.rows(start..<min(start + batchSize, inputs.shape[0]))).argmax(axis: 1)
+    }
+    return result
+}
+
+/// An inference model's output (softmax probabilities) for each row of `inputs`.
+public func probabilities(of model: Sequential, on inputs: Tensor, batchSize: Int = 256) -> [[Double]] {
+    var result: [[Double]] = []
+    guard inputs.shape[0] > 0 else { return result }
+    for start in stride(from: 0, to: inputs.shape[0], by: batchSize) {
+        let output = model(inputs.rows(start..<min(start + batchSize, inputs.shape[0])))
+        let width = output.shape[1]
+        let scalars = output.scalars
+        for row in 0..<output.shape[0] { result.append(scalars[(row * width)..<((row + 1) * width)].map(Double.init)) }
     }
     return result
 }

@@ -59,23 +59,44 @@ struct ChainOptions: ParsableArguments {
         weights.map { [modelName(ofWeights: $0)] } ?? ["\(model).int8", "\(model).f32"]
     }
 
+    /// Loads the shape recognizer through the chain: each failed attempt is one `warning:` line; when every link
+    /// fails, one `error:` line listing the attempts and exit 70.
+    func loadShapeRecognizer() throws -> ShapeRecognizer {
+        do {
+            return try ShapeRecognizer.load(variants: variants(of: "shape-classifier"), source: locator, policy: policy, report: warn)
+        } catch {
+            throw exit(for: error)
+        }
+    }
+
+    var policy: RetryPolicy { RetryPolicy(retries: retries, fallback: !noFallback) }
+
+    /// One `warning:` line for a failed attempt.
+    func warn(_ event: ChainEvent) {
+        let next = event.next.map { $0.hasPrefix("retry") ? $0 : "trying \($0)" } ?? "no model left"
+        reportWarning("\(event.attempt.model): \(event.attempt.error); \(next)")
+    }
+
+    /// The exit for a chain that gave no answer: bad input's own message and code, or one `error:` line listing
+    /// every attempt and 70.
+    func exit(for error: ChainFailure) -> ExitCode {
+        switch error {
+        case let .badInput(data, _):
+            return failure(data)
+        case let .allFailed(attempts):
+            reportError("every model failed (\(attempts.count) attempt\(attempts.count == 1 ? "" : "s")): "
+                        + attempts.map { "\($0.model): \($0.error)" }.joined(separator: "; "))
+            return ExitCode(ExitStatus.software)
+        }
+    }
+
     /// Runs the chain of `links`: each failed attempt is one `warning:` line; when every link fails, one `error:`
     /// line listing the attempts and exit 70.
     func firstWorking<Answer>(_ links: [ChainLink<Answer>]) throws -> (answer: Answer, model: String, attempts: [ChainAttempt]) {
         do {
-            return try runChain(links, policy: RetryPolicy(retries: retries, fallback: !noFallback)) { event in
-                let next = event.next.map { $0.hasPrefix("retry") ? $0 : "trying \($0)" } ?? "no model left"
-                reportWarning("\(event.attempt.model): \(event.attempt.error); \(next)")
-            }
+            return try runChain(links, policy: policy, report: warn)
         } catch {
-            switch error {
-            case let .badInput(data, _):
-                throw failure(data)
-            case let .allFailed(attempts):
-                reportError("every model failed (\(attempts.count) attempt\(attempts.count == 1 ? "" : "s")): "
-                            + attempts.map { "\($0.model): \($0.error)" }.joined(separator: "; "))
-                throw ExitCode(ExitStatus.software)
-            }
+            throw exit(for: error)
         }
     }
 }

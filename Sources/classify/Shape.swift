@@ -4,23 +4,6 @@ import Models
 import Train
 import Tensor
 
-/// What answers for drawings: the trained model or the geometric recognizer.
-enum ShapeRecognizer: Sendable {
-    case model(ShapeClassifier)
-    case geometric
-
-    /// The prediction and, for the model, the image it saw.
-    func classify(_ drawing: Drawing) throws(DataError) -> (prediction: ShapePrediction, view: Tensor?) {
-        switch self {
-        case let .model(classifier):
-            let view = classifier.rasterizer.rasterize(drawing)
-            return (classifier.classify(image: view), view)
-        case .geometric:
-            return (try GeometricRecognizer().classify(drawing), nil)
-        }
-    }
-}
-
 /// `classify shape DRAWING.csv|- ...`
 struct Shape: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -35,8 +18,10 @@ struct Shape: ParsableCommand {
             Models are tried in turn: shape-classifier.int8, shape-classifier.f32 (or only --weights), then the \
             built-in geometric recognizer, which needs no weights. A transient failure is retried (--retries); \
             a missing, corrupt or incompatible weights file moves on at once; each failed attempt is one warning \
-            line. An answer with a confidence under 90%, or for a drawing whose ends are more than 60% of its \
-            size apart, is reported as uncertain: the drawing may be none of the four shapes.
+            line. Any rotation, size, direction and stretch is the same shape. A drawing the model takes for none \
+            of its classes (a line, zigzag, spiral, heart, cloud, letter, ...) is reported as unknown, with the \
+            nearest class as best; an answer whose calibrated confidence is under 70% is reported as uncertain, \
+            with the reason.
 
             Examples: classify shape Datasets/examples/star.csv --render star.svg
                       classify shape --dataset Datasets/shapes/test.csv --json
@@ -71,32 +56,28 @@ struct Shape: ParsableCommand {
                 throw failure(error)
             }
         }
-        var links = weightsLinks(chain.variants(of: "shape-classifier"), source: chain.locator) { file throws(DataError) in
-            ShapeRecognizer.model(try ShapeClassifier(file: file))
-        }
-        links.append(ChainLink(name: "geometric") { ShapeRecognizer.geometric })
-        let (recognizer, model, attempts) = try chain.firstWorking(links)
+        let recognizer = try chain.loadShapeRecognizer()
         if let input {
-            let prediction: ShapePrediction, view: Tensor?
+            let answer: ShapeAnswer
             do {
-                (prediction, view) = try recognizer.classify(input)
+                answer = try recognizer.recognize(input)
             } catch {
                 throw failure(error)
             }
-            let uncertainty = ShapeUncertainty.reason(prediction, for: input)
             if chain.json {
-                print(ShapeJSON(prediction: prediction, model: model, attempts: attempts, uncertain: uncertainty != nil).text)
+                print(ShapeJSON(answer).text)
             } else {
-                print("\(prediction.label)  (confidence \(percentText(prediction.confidence)), model \(model))")
-                for (label, probability) in prediction.probabilities {
+                print(answer.label == DecisionRule.unknownLabel
+                      ? "unknown  (none of the classes, \(percentText(answer.confidence)); nearest \(answer.best); model \(answer.model))"
+                      : "\(answer.label)  (confidence \(percentText(answer.confidence)), model \(answer.model))")
+                for (label, probability) in answer.probabilities {
                     print("  " + label.padding(toLength: 10, withPad: " ", startingAt: 0) + percentText(probability))
                 }
-                if let uncertainty { print("uncertain: \(uncertainty)") }
+                if answer.uncertain, let reason = answer.reason { print("uncertain: \(reason)") }
             }
             if let render {
                 do {
-                    try AtomicFile.write(Array(ShapeRendering.svg(input, view: view, prediction: prediction, model: model).utf8),
-                                         to: URL(fileURLWithPath: render))
+                    try AtomicFile.write(Array(ShapeRendering.svg(input, answer: answer).utf8), to: URL(fileURLWithPath: render))
                 } catch {
                     throw failure(error)
                 }
@@ -120,14 +101,11 @@ struct Shape: ParsableCommand {
         let status = runBatch(count: items.count, threads: chain.jobs ?? ProcessInfo.processInfo.activeProcessorCount) { index in
             let (name, read) = items[index]
             do {
-                let drawing = try read()
-                let prediction = try recognizer.classify(drawing).prediction
-                let uncertain = ShapeUncertainty.reason(prediction, for: drawing) != nil
-                if json {
-                    return ItemOutcome(line: ShapeJSON(prediction: prediction, model: model, attempts: attempts, uncertain: uncertain, input: name).text, status: 0)
-                }
-                return ItemOutcome(line: "\(name)  \(prediction.label)  (confidence \(percentText(prediction.confidence)), model \(model))"
-                                   + (uncertain ? "  uncertain" : ""), status: 0)
+                let answer = try recognizer.recognize(try read())
+                if json { return ItemOutcome(line: ShapeJSON(answer, input: name).text, status: 0) }
+                return ItemOutcome(line: "\(name)  \(answer.label)  (confidence \(percentText(answer.confidence)), model \(answer.model))"
+                                   + (answer.label == DecisionRule.unknownLabel ? "  nearest \(answer.best)" : "")
+                                   + (answer.uncertain ? "  uncertain" : ""), status: 0)
             } catch {
                 return errorOutcome(error, input: name, json: json)
             }
@@ -139,7 +117,7 @@ struct Shape: ParsableCommand {
 /// One drawing file, checked for what no recognizer can see (too few points, no extent).
 func readDrawing(_ path: String) throws(DataError) -> Drawing {
     let drawing = try DrawingReader.read(path)
-    if let problem = ShapeRasterizer().problem(with: drawing) { throw DataError(file: path, message: problem) }
+    if let problem = ShapeRecognizer.problem(with: drawing) { throw DataError(file: path, message: problem) }
     return drawing
 }
 
@@ -148,21 +126,25 @@ func percentText(_ value: Double) -> String { String(format: "%.1f%%", 100 * val
 /// The stable JSON of `classify shape`.
 struct ShapeJSON: Encodable {
     let label: String
+    let best: String?
     let confidence: Double
     let probabilities: [String: Double]
+    let uncertain: Bool
+    let reason: String?
     let model: String
     let attempts: [ChainAttempt]
-    let uncertain: Bool
     let input: String?
 
-    init(prediction: ShapePrediction, model: String, attempts: [ChainAttempt], uncertain: Bool, input: String? = nil) {
+    init(_ answer: ShapeAnswer, input: String? = nil) {
         self.input = input
-        label = prediction.label
-        confidence = prediction.confidence
-        probabilities = Dictionary(uniqueKeysWithValues: prediction.probabilities.map { ($0.label, $0.probability) })
-        self.model = model
-        self.attempts = attempts
-        self.uncertain = uncertain
+        label = answer.label
+        best = answer.label == DecisionRule.unknownLabel ? answer.best : nil
+        confidence = answer.confidence
+        probabilities = Dictionary(uniqueKeysWithValues: answer.probabilities.map { ($0.label, $0.probability) })
+        uncertain = answer.uncertain
+        reason = answer.uncertain || answer.label == DecisionRule.unknownLabel ? answer.reason : nil
+        model = answer.model
+        attempts = answer.attempts
     }
 
     var text: String { jsonText(self) }
@@ -170,7 +152,8 @@ struct ShapeJSON: Encodable {
 
 /// `--render`: the strokes as drawn, the model's view of them, and the probabilities as bars.
 enum ShapeRendering {
-    static func svg(_ drawing: Drawing, view: Tensor?, prediction: ShapePrediction, model: String) -> String {
+    static func svg(_ drawing: Drawing, answer: ShapeAnswer) -> String {
+        let view = answer.view, model = answer.model
         let panel = 240.0, gap = 20.0
         var parts = [#"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(3 * panel + 4 * gap))" height="\#(Int(panel + 2 * gap + 24))" font-family="sans-serif" font-size="12">"#,
                      #"<rect width="100%" height="100%" fill="white"/>"#]
@@ -201,14 +184,14 @@ enum ShapeRendering {
         }
         // The probabilities.
         let barsLeft = 2 * panel + 3 * gap
-        for (row, entry) in prediction.probabilities.enumerated() {
+        for (row, entry) in answer.probabilities.enumerated() {
             let y = gap + 20 + Double(row) * 44
             let width = (panel - 70) * entry.probability
             parts.append(#"<text x="\#(barsLeft)" y="\#(y + 14)">\#(entry.label)</text>"#)
-            parts.append(#"<rect x="\#(barsLeft + 62)" y="\#(y)" width="\#(String(format: "%.1f", width))" height="20" fill="\#(entry.label == prediction.label ? "steelblue" : "lightgray")"/>"#)
+            parts.append(#"<rect x="\#(barsLeft + 62)" y="\#(y)" width="\#(String(format: "%.1f", width))" height="20" fill="\#(entry.label == answer.label || (answer.label == DecisionRule.unknownLabel && entry.label == DecisionRule.otherLabel) ? "steelblue" : "lightgray")"/>"#)
             parts.append(#"<text x="\#(barsLeft + 66 + width)" y="\#(y + 14)">\#(percentText(entry.probability))</text>"#)
         }
-        parts.append(#"<text x="\#(barsLeft)" y="\#(panel + gap + 16)">\#(prediction.label) (\#(model))</text>"#)
+        parts.append(#"<text x="\#(barsLeft)" y="\#(panel + gap + 16)">\#(answer.label)\#(answer.uncertain ? " (uncertain)" : "") (\#(model))</text>"#)
         parts.append("</svg>")
         return parts.joined(separator: "\n") + "\n"
     }

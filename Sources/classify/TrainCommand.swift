@@ -16,13 +16,15 @@ struct PreparedData {
 
 /// Reads a dataset file for `task` into examples labelled by `classNames` (or by the dataset's own labels).
 func prepare(
-    _ path: String, task: Task, classNames: [String]?, rasterizer: ShapeRasterizer, windowing: MotionWindowing
+    _ path: String, task: Task, classNames: [String]?, rasterizer: ShapeRasterizer, windowing: MotionWindowing,
+    augment: Int = 0, seed: UInt64 = 1
 ) throws(DataError) -> PreparedData {
     switch task {
     case .shape:
         let drawings = try ShapeDataset.read(path, rasterizer: rasterizer)
         let examples = try ShapeDataset.examples(
-            drawings, classNames: classNames ?? ShapeDataset.classNames(for: drawings), rasterizer: rasterizer, file: path)
+            drawings, classNames: classNames ?? ShapeDataset.classNames(for: drawings), rasterizer: rasterizer, file: path,
+            augment: augment, seed: seed)
         return PreparedData(examples: examples, groupsDescription: "\(drawings.count) drawings")
     case .motion:
         let sessions = try MotionDataset.read(path, windowing: windowing)
@@ -78,7 +80,16 @@ struct TrainCommand: ParsableCommand {
     var out: String
 
     @Option(help: "shape: side of the square image drawings are rasterized to, in pixels.")
-    var imageSize = 28
+    var imageSize = 16
+
+    @Flag(inversion: .prefixedNo, help: "shape: turn each drawing level (smallest enclosing rectangle, long side horizontal) and stretch its short side before rasterizing.")
+    var canonical = true
+
+    @Option(help: "shape: with --canonical, the most a drawing's short side is stretched to fill the image.")
+    var maxStretch = 4.0
+
+    @Option(help: "shape: extra copies of each training drawing, turned, stretched, sheared and mirrored at random; copies stay in the same split as their drawing.")
+    var augment = 0
 
     @Option(help: "motion: samples per window (at 50 Hz).")
     var window = 256
@@ -98,6 +109,8 @@ struct TrainCommand: ParsableCommand {
         guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1, got \(batchSize)") }
         guard learningRate > 0 && learningRate.isFinite else { throw ValidationError("--learning-rate must be positive") }
         guard patience >= 1 else { throw ValidationError("--patience must be at least 1, got \(patience)") }
+        guard augment >= 0 && augment <= 64 else { throw ValidationError("--augment must be between 0 and 64 copies, got \(augment)") }
+        guard maxStretch >= 1 && maxStretch <= 100 else { throw ValidationError("--max-stretch must be between 1 and 100, got \(maxStretch)") }
         guard imageSize >= 8 && imageSize <= 128 else { throw ValidationError("--image-size must be between 8 and 128, got \(imageSize)") }
         guard window >= 8 && window <= 4096 else { throw ValidationError("--window must be between 8 and 4096 samples, got \(window)") }
         guard hop >= 1 && hop <= window else { throw ValidationError("--hop must be between 1 and the window (\(window)), got \(hop)") }
@@ -113,10 +126,11 @@ struct TrainCommand: ParsableCommand {
     }
 
     func run() throws {
-        let rasterizer = ShapeRasterizer(size: imageSize), windowing = MotionWindowing(window: window, hop: hop, lags: lags)
+        let rasterizer = ShapeRasterizer(size: imageSize, canonical: canonical, maxStretch: maxStretch), windowing = MotionWindowing(window: window, hop: hop, lags: lags)
         let trainingData: PreparedData, validationData: PreparedData?
         do {
-            trainingData = try prepare(data, task: task, classNames: nil, rasterizer: rasterizer, windowing: windowing)
+            trainingData = try prepare(data, task: task, classNames: nil, rasterizer: rasterizer, windowing: windowing,
+                                       augment: augment, seed: seed)
             validationData = try validation.map { path throws(DataError) in
                 try prepare(path, task: task, classNames: trainingData.examples.classNames, rasterizer: rasterizer, windowing: windowing)
             }
@@ -176,11 +190,19 @@ struct TrainCommand: ParsableCommand {
 /// `classify evaluate shape|motion --data TEST.csv [--weights W] [--json]`
 struct Evaluate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure a weights file's accuracy on a labelled CSV dataset.",
+        abstract: "Measure a recognizer's accuracy on a labelled CSV dataset.",
         discussion: """
+            Shapes go through the same recognizer as `classify shape`: the same weights lookup and fallback \
+            chain, the same calibration and the same unknown and uncertain rules, so the figures are what \
+            `classify shape` answers. A drawing labelled `other` (none of the classes) is right when it is \
+            reported unknown; the confusion matrix has an `unknown` column (and row, for `other` drawings). \
+            The report adds how many answers were uncertain and a reliability table: answers grouped by \
+            confidence, with the share of each group that was right.
+
             Prints the accuracy, the confusion matrix (rows: true, columns: predicted) and each class's precision \
             and recall; --json prints them as one object with the keys accuracy, count, labels, confusion, \
-            perClass and model. A label the model does not know is an error (exit 65) naming its line.
+            perClass, model, uncertain and reliability. A label the model does not know is an error (exit 65) \
+            naming its line.
 
             Example: classify evaluate shape --data Datasets/shapes/test.csv --weights Weights/shape-classifier.int8.weights
             """
@@ -192,33 +214,25 @@ struct Evaluate: ParsableCommand {
     @Option(help: "The labelled dataset (CSV).")
     var data: String
 
-    @Option(help: "The weights file (default: Weights/<model>.int8.weights).")
-    var weights: String?
+    @OptionGroup var chain: ChainOptions
 
     @Flag(help: "Evaluate the non-ML recognizer instead of a weights file: geometric (shape) or cadence (motion).")
     var fallback = false
 
-    @Flag(help: "Print one JSON object instead of text.")
-    var json = false
+    var json: Bool { chain.json }
 
     func validate() throws {
-        if fallback && weights != nil { throw ValidationError("--fallback and --weights exclude each other: the fallback needs no weights") }
+        if fallback && chain.weights != nil { throw ValidationError("--fallback and --weights exclude each other: the fallback needs no weights") }
     }
 
     func run() throws {
+        if task == .shape { return try evaluateShapes() }
         if fallback { return try evaluateFallback() }
-        let path = weights ?? "Weights/\(task.modelName).int8.weights"
+        let path = chain.weights ?? "Weights/\(task.modelName).int8.weights"
         do {
             let file = try ModelFile(contentsOf: URL(fileURLWithPath: path))
-            let prepared: PreparedData
-            switch task {
-            case .shape:
-                prepared = try prepare(data, task: task, classNames: file.labels,
-                                       rasterizer: ShapeRasterizer(parameters: file.preprocessing), windowing: MotionWindowing())
-            case .motion:
-                prepared = try prepare(data, task: task, classNames: file.labels, rasterizer: ShapeRasterizer(),
+            let prepared = try prepare(data, task: task, classNames: file.labels, rasterizer: ShapeRasterizer(),
                                        windowing: MotionWindowing(parameters: file.preprocessing))
-            }
             let examples = prepared.examples
             guard Array(examples.inputs.shape.dropFirst()) == file.input.shape else {
                 throw DataError(file: path, message: "the model takes input \(file.input.shape), the data gives \(Array(examples.inputs.shape.dropFirst()))")
@@ -230,6 +244,49 @@ struct Evaluate: ParsableCommand {
             throw failure(error)
         }
     }
+
+    /// Shapes: every drawing through `ShapeRecognizer`, the path `classify shape` answers with.
+    func evaluateShapes() throws {
+        let recognizer = fallback ? ShapeRecognizer(engine: .geometric, model: "geometric") : try chain.loadShapeRecognizer()
+        let labels = recognizer.answerLabels
+        let drawings: [LabeledDrawing]
+        var truth: [Int] = []
+        do {
+            drawings = try ShapeDataset.read(data)
+            for drawing in drawings {
+                let label = drawing.label == DecisionRule.otherLabel ? DecisionRule.unknownLabel : drawing.label
+                guard let index = labels.firstIndex(of: label) else {
+                    throw DataError(file: data, line: drawing.lines.lowerBound, message: "drawing '\(drawing.id)' has label "
+                        + "'\(drawing.label)', which \(recognizer.model) does not know (it knows \(labels.dropLast().joined(separator: ", ")) and other)")
+                }
+                truth.append(index)
+            }
+        } catch {
+            throw failure(error)
+        }
+        let results = recognizer.recognize(drawings.map(\.drawing), threads: chain.jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+        var predicted: [Int] = [], confidences: [Double] = [], uncertain = 0
+        for (drawing, result) in zip(drawings, results) {
+            switch result {
+            case .success(let answer):
+                predicted.append(labels.firstIndex(of: answer.label) ?? labels.count - 1)
+                confidences.append(answer.confidence)
+                if answer.uncertain { uncertain += 1 }
+            case .failure(let error):
+                throw failure(DataError(file: data, line: drawing.lines.lowerBound, message: "drawing '\(drawing.id)': \(error.message)"))
+            }
+        }
+        let report = ClassificationReport(labels: labels, truth: truth, predicted: predicted)
+        let reliability = ReliabilityTable(confidences: confidences, correct: zip(truth, predicted).map { $0 == $1 })
+        if json {
+            print(EvaluationJSON(report: report, model: recognizer.model, uncertain: uncertain, reliability: reliability).text)
+        } else {
+            print("\(recognizer.model) on \(data): \(drawings.count) drawings")
+            print(report.text)
+            print("uncertain \(uncertain) of \(drawings.count) answers (\(percent(Double(uncertain) / Double(max(1, drawings.count)))))")
+            print(reliability.text)
+        }
+    }
 }
 
 extension Evaluate {
@@ -238,36 +295,15 @@ extension Evaluate {
         print(json ? EvaluationJSON(report: report, model: model).text : heading + "\n" + report.text)
     }
 
-    /// `--fallback`: the geometric recognizer on each drawing, or the cadence recognizer on each window.
+    /// `--fallback` for motion: the cadence recognizer on each window.
     func evaluateFallback() throws {
         do {
-            let report: ClassificationReport, description: String, name: String
-            switch task {
-            case .shape:
-                let drawings = try ShapeDataset.read(data)
-                let labels = GeometricRecognizer.labels
-                let truth = try drawings.map { drawing throws(DataError) in
-                    guard let index = labels.firstIndex(of: drawing.label) else {
-                        throw DataError(file: data, line: drawing.lines.lowerBound, message: "drawing '\(drawing.id)' has label "
-                            + "'\(drawing.label)', which the geometric recognizer does not know (it knows \(labels.joined(separator: ", ")))")
-                    }
-                    return index
-                }
-                let recognizer = GeometricRecognizer()
-                let predicted = try drawings.map { drawing throws(DataError) in
-                    labels.firstIndex(of: try recognizer.classify(drawing.drawing).label) ?? 0
-                }
-                report = ClassificationReport(labels: labels, truth: truth, predicted: predicted)
-                (description, name) = ("\(drawings.count) drawings", "geometric")
-            case .motion:
-                let recognizer = CadenceRecognizer()
-                let sessions = try MotionDataset.read(data, windowing: recognizer.windowing)
-                let examples = try MotionDataset.examples(sessions, classNames: recognizer.labels, windowing: recognizer.windowing, file: data)
-                report = ClassificationReport(
-                    labels: recognizer.labels, truth: examples.labels, predicted: recognizer.probabilities(examples.inputs).argmax(axis: 1))
-                (description, name) = ("\(sessions.count) sessions, \(examples.count) windows", "cadence")
-            }
-            show(report, model: name, heading: "\(name) recognizer on \(data): \(description)")
+            let recognizer = CadenceRecognizer()
+            let sessions = try MotionDataset.read(data, windowing: recognizer.windowing)
+            let examples = try MotionDataset.examples(sessions, classNames: recognizer.labels, windowing: recognizer.windowing, file: data)
+            let report = ClassificationReport(
+                labels: recognizer.labels, truth: examples.labels, predicted: recognizer.probabilities(examples.inputs).argmax(axis: 1))
+            show(report, model: "cadence", heading: "cadence recognizer on \(data): \(sessions.count) sessions, \(examples.count) windows")
         } catch {
             throw failure(error)
         }
@@ -282,8 +318,12 @@ struct EvaluationJSON: Encodable {
     let confusion: [[Int]]
     let perClass: [String: ClassificationReport.ClassScores]
     let model: String
+    let uncertain: Int?
+    let reliability: ReliabilityTable?
 
-    init(report: ClassificationReport, model: String) {
+    init(report: ClassificationReport, model: String, uncertain: Int? = nil, reliability: ReliabilityTable? = nil) {
+        self.uncertain = uncertain
+        self.reliability = reliability
         accuracy = report.accuracy
         count = report.count
         labels = report.labels

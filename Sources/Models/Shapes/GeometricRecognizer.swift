@@ -106,8 +106,12 @@ func perimeter(_ points: [(x: Double, y: Double)], closed: Bool) -> Double {
 }
 
 /// The smallest area of a rectangle holding a convex polygon: one of its sides lies along a hull edge.
-func minimumRectangleArea(_ hull: [(x: Double, y: Double)]) -> Double {
-    var best = Double.infinity
+func minimumRectangleArea(_ hull: [(x: Double, y: Double)]) -> Double { minimumRectangle(hull).area }
+
+/// The smallest rectangle holding a convex polygon (one of its sides lies along a hull edge): its area and the
+/// direction of that side as a unit vector.
+func minimumRectangle(_ hull: [(x: Double, y: Double)]) -> (area: Double, direction: (Double, Double)) {
+    var best = Double.infinity, direction = (1.0, 0.0)
     for i in hull.indices {
         let (a, b) = (hull[i], hull[(i + 1) % hull.count])
         let length = hypot(b.x - a.x, b.y - a.y)
@@ -118,7 +122,8 @@ func minimumRectangleArea(_ hull: [(x: Double, y: Double)]) -> Double {
             let u = (p.x - a.x) * ux + (p.y - a.y) * uy, v = -(p.x - a.x) * uy + (p.y - a.y) * ux
             minU = min(minU, u); maxU = max(maxU, u); minV = min(minV, v); maxV = max(maxV, v)
         }
-        best = min(best, (maxU - minU) * (maxV - minV))
+        let area = (maxU - minU) * (maxV - minV)
+        if area < best { (best, direction) = (area, (ux, uy)) }
     }
-    return best
+    return (best, direction)
 }

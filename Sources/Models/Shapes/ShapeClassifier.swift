@@ -54,6 +54,11 @@ public struct ShapeClassifier: Sendable {
         return classify(image: rasterizer.rasterize(drawing))
     }
 
+    /// The weights file's decision rule (calibration, reject class, uncertainty floor) applied to `prediction`.
+    public func decide(_ prediction: ShapePrediction) -> Decision {
+        Decision(labels: labels, probabilities: prediction.probabilities.map(\.probability), rule: file.decision ?? .legacy)
+    }
+
     /// Classifies an already rasterized drawing `[size, size, 1]`.
     public func classify(image: Tensor) -> ShapePrediction {
         let probabilities = model(image.reshaped([1] + image.shape)).scalars.map(Double.init)
@@ -61,17 +66,11 @@ public struct ShapeClassifier: Sendable {
     }
 }
 
-/// When an answer should not be trusted: the drawing may be none of the four shapes.
-///
-/// Two signals, measured on the real drawings of 5 people (600) and on 500 scribbles (random walks and
-/// zigzags): a confidence under 0.9 (4 of 600 real drawings, 280 of 500 scribbles), and a closing gap — the
-/// distance between the first and last point over the drawing's size — above 0.6 (no real drawing: the largest
-/// is 0.51; 414 scribbles). Either flags 85% of the scribbles and 0.7% of the real drawings. The four shapes are
-/// closed outlines, so their ends meet; a network trained on four classes always picks one of them, however
-/// confident it sounds, so the gap is the check that does not depend on it.
+/// The geometric recognizer's check for drawings that are none of its four closed shapes: the closing gap — the
+/// distance between the first and last point over the drawing's size. The four shapes are closed outlines, so
+/// their ends meet (the largest gap among 600 real drawings of 5 people is 0.51); above 0.6 a drawing is open.
+/// Trained models learn "none of these" from an `other` class instead (see `DecisionRule`).
 public enum ShapeUncertainty {
-    /// Below this confidence the answer is uncertain.
-    public static let confidenceThreshold = 0.9
     /// Above this closing gap (a share of the drawing's size) the drawing is not a closed outline.
     public static let closingGapThreshold = 0.6
 
@@ -81,17 +80,5 @@ public enum ShapeUncertainty {
         guard let bounds = drawing.bounds, let first = drawing.strokes.first?.first, let last = drawing.strokes.last?.last else { return 0 }
         let size = max(bounds.maxX - bounds.minX, bounds.maxY - bounds.minY)
         return size > 0 ? ((first.x - last.x) * (first.x - last.x) + (first.y - last.y) * (first.y - last.y)).squareRoot() / size : 0
-    }
-
-    /// Why `prediction` of `drawing` is uncertain, or `nil` when it is not.
-    public static func reason(_ prediction: ShapePrediction, for drawing: Drawing) -> String? {
-        let gap = closingGap(drawing)
-        if gap > closingGapThreshold {
-            return "the drawing is open (its ends are \(Int((gap * 100).rounded()))% of its size apart); it may be none of the four shapes"
-        }
-        if prediction.confidence < confidenceThreshold {
-            return "confidence below \(Int(confidenceThreshold * 100))%; it may be none of the four shapes"
-        }
-        return nil
     }
 }

@@ -1,9 +1,17 @@
+import Foundation
 import Tensor
 
 /// Turns a drawing into the shape classifier's input: a `size × size` grayscale image of its strokes, drawn as
-/// anti-aliased lines of `lineWidth` pixels after the drawing is centred and scaled (keeping its aspect ratio)
-/// to fill the image less a margin. Where, how large and how fast a shape was drawn, and how many points or
-/// strokes it took, do not change the image.
+/// anti-aliased lines of `lineWidth` pixels after the drawing is centred and scaled to fill the image less a
+/// margin. Where, how large and how fast a shape was drawn, and how many points or strokes it took, do not change
+/// the image.
+///
+/// With `canonical` set (the shipped model's setting), the drawing is first turned so that the smallest
+/// rectangle around it (at any angle) lies level, its long side horizontal, and then stretched so that its short
+/// side fills the image too, by at most `maxStretch`. A square tilted 30° and an upright one give the same
+/// image, a 2.5:1 ellipse gives a circle's, and what remains for the model to learn is a rectangle's symmetries:
+/// a turn by 180° and the two mirror images. The smallest rectangle has one side along an edge of the convex hull
+/// (Freeman & Shapira 1975), so a polygon lies on one of its edges and a star on an edge of its pentagon.
 public struct ShapeRasterizer: Sendable, Equatable {
     /// Image side in pixels.
     public var size: Int
@@ -11,17 +19,34 @@ public struct ShapeRasterizer: Sendable, Equatable {
     public var lineWidth: Double
     /// Empty pixels kept on each side.
     public var margin: Double
+    /// Whether drawings are turned level and stretched to fill (see the type's description).
+    public var canonical: Bool
+    /// With `canonical`, the most the short side is stretched (1 keeps the aspect ratio).
+    public var maxStretch: Double
+
+    /// The shipped shape model's preprocessing: 16×16, 2-pixel lines, 2 pixels of margin, turned level and
+    /// stretched by up to 4×.
+    public static let shipped = ShapeRasterizer(size: 16, canonical: true, maxStretch: 4)
 
     /// Creates a rasterizer.
-    public init(size: Int = 28, lineWidth: Double = 2, margin: Double = 2) {
+    public init(size: Int = 16, lineWidth: Double = 2, margin: Double = 2, canonical: Bool = false, maxStretch: Double = 1) {
         self.size = size
         self.lineWidth = lineWidth
         self.margin = margin
+        self.canonical = canonical
+        self.maxStretch = maxStretch
     }
 
-    /// The parameters as a weights file's `preprocessing` header stores them.
+    /// The parameters as a weights file's `preprocessing` header stores them (`canonical` and `maxStretch` only
+    /// when set, so files of the plain rasterizer read as before).
     public var parameters: [String: JSONValue] {
-        ["kind": .string("raster"), "size": .number(Double(size)), "lineWidth": .number(lineWidth), "margin": .number(margin)]
+        var result: [String: JSONValue] = [
+            "kind": .string("raster"), "size": .number(Double(size)), "lineWidth": .number(lineWidth), "margin": .number(margin)]
+        if canonical {
+            result["orientation"] = .string("minimumRectangle")
+            result["maxStretch"] = .number(maxStretch)
+        }
+        return result
     }
 
     /// The rasterizer a weights file's `preprocessing` header describes, or why it cannot be built.
@@ -32,7 +57,21 @@ public struct ShapeRasterizer: Sendable, Equatable {
         else {
             throw DataError(file: "weights", message: "the preprocessing parameters \(parameters) do not describe a raster input")
         }
-        self.init(size: Int(size), lineWidth: width, margin: margin)
+        var canonical = false, maxStretch = 1.0
+        switch parameters["orientation"] {
+        case nil, .string("asDrawn")?: break
+        case .string("minimumRectangle")?: canonical = true
+        default:
+            throw DataError(file: "weights", message: "the preprocessing orientation \(parameters["orientation"].map { "\($0)" } ?? "")"
+                + " is not one this build knows (asDrawn, minimumRectangle)")
+        }
+        if let stretch = parameters["maxStretch"] {
+            guard case .number(let value) = stretch, value >= 1, value <= 100 else {
+                throw DataError(file: "weights", message: "the preprocessing maxStretch \(stretch) is not a number in 1…100")
+            }
+            maxStretch = value
+        }
+        self.init(size: Int(size), lineWidth: width, margin: margin, canonical: canonical, maxStretch: maxStretch)
     }
 
     /// Why a drawing cannot be rasterized (no points, a NaN, all points in one place), or `nil`.
@@ -58,27 +97,16 @@ public struct ShapeRasterizer: Sendable, Equatable {
     /// line by less than half a pixel.
     public func rasterize(_ drawing: Drawing) -> Tensor {
         var pixels = [Float](repeating: 0, count: size * size)
-        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
-        for stroke in drawing.strokes {
-            for point in stroke {
-                minX = min(minX, point.x); maxX = max(maxX, point.x)
-                minY = min(minY, point.y); maxY = max(maxY, point.y)
-            }
-        }
-        guard minX <= maxX else { return Tensor(shape: [size, size, 1], scalars: pixels) }
-        let extent = max(maxX - minX, maxY - minY)
-        let scale = extent > 0 ? (Double(size) - 2 * margin - 1) / extent : 0
-        let middle = Double(size - 1) / 2
-        let offsetX = middle - (minX + maxX) / 2 * scale, offsetY = middle - (minY + maxY) / 2 * scale
+        guard let map = placement(of: drawing) else { return Tensor(shape: [size, size, 1], scalars: pixels) }
         let reach = lineWidth / 2 + 0.5
         let skip = 0.5 * 0.5
         pixels.withUnsafeMutableBufferPointer { image in
             for stroke in drawing.strokes {
                 guard let first = stroke.first else { continue }
-                var x0 = first.x * scale + offsetX, y0 = first.y * scale + offsetY
+                var (x0, y0) = map.apply(first.x, first.y)
                 if stroke.count == 1 { drawSegment(x0, y0, x0, y0, reach: reach, into: image) }
                 for (index, point) in stroke.enumerated().dropFirst() {
-                    let x1 = point.x * scale + offsetX, y1 = point.y * scale + offsetY
+                    let (x1, y1) = map.apply(point.x, point.y)
                     let dx = x1 - x0, dy = y1 - y0
                     if dx * dx + dy * dy < skip && index < stroke.count - 1 { continue }
                     drawSegment(x0, y0, x1, y1, reach: reach, into: image)
@@ -88,6 +116,52 @@ public struct ShapeRasterizer: Sendable, Equatable {
             }
         }
         return Tensor(shape: [size, size, 1], scalars: pixels)
+    }
+
+    /// Where a drawing's points go in the image: an affine map, or `nil` for a drawing without points.
+    func placement(of drawing: Drawing) -> AffineMap? {
+        // The axes the drawing is measured along: x and y, or the smallest enclosing rectangle's.
+        var (ux, uy) = (1.0, 0.0)
+        if canonical, let direction = minimumRectangleDirection(of: drawing) { (ux, uy) = direction }
+        var minU = Double.infinity, minV = Double.infinity, maxU = -Double.infinity, maxV = -Double.infinity
+        for stroke in drawing.strokes {
+            for point in stroke {
+                let u = point.x * ux + point.y * uy, v = -point.x * uy + point.y * ux
+                minU = min(minU, u); maxU = max(maxU, u)
+                minV = min(minV, v); maxV = max(maxV, v)
+            }
+        }
+        guard minU <= maxU, minV <= maxV else { return nil }
+        if canonical && maxV - minV > maxU - minU {
+            // The long side horizontal: measure along the other axis.
+            (ux, uy) = (-uy, ux)
+            (minU, maxU, minV, maxV) = (minV, maxV, -maxU, -minU)
+        }
+        let fill = Double(size) - 2 * margin - 1
+        let extent = max(maxU - minU, maxV - minV)
+        guard extent > 0 else {
+            let middle = Double(size - 1) / 2
+            return AffineMap(a: 0, b: 0, c: 0, d: 0, e: middle, f: middle)
+        }
+        let scaleU = fill / extent
+        let scaleV = canonical ? fill / max(maxV - minV, extent / maxStretch) : scaleU
+        let middle = Double(size - 1) / 2
+        let (centreU, centreV) = ((minU + maxU) / 2, (minV + maxV) / 2)
+        // px = scaleU (u − centreU) + middle, py = scaleV (v − centreV) + middle, with u = x ux + y uy, v = −x uy + y ux.
+        return AffineMap(a: scaleU * ux, b: scaleU * uy, c: -scaleV * uy, d: scaleV * ux,
+                         e: middle - scaleU * centreU, f: middle - scaleV * centreV)
+    }
+
+    /// The direction (unit vector) of a side of the smallest rectangle around the drawing, or `nil` when the
+    /// points have no area (then the x axis serves).
+    func minimumRectangleDirection(of drawing: Drawing) -> (Double, Double)? {
+        let hull = convexHull(drawing.strokes.joined().map { (x: $0.x, y: $0.y) })
+        guard hull.count >= 3 else {
+            guard let first = hull.first, let last = hull.last else { return nil }
+            let length = hypot(last.x - first.x, last.y - first.y)
+            return length > 0 ? ((last.x - first.x) / length, (last.y - first.y) / length) : nil
+        }
+        return minimumRectangle(hull).direction
     }
 
     /// Lights the pixels near the segment (x0, y0)–(x1, y1).
@@ -116,4 +190,12 @@ public struct ShapeRasterizer: Sendable, Equatable {
             }
         }
     }
+}
+
+/// `(x, y) ↦ (a x + b y + e, c x + d y + f)`.
+struct AffineMap {
+    let a: Double, b: Double, c: Double, d: Double, e: Double, f: Double
+
+    @inline(__always)
+    func apply(_ x: Double, _ y: Double) -> (Double, Double) { (a * x + b * y + e, c * x + d * y + f) }
 }

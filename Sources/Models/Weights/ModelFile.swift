@@ -63,6 +63,7 @@ struct WeightsHeader: Codable, Equatable {
     var input: InputSpec
     var preprocessing: [String: JSONValue]
     var training: TrainingMetadata?
+    var decision: DecisionRule?
     var tensors: [TensorEntry]
 }
 
@@ -96,6 +97,9 @@ public struct ModelFile: Equatable, Sendable {
     public var preprocessing: [String: JSONValue]
     /// How it was trained.
     public var training: TrainingMetadata?
+    /// How its outputs become an answer (calibration, reject class, uncertainty floor); `nil` in files written
+    /// before it existed, which then get `DecisionRule.legacy`.
+    public var decision: DecisionRule?
     /// The tensors by name (`<layer index>.<role>`).
     public var tensors: [String: QuantizedTensor]
 
@@ -103,9 +107,11 @@ public struct ModelFile: Equatable, Sendable {
     /// `Sequential`s are flattened: the saved model computes the same function.
     public init(
         name: String, model: Sequential, labels: [String], input: InputSpec,
-        preprocessing: [String: JSONValue] = [:], training: TrainingMetadata? = nil, format: StorageFormat = .f32
+        preprocessing: [String: JSONValue] = [:], training: TrainingMetadata? = nil, decision: DecisionRule? = nil,
+        format: StorageFormat = .f32
     ) throws(WeightsFileError) {
         self.name = name
+        self.decision = decision
         self.labels = labels
         self.input = input
         self.preprocessing = preprocessing
@@ -200,6 +206,9 @@ public struct ModelFile: Equatable, Sendable {
         if let bad = numbers.first(where: { !$0.isFinite }) {
             throw WeightsFileError(path: path, problem: .corruptHeader("metadata holds the non-finite number \(bad)"))
         }
+        if let problem = decision?.problem(labels: labels) {
+            throw WeightsFileError(path: path, problem: .corruptHeader(problem))
+        }
     }
 
     /// The most floats one layer may allocate for one sample (256 MiB): more means a crafted or mistaken file.
@@ -242,7 +251,7 @@ extension ModelFile {
         }
         let header = WeightsHeader(
             name: name, architecture: architecture, labels: labels, input: input, preprocessing: preprocessing,
-            training: training, tensors: entries)
+            training: training, decision: decision, tensors: entries)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding these plain structs cannot fail; an empty header would be caught on reading.
@@ -413,6 +422,7 @@ extension ModelFile {
         input = header.input
         preprocessing = header.preprocessing
         training = header.training
+        decision = header.decision
         self.tensors = tensors
         if let reason = architecture.lazy.compactMap(\.invalidReason).first {
             throw fail(.invalidArchitecture(reason))

@@ -19,6 +19,8 @@ public struct LabeledDrawing: Sendable {
 public enum ShapeDataset {
     /// The four shapes, in the order their classes are numbered when a dataset has only these.
     public static let standardLabels = ["circle", "triangle", "square", "star"]
+    /// The label of drawings that are none of the classes (the reject class; see `DecisionRule`).
+    public static let otherLabel = DecisionRule.otherLabel
 
     /// Every drawing of the file, checked: numbers finite, one label per drawing, rows contiguous, and each
     /// drawing something `rasterizer` can draw (two or more points, not all in one place).
@@ -43,25 +45,52 @@ public enum ShapeDataset {
         Train.classNames(for: drawings.map(\.label), standard: standardLabels)
     }
 
-    /// The drawings as examples: one rasterized image per drawing, labelled by `classNames`; a label outside
-    /// them is an error naming its line.
+    /// The drawings as examples: one rasterized image per drawing, plus `augment` copies of each turned by a
+    /// random angle, stretched 1–1.8× along a random axis, slightly sheared and mirrored half of the time (seeded
+    /// by `seed`); copies keep their drawing's group, so a split by group never separates them. A label outside
+    /// `classNames` is an error naming its line.
     public static func examples(
-        _ drawings: [LabeledDrawing], classNames: [String], rasterizer: ShapeRasterizer, file: String
+        _ drawings: [LabeledDrawing], classNames: [String], rasterizer: ShapeRasterizer, file: String,
+        augment: Int = 0, seed: UInt64 = 1
     ) throws(DataError) -> Examples {
+        precondition(augment >= 0, "examples: augment \(augment) < 0")
         var values: [Float] = []
-        values.reserveCapacity(drawings.count * rasterizer.size * rasterizer.size)
-        var labels: [Int] = []
-        for drawing in drawings {
+        values.reserveCapacity(drawings.count * (1 + augment) * rasterizer.size * rasterizer.size)
+        var labels: [Int] = [], groups: [Int] = []
+        var generator = SeededGenerator(seed: seed ^ 0x5348_4150_4541_5547)
+        for (index, drawing) in drawings.enumerated() {
             guard let label = classNames.firstIndex(of: drawing.label) else {
                 throw DataError(file: file, line: drawing.lines.lowerBound,
                                 message: "drawing '\(drawing.id)' has label '\(drawing.label)', which the model does not know "
                                     + "(it knows \(classNames.joined(separator: ", ")))")
             }
             values += rasterizer.rasterize(drawing.drawing).scalars
-            labels.append(label)
+            for _ in 0..<augment {
+                values += rasterizer.rasterize(randomlyDistorted(drawing.drawing, generator: &generator)).scalars
+            }
+            labels += Array(repeating: label, count: 1 + augment)
+            groups += Array(repeating: index, count: 1 + augment)
         }
         return Examples(
-            inputs: Tensor(shape: [drawings.count, rasterizer.size, rasterizer.size, 1], scalars: values),
-            labels: labels, groups: Array(drawings.indices), classNames: classNames)
+            inputs: Tensor(shape: [labels.count, rasterizer.size, rasterizer.size, 1], scalars: values),
+            labels: labels, groups: groups, classNames: classNames)
+    }
+
+    /// `drawing` turned by a random angle, stretched 1–1.8× along a random axis, sheared by up to ±0.15 and
+    /// mirrored half of the time: what changes nothing about which shape it is.
+    static func randomlyDistorted(_ drawing: Drawing, generator: inout SeededGenerator) -> Drawing {
+        let turn = generator.nextUniform(in: 0..<(2 * Double.pi)), axis = generator.nextUniform(in: 0..<Double.pi)
+        let stretch = generator.nextUniform(in: 1..<1.8), shear = generator.nextUniform(in: -0.15..<0.15)
+        let mirror = generator.nextUnitDouble() < 0.5 ? -1.0 : 1.0
+        let (ca, sa, ct, st) = (cos(axis), sin(axis), cos(turn), sin(turn))
+        return Drawing(strokes: drawing.strokes.map { stroke in
+            stroke.map { point in
+                // Along the axis: stretch and shear; then mirror and turn.
+                var u = point.x * ca + point.y * sa, v = -point.x * sa + point.y * ca
+                u = (u + shear * v) * stretch
+                let x = (u * ca - v * sa) * mirror, y = u * sa + v * ca
+                return DrawingPoint(x: x * ct - y * st, y: x * st + y * ct, t: point.t)
+            }
+        })
     }
 }

@@ -9,8 +9,8 @@ import Tensor
 /// its own size, aspect ratio, slight rotation, careless vertices, closing gap or overlap, wobble, speed profile
 /// and point density. Datasets split by person, so test drawings come from people the training set never saw.
 public struct ShapeGenerator: Sendable {
-    /// The classes drawn, in label order.
-    public static let labels = ShapeDataset.standardLabels
+    /// The classes drawn, in label order: the four shapes and `other` (drawings that are none of them).
+    public static let labels = ShapeDataset.standardLabels + [ShapeDataset.otherLabel]
 
     /// A simulated person's habits.
     struct Person {
@@ -31,15 +31,15 @@ public struct ShapeGenerator: Sendable {
         public let drawing: Drawing
     }
 
-    private var generator: SeededGenerator
+    var generator: SeededGenerator
 
     /// Creates a generator; the same seed always gives the same drawings.
     public init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
 
-    private mutating func uniform(_ low: Double, _ high: Double) -> Double { generator.nextUniform(in: low..<high) }
-    private mutating func normal(_ sd: Double) -> Double { generator.nextNormal(standardDeviation: sd) }
-    private mutating func chance(_ p: Double) -> Bool { generator.nextUnitDouble() < p }
-    private mutating func logUniform(_ low: Double, _ high: Double) -> Double { exp(uniform(log(low), log(high))) }
+    mutating func uniform(_ low: Double, _ high: Double) -> Double { generator.nextUniform(in: low..<high) }
+    mutating func normal(_ sd: Double) -> Double { generator.nextNormal(standardDeviation: sd) }
+    mutating func chance(_ p: Double) -> Bool { generator.nextUnitDouble() < p }
+    mutating func logUniform(_ low: Double, _ high: Double) -> Double { exp(uniform(log(low), log(high))) }
 
     mutating func person() -> Person {
         Person(
@@ -65,6 +65,7 @@ public struct ShapeGenerator: Sendable {
     // MARK: - One drawing
 
     mutating func draw(_ label: String, by person: Person) -> Drawing {
+        if label == ShapeDataset.otherLabel { return drawOther(by: person) }
         // The outline in unit coordinates (y down), as a closed path or as polygon corners.
         var path: [(Double, Double)]
         var corners: [Int] = []
@@ -72,7 +73,7 @@ public struct ShapeGenerator: Sendable {
         case "circle":
             path = ellipse(person: person)
         case "triangle":
-            let apexX = 0.5 + normal(0.12)
+            let apexX = chance(0.6) ? 0.5 + normal(0.12) : uniform(-0.3, 1.3)
             var vertices = [(apexX, 0.0 + normal(0.03)), (1 + normal(0.07), 1 + normal(0.05)), (0 + normal(0.07), 1 + normal(0.05))]
             (path, corners) = polygon(&vertices, person: person)
         case "square":
@@ -90,28 +91,41 @@ public struct ShapeGenerator: Sendable {
             }
             (path, corners) = polygon(&points, person: person)
         }
-        // Size, aspect ratio, slight rotation, placement.
+        // Any rotation; stretched along a random axis (ellipses up to 2.6:1, rectangles and triangles up to
+        // 3.2:1, stars to 1.7:1) and slightly sheared; any size and place.
         let size = logUniform(40, 320)
-        let aspect = label == "circle" || label == "star" ? logUniform(0.72, 1.38) : logUniform(0.55, 2.0)
-        let rotation = normal(label == "triangle" ? 0.12 : 0.08) + (chance(0.06) ? uniform(-0.6, 0.6) : 0)
+        let aspect: Double
+        switch label {
+        case "circle": aspect = chance(0.5) ? logUniform(0.8, 1.25) : logUniform(1 / 2.6, 2.6)
+        case "star": aspect = logUniform(0.6, 1.7)
+        case "square": aspect = chance(0.4) ? logUniform(0.85, 1.18) : logUniform(1 / 3.2, 3.2)
+        default: aspect = logUniform(1 / 3.2, 3.2)
+        }
+        path = place([path], size: size, aspect: aspect, person: person)[0]
+        return timed(path, corners: corners, person: person, size: size, label: label)
+    }
+
+    /// Unit-square pieces (y down) as pixels: stretched by `aspect` and slightly sheared, turned by a random angle,
+    /// scaled to `size` and placed; then the person's low-frequency wobble and tremor.
+    mutating func place(_ pieces: [[(Double, Double)]], size: Double, aspect: Double, person: Person) -> [[(Double, Double)]] {
+        let rotation = uniform(0, 2 * Double.pi)
+        let shear = normal(0.08)
         let (ox, oy) = (uniform(0, 800), uniform(0, 800))
         let (sx, sy) = (size * aspect.squareRoot(), size / aspect.squareRoot())
         let (cosR, sinR) = (cos(rotation), sin(rotation))
-        path = path.map { x, y in
-            let (u, v) = ((x - 0.5) * sx, (y - 0.5) * sy)
-            return (ox + u * cosR - v * sinR, oy + u * sinR + v * cosR)
-        }
-        // Wobble and tremor, in pixels.
-        let phases = (0..<3).map { _ in uniform(0, 2 * Double.pi) }
         let wobble = person.wobble * size * uniform(0.5, 1.5)
-        let count = Double(max(path.count - 1, 1))
-        path = path.enumerated().map { i, point in
-            let s = Double(i) / count
-            let w = wobble * (sin(2 * .pi * (s * 2.3) + phases[0]) + 0.5 * sin(2 * .pi * (s * 5.1) + phases[1]))
-            let w2 = wobble * sin(2 * .pi * (s * 3.7) + phases[2])
-            return (point.0 + w + normal(person.tremor * size), point.1 + w2 + normal(person.tremor * size))
+        return pieces.map { piece in
+            let phases = (0..<3).map { _ in uniform(0, 2 * Double.pi) }
+            let count = Double(max(piece.count - 1, 1))
+            return piece.enumerated().map { i, point in
+                let (u, v) = ((point.0 - 0.5 + shear * (point.1 - 0.5)) * sx, (point.1 - 0.5) * sy)
+                let s = Double(i) / count
+                let w = wobble * (sin(2 * .pi * (s * 2.3) + phases[0]) + 0.5 * sin(2 * .pi * (s * 5.1) + phases[1]))
+                let w2 = wobble * sin(2 * .pi * (s * 3.7) + phases[2])
+                return (ox + u * cosR - v * sinR + w + normal(person.tremor * size),
+                        oy + u * sinR + v * cosR + w2 + normal(person.tremor * size))
+            }
         }
-        return timed(path, corners: corners, person: person, size: size, label: label)
     }
 
     /// An ellipse from a random start, either way round, stopping short of or past the start.

@@ -1,0 +1,159 @@
+import Foundation
+import Tensor
+
+/// What the shape recognizer answers for one drawing.
+public struct ShapeAnswer: Sendable {
+    /// One of the model's classes, or `unknown` when the drawing is none of them.
+    public let label: String
+    /// The nearest real class (equals `label` unless it is `unknown`).
+    public let best: String
+    /// The calibrated probability of `label`.
+    public let confidence: Double
+    /// Every class's calibrated probability, in the model's label order.
+    public let probabilities: [(label: String, probability: Double)]
+    /// Whether the answer should not be trusted.
+    public let uncertain: Bool
+    /// Why it is uncertain or unknown; `nil` for a trusted answer of a real class.
+    public let reason: String?
+    /// Which link answered: a weights variant (`shape-classifier.int8`) or `geometric`.
+    public let model: String
+    /// The failed attempts before it.
+    public let attempts: [ChainAttempt]
+    /// The image the model saw (`nil` for the geometric recognizer).
+    public let view: Tensor?
+}
+
+/// The one way from a drawing to an answer, for the CLI (single drawings, batches, `evaluate`), the benchmarks and
+/// apps: it validates the drawing, runs the first recognizer of the fallback chain that loads (quantized weights,
+/// float weights, then the geometric recognizer), and turns the probabilities into an answer with the weights
+/// file's decision rule (calibration, the `other` class as `unknown`, the uncertainty floor).
+public struct ShapeRecognizer: Sendable {
+    /// What answers.
+    public enum Engine: Sendable {
+        /// A trained model.
+        case model(ShapeClassifier)
+        /// The geometric recognizer (no weights).
+        case geometric
+    }
+
+    /// What answers.
+    public let engine: Engine
+    /// The link's name: a weights variant or `geometric`.
+    public let model: String
+    /// The failed attempts of loading before this link answered.
+    public let attempts: [ChainAttempt]
+
+    /// A recognizer from a loaded engine.
+    public init(engine: Engine, model: String, attempts: [ChainAttempt] = []) {
+        self.engine = engine
+        self.model = model
+        self.attempts = attempts
+    }
+
+    /// The chain's link names for the shipped model: `shape-classifier.int8`, `shape-classifier.f32`.
+    public static let shippedVariants = ["shape-classifier.int8", "shape-classifier.f32"]
+
+    /// Loads the first working link of `variants` from `source`, then (with `policy.fallback`) the geometric
+    /// recognizer. `report` hears each failed attempt as it happens.
+    public static func load(
+        variants: [String] = shippedVariants, source: any WeightsSource, policy: RetryPolicy = RetryPolicy(),
+        geometricFallback: Bool = true, report: (ChainEvent) -> Void = { _ in }
+    ) throws(ChainFailure) -> ShapeRecognizer {
+        var links = weightsLinks(variants, source: source) { file throws(DataError) in Engine.model(try ShapeClassifier(file: file)) }
+        if geometricFallback { links.append(ChainLink(name: "geometric") { Engine.geometric }) }
+        let (engine, model, attempts) = try runChain(links, policy: policy, report: report)
+        return ShapeRecognizer(engine: engine, model: model, attempts: attempts)
+    }
+
+    /// Why no recognizer can see `drawing` (fewer than 2 points, a NaN, all points in one place), or `nil`.
+    public static func problem(with drawing: Drawing) -> String? {
+        ShapeRasterizer().problem(with: drawing)
+    }
+
+    /// The answer for one drawing; a drawing no recognizer can see is a `DataError` (bad input).
+    public func recognize(_ drawing: Drawing) throws(DataError) -> ShapeAnswer {
+        if let problem = Self.problem(with: drawing) { throw DataError(file: "drawing", message: problem) }
+        switch engine {
+        case let .model(classifier):
+            let view = classifier.rasterizer.rasterize(drawing)
+            let decision = classifier.decide(classifier.classify(image: view))
+            return ShapeAnswer(label: decision.label, best: decision.best, confidence: decision.confidence,
+                               probabilities: decision.probabilities, uncertain: decision.uncertain, reason: decision.reason,
+                               model: model, attempts: attempts, view: view)
+        case .geometric:
+            let prediction: ShapePrediction
+            do {
+                prediction = try GeometricRecognizer().classify(drawing)
+            } catch {
+                // Points on a line or a spot have no outline: none of the four shapes.
+                let even = GeometricRecognizer.labels.map { ($0, 1 / Double(GeometricRecognizer.labels.count)) }
+                return ShapeAnswer(label: DecisionRule.unknownLabel, best: GeometricRecognizer.labels[0], confidence: 1,
+                                   probabilities: even, uncertain: true, reason: "\(error.message); the geometric recognizer knows only closed outlines",
+                                   model: model, attempts: attempts, view: nil)
+            }
+            let decision = Decision(labels: GeometricRecognizer.labels, probabilities: prediction.probabilities.map(\.probability),
+                                    rule: .legacy)
+            // The geometric recognizer knows only closed outlines: an open drawing is none of them.
+            let gap = ShapeUncertainty.closingGap(drawing)
+            if gap > ShapeUncertainty.closingGapThreshold {
+                return ShapeAnswer(label: DecisionRule.unknownLabel, best: decision.best, confidence: decision.confidence,
+                                   probabilities: decision.probabilities, uncertain: true,
+                                   reason: "the drawing is open (its ends are \(Int((gap * 100).rounded()))% of its size apart); "
+                                       + "the geometric recognizer knows only closed outlines",
+                                   model: model, attempts: attempts, view: nil)
+            }
+            return ShapeAnswer(label: decision.label, best: decision.best, confidence: decision.confidence,
+                               probabilities: decision.probabilities, uncertain: decision.uncertain, reason: decision.reason,
+                               model: model, attempts: attempts, view: nil)
+        }
+    }
+
+    /// The labels an answer's `label` can take: the real classes and `unknown` (when the model has a reject class
+    /// or is the geometric recognizer).
+    public var answerLabels: [String] {
+        switch engine {
+        case let .model(classifier):
+            let rule = classifier.file.decision ?? .legacy
+            return classifier.labels.filter { $0 != rule.rejectLabel } + [DecisionRule.unknownLabel]
+        case .geometric:
+            return GeometricRecognizer.labels + [DecisionRule.unknownLabel]
+        }
+    }
+}
+
+extension ShapeRecognizer {
+    /// The answers for many drawings, in order, on up to `threads` threads: each an answer or why its drawing
+    /// cannot be seen.
+    public func recognize(_ drawings: [Drawing], threads: Int = ProcessInfo.processInfo.activeProcessorCount) -> [Result<ShapeAnswer, DataError>] {
+        let results = AnswerSlots(count: drawings.count)
+        let workers = max(1, min(threads, drawings.count))
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            for index in stride(from: worker, to: drawings.count, by: workers) {
+                do throws(DataError) {
+                    results.store(.success(try recognize(drawings[index])), at: index)
+                } catch {
+                    results.store(.failure(error), at: index)
+                }
+            }
+        }
+        return results.values()
+    }
+}
+
+/// Results written by several threads, each to its own index.
+private final class AnswerSlots: @unchecked Sendable {
+    private var slots: [Result<ShapeAnswer, DataError>?]
+    private let lock = NSLock()
+
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+    func store(_ value: Result<ShapeAnswer, DataError>, at index: Int) {
+        lock.lock()
+        slots[index] = value
+        lock.unlock()
+    }
+
+    func values() -> [Result<ShapeAnswer, DataError>] {
+        slots.map { $0 ?? .failure(DataError(file: "drawing", message: "not classified")) }
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import Models
+
+/// Drawings that are none of the four shapes, labelled `other`: what people draw when they are not drawing a
+/// circle, triangle, square or star — strokes (lines, zigzags, squiggles, spirals, lightning), open curves (arcs,
+/// moons), closed outlines that are not our shapes (hearts, clouds, pentagons and hexagons, figure eights),
+/// letters, arrows, crosses, check marks and scribbles. Each goes through the same person's hand as the shapes
+/// (rotation, stretch, wobble, tremor, speed, pen lifts), so only the outline tells them apart.
+extension ShapeGenerator {
+    /// The kinds of non-shape drawn, in the order `drawOther` numbers them.
+    static let otherKinds = ["line", "zigzag", "spiral", "squiggle", "arrow", "heart", "letter", "lightning",
+                             "cloud", "moon", "arc", "polygon", "cross", "check", "eight", "scribble"]
+
+    mutating func drawOther(by person: Person) -> Drawing {
+        var pieces: [[(Double, Double)]]
+        var aspect = logUniform(0.6, 1.6)
+        switch Self.otherKinds[generator.nextIndex(below: Self.otherKinds.count)] {
+        case "line":
+            let bow = normal(0.06)
+            pieces = [(0...40).map { i in let s = Double(i) / 40; return (s, 0.5 + bow * sin(.pi * s)) }]
+            aspect = 1
+        case "zigzag":
+            let turns = 3 + generator.nextIndex(below: 6)
+            let corners = (0...turns).map { k in (Double(k) / Double(turns) + normal(0.02), k % 2 == 0 ? 0.0 : 1.0 + normal(0.05)) }
+            pieces = [polyline(corners)]
+            aspect = logUniform(1.2, 5)
+        case "spiral":
+            let turns = uniform(1.6, 3.5), start = uniform(0, 2 * Double.pi), direction = chance(0.5) ? 1.0 : -1.0
+            pieces = [(0...240).map { i in
+                let s = Double(i) / 240, angle = start + direction * 2 * .pi * turns * s, radius = 0.05 + 0.45 * s
+                return (0.5 + radius * cos(angle), 0.5 + radius * sin(angle))
+            }]
+        case "squiggle":
+            let waves = (0..<3).map { _ in (frequency: uniform(1, 4.5), amplitude: uniform(0.05, 0.3), phase: uniform(0, 2 * Double.pi)) }
+            pieces = [(0...120).map { i in
+                let s = Double(i) / 120
+                return (s, 0.5 + waves.reduce(0) { $0 + $1.amplitude * sin(2 * .pi * $1.frequency * s + $1.phase) })
+            }]
+            aspect = logUniform(1, 4)
+        case "arrow":
+            let head = uniform(0.15, 0.35), spread = uniform(0.1, 0.25)
+            let shaft = [(0.0, 0.5), (1.0, 0.5)]
+            let tip = [(1 - head, 0.5 - spread), (1.0, 0.5), (1 - head, 0.5 + spread)]
+            pieces = chance(0.5) ? [polyline(shaft), polyline(tip)] : [polyline(shaft + tip)]
+            aspect = logUniform(1.5, 4)
+        case "heart":
+            pieces = [(0...120).map { i in
+                let t = 2 * Double.pi * Double(i) / 120
+                let x = 16 * pow(sin(t), 3), y = 13 * cos(t) - 5 * cos(2 * t) - 2 * cos(3 * t) - cos(4 * t)
+                return (0.5 + x / 34, 0.5 - y / 34)
+            }]
+            aspect = logUniform(0.8, 1.25)
+        case "letter":
+            pieces = letter()
+        case "lightning":
+            let w = uniform(0.15, 0.35)
+            pieces = [polyline([(0.7, 0.0), (0.5 - w, 0.55), (0.5 + w, 0.45), (0.3, 1.0)])]
+            aspect = logUniform(0.3, 0.7)
+        case "cloud":
+            let bumps = 4 + generator.nextIndex(below: 5), depth = uniform(0.12, 0.25), start = uniform(0, 2 * Double.pi)
+            pieces = [(0...200).map { i in
+                let angle = start + 2 * .pi * Double(i) / 200
+                let radius = 0.5 - depth + depth * abs(sin(Double(bumps) * (angle - start) / 2))
+                return (0.5 + radius * cos(angle), 0.5 + radius * sin(angle))
+            }]
+            aspect = logUniform(0.5, 1.2)
+        case "moon":
+            // The outer arc round the left side between two tips, and a shallower inner arc back between them.
+            let tip = uniform(0.25, 0.65), depth = uniform(0.25, 0.7)
+            let outer = (0...60).map { i -> (Double, Double) in
+                let angle = tip + (2 * .pi - 2 * tip) * Double(i) / 60
+                return (0.5 + 0.5 * cos(angle), 0.5 + 0.5 * sin(angle))
+            }
+            let (tipX, halfHeight) = (0.5 + 0.5 * cos(tip), 0.5 * sin(tip))
+            let inner = (1...40).map { i -> (Double, Double) in
+                let s = Double(i) / 40
+                return (tipX - depth * tipX * sin(.pi * s), 0.5 - halfHeight + 2 * halfHeight * s)
+            }
+            pieces = [outer + inner]
+        case "arc":
+            let sweep = uniform(0.6, 1.35) * Double.pi, start = uniform(0, 2 * Double.pi)
+            pieces = [(0...80).map { i in
+                let angle = start + sweep * Double(i) / 80
+                return (0.5 + 0.5 * cos(angle), 0.5 + 0.5 * sin(angle))
+            }]
+        case "polygon":
+            let sides = chance(0.6) ? 5 : 6
+            var vertices = (0..<sides).map { k -> (Double, Double) in
+                let angle = -Double.pi / 2 + 2 * .pi * Double(k) / Double(sides) + normal(0.04)
+                return (0.5 + 0.5 * cos(angle), 0.5 + 0.5 * sin(angle))
+            }
+            let sharp = Person(cornerRounding: min(person.cornerRounding, 0.05), tremor: person.tremor, wobble: person.wobble,
+                               speed: person.speed, sampleRate: person.sampleRate, clockwise: person.clockwise,
+                               multiStroke: person.multiStroke, closing: person.closing)
+            pieces = [polygon(&vertices, person: sharp).0]
+            aspect = logUniform(0.8, 1.25)
+        case "cross":
+            let tilt = chance(0.5)
+            pieces = tilt ? [polyline([(0, 0), (1, 1)]), polyline([(1, 0), (0, 1)])]
+                          : [polyline([(0.5, 0), (0.5, 1)]), polyline([(0, 0.5), (1, 0.5)])]
+        case "check":
+            let corner = uniform(0.25, 0.45)
+            pieces = [polyline([(0, 0.55), (corner, 1), (1, 0)])]
+        case "eight":
+            pieces = [(0...160).map { i in
+                let t = 2 * Double.pi * Double(i) / 160
+                return (0.5 + 0.5 * sin(t), 0.5 + 0.5 * sin(t) * cos(t) * 2 * 0.5)
+            }]
+            aspect = logUniform(1, 2.5)
+        default:  // scribble: a smooth random walk
+            var (x, y, heading) = (0.5, 0.5, uniform(0, 2 * Double.pi))
+            var walk: [(Double, Double)] = []
+            for _ in 0..<(60 + generator.nextIndex(below: 120)) {
+                heading += normal(0.5)
+                x += 0.03 * cos(heading)
+                y += 0.03 * sin(heading)
+                walk.append((x, y))
+            }
+            pieces = [walk]
+        }
+        let size = logUniform(40, 320)
+        let placed = place(pieces, size: size, aspect: aspect, person: person)
+        var strokes: [[DrawingPoint]] = []
+        var offset = 0.0
+        for piece in placed where piece.count >= 2 {
+            for stroke in timed(piece, corners: [], person: person, size: size, label: ShapeDataset.otherLabel).strokes {
+                strokes.append(stroke.map { DrawingPoint(x: $0.x, y: $0.y, t: ($0.t ?? 0) + offset) })
+            }
+            offset = (strokes.last?.last?.t ?? offset) + uniform(150, 500).rounded()
+        }
+        return Drawing(strokes: strokes)
+    }
+
+    /// A straight-edged path through `corners`, 30 points per unit of length.
+    func polyline(_ corners: [(Double, Double)]) -> [(Double, Double)] {
+        var path: [(Double, Double)] = []
+        for (p, q) in zip(corners, corners.dropFirst()) {
+            let steps = max(4, Int(hypot(q.0 - p.0, q.1 - p.1) * 30))
+            for s in 0..<steps {
+                let f = Double(s) / Double(steps)
+                path.append((p.0 + (q.0 - p.0) * f, p.1 + (q.1 - p.1) * f))
+            }
+        }
+        if let last = corners.last { path.append(last) }
+        return path
+    }
+
+    /// One of a few capital letters and digits, as strokes in the unit square.
+    mutating func letter() -> [[(Double, Double)]] {
+        switch generator.nextIndex(below: 9) {
+        case 0: return [polyline([(1, 0), (0, 0), (0, 0.5), (0.8, 0.5)]), polyline([(0, 0.5), (0, 1)])]  // F-ish
+        case 1: return [polyline([(0, 0), (1, 0), (0, 1), (1, 1)])]  // Z
+        case 2: return [polyline([(0, 1), (0, 0), (1, 1), (1, 0)])]  // N
+        case 3: return [polyline([(0, 1), (0.1, 0), (0.5, 0.7), (0.9, 0), (1, 1)])]  // M
+        case 4: return [polyline([(0, 0), (0.25, 1), (0.5, 0.3), (0.75, 1), (1, 0)])]  // W
+        case 5: return [polyline([(0, 0), (0, 1), (0.7, 1)])]  // L
+        case 6: return [polyline([(0, 0), (0.5, 1), (1, 0)])]  // V
+        case 7:  // S: two half circles
+            return [(0...60).map { i in
+                let s = Double(i) / 60
+                let angle = s < 0.5 ? -0.1 * .pi - 1.4 * .pi * (s / 0.5) : -0.5 * .pi + 1.4 * .pi * ((s - 0.5) / 0.5)
+                let cy = s < 0.5 ? 0.25 : 0.75
+                return (0.5 + 0.45 * cos(angle) * (s < 0.5 ? 1 : -1), cy + 0.25 * sin(angle) * (s < 0.5 ? 1 : -1))
+            }]
+        default:  // 2
+            return [(0...30).map { i in
+                let angle = -Double.pi + 1.2 * .pi * Double(i) / 30
+                return (0.5 + 0.45 * cos(angle), 0.3 + 0.3 * sin(angle))
+            } + polyline([(0.9, 0.4), (0, 1), (1, 1)])]
+        }
+    }
+}
