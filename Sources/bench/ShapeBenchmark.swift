@@ -16,11 +16,13 @@ struct ShapeBenchmark {
         for format in ["int8", "f32"] {
             let path = "\(weightsFolder)/shape-classifier.\(format).weights"
             let classifier = try ShapeClassifier(file: try ModelFile(contentsOf: URL(fileURLWithPath: path)))
+            let recognizer = ShapeRecognizer(engine: .model(classifier), model: "shape-classifier.\(format)")
             var next = 0
+            // The whole path classify shape and apps take: checks, rasterizing, the model and the decision rule.
             measurements += measure("shape: rasterize + \(format) inference", flops: nil, plan: plan, [
                 Candidate(impl: "tensor") {
                     next = (next + 1) % drawings.count
-                    return Float((try? classifier.classify(drawings[next]))?.confidence ?? 0)
+                    return Float((try? recognizer.recognize(drawings[next]))?.confidence ?? 0)
                 },
             ])
             let images = drawings.map(classifier.rasterizer.rasterize)
@@ -32,8 +34,8 @@ struct ShapeBenchmark {
             ])
         }
         var next = 0
-        let rasterizer = ShapeRasterizer()
-        measurements += measure("shape: rasterize only", flops: nil, plan: plan, [
+        let rasterizer = ShapeRasterizer.shipped
+        measurements += measure("shape: rasterize only (level, stretched)", flops: nil, plan: plan, [
             Candidate(impl: "tensor") {
                 next = (next + 1) % drawings.count
                 return rasterizer.rasterize(drawings[next]).scalars[0]

@@ -138,6 +138,11 @@ struct TrainCommand: ParsableCommand {
             throw failure(error)
         }
         let all = trainingData.examples
+        guard all.classNames.count >= 2, all.classNames.contains(where: { $0 != DecisionRule.otherLabel }) else {
+            throw failure(DataError(file: data, message: "training needs at least 2 classes, and one that is not '\(DecisionRule.otherLabel)'; "
+                + "the data has only \(all.classNames.map { "'\($0)'" }.joined(separator: ", ")) "
+                + "(\(trainingData.groupsDescription))"))
+        }
         let (training, heldOut) = validationData.map { (all, $0.examples) } ?? all.splitByGroup(validationFraction: 0.2, seed: seed)
         print("training \(task.modelName) on \(data): \(trainingData.groupsDescription), \(all.classNames.count) classes "
               + "(\(all.classNames.joined(separator: ", "))); \(training.count) training and \(heldOut.count) validation examples")
@@ -257,7 +262,7 @@ struct Evaluate: ParsableCommand {
                 let label = drawing.label == DecisionRule.otherLabel ? DecisionRule.unknownLabel : drawing.label
                 guard let index = labels.firstIndex(of: label) else {
                     throw DataError(file: data, line: drawing.lines.lowerBound, message: "drawing '\(drawing.id)' has label "
-                        + "'\(drawing.label)', which \(recognizer.model) does not know (it knows \(labels.dropLast().joined(separator: ", ")) and other)")
+                        + "'\(drawing.label)', which \(recognizer.model) does not know (it knows \(labels.dropLast().joined(separator: ", ")), and other for none of them)")
                 }
                 truth.append(index)
             }

@@ -34,7 +34,9 @@ struct ShapeCommandTests {
         #expect(object["model"] as? String == "shape-classifier.int8")
         #expect((object["attempts"] as? [Any])?.isEmpty == true)
         let probabilities = try #require(object["probabilities"] as? [String: Double])
-        #expect(Set(probabilities.keys) == ["circle", "triangle", "square", "star"])
+        #expect(Set(probabilities.keys) == ["circle", "triangle", "square", "star", "other"])
+        #expect(object["uncertain"] as? Bool == false)
+        #expect(object["reason"] == nil && object["best"] == nil)
         #expect(abs(probabilities.values.reduce(0, +) - 1) < 1e-5)
         #expect(object["confidence"] as? Double == probabilities["star"])
         let picture = try String(contentsOf: svg, encoding: .utf8)
@@ -80,13 +82,34 @@ struct ShapeCommandTests {
         #expect(!run.standardOutput.contains("uncertain"))
     }
 
-    @Test func aScribbleIsFlaggedUncertain() throws {
+    @Test func aZigzagIsUnknownWithTheNearestClassAndAReason() throws {
         let folder = try testFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let zigzag = "x,y\n" + (0..<40).map { "\($0 * 6),\($0 % 2 == 0 ? 0 : 50)" }.joined(separator: "\n") + "\n"
-        let run = try CommandRun.classifyAtRoot(["shape", try drawingFile(zigzag, in: folder)])
+        let file = try drawingFile(zigzag, in: folder)
+        let run = try CommandRun.classifyAtRoot(["shape", file])
         #expect(run.status == 0)
+        #expect(run.standardOutput.hasPrefix("unknown  (none of the classes, "), "\(run.standardOutput)")
+        let json = try CommandRun.classifyAtRoot(["shape", file, "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        #expect(object["label"] as? String == "unknown")
+        #expect(["circle", "triangle", "square", "star"].contains(object["best"] as? String ?? ""))
+        #expect((object["reason"] as? String)?.hasPrefix("it looks like none of the classes") == true, "\(json.standardOutput)")
+        #expect(object["uncertain"] is Bool)
+    }
+
+    @Test func theGeometricFallbackCallsAnOpenDrawingUnknown() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let zigzag = "x,y\n" + (0..<40).map { "\($0 * 6),\($0 % 2 == 0 ? 0 : 50)" }.joined(separator: "\n") + "\n"
+        let run = try CommandRun.classifyAtRoot(["shape", try drawingFile(zigzag, in: folder), "--weights", "/nonexistent/w.weights"])
+        #expect(run.status == 0)
+        #expect(run.standardOutput.hasPrefix("unknown  ("), "\(run.standardOutput)")
         #expect(run.standardOutput.contains("uncertain: the drawing is open"), "\(run.standardOutput)")
+        let line = try drawingFile("x,y\n0,0\n10,10\n20,20\n", in: folder)
+        let straight = try CommandRun.classifyAtRoot(["shape", line, "--weights", "/nonexistent/w.weights"])
+        #expect(straight.status == 0, "\(straight.standardError)")
+        #expect(straight.standardOutput.hasPrefix("unknown  ("), "\(straight.standardOutput)")
     }
 
     @Test func brokenWeightsFallBackToTheGeometricRecognizer() throws {

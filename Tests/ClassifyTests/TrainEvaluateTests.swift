@@ -36,9 +36,10 @@ struct TrainEvaluateTests {
         #expect(evaluate.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(evaluate.standardOutput.utf8)) as? [String: Any])
         #expect(object["count"] as? Int == 48)
-        #expect(object["labels"] as? [String] == ["circle", "triangle", "square", "star"])
+        #expect(object["labels"] as? [String] == ["circle", "triangle", "square", "star", "unknown"])
         #expect((object["confusion"] as? [[Int]])?.joined().reduce(0, +) == 48)
-        #expect(object["model"] as? String == folder.appendingPathComponent("a.int8.weights").path)
+        #expect(object["model"] as? String == "a.int8", "the link's name, as classify shape reports it")
+        #expect(object["uncertain"] as? Int != nil && object["reliability"] as? [String: Any] != nil)
         #expect(object["perClass"] as? [String: Any] != nil && object["accuracy"] as? Double != nil)
     }
 
@@ -104,6 +105,8 @@ struct TrainEvaluateTests {
                             message: ":2: drawing 'd1' (lines 2–2): a drawing needs at least 2 points, this one has 1")
         try expectDataError(dataset: "drawing,label,stroke,x,y\nd1,circle,0,5,5\nd1,circle,0,5,5\n",
                             message: ":2: drawing 'd1' (lines 2–3): all 2 points are at the same place; there is no shape to see")
+        try expectDataError(dataset: "drawing,label,stroke,x,y\nd1,circle,0,5,5\nd1,circle,0,9,1\nd2,circle,0,1,1\nd2,circle,0,2,3\n",
+                            message: ": training needs at least 2 classes, and one that is not 'other'; the data has only 'circle' (2 drawings)")
         try expectDataError(dataset: "", message: ":1: the file is empty; expected a header row of column names")
         try expectDataError(dataset: "drawing,label,stroke,x,y\n", message: ":2: no drawings: the file has a header but no rows")
         try expectDataError(dataset: "drawing,label,stroke,x,y\nd1,circle,0,5\n", message: ":2: 4 fields, but the header has 5")
@@ -111,6 +114,21 @@ struct TrainEvaluateTests {
         try expectDataError(dataset: shortSession, task: "motion",
                             message: ":2: session 's0' (lines 2–51) has 50 samples; one window needs 256 (5.12 s)")
         try expectDataError(dataset: "x\u{0}y\n", message: ":1: contains a NUL byte; this is binary data, not a CSV file")
+    }
+
+    @Test func customLabelsMeanTheLabelsInTheData() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let rows = TestDatasets.shapes(count: 40, seed: 6).split(separator: "\n").map(String.init)
+        let kept = [rows[0]] + rows.dropFirst().filter { $0.contains(",circle,") || $0.contains(",square,") }
+        let data = folder.appendingPathComponent("two.csv")
+        try (kept.joined(separator: "\n") + "\n").write(to: data, atomically: true, encoding: .utf8)
+        let prefix = folder.appendingPathComponent("two").path
+        let train = try CommandRun.classify(["train", "shape", "--data", data.path, "--epochs", "1", "--out", prefix])
+        #expect(train.status == 0, "\(train.standardError)")
+        #expect(train.standardOutput.contains("2 classes (circle, square)"), "\(train.standardOutput)")
+        let inspect = try CommandRun.classify(["inspect", prefix + ".f32.weights"])
+        #expect(inspect.standardOutput.contains("labels          circle, square\n"), "\(inspect.standardOutput)")
     }
 
     @Test func evaluateRejectsALabelTheModelDoesNotKnow() throws {
@@ -124,8 +142,8 @@ struct TrainEvaluateTests {
         try "drawing,label,stroke,x,y\nh1,hexagon,0,0,0\nh1,hexagon,0,5,9\n".write(to: other, atomically: true, encoding: .utf8)
         let run = try CommandRun.classify(["evaluate", "shape", "--data", other.path, "--weights", prefix + ".f32.weights"])
         #expect(run.status == 65)
-        #expect(run.standardError == "error: \(other.path):2: drawing 'h1' has label 'hexagon', which the model does not know "
-                + "(it knows circle, triangle, square, star)\n")
+        #expect(run.standardError == "error: \(other.path):2: drawing 'h1' has label 'hexagon', which m.f32 does not know "
+                + "(it knows circle, triangle, square, star, and other for none of them)\n")
         let missing = try CommandRun.classify(["evaluate", "shape", "--data", folder.appendingPathComponent("none.csv").path, "--weights", prefix + ".f32.weights"])
         #expect(missing.status == 66)
     }

@@ -57,13 +57,15 @@ extension ShapeGenerator {
             pieces = [polyline([(0.7, 0.0), (0.5 - w, 0.55), (0.5 + w, 0.45), (0.3, 1.0)])]
             aspect = logUniform(0.3, 0.7)
         case "cloud":
-            let bumps = 4 + generator.nextIndex(below: 5), depth = uniform(0.12, 0.25), start = uniform(0, 2 * Double.pi)
-            pieces = [(0...200).map { i in
-                let angle = start + 2 * .pi * Double(i) / 200
-                let radius = 0.5 - depth + depth * abs(sin(Double(bumps) * (angle - start) / 2))
-                return (0.5 + radius * cos(angle), 0.5 + radius * sin(angle))
+            // Round bumps along some or all of the outline (often only the top), the rest smooth or flat.
+            let bumps = 3 + generator.nextIndex(below: 6), depth = uniform(0.1, 0.3), start = uniform(0, 2 * Double.pi)
+            let bumpy = chance(0.5) ? 1.0 : uniform(0.45, 0.8), flat = chance(0.5) ? uniform(0.25, 0.45) : 1.0
+            pieces = [(0...220).map { i in
+                let s = Double(i) / 220, angle = start + 2 * .pi * s
+                let radius = s < bumpy ? 0.5 - depth + depth * abs(sin(Double(bumps) * .pi * s / bumpy)) : 0.5 - depth
+                return (0.5 + radius * cos(angle), min(0.5 + flat, 0.5 + radius * sin(angle)))
             }]
-            aspect = logUniform(0.5, 1.2)
+            aspect = logUniform(0.45, 1.2)
         case "moon":
             // The outer arc round the left side between two tips, and a shallower inner arc back between them.
             let tip = uniform(0.25, 0.65), depth = uniform(0.25, 0.7)
