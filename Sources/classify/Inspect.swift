@@ -71,7 +71,7 @@ struct InspectionReport: Encodable {
 
     init(path: String, file: ModelFile, bytes: [UInt8]) {
         self.path = path
-        formatVersion = ModelFile.formatVersion
+        formatVersion = file.version
         name = file.name
         checksum = Checksum(value: String(format: "0x%08x", ModelFile.storedChecksum(of: bytes) ?? 0))
         labels = file.labels

@@ -29,7 +29,7 @@ struct InspectTests {
         #expect(run.status == 0)
         #expect(run.standardError == "")
         let lines = run.standardOutput.split(separator: "\n").map(String.init)
-        #expect(lines.first?.hasPrefix("\(url.path): tiny-mlp, weights format version 1, checksum ok (CRC-32 0x") == true)
+        #expect(lines.first?.hasPrefix("\(url.path): tiny-mlp, weights format version 2, checksum ok (CRC-32 0x") == true)
         #expect(lines.contains("labels          a, b, c"))
         #expect(lines.contains("input           [64]  64 features"))
         #expect(lines.contains("training        seed 11, 2 epochs"))
@@ -49,7 +49,7 @@ struct InspectTests {
                     "fileBytes", "float32FileBytes", "compression", "parameters"] {
             #expect(object[key] != nil, "missing \(key)")
         }
-        #expect(object["formatVersion"] as? Int == 1)
+        #expect(object["formatVersion"] as? Int == 2)
         #expect((object["checksum"] as? [String: Any])?["valid"] as? Bool == true)
         let tensors = try #require(object["tensors"] as? [[String: Any]])
         #expect(tensors.map { $0["name"] as? String } == ["0.weight", "0.bias", "2.weight", "2.bias"])

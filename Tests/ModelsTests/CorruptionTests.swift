@@ -34,10 +34,27 @@ struct CorruptionTests {
         #expect(problem(decoding: Array("circle,triangle\n1,2\n".utf8)) == .wrongMagic(found: Array("circle,t".utf8)))
     }
 
+    @Test func aVersionOneFileStillReadsWithTheLegacyDecision() throws {
+        var bytes = Array(Self.valid.dropLast(4))
+        bytes[8] = 1
+        bytes += withUnsafeBytes(of: CRC32.checksum(bytes).littleEndian) { Array($0) }
+        let file = try ModelFile(bytes: bytes, path: "old")
+        #expect(file.version == 1 && file.decision == nil)
+        #expect(try ModelFile(bytes: Self.valid, path: "new").version == 2)
+    }
+
+    @Test func aDecisionThatDoesNotFitTheLabelsIsRefused() throws {
+        var file = try ModelFile(bytes: Self.valid, path: "t")
+        file.decision = DecisionRule(rejectLabel: "other")
+        #expect(problem(decoding: file.encoded()) == .corruptHeader("the decision's reject class 'other' is not one of the labels [\"walking\", \"running\"]"))
+        file.decision = DecisionRule(temperature: 1e6)
+        #expect(problem(decoding: file.encoded()) == .corruptHeader("the decision's temperature 1000000.0 is outside 0.05…100"))
+    }
+
     @Test func unknownVersion() {
         var bytes = Self.valid
-        bytes[8] = 2
-        #expect(problem(decoding: bytes) == .unsupportedVersion(found: 2, supported: 1))
+        bytes[8] = 3
+        #expect(problem(decoding: bytes) == .unsupportedVersion(found: 3, supported: 2))
     }
 
     @Test func badChecksum() {

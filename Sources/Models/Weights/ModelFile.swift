@@ -72,8 +72,12 @@ struct WeightsHeader: Codable, Equatable {
 /// `write(to:)` saves it atomically; `ModelFile(contentsOf:)` reads and validates every byte;
 /// `makeModel(compact:)` builds the layers. The byte layout is in `Weights/FORMAT.md`.
 public struct ModelFile: Equatable, Sendable {
-    /// The format version this build writes and reads.
-    public static let formatVersion: UInt32 = 1
+    /// The format version this build writes. Version 2 added the optional `decision` header and the shape
+    /// rasterizer's `orientation` and `maxStretch` preprocessing keys: a version-1 reader would ignore them and
+    /// answer wrongly, so it must refuse such files.
+    public static let formatVersion: UInt32 = 2
+    /// The format versions this build reads: version-1 files get `DecisionRule.legacy` and their plain rasterizer.
+    public static let readableVersions: ClosedRange<UInt32> = 1...2
     /// The first 8 bytes of every weights file: `\x89ODML\r\n\x1A` (binary marker, name, line-ending and
     /// end-of-file guards, as PNG does).
     public static let magic: [UInt8] = [0x89, 0x4F, 0x44, 0x4D, 0x4C, 0x0D, 0x0A, 0x1A]
@@ -97,6 +101,8 @@ public struct ModelFile: Equatable, Sendable {
     public var preprocessing: [String: JSONValue]
     /// How it was trained.
     public var training: TrainingMetadata?
+    /// The format version of the file it was read from (`formatVersion` for a model built in memory).
+    public internal(set) var version: UInt32 = ModelFile.formatVersion
     /// How its outputs become an answer (calibration, reject class, uncertainty floor); `nil` in files written
     /// before it existed, which then get `DecisionRule.legacy`.
     public var decision: DecisionRule?
@@ -359,7 +365,7 @@ extension ModelFile {
             throw fail(.truncated(expectedBytes: Self.preambleBytes + 4, actualBytes: bytes.count))
         }
         let version = readInteger(UInt32.self, at: 8)
-        guard version == Self.formatVersion else {
+        guard Self.readableVersions.contains(version) else {
             throw fail(.unsupportedVersion(found: version, supported: Self.formatVersion))
         }
         let headerLength = Int(readInteger(UInt32.self, at: 12))
@@ -423,6 +429,7 @@ extension ModelFile {
         preprocessing = header.preprocessing
         training = header.training
         decision = header.decision
+        self.version = version
         self.tensors = tensors
         if let reason = architecture.lazy.compactMap(\.invalidReason).first {
             throw fail(.invalidArchitecture(reason))

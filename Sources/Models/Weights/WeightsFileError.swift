@@ -76,7 +76,7 @@ public struct WeightsFileError: Error, Equatable, Sendable, CustomStringConverti
             let hex = found.map { String($0, radix: 16, uppercase: true) }.joined(separator: " ")
             return "\(path): not a weights file (first bytes \(hex), expected 89 4F 44 4D 4C 0D 0A 1A)"
         case let .unsupportedVersion(found, supported):
-            return "\(path): weights format version \(found) is not supported (this build reads version \(supported))"
+            return "\(path): weights format version \(found) is not supported (this build reads versions 1 to \(supported))"
         case let .truncated(expected, actual):
             return "\(path): truncated: \(actual) bytes, expected \(expected)\(retrain)"
         case let .trailingBytes(expected, actual):
