@@ -69,6 +69,15 @@ struct ChainOptions: ParsableArguments {
         }
     }
 
+    /// Loads the motion recognizer through the chain, reporting like `loadShapeRecognizer`.
+    func loadMotionRecognizer() throws -> MotionRecognizer {
+        do {
+            return try MotionRecognizer.load(variants: variants(of: "motion-state"), source: locator, policy: policy, report: warn)
+        } catch {
+            throw exit(for: error)
+        }
+    }
+
     var policy: RetryPolicy { RetryPolicy(retries: retries, fallback: !noFallback) }
 
     /// One `warning:` line for a failed attempt.
@@ -87,16 +96,6 @@ struct ChainOptions: ParsableArguments {
             reportError("every model failed (\(attempts.count) attempt\(attempts.count == 1 ? "" : "s")): "
                         + attempts.map { "\($0.model): \($0.error)" }.joined(separator: "; "))
             return ExitCode(ExitStatus.software)
-        }
-    }
-
-    /// Runs the chain of `links`: each failed attempt is one `warning:` line; when every link fails, one `error:`
-    /// line listing the attempts and exit 70.
-    func firstWorking<Answer>(_ links: [ChainLink<Answer>]) throws -> (answer: Answer, model: String, attempts: [ChainAttempt]) {
-        do {
-            return try runChain(links, policy: policy, report: warn)
-        } catch {
-            throw exit(for: error)
         }
     }
 }

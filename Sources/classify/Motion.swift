@@ -57,14 +57,10 @@ struct Motion: ParsableCommand {
     }
 
     func run() throws {
-        let windowing = MotionWindowing()
         let files = expandInputs(recordings)
         let single = dataset == nil && files.count == 1 && files == recordings
-        var links = weightsLinks(chain.variants(of: "motion-state"), source: chain.locator) { file throws(DataError) -> any MotionWindowClassifier in
-            try MotionClassifier(file: file)
-        }
-        links.append(ChainLink(name: "cadence") { CadenceRecognizer(windowing: windowing) })
-        let (recognizer, model, attempts) = try chain.firstWorking(links)
+        let recognizer = try chain.loadMotionRecognizer()
+        let (model, attempts) = (recognizer.model, recognizer.attempts)
         let (rate, smooth, json) = (rate, smooth, chain.json)
         // Recordings are read once, at the answering model's rate and window (which also decides the gaps).
         let modelWindowing = recognizer.windowing

@@ -197,9 +197,10 @@ struct Evaluate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure a recognizer's accuracy on a labelled CSV dataset.",
         discussion: """
-            Shapes go through the same recognizer as `classify shape`: the same weights lookup and fallback \
-            chain, the same calibration and the same unknown and uncertain rules, so the figures are what \
-            `classify shape` answers. A drawing labelled `other` (none of the classes) is right when it is \
+            Shapes and recordings go through the same recognizer as `classify shape` and `classify motion`: \
+            the same weights lookup and fallback chain, the same checks and rules, so the figures are what \
+            classify answers. For shapes: \
+            calibration and the unknown and uncertain rules apply; a drawing labelled `other` (none of the classes) is right when it is \
             reported unknown; the confusion matrix has an `unknown` column (and row, for `other` drawings). \
             The report adds how many answers were uncertain and a reliability table: answers grouped by \
             confidence, with the share of each group that was right.
@@ -232,22 +233,7 @@ struct Evaluate: ParsableCommand {
 
     func run() throws {
         if task == .shape { return try evaluateShapes() }
-        if fallback { return try evaluateFallback() }
-        let path = chain.weights ?? "Weights/\(task.modelName).int8.weights"
-        do {
-            let file = try ModelFile(contentsOf: URL(fileURLWithPath: path))
-            let prepared = try prepare(data, task: task, classNames: file.labels, rasterizer: ShapeRasterizer(),
-                                       windowing: MotionWindowing(parameters: file.preprocessing))
-            let examples = prepared.examples
-            guard Array(examples.inputs.shape.dropFirst()) == file.input.shape else {
-                throw DataError(file: path, message: "the model takes input \(file.input.shape), the data gives \(Array(examples.inputs.shape.dropFirst()))")
-            }
-            let report = ClassificationReport(
-                labels: file.labels, truth: examples.labels, predicted: predictions(of: file.makeModel(), on: examples.inputs))
-            show(report, model: path, heading: "\(path) on \(data): \(prepared.groupsDescription)")
-        } catch {
-            throw failure(error)
-        }
+        try evaluateMotion()
     }
 
     /// Shapes: every drawing through `ShapeRecognizer`, the path `classify shape` answers with.
@@ -295,22 +281,41 @@ struct Evaluate: ParsableCommand {
 }
 
 extension Evaluate {
-    /// Prints the report: one JSON object, or the heading and the text report.
-    func show(_ report: ClassificationReport, model: String, heading: String) {
-        print(json ? EvaluationJSON(report: report, model: model).text : heading + "\n" + report.text)
-    }
-
-    /// `--fallback` for motion: the cadence recognizer on each window.
-    func evaluateFallback() throws {
+    /// Motion: every window of every session through `MotionRecognizer`, the path `classify motion` answers with;
+    /// a window may be `still` (its own column).
+    func evaluateMotion() throws {
+        let recognizer = fallback ? MotionRecognizer(classifier: CadenceRecognizer(), model: "cadence") : try chain.loadMotionRecognizer()
+        let labels = recognizer.windowLabels
+        var truth: [Int] = [], predicted: [Int] = [], confidences: [Double] = []
+        var uncertain = 0, sessionCount = 0
         do {
-            let recognizer = CadenceRecognizer()
-            let sessions = try MotionDataset.read(data, windowing: recognizer.windowing)
-            let examples = try MotionDataset.examples(sessions, classNames: recognizer.labels, windowing: recognizer.windowing, file: data)
-            let report = ClassificationReport(
-                labels: recognizer.labels, truth: examples.labels, predicted: recognizer.probabilities(examples.inputs).argmax(axis: 1))
-            show(report, model: "cadence", heading: "cadence recognizer on \(data): \(sessions.count) sessions, \(examples.count) windows")
+            let sessions = try MotionDataset.sessions(data, rate: recognizer.windowing.rate, window: recognizer.windowing.window)
+            sessionCount = sessions.count
+            for session in sessions {
+                guard let label = session.label, let index = labels.firstIndex(of: label) else {
+                    throw DataError(file: data, line: session.lines.lowerBound, message: "session '\(session.id)' has label "
+                        + "'\(session.label ?? "")', which \(recognizer.model) does not know (it knows \(labels.joined(separator: ", ")))")
+                }
+                let timeline = try recognizer.classify(try session.recording.get(), source: "\(data)#\(session.id)")
+                for window in timeline.windows {
+                    truth.append(index)
+                    predicted.append(labels.firstIndex(of: window.label) ?? labels.count - 1)
+                    confidences.append(window.confidence)
+                    if window.uncertain { uncertain += 1 }
+                }
+            }
         } catch {
             throw failure(error)
+        }
+        let report = ClassificationReport(labels: labels, truth: truth, predicted: predicted)
+        let reliability = ReliabilityTable(confidences: confidences, correct: zip(truth, predicted).map { $0 == $1 })
+        if json {
+            print(EvaluationJSON(report: report, model: recognizer.model, uncertain: uncertain, reliability: reliability).text)
+        } else {
+            print("\(recognizer.model) on \(data): \(sessionCount) sessions, \(truth.count) windows")
+            print(report.text)
+            print("uncertain \(uncertain) of \(truth.count) windows (\(percent(Double(uncertain) / Double(max(1, truth.count)))))")
+            print(reliability.text)
         }
     }
 }

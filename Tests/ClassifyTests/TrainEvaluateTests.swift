@@ -69,7 +69,7 @@ struct TrainEvaluateTests {
         #expect(shapeObject["model"] as? String == "geometric" && shapeObject["count"] as? Int == 24)
         let cadence = try CommandRun.classify(["evaluate", "motion", "--data", motion.path, "--fallback"])
         #expect(cadence.status == 0, "\(cadence.standardError)")
-        #expect(cadence.standardOutput.hasPrefix("cadence recognizer on \(motion.path): 4 sessions, 8 windows\naccuracy "))
+        #expect(cadence.standardOutput.hasPrefix("cadence on \(motion.path): 4 sessions, 8 windows\naccuracy "), "\(cadence.standardOutput)")
         let both = try CommandRun.classify(["evaluate", "motion", "--data", motion.path, "--fallback", "--weights", "w"])
         #expect(both.status == 64)
         #expect(both.standardError.contains("--fallback and --weights exclude each other"))
