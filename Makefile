@@ -16,7 +16,7 @@ deps:
 # The demo classifies the bundled example drawings and recordings with the shipped weights.
 demo: deps
 	$(SWIFT) build -c release --product classify
-	@for shape in circle triangle square star; do \
+	@for shape in circle triangle square star other; do \
 		echo "$$ classify shape Datasets/examples/$$shape.csv"; \
 		.build/release/classify shape Datasets/examples/$$shape.csv || exit 1; \
 	done
