@@ -62,6 +62,7 @@ struct InspectionReport: Encodable {
     let input: InputSpec
     let preprocessing: [String: JSONValue]
     let training: TrainingMetadata?
+    let decision: DecisionRule?
     let parameters: Int
     let architecture: [LayerRow]
     let tensors: [TensorRow]
@@ -78,6 +79,7 @@ struct InspectionReport: Encodable {
         input = file.input
         preprocessing = file.preprocessing
         training = file.training
+        decision = file.decision
         parameters = file.tensors.values.reduce(0) { $0 + elementCount($1.shape) }
         var shape = [1] + file.input.shape
         architecture = file.architecture.enumerated().map { index, spec in
@@ -117,6 +119,11 @@ struct InspectionReport: Encodable {
             if let epochs = training.epochs { parts.append("\(epochs) epochs") }
             if let accuracy = training.validationAccuracy { parts.append(String(format: "validation accuracy %.2f%%", 100 * accuracy)) }
             lines.append(column("training", 16) + parts.joined(separator: ", "))
+        }
+        if let decision {
+            lines.append(column("decision", 16) + String(format: "temperature %g, ", decision.temperature)
+                + (decision.rejectLabel.map { "'\($0)' answers unknown, " } ?? "no reject class, ")
+                + String(format: "uncertain below %g%%", 100 * decision.uncertainBelow))
         }
         lines.append(column("architecture", 16) + "\(architecture.count) layers, \(grouped(parameters)) parameters")
         for row in architecture {

@@ -30,6 +30,8 @@ struct TrainEvaluateTests {
         let inspect = try CommandRun.classify(["inspect", folder.appendingPathComponent("a.int8.weights").path])
         #expect(inspect.standardOutput.contains("training        dataset \(data.path) (crc32:"))
         #expect(inspect.standardOutput.contains("seed 7"))
+        #expect(inspect.standardOutput.contains("\ndecision        temperature "), "the fitted temperature is in the file")
+        #expect(inspect.standardOutput.contains(", no reject class, uncertain below 70%"), "\(inspect.standardOutput)")
 
         let evaluate = try CommandRun.classify(["evaluate", "shape", "--data", data.path, "--weights",
                                                 folder.appendingPathComponent("a.int8.weights").path, "--json"])
