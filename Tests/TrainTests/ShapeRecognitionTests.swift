@@ -156,6 +156,31 @@ struct ShapeRecognitionTests {
         }
     }
 
+    /// Extreme scales: too small or too large to see is a precise problem (not a crash on `Int(NaN)`); a tiny but
+    /// representable square is drawn as the same image as a normal one.
+    @Test func extremeScalesAreRefusedOrSeenAsNormal() throws {
+        let rasterizer = ShapeRasterizer.shipped
+        func square(side: Double, at offset: Double = 0) -> Drawing {
+            Drawing(strokes: [[(0.0, 0.0), (1, 0), (1, 1), (0, 1), (0, 0)].map { DrawingPoint(x: offset + $0.0 * side, y: offset + $0.1 * side) }])
+        }
+        for side in [1e-320, 1e-308, 5e-324] {
+            let problem = try #require(rasterizer.problem(with: square(side: side)), "side \(side)")
+            #expect(problem.hasPrefix("the drawing is too small to see: it spans"), "\(problem)")
+        }
+        #expect(rasterizer.problem(with: square(side: 1e-6, at: 1e6))?.hasPrefix("the drawing is too small to see") == true)
+        #expect(rasterizer.problem(with: Drawing(strokes: [[DrawingPoint(x: -1.5e308, y: 0), DrawingPoint(x: 1.5e308, y: 1)]]))?
+            .hasPrefix("the drawing spans more than the largest number") == true)
+        let normal = rasterizer.rasterize(square(side: 100)).scalars
+        for side in [1e-170, 1e-100, 1e150, 1e300] {
+            #expect(rasterizer.problem(with: square(side: side)) == nil)
+            let image = rasterizer.rasterize(square(side: side)).scalars
+            let worst = zip(image, normal).map { abs($0 - $1) }.max() ?? 1
+            #expect(worst < 1e-4, "a square of side \(side): max pixel difference \(worst) from a square of side 100")
+        }
+        let answer = try shipped("int8").recognize(square(side: 1e-170))
+        #expect(answer.label == "square", "\(answer.label) \(answer.confidence)")
+    }
+
     /// The O(n) rotating-calipers rectangle agrees with the loop-only twin on awkward hulls.
     @Test func rotatingCalipersMatchTheReference() {
         var generator = SeededGenerator(seed: 3)

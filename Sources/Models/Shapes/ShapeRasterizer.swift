@@ -85,8 +85,25 @@ public struct ShapeRasterizer: Sendable, Equatable {
         guard let bounds = drawing.bounds, bounds.maxX > bounds.minX || bounds.maxY > bounds.minY else {
             return "all \(drawing.pointCount) points are at the same place; there is no shape to see"
         }
+        let extent = max(bounds.maxX - bounds.minX, bounds.maxY - bounds.minY)
+        let largest = max(abs(bounds.minX), abs(bounds.maxX), abs(bounds.minY), abs(bounds.maxY))
+        guard extent.isFinite else {
+            return "the drawing spans more than the largest number (its points run from \(bounds.minX) to \(bounds.maxX) "
+                + "and \(bounds.minY) to \(bounds.maxY)); scale it down"
+        }
+        guard extent >= Self.smallestExtent, extent >= Self.relativePrecision * largest else {
+            return "the drawing is too small to see: it spans \(extent) at coordinates up to \(largest); it must span at least "
+                + "\(Self.smallestExtent) and \(Self.relativePrecision) of its coordinates (scale it up or move it nearer 0)"
+        }
         return nil
     }
+
+    /// The smallest extent a drawing may have: far below any screen unit, and far enough above the smallest
+    /// normal `Double` (2.2e-308) that scaling it to the image cannot overflow.
+    public static let smallestExtent = 1e-200
+    /// The smallest extent relative to the drawing's largest coordinate: below it, the points' digits no longer
+    /// hold the shape (a `Double` keeps about 16 of them).
+    public static let relativePrecision = 1e-9
 
     /// The image `[size, size, 1]` (row 0 at the top), values in [0, 1]. Check `problem(with:)` first: a drawing
     /// without extent is drawn as nothing.
@@ -155,7 +172,12 @@ public struct ShapeRasterizer: Sendable, Equatable {
     /// The direction (unit vector) of a side of the smallest rectangle around the drawing, or `nil` when the
     /// points have no area (then the x axis serves).
     func minimumRectangleDirection(of drawing: Drawing) -> (Double, Double)? {
-        let hull = convexHull(drawing.strokes.joined().map { (x: $0.x, y: $0.y) })
+        // In units of the drawing's size from its corner, so that products of coordinates neither underflow nor
+        // overflow whatever the scale.
+        guard let bounds = drawing.bounds else { return nil }
+        let extent = max(bounds.maxX - bounds.minX, bounds.maxY - bounds.minY)
+        guard extent > 0, extent.isFinite else { return nil }
+        let hull = convexHull(drawing.strokes.joined().map { (x: ($0.x - bounds.minX) / extent, y: ($0.y - bounds.minY) / extent) })
         guard hull.count >= 3 else {
             guard let first = hull.first, let last = hull.last else { return nil }
             let length = hypot(last.x - first.x, last.y - first.y)
