@@ -12,6 +12,8 @@ public struct ExportedVariant: Sendable {
     public let bytes: Int
     /// Validation accuracy of the file as written (read back and run).
     public let accuracy: Double
+    /// The decision rule the file carries (the temperature fitted on the validation data).
+    public let decision: DecisionRule?
 }
 
 /// The largest validation-accuracy loss (against f32) a quantized variant may show without a warning.
@@ -40,7 +42,7 @@ public func export(
         let loaded = try ModelFile(contentsOf: url)
         variants.append(ExportedVariant(
             format: format, url: url, bytes: loaded.encoded().count,
-            accuracy: accuracy(of: loaded.makeModel(), on: validation)))
+            accuracy: accuracy(of: loaded.makeModel(), on: validation), decision: loaded.decision))
     }
     return variants
 }

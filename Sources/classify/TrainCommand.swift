@@ -179,13 +179,18 @@ struct TrainCommand: ParsableCommand {
             let reference = variants.first?.accuracy ?? 0
             for variant in variants {
                 let change = variant.format == .f32 ? "" : String(format: "  (%+.2f points)", 100 * (variant.accuracy - reference))
-                print("  \(variant.url.path)  \(variant.bytes) bytes  validation \(percent(variant.accuracy))\(change)")
+                print("  \(out).\(variant.format.rawValue).weights  \(variant.bytes) bytes  validation \(percent(variant.accuracy))\(change)")
                 if reference - variant.accuracy > quantizationWarningThreshold {
                     reportWarning(String(format: "%@ loses %.2f points of validation accuracy against f32 (more than %.0f)",
                                          variant.format.rawValue, 100 * (reference - variant.accuracy), 100 * quantizationWarningThreshold))
                 }
             }
-            print("curves  \(curves.path)")
+            if let decision = variants.first?.decision {
+                print(String(format: "decision  temperature %g fitted on the validation examples", decision.temperature)
+                      + (decision.rejectLabel.map { "; '\($0)' answers unknown" } ?? "")
+                      + String(format: "; uncertain below %g%%", 100 * decision.uncertainBelow))
+            }
+            print("curves  \(out).curves.svg")
         } catch {
             throw failure(error)
         }

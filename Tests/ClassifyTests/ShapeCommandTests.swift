@@ -113,7 +113,16 @@ struct ShapeCommandTests {
     }
 
     @Test func brokenWeightsFallBackToTheGeometricRecognizer() throws {
-        let run = try CommandRun.classifyAtRoot(["shape", "Datasets/examples/square.csv", "--weights", "/nonexistent/w.weights", "--json"])
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // A square tilted 20°, traced once round.
+        let corners = [(0.0, 0.0), (1, 0), (1, 1), (0, 1), (0, 0)].map { ($0.0 * 0.94 - $0.1 * 0.34, $0.0 * 0.34 + $0.1 * 0.94) }
+        var rows = ["x,y"]
+        for (a, b) in zip(corners, corners.dropFirst()) {
+            for k in 0..<10 { rows.append("\(100 * (a.0 + (b.0 - a.0) * Double(k) / 10)),\(100 * (a.1 + (b.1 - a.1) * Double(k) / 10))") }
+        }
+        let square = try drawingFile(rows.joined(separator: "\n") + "\n", in: folder)
+        let run = try CommandRun.classifyAtRoot(["shape", square, "--weights", "/nonexistent/w.weights", "--json"])
         #expect(run.status == 0)
         #expect(run.standardError == "warning: w: /nonexistent/w.weights: no such weights file; trying geometric\n")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])

@@ -73,7 +73,7 @@ struct ShapeRecognitionTests {
                 accuracy[variant, default: [:]][name] = Double(right) / Double(truth.count)
                 // Never a wrong family, whatever the confidence.
                 let crossed = zip(answers, truth).filter { families.contains($0.0.label) && $0.0.label != $0.1 }
-                #expect(crossed.count <= 1, "\(variant) \(name): \(crossed.count) answers in a wrong family")
+                #expect(crossed.isEmpty, "\(variant) \(name): \(crossed.count) answers in a wrong family")
                 if name == "upright" {
                     let doubtful = answers.filter { $0.label == DecisionRule.unknownLabel || $0.uncertain }.count
                     #expect(Double(doubtful) / Double(answers.count) <= 0.02, "\(variant): \(doubtful) of 600 real shapes unknown or uncertain")
@@ -90,10 +90,8 @@ struct ShapeRecognitionTests {
         for name in ["upright", "rotated", "stretched"] {
             #expect(abs(int8[name, default: 0] - f32[name, default: 0]) <= 0.005, "\(name): int8 \(int8), f32 \(f32)")
         }
-        // The goal is 95% of the real non-shapes reported unknown; the shipped models reach 94.7% (215 of 227: the
-        // misses are full-moon circles and round clouds; see the README). This checks that they do not fall further.
-        #expect(int8["other", default: 0] >= 0.94, "int8 other \(int8)")
-        #expect(f32["other", default: 0] >= 0.94, "f32 other \(f32)")
+        #expect(int8["other", default: 0] >= 0.95, "int8 other \(int8)")
+        #expect(abs(int8["other", default: 0] - f32["other", default: 0]) <= 0.005, "other: int8 \(int8), f32 \(f32)")
     }
 
     /// Clean probes: squares and triangles at every 5°, ellipses of aspect 1–2.5 and rectangles of aspect 1–3 at
@@ -149,7 +147,7 @@ struct ShapeRecognitionTests {
         let upright = rasterizer.rasterize(square).scalars
         for degrees in [17.0, 45, 90, 133, 180, 271] {
             let image = rasterizer.rasterize(turned(square, by: degrees * .pi / 180)).scalars
-            // A turn by 180° or a mirror image may remain; compare against all four.
+            // A turn by 180° may remain (a rectangle's symmetry); compare against both.
             let flips = [image, Array(image.reversed())]
             let worst = flips.map { candidate in zip(candidate, upright).map { abs($0 - $1) }.max() ?? 0 }.min() ?? 1
             #expect(worst < 0.35, "square turned \(degrees)°: max pixel difference \(worst)")
@@ -171,11 +169,11 @@ struct ShapeRecognitionTests {
         #expect(rasterizer.problem(with: Drawing(strokes: [[DrawingPoint(x: -1.5e308, y: 0), DrawingPoint(x: 1.5e308, y: 1)]]))?
             .hasPrefix("the drawing spans more than the largest number") == true)
         let normal = rasterizer.rasterize(square(side: 100)).scalars
-        for side in [1e-170, 1e-100, 1e150, 1e300] {
-            #expect(rasterizer.problem(with: square(side: side)) == nil)
-            let image = rasterizer.rasterize(square(side: side)).scalars
+        for (side, offset) in [(1e-170, 0.0), (1e-100, 0), (1e150, 0), (1e300, 0), (1e307, 1.6e308), (1e-3, -1e5)] {
+            #expect(rasterizer.problem(with: square(side: side, at: offset)) == nil)
+            let image = rasterizer.rasterize(square(side: side, at: offset)).scalars
             let worst = zip(image, normal).map { abs($0 - $1) }.max() ?? 1
-            #expect(worst < 1e-4, "a square of side \(side): max pixel difference \(worst) from a square of side 100")
+            #expect(worst < 1e-4, "a square of side \(side) at \(offset): max pixel difference \(worst) from a square of side 100")
         }
         let answer = try shipped("int8").recognize(square(side: 1e-170))
         #expect(answer.label == "square", "\(answer.label) \(answer.confidence)")
@@ -184,13 +182,41 @@ struct ShapeRecognitionTests {
     /// The O(n) rotating-calipers rectangle agrees with the loop-only twin on awkward hulls.
     @Test func rotatingCalipersMatchTheReference() {
         var generator = SeededGenerator(seed: 3)
-        for count in [3, 4, 5, 7, 17, 33, 100] {
-            let points = (0..<count).map { _ in (x: generator.nextUniform(in: -50..<50), y: generator.nextUniform(in: -20..<20)) }
+        var clouds: [[(x: Double, y: Double)]] = [3, 4, 5, 7, 17, 33, 100].map { count in
+            (0..<count).map { _ in (x: generator.nextUniform(in: -50..<50), y: generator.nextUniform(in: -20..<20)) }
+        }
+        // Ties and collinear points: a grid, regular polygons (many equal rectangles), points on a line and a square.
+        clouds.append((0..<25).map { (x: Double($0 % 5), y: Double($0 / 5)) })
+        for sides in [3, 4, 5, 6, 8, 17] {
+            clouds.append((0..<sides).map { k in (x: cos(2 * Double.pi * Double(k) / Double(sides)), y: sin(2 * Double.pi * Double(k) / Double(sides))) })
+        }
+        clouds.append([(0, 0), (1, 0), (2, 0), (2, 1), (2, 2), (1, 2), (0, 2), (0, 1)].map { (x: $0.0, y: $0.1) })
+        for points in clouds {
+            let count = points.count
             let hull = convexHull(points)
             guard hull.count >= 3 else { continue }
             let fast = minimumRectangle(hull).area, reference = minimumRectangleReference(hull).area
             #expect(abs(fast - reference) <= 1e-9 * max(1, reference), "\(count) points: \(fast) vs \(reference)")
         }
+    }
+
+    /// The batch API answers exactly as one drawing at a time, on any number of threads.
+    @Test func batchesAnswerAsSingleDrawings() throws {
+        let recognizer = try shipped("int8")
+        var generator = ShapeGenerator(seed: 21)
+        let drawings = generator.samples(people: 4, perPerson: 10).map(\.drawing)
+        let single = try drawings.map { try recognizer.recognize($0) }
+        for threads in [1, 2, 7] {
+            let batch = try recognizer.recognize(drawings, threads: threads).map { try $0.get() }
+            #expect(zip(single, batch).allSatisfy { $0.label == $1.label && $0.confidence == $1.confidence && $0.uncertain == $1.uncertain },
+                    "\(threads) threads")
+        }
+    }
+
+    /// With too few errors to show over-confidence, the fitted temperature never sharpens.
+    @Test func aPerfectValidationSetDoesNotSharpen() {
+        let rows = (0..<100).map { _ in [0.6, 0.4] }
+        #expect(DecisionRule.fitTemperature(probabilities: rows, truth: Array(repeating: 0, count: 100)) >= 1)
     }
 
     /// Temperature scaling: a fitted temperature above 1 for over-confident scores, and calibrated

@@ -71,7 +71,12 @@ public struct DecisionRule: Codable, Equatable, Sendable {
     }
 
     /// Fits the temperature that minimizes the negative log-likelihood of `truth` under calibrated
-    /// `probabilities` (rows of softmax outputs): a golden-section search over log T in [0.05, 20].
+    /// `probabilities` (rows of softmax outputs): a golden-section search over log T in [0.05, 20]. With fewer
+    /// than `minimumErrors` wrong answers the data cannot show over-confidence (the likelihood only grows as T
+    /// shrinks, and a fit would sharpen 60/40 into certainty), so the temperature never goes below 1 then.
+    public static let minimumErrors = 10
+
+    /// See `minimumErrors`.
     public static func fitTemperature(probabilities: [[Double]], truth: [Int]) -> Double {
         precondition(probabilities.count == truth.count, "fitTemperature: \(probabilities.count) rows, \(truth.count) labels")
         guard !truth.isEmpty else { return 1 }
@@ -92,7 +97,9 @@ public struct DecisionRule: Codable, Equatable, Sendable {
             let a = high - ratio * (high - low), b = low + ratio * (high - low)
             if loss(a) < loss(b) { high = b } else { low = a }
         }
-        return exp((low + high) / 2)
+        let fitted = exp((low + high) / 2)
+        let errors = zip(probabilities, truth).filter { row, label in row.indices.contains { row[$0] > row[label] } }.count
+        return errors < minimumErrors ? max(1, fitted) : fitted
     }
 }
 
@@ -147,6 +154,7 @@ public struct Decision: Sendable, Equatable {
         }
     }
 
+    /// Equal labels, confidences, reasons and probabilities.
     public static func == (a: Decision, b: Decision) -> Bool {
         a.label == b.label && a.best == b.best && a.confidence == b.confidence && a.reason == b.reason
             && a.uncertain == b.uncertain && a.probabilities.map(\.label) == b.probabilities.map(\.label)

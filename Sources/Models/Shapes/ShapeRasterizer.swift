@@ -30,6 +30,8 @@ public struct ShapeRasterizer: Sendable, Equatable {
 
     /// Creates a rasterizer.
     public init(size: Int = 16, lineWidth: Double = 2, margin: Double = 2, canonical: Bool = false, maxStretch: Double = 1) {
+        precondition(size >= 4 && lineWidth > 0 && margin >= 0 && maxStretch >= 1,
+                     "ShapeRasterizer: size \(size) ≥ 4, lineWidth \(lineWidth) > 0, margin \(margin) ≥ 0, maxStretch \(maxStretch) ≥ 1")
         self.size = size
         self.lineWidth = lineWidth
         self.margin = margin
@@ -137,18 +139,27 @@ public struct ShapeRasterizer: Sendable, Equatable {
 
     /// Where a drawing's points go in the image: an affine map, or `nil` for a drawing without points.
     func placement(of drawing: Drawing) -> AffineMap? {
+        // Everything in units of the drawing's size from its corner, so that no product overflows or underflows
+        // whatever the drawing's scale and place.
+        guard let bounds = drawing.bounds else { return nil }
+        let unit = max(bounds.maxX - bounds.minX, bounds.maxY - bounds.minY)
+        let middle = Double(size - 1) / 2
+        guard unit > 0, unit.isFinite else {
+            return AffineMap(originX: bounds.minX, originY: bounds.minY, inverseUnit: 0, a: 0, b: 0, c: 0, d: 0, e: middle, f: middle)
+        }
+        let inverseUnit = 1 / unit
         // The axes the drawing is measured along: x and y, or the smallest enclosing rectangle's.
         var (ux, uy) = (1.0, 0.0)
         if canonical, let direction = minimumRectangleDirection(of: drawing) { (ux, uy) = direction }
         var minU = Double.infinity, minV = Double.infinity, maxU = -Double.infinity, maxV = -Double.infinity
         for stroke in drawing.strokes {
             for point in stroke {
-                let u = point.x * ux + point.y * uy, v = -point.x * uy + point.y * ux
+                let x = (point.x - bounds.minX) * inverseUnit, y = (point.y - bounds.minY) * inverseUnit
+                let u = x * ux + y * uy, v = -x * uy + y * ux
                 minU = min(minU, u); maxU = max(maxU, u)
                 minV = min(minV, v); maxV = max(maxV, v)
             }
         }
-        guard minU <= maxU, minV <= maxV else { return nil }
         if canonical && maxV - minV > maxU - minU {
             // The long side horizontal: measure along the other axis.
             (ux, uy) = (-uy, ux)
@@ -157,15 +168,15 @@ public struct ShapeRasterizer: Sendable, Equatable {
         let fill = Double(size) - 2 * margin - 1
         let extent = max(maxU - minU, maxV - minV)
         guard extent > 0 else {
-            let middle = Double(size - 1) / 2
-            return AffineMap(a: 0, b: 0, c: 0, d: 0, e: middle, f: middle)
+            return AffineMap(originX: bounds.minX, originY: bounds.minY, inverseUnit: 0, a: 0, b: 0, c: 0, d: 0, e: middle, f: middle)
         }
         let scaleU = fill / extent
         let scaleV = canonical ? fill / max(maxV - minV, extent / maxStretch) : scaleU
-        let middle = Double(size - 1) / 2
         let (centreU, centreV) = ((minU + maxU) / 2, (minV + maxV) / 2)
-        // px = scaleU (u − centreU) + middle, py = scaleV (v − centreV) + middle, with u = x ux + y uy, v = −x uy + y ux.
-        return AffineMap(a: scaleU * ux, b: scaleU * uy, c: -scaleV * uy, d: scaleV * ux,
+        // px = scaleU (u − centreU) + middle, py = scaleV (v − centreV) + middle, with u = x ux + y uy, v = −x uy + y ux
+        // in the drawing's units.
+        return AffineMap(originX: bounds.minX, originY: bounds.minY, inverseUnit: inverseUnit,
+                         a: scaleU * ux, b: scaleU * uy, c: -scaleV * uy, d: scaleV * ux,
                          e: middle - scaleU * centreU, f: middle - scaleV * centreV)
     }
 
@@ -190,6 +201,7 @@ public struct ShapeRasterizer: Sendable, Equatable {
     @inline(__always)
     private func drawSegment(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, reach: Double,
                              into image: UnsafeMutableBufferPointer<Float>) {
+        guard x0.isFinite, y0.isFinite, x1.isFinite, y1.isFinite else { return }
         let dx = x1 - x0, dy = y1 - y0
         let lengthSquared = dx * dx + dy * dy
         let inverseLength = lengthSquared > 0 ? 1 / lengthSquared : 0
@@ -214,10 +226,15 @@ public struct ShapeRasterizer: Sendable, Equatable {
     }
 }
 
-/// `(x, y) ↦ (a x + b y + e, c x + d y + f)`.
+/// `(x, y) ↦ (a x′ + b y′ + e, c x′ + d y′ + f)` with `x′ = (x − originX) · inverseUnit` (and `y′` alike): the
+/// affine map applied in the drawing's own units, so that it holds at any scale and place.
 struct AffineMap {
+    let originX: Double, originY: Double, inverseUnit: Double
     let a: Double, b: Double, c: Double, d: Double, e: Double, f: Double
 
     @inline(__always)
-    func apply(_ x: Double, _ y: Double) -> (Double, Double) { (a * x + b * y + e, c * x + d * y + f) }
+    func apply(_ x: Double, _ y: Double) -> (Double, Double) {
+        let (u, v) = ((x - originX) * inverseUnit, (y - originY) * inverseUnit)
+        return (a * u + b * v + e, c * u + d * v + f)
+    }
 }

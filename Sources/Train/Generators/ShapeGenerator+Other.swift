@@ -149,7 +149,16 @@ extension ShapeGenerator {
 
     /// One of a few capital letters and digits, as strokes in the unit square.
     mutating func letter() -> [[(Double, Double)]] {
-        switch generator.nextIndex(below: 9) {
+        switch generator.nextIndex(below: 12) {
+        case 9: return [polyline([(0, 0), (0, 0.6)]) .dropLast() + (0...30).map { i in  // U
+            let angle = Double.pi - Double.pi * Double(i) / 30
+            return (0.5 + 0.5 * cos(angle), 0.6 + 0.4 * sin(angle))
+        } + polyline([(1, 0.6), (1, 0)]).dropFirst()]
+        case 10: return [polyline([(0.1, 1), (0.1, 0)]) + (1...30).map { i in  // D
+            let angle = -Double.pi / 2 + Double.pi * Double(i) / 30
+            return (0.1 + 0.8 * cos(angle), 0.5 + 0.5 * sin(angle))
+        }]
+        case 11: return [polyline([(0, 1), (0, 0.4), (0.5, 0), (1, 0.4), (1, 1), (0, 1)])]  // a house
         case 0: return [polyline([(1, 0), (0, 0), (0, 0.5), (0.8, 0.5)]), polyline([(0, 0.5), (0, 1)])]  // F-ish
         case 1: return [polyline([(0, 0), (1, 0), (0, 1), (1, 1)])]  // Z
         case 2: return [polyline([(0, 1), (0, 0), (1, 1), (1, 0)])]  // N

@@ -73,7 +73,8 @@ public struct ShapeGenerator: Sendable {
         case "circle":
             path = ellipse(person: person)
         case "triangle":
-            let apexX = chance(0.6) ? 0.5 + normal(0.12) : uniform(-0.3, 1.3)
+            // Isosceles-ish, scalene, right and obtuse: the apex anywhere from well left to well right of the base.
+            let apexX = chance(0.5) ? 0.5 + normal(0.12) : uniform(-0.9, 1.9)
             var vertices = [(apexX, 0.0 + normal(0.03)), (1 + normal(0.07), 1 + normal(0.05)), (0 + normal(0.07), 1 + normal(0.05))]
             (path, corners) = polygon(&vertices, person: person)
         case "square":
@@ -91,15 +92,18 @@ public struct ShapeGenerator: Sendable {
             }
             (path, corners) = polygon(&points, person: person)
         }
-        // Any rotation; stretched along a random axis (ellipses up to 2.6:1, rectangles and triangles up to
-        // 3.2:1, stars to 1.7:1) and slightly sheared; any size and place.
+        // Any rotation; stretched along a random axis (ellipses up to 2.6:1, rectangles to 3.2:1, triangles to 8:1,
+        // stars to 1.7:1) and slightly sheared; any size and place.
         let size = logUniform(40, 320)
         let aspect: Double
         switch label {
         case "circle": aspect = chance(0.5) ? logUniform(0.8, 1.25) : logUniform(1 / 2.6, 2.6)
         case "star": aspect = logUniform(0.6, 1.7)
         case "square": aspect = chance(0.4) ? logUniform(0.85, 1.18) : logUniform(1 / 3.2, 3.2)
-        default: aspect = logUniform(1 / 3.2, 3.2)
+        default:
+            // Triangles of any proportions: a fifth of them flat or tall, up to 8:1.
+            let flat = logUniform(3.2, 8)
+            aspect = chance(0.8) ? logUniform(1 / 3.2, 3.2) : (chance(0.5) ? flat : 1 / flat)
         }
         path = place([path], size: size, aspect: aspect, person: person)[0]
         return timed(path, corners: corners, person: person, size: size, label: label)
