@@ -272,14 +272,22 @@ struct Evaluate: ParsableCommand {
                 throw failure(DataError(file: data, line: drawing.lines.lowerBound, message: "drawing '\(drawing.id)': \(error.message)"))
             }
         }
+        showReport(labels: labels, truth: truth, predicted: predicted, confidences: confidences, uncertain: uncertain,
+                   model: recognizer.model, heading: "\(drawings.count) drawings", unit: "answers")
+    }
+
+    /// Prints the report of `predicted` against `truth`, with the uncertain count and the reliability table: one
+    /// JSON object, or text under a heading.
+    func showReport(labels: [String], truth: [Int], predicted: [Int], confidences: [Double], uncertain: Int,
+                    model: String, heading: String, unit: String) {
         let report = ClassificationReport(labels: labels, truth: truth, predicted: predicted)
         let reliability = ReliabilityTable(confidences: confidences, correct: zip(truth, predicted).map { $0 == $1 })
         if json {
-            print(EvaluationJSON(report: report, model: recognizer.model, uncertain: uncertain, reliability: reliability).text)
+            print(EvaluationJSON(report: report, model: model, uncertain: uncertain, reliability: reliability).text)
         } else {
-            print("\(recognizer.model) on \(data): \(drawings.count) drawings")
+            print("\(model) on \(data): \(heading)")
             print(report.text)
-            print("uncertain \(uncertain) of \(drawings.count) answers (\(percent(Double(uncertain) / Double(max(1, drawings.count)))))")
+            print("uncertain \(uncertain) of \(truth.count) \(unit) (\(percent(Double(uncertain) / Double(max(1, truth.count)))))")
             print(reliability.text)
         }
     }
@@ -312,16 +320,8 @@ extension Evaluate {
         } catch {
             throw failure(error)
         }
-        let report = ClassificationReport(labels: labels, truth: truth, predicted: predicted)
-        let reliability = ReliabilityTable(confidences: confidences, correct: zip(truth, predicted).map { $0 == $1 })
-        if json {
-            print(EvaluationJSON(report: report, model: recognizer.model, uncertain: uncertain, reliability: reliability).text)
-        } else {
-            print("\(recognizer.model) on \(data): \(sessionCount) sessions, \(truth.count) windows")
-            print(report.text)
-            print("uncertain \(uncertain) of \(truth.count) windows (\(percent(Double(uncertain) / Double(max(1, truth.count)))))")
-            print(reliability.text)
-        }
+        showReport(labels: labels, truth: truth, predicted: predicted, confidences: confidences, uncertain: uncertain,
+                   model: recognizer.model, heading: "\(sessionCount) sessions, \(truth.count) windows", unit: "windows")
     }
 }
 
