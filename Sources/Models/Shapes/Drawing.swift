@@ -28,10 +28,15 @@ public struct Drawing: Sendable, Equatable {
 
     /// The smallest rectangle holding every point: (minX, minY, maxX, maxY), or `nil` without points.
     public var bounds: (minX: Double, minY: Double, maxX: Double, maxY: Double)? {
-        let points = strokes.joined()
-        guard let first = points.first else { return nil }
-        return points.reduce((first.x, first.y, first.x, first.y)) {
-            (min($0.0, $1.x), min($0.1, $1.y), max($0.2, $1.x), max($0.3, $1.y))
+        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        var any = false
+        for stroke in strokes {
+            for point in stroke {
+                minX = min(minX, point.x); maxX = max(maxX, point.x)
+                minY = min(minY, point.y); maxY = max(maxY, point.y)
+                any = true
+            }
         }
+        return any ? (minX, minY, maxX, maxY) : nil
     }
 }
