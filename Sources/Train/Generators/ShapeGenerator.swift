@@ -6,8 +6,9 @@ import Tensor
 ///
 /// Each simulated person has habits — how round their corners are, how much their hand shakes, how fast they
 /// draw, where they start and which way they go, how often they lift the pen — and draws many shapes, each with
-/// its own size, stretch along a random axis, rotation (any angle), careless vertices, closing gap or overlap, wobble, speed profile
-/// and point density; a fifth of the drawings are none of the four shapes (`other`). Datasets split by person, so test drawings come from people the training set never saw.
+/// its own size, stretch along a random axis, rotation (any angle), careless vertices, closing gap or overlap,
+/// wobble, speed profile and point density; a fifth of the drawings are none of the four shapes (`other`).
+/// Datasets split by person, so test drawings come from people the training set never saw.
 public struct ShapeGenerator: Sendable {
     /// The classes drawn, in label order: the four shapes and `other` (drawings that are none of them).
     public static let labels = ShapeDataset.standardLabels + [ShapeDataset.otherLabel]
