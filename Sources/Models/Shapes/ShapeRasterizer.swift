@@ -78,14 +78,26 @@ public struct ShapeRasterizer: Sendable, Equatable {
 
     /// Why a drawing cannot be rasterized (no points, a NaN, all points in one place), or `nil`.
     public func problem(with drawing: Drawing) -> String? {
-        guard drawing.pointCount >= 2 else {
-            return "a drawing needs at least 2 points, this one has \(drawing.pointCount)"
+        // One pass: count, finiteness and bounds (this runs for every drawing classified).
+        var count = 0, finite = true
+        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        for stroke in drawing.strokes {
+            count += stroke.count
+            for point in stroke {
+                finite = finite && point.x.isFinite && point.y.isFinite
+                minX = min(minX, point.x); maxX = max(maxX, point.x)
+                minY = min(minY, point.y); maxY = max(maxY, point.y)
+            }
         }
-        if drawing.strokes.joined().contains(where: { !$0.x.isFinite || !$0.y.isFinite }) {
+        guard count >= 2 else {
+            return "a drawing needs at least 2 points, this one has \(count)"
+        }
+        if !finite {
             return "a point is not a finite number"
         }
-        guard let bounds = drawing.bounds, bounds.maxX > bounds.minX || bounds.maxY > bounds.minY else {
-            return "all \(drawing.pointCount) points are at the same place; there is no shape to see"
+        let bounds = (minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+        guard bounds.maxX > bounds.minX || bounds.maxY > bounds.minY else {
+            return "all \(count) points are at the same place; there is no shape to see"
         }
         let extent = max(bounds.maxX - bounds.minX, bounds.maxY - bounds.minY)
         let largest = max(abs(bounds.minX), abs(bounds.maxX), abs(bounds.minY), abs(bounds.maxY))
