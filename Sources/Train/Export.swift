@@ -56,22 +56,20 @@ public func accuracy(of model: Sequential, on examples: Examples, batchSize: Int
 
 /// The class an inference model picks for each row of `inputs`.
 public func predictions(of model: Sequential, on inputs: Tensor, batchSize: Int = 256) -> [Int] {
-    var result: [Int] = []
-    for start in stride(from: 0, to: inputs.shape[0], by: batchSize) {
-        result += model(inputs.rows(start..<min(start + batchSize, inputs.shape[0]))).argmax(axis: 1)
-    }
-    return result
+    outputs(of: model, on: inputs, batchSize: batchSize).flatMap { $0.argmax(axis: 1) }
 }
 
 /// An inference model's output (softmax probabilities) for each row of `inputs`.
 public func probabilities(of model: Sequential, on inputs: Tensor, batchSize: Int = 256) -> [[Double]] {
-    var result: [[Double]] = []
-    guard inputs.shape[0] > 0 else { return result }
-    for start in stride(from: 0, to: inputs.shape[0], by: batchSize) {
-        let output = model(inputs.rows(start..<min(start + batchSize, inputs.shape[0])))
-        let width = output.shape[1]
-        let scalars = output.scalars
-        for row in 0..<output.shape[0] { result.append(scalars[(row * width)..<((row + 1) * width)].map(Double.init)) }
+    outputs(of: model, on: inputs, batchSize: batchSize).flatMap { output in
+        let (rows, width, scalars) = (output.shape[0], output.shape[1], output.scalars)
+        return (0..<rows).map { row in scalars[(row * width)..<((row + 1) * width)].map(Double.init) }
     }
-    return result
+}
+
+/// The model's outputs for `inputs`, `batchSize` rows at a time.
+func outputs(of model: Sequential, on inputs: Tensor, batchSize: Int) -> [Tensor] {
+    stride(from: 0, to: inputs.shape[0], by: batchSize).map { start in
+        model(inputs.rows(start..<min(start + batchSize, inputs.shape[0])))
+    }
 }

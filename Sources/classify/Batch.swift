@@ -1,5 +1,4 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import Models
 import Tensor
@@ -131,17 +130,9 @@ func runBatch(count: Int, threads: Int = ProcessInfo.processInfo.activeProcessor
     var failures = 0
     for start in stride(from: 0, to: count, by: chunk) {
         let end = min(count, start + chunk)
-        let slots = OutcomeSlots(count: end - start)
-        let workers = max(1, min(threads, end - start))
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            var index = start + worker
-            while index < end {
-                slots.store(work(index), at: index - start)
-                index += workers
-            }
-        }
+        let outcomes = parallelMap(count: end - start, threads: max(1, threads)) { work(start + $0) }
         var text = ""
-        for outcome in slots.outcomes() {
+        for outcome in outcomes {
             text += outcome.line + "\n"
             if outcome.status != 0 {
                 failures += 1
@@ -152,26 +143,6 @@ func runBatch(count: Int, threads: Int = ProcessInfo.processInfo.activeProcessor
     }
     if failures > 0 { reportError("\(failures) of \(count) inputs failed; each is reported in its place above") }
     return status
-}
-
-/// Fixed slots the workers of one chunk write (each its own indices) and the printer reads after they finish.
-final class OutcomeSlots: @unchecked Sendable {
-    private var slots: [ItemOutcome?]
-    private let lock = NSLock()
-
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-
-    func store(_ outcome: ItemOutcome, at index: Int) {
-        lock.lock()
-        slots[index] = outcome
-        lock.unlock()
-    }
-
-    func outcomes() -> [ItemOutcome] {
-        lock.lock()
-        defer { lock.unlock() }
-        return slots.map { $0 ?? ItemOutcome(line: "error: no result", status: ExitStatus.software) }
-    }
 }
 
 /// An input's error as a batch line: text `INPUT  error: MESSAGE`, or JSON `{"input", "error", "status"}`.

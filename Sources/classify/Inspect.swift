@@ -121,9 +121,7 @@ struct InspectionReport: Encodable {
             lines.append(column("training", 16) + parts.joined(separator: ", "))
         }
         if let decision {
-            lines.append(column("decision", 16) + String(format: "temperature %g, ", decision.temperature)
-                + (decision.rejectLabel.map { "'\($0)' answers unknown, " } ?? "no reject class, ")
-                + String(format: "uncertain below %g%%", 100 * decision.uncertainBelow))
+            lines.append(column("decision", 16) + decision.summary)
         }
         lines.append(column("architecture", 16) + "\(architecture.count) layers, \(grouped(parameters)) parameters")
         for row in architecture {

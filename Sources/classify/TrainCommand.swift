@@ -186,9 +186,7 @@ struct TrainCommand: ParsableCommand {
                 }
             }
             if let decision = variants.first?.decision {
-                print(String(format: "decision  temperature %g fitted on the validation examples", decision.temperature)
-                      + (decision.rejectLabel.map { "; '\($0)' answers unknown" } ?? "")
-                      + String(format: "; uncertain below %g%%", 100 * decision.uncertainBelow))
+                print("decision  \(decision.summary) (temperature fitted on the validation examples)")
             }
             print("curves  \(out).curves.svg")
         } catch {

@@ -60,6 +60,13 @@ public struct DecisionRule: Codable, Equatable, Sendable {
         return nil
     }
 
+    /// One line for people: `temperature 1.2, 'other' answers unknown, uncertain below 70%`.
+    public var summary: String {
+        String(format: "temperature %g, ", temperature)
+            + (rejectLabel.map { "'\($0)' answers unknown, " } ?? "no reject class, ")
+            + String(format: "uncertain below %g%%", 100 * uncertainBelow)
+    }
+
     /// Calibrated probabilities from softmax outputs: `pᵢ ∝ exp(log pᵢ / T)`.
     public func calibrated(_ probabilities: [Double]) -> [Double] {
         guard temperature != 1 else { return probabilities }

@@ -162,7 +162,7 @@ public struct ShapeRasterizer: Sendable, Equatable {
         let inverseUnit = 1 / unit
         // The axes the drawing is measured along: x and y, or the smallest enclosing rectangle's.
         var (ux, uy) = (1.0, 0.0)
-        if canonical, let direction = minimumRectangleDirection(of: drawing) { (ux, uy) = direction }
+        if canonical, let direction = minimumRectangleDirection(of: drawing, bounds: bounds) { (ux, uy) = direction }
         var minU = Double.infinity, minV = Double.infinity, maxU = -Double.infinity, maxV = -Double.infinity
         for stroke in drawing.strokes {
             for point in stroke {
@@ -194,13 +194,18 @@ public struct ShapeRasterizer: Sendable, Equatable {
 
     /// The direction (unit vector) of a side of the smallest rectangle around the drawing, or `nil` when the
     /// points have no area (then the x axis serves).
-    func minimumRectangleDirection(of drawing: Drawing) -> (Double, Double)? {
+    func minimumRectangleDirection(of drawing: Drawing,
+                                   bounds: (minX: Double, minY: Double, maxX: Double, maxY: Double)) -> (Double, Double)? {
         // In units of the drawing's size from its corner, so that products of coordinates neither underflow nor
         // overflow whatever the scale.
-        guard let bounds = drawing.bounds else { return nil }
         let extent = max(bounds.maxX - bounds.minX, bounds.maxY - bounds.minY)
         guard extent > 0, extent.isFinite else { return nil }
-        let hull = convexHull(drawing.strokes.joined().map { (x: ($0.x - bounds.minX) / extent, y: ($0.y - bounds.minY) / extent) })
+        var points: [(x: Double, y: Double)] = []
+        points.reserveCapacity(drawing.pointCount)
+        for stroke in drawing.strokes {
+            for point in stroke { points.append((x: (point.x - bounds.minX) / extent, y: (point.y - bounds.minY) / extent)) }
+        }
+        let hull = convexHull(points)
         guard hull.count >= 3 else {
             guard let first = hull.first, let last = hull.last else { return nil }
             let length = hypot(last.x - first.x, last.y - first.y)

@@ -21,6 +21,21 @@ public struct ShapeAnswer: Sendable {
     public let attempts: [ChainAttempt]
     /// The image the model saw (`nil` for the geometric recognizer).
     public let view: Tensor?
+
+    /// An answer as `decision` gives it, with a different `label`, `confidence`, `uncertain` or `reason` where
+    /// one is given.
+    init(_ decision: Decision, label: String? = nil, confidence: Double? = nil, uncertain: Bool? = nil, reason: String? = nil,
+         model: String, attempts: [ChainAttempt], view: Tensor?) {
+        self.label = label ?? decision.label
+        best = decision.best
+        self.confidence = confidence ?? decision.confidence
+        probabilities = decision.probabilities
+        self.uncertain = uncertain ?? decision.uncertain
+        self.reason = reason ?? decision.reason
+        self.model = model
+        self.attempts = attempts
+        self.view = view
+    }
 }
 
 /// The one way from a drawing to an answer, for the CLI (single drawings, batches, `evaluate`), the benchmarks and
@@ -76,35 +91,29 @@ public struct ShapeRecognizer: Sendable {
         switch engine {
         case let .model(classifier):
             let view = classifier.rasterizer.rasterize(drawing)
-            let decision = classifier.decide(classifier.classify(image: view))
-            return ShapeAnswer(label: decision.label, best: decision.best, confidence: decision.confidence,
-                               probabilities: decision.probabilities, uncertain: decision.uncertain, reason: decision.reason,
-                               model: model, attempts: attempts, view: view)
+            return ShapeAnswer(classifier.decide(classifier.classify(image: view)), model: model, attempts: attempts, view: view)
         case .geometric:
+            let labels = GeometricRecognizer.labels
             let prediction: ShapePrediction
             do {
                 prediction = try GeometricRecognizer().classify(drawing)
             } catch {
                 // Points on a line or a spot have no outline: none of the four shapes.
-                let even = GeometricRecognizer.labels.map { ($0, 1 / Double(GeometricRecognizer.labels.count)) }
-                return ShapeAnswer(label: DecisionRule.unknownLabel, best: GeometricRecognizer.labels[0], confidence: 1,
-                                   probabilities: even, uncertain: true, reason: "\(error.message); the geometric recognizer knows only closed outlines",
+                let even = Decision(labels: labels, probabilities: labels.map { _ in 1 / Double(labels.count) }, rule: .legacy)
+                return ShapeAnswer(even, label: DecisionRule.unknownLabel, confidence: 1, uncertain: true,
+                                   reason: "\(error.message); the geometric recognizer knows only closed outlines",
                                    model: model, attempts: attempts, view: nil)
             }
-            let decision = Decision(labels: GeometricRecognizer.labels, probabilities: prediction.probabilities.map(\.probability),
-                                    rule: .legacy)
+            let decision = Decision(labels: labels, probabilities: prediction.probabilities.map(\.probability), rule: .legacy)
             // The geometric recognizer knows only closed outlines: an open drawing is none of them.
             let gap = ShapeUncertainty.closingGap(drawing)
-            if gap > ShapeUncertainty.closingGapThreshold {
-                return ShapeAnswer(label: DecisionRule.unknownLabel, best: decision.best, confidence: decision.confidence,
-                                   probabilities: decision.probabilities, uncertain: true,
+            guard gap <= ShapeUncertainty.closingGapThreshold else {
+                return ShapeAnswer(decision, label: DecisionRule.unknownLabel, uncertain: true,
                                    reason: "the drawing is open (its ends are \(Int((gap * 100).rounded()))% of its size apart); "
                                        + "the geometric recognizer knows only closed outlines",
                                    model: model, attempts: attempts, view: nil)
             }
-            return ShapeAnswer(label: decision.label, best: decision.best, confidence: decision.confidence,
-                               probabilities: decision.probabilities, uncertain: decision.uncertain, reason: decision.reason,
-                               model: model, attempts: attempts, view: nil)
+            return ShapeAnswer(decision, model: model, attempts: attempts, view: nil)
         }
     }
 
@@ -125,35 +134,8 @@ extension ShapeRecognizer {
     /// The answers for many drawings, in order, on up to `threads` threads: each an answer or why its drawing
     /// cannot be seen.
     public func recognize(_ drawings: [Drawing], threads: Int = ProcessInfo.processInfo.activeProcessorCount) -> [Result<ShapeAnswer, DataError>] {
-        let results = AnswerSlots(count: drawings.count)
-        let workers = max(1, min(threads, drawings.count))
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            for index in stride(from: worker, to: drawings.count, by: workers) {
-                do throws(DataError) {
-                    results.store(.success(try recognize(drawings[index])), at: index)
-                } catch {
-                    results.store(.failure(error), at: index)
-                }
-            }
+        parallelMap(count: drawings.count, threads: max(1, threads)) { index in
+            Result { () throws(DataError) in try recognize(drawings[index]) }
         }
-        return results.values()
-    }
-}
-
-/// Results written by several threads, each to its own index.
-private final class AnswerSlots: @unchecked Sendable {
-    private var slots: [Result<ShapeAnswer, DataError>?]
-    private let lock = NSLock()
-
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-
-    func store(_ value: Result<ShapeAnswer, DataError>, at index: Int) {
-        lock.lock()
-        slots[index] = value
-        lock.unlock()
-    }
-
-    func values() -> [Result<ShapeAnswer, DataError>] {
-        slots.map { $0 ?? .failure(DataError(file: "drawing", message: "not classified")) }
     }
 }

@@ -1,7 +1,5 @@
-import Dispatch
 import Foundation
 import Models
-import Synchronization
 
 /// One drawing of a dataset read for classification: its id, where it is, and the drawing or why it is unusable.
 public struct DatasetDrawing: Sendable {
@@ -32,14 +30,12 @@ extension ShapeDataset {
                                t: reader.optionalColumn("t"), checkLabels: checkLabels)
         var pending: [PendingDrawing]
         if threads > 1, let parts = try reader.split(into: threads) {
-            let results = Mutex<[Result<[PendingDrawing], DataError>]>(Array(repeating: .success([]), count: parts.count))
-            DispatchQueue.concurrentPerform(iterations: parts.count) { index in
+            let results = parallelMap(count: parts.count, threads: parts.count) { index in
                 var part = CSVReader(parts[index])
-                let groups = Result { () throws(DataError) in try layout.groups(&part) }
-                results.withLock { $0[index] = groups }
+                return Result { () throws(DataError) in try layout.groups(&part) }
             }
             pending = []
-            for result in results.withLock({ $0 }) {
+            for result in results {
                 let groups = try result.get()
                 // A drawing cut by a part boundary continues in the next part.
                 if let last = pending.last, let first = groups.first, last.id == first.id {
