@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // The on-device ML engine: tensor library on OpenBLAS, models, training harness, CLI and benchmarks.
-// Dependencies run one way: CBLAS ← Tensor ← Models ← Train ← classify (see README.md).
+// Dependencies run one way: CBLAS, CKernels ← Tensor ← Models ← Train ← classify (see README.md).
 import PackageDescription
 
 let package = Package(
@@ -23,7 +23,10 @@ let package = Package(
             pkgConfig: "openblas",
             providers: [.apt(["libopenblas-dev"])]
         ),
-        .target(name: "Tensor", dependencies: ["CBLAS"]),
+        // The hand-written kernels (direct convolution, 8-bit dot products), compiled per instruction set with
+        // target attributes and chosen at run time. Only `Tensor` imports it, through Sources/Tensor/Plan/Kernels.swift.
+        .target(name: "CKernels", path: "Sources/CKernels"),
+        .target(name: "Tensor", dependencies: ["CBLAS", "CKernels"]),
         .target(name: "Models", dependencies: ["Tensor"]),
         .target(name: "Train", dependencies: ["Models", "Tensor"]),
         .executableTarget(

@@ -32,6 +32,18 @@ struct ShapeBenchmark {
                     return Float(classifier.classify(image: images[next]).confidence)
                 },
             ])
+            let plan = classifier.compiled.plan
+            let workspace = plan.makeWorkspace()
+            var output = [Float](repeating: 0, count: plan.outputCount)
+            measurements += measure("shape: \(format) compiled plan only", flops: nil, plan: self.plan, [
+                Candidate(impl: "tensor") {
+                    next = (next + 1) % images.count
+                    output.withUnsafeMutableBufferPointer { out in
+                        images[next].withUnsafeBufferPointer { plan.run($0, into: out, workspace: workspace) }
+                    }
+                    return output[0]
+                },
+            ])
         }
         var next = 0
         let rasterizer = ShapeRasterizer.shipped

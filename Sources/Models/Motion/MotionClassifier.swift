@@ -145,6 +145,8 @@ public struct MotionClassifier: MotionWindowClassifier {
     public let file: ModelFile
     /// The layers (dequantized once at load).
     public let model: Sequential
+    /// The layers compiled for one window at a time (what `probabilities` runs).
+    public let compiled: CompiledModel
     /// The preprocessing the file describes.
     public let windowing: MotionWindowing
 
@@ -157,13 +159,14 @@ public struct MotionClassifier: MotionWindowClassifier {
                 + "a motion classifier with this windowing takes [\(windowing.inputSize)] with labels")
         }
         model = file.makeModel()
+        compiled = CompiledModel(model, inputShape: file.input.shape)
     }
 
     /// The classes, in output order.
     public var labels: [String] { file.labels }
 
     /// The model's probabilities for each window.
-    public func probabilities(_ inputs: Tensor) -> Tensor { model(inputs) }
+    public func probabilities(_ inputs: Tensor) -> Tensor { compiled(inputs) }
 }
 
 /// The non-ML fallback: the stride rate from the vertical autocorrelation, and intensity when the signal does

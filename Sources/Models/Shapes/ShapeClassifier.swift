@@ -31,6 +31,8 @@ public struct ShapeClassifier: Sendable {
     public let file: ModelFile
     /// The layers (dequantized once at load).
     public let model: Sequential
+    /// The layers compiled for one image at a time (what `classify` runs).
+    public let compiled: CompiledModel
     /// The preprocessing the file describes.
     public let rasterizer: ShapeRasterizer
 
@@ -43,6 +45,7 @@ public struct ShapeClassifier: Sendable {
                 + "a shape classifier takes [\(rasterizer.size), \(rasterizer.size), 1] with labels")
         }
         model = file.makeModel()
+        compiled = CompiledModel(model, inputShape: file.input.shape)
     }
 
     /// The classes, in output order.
@@ -61,7 +64,13 @@ public struct ShapeClassifier: Sendable {
 
     /// Classifies an already rasterized drawing `[size, size, 1]`.
     public func classify(image: Tensor) -> ShapePrediction {
-        let probabilities = model(image.reshaped([1] + image.shape)).scalars.map(Double.init)
+        shapePrecondition(image.shape == compiled.plan.inputShape,
+                          "ShapeClassifier.classify(image:) needs \(compiled.plan.inputShape), got \(image.shape)")
+        let count = compiled.plan.outputCount
+        let probabilities = withUnsafeTemporaryAllocation(of: Float.self, capacity: count) { output in
+            image.withUnsafeBufferPointer { compiled.run($0, into: output) }
+            return output.map(Double.init)
+        }
         return ShapePrediction(labels: labels, probabilities: probabilities)
     }
 }

@@ -1,0 +1,74 @@
+// The engine's hand-written compute kernels: direct convolution, pooling and matrix-vector products for small
+// networks, in float and in 8-bit integers. Only the Tensor module imports this; every call is in
+// Sources/Tensor/Plan/Kernels.swift.
+//
+// Each kernel is compiled several times, for a portable baseline and for wider instruction sets (AVX2 with FMA,
+// AVX-512, AVX-512 VNNI) through per-function target attributes, and the caller picks the level at run time
+// (odml_cpu_level) — no compiler flags, so the package builds anywhere. Every kernel has a naive twin in the
+// tests.
+#ifndef ODML_CKERNELS_H
+#define ODML_CKERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Instruction-set levels, each including the ones below it.
+enum {
+    ODML_LEVEL_PORTABLE = 0,      // plain C (the compiler's baseline target)
+    ODML_LEVEL_AVX2 = 1,          // AVX2 + FMA
+    ODML_LEVEL_AVX512 = 2,        // AVX-512 F, BW, VL
+    ODML_LEVEL_AVX512_VNNI = 3,   // plus AVX-512 VNNI (8-bit dot products)
+};
+
+/// The highest level this CPU runs.
+int odml_cpu_level(void);
+
+/// A direct 2-D convolution over one channels-last image, float.
+///
+/// `input` points at the top-left cell of the (already padded) input: cell (y, x) channel c is
+/// `input[y * inRowStride + x * inPixelStride + c]`, and every cell a window touches must exist (the caller pads).
+/// Output (oy, ox) reads input rows oy*strideHeight … + kernelHeight − 1 and columns likewise.
+/// `weights` are packed `[kernelHeight][kernelWidth][inChannels][paddedOut]`, `paddedOut` = outChannels rounded
+/// up to a multiple of 8, the extra columns zero; `bias` has `paddedOut` entries. The result (plus bias, then
+/// ReLU when `relu` is set) goes to `output[oy * outRowStride + ox * outPixelStride + o]` for o < outChannels.
+/// With `maxPool2x2` set, the convolution is followed by 2×2 max pooling with stride 2 (no padding): output
+/// (py, px) is the max over convolution outputs (2py…2py+1, 2px…2px+1), written at
+/// `output[py * outRowStride + px * outPixelStride + o]`; `outHeight`/`outWidth` are still the convolution's.
+typedef struct {
+    const float *input;
+    ptrdiff_t inRowStride, inPixelStride;
+    int inChannels;
+    int kernelHeight, kernelWidth, strideHeight, strideWidth;
+    int outHeight, outWidth, outChannels;
+    const float *weights;
+    const float *bias;
+    float *output;
+    ptrdiff_t outRowStride, outPixelStride;
+    int relu;
+    int maxPool2x2;
+} odml_conv2d_f32_args;
+
+void odml_conv2d_f32(const odml_conv2d_f32_args *args, int level);
+
+/// `output[n] = bias[n] + Σ_k input[k] · weights[k * paddedOut + n]` for n < outFeatures, then ReLU when `relu` is
+/// set; `weights` packed `[inFeatures][paddedOut]` (paddedOut a multiple of 8, extra columns zero), `bias`
+/// `paddedOut` entries.
+void odml_dense_f32(const float *input, int inFeatures, const float *weights, const float *bias, int outFeatures,
+                    float *output, int relu, int level);
+
+/// Max or average pooling over one channels-last image without padding: output (oy, ox) channel c is the max
+/// (kind 0) or mean (kind 1) of the window at (oy*strideHeight, ox*strideWidth).
+typedef struct {
+    const float *input;
+    ptrdiff_t inRowStride, inPixelStride;
+    int channels;
+    int windowHeight, windowWidth, strideHeight, strideWidth;
+    int outHeight, outWidth;
+    float *output;
+    ptrdiff_t outRowStride, outPixelStride;
+    int kind;
+} odml_pool2d_f32_args;
+
+void odml_pool2d_f32(const odml_pool2d_f32_args *args, int level);
+
+#endif

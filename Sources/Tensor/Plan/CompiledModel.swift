@@ -1,0 +1,40 @@
+import Synchronization
+
+/// A plan together with workspaces for any number of concurrent callers: what a classifier keeps after loading.
+///
+/// Each call borrows a workspace and gives it back, so after the first call on each thread nothing is allocated
+/// (up to `spareLimit` workspaces are kept for reuse).
+public final class CompiledModel: Sendable {
+    /// The compiled steps.
+    public let plan: InferencePlan
+    /// Workspaces waiting for the next call.
+    private let spare: Mutex<[InferenceWorkspace]>
+    /// Workspaces kept at most; more concurrent callers than this allocate their own.
+    public static let spareLimit = 64
+
+    /// Compiles `model` for samples of `inputShape` at the CPU's best kernel level.
+    public init(_ model: Sequential, inputShape: [Int], level: Kernels.Level = Kernels.level) {
+        plan = InferencePlan(model, inputShape: inputShape, level: level)
+        var workspaces: [InferenceWorkspace] = []
+        workspaces.reserveCapacity(Self.spareLimit)
+        spare = Mutex(workspaces)
+    }
+
+    /// Runs `body` with a workspace of its own.
+    @inline(__always)
+    private func withWorkspace<R>(_ body: (InferenceWorkspace) -> R) -> R {
+        let workspace = spare.withLock { $0.popLast() } ?? plan.makeWorkspace()
+        defer { spare.withLock { if $0.count < Self.spareLimit { $0.append(workspace) } } }
+        return body(workspace)
+    }
+
+    /// Runs one sample: `input` holds `plan.inputCount` floats, `output` receives `plan.outputCount`.
+    public func run(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>) {
+        withWorkspace { plan.run(input, into: output, workspace: $0) }
+    }
+
+    /// Runs a batch `[N] + plan.inputShape`; returns `[N] + plan.outputShape`.
+    public func callAsFunction(_ batch: Tensor) -> Tensor {
+        withWorkspace { plan.run(batch, workspace: $0) }
+    }
+}

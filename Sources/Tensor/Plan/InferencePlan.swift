@@ -1,0 +1,144 @@
+/// A model compiled for inference on one sample at a time: layer kernels chosen for the actual shapes, weights
+/// packed for them, and every intermediate result given a fixed place in one workspace, so that running a
+/// sample allocates nothing on the heap.
+///
+/// Compiling maps each layer to a step:
+/// - `Conv2D` and `Conv1D` → a direct convolution kernel (vectorized over output channels, four output pixels
+///   at a time), with the following ReLU fused into it; "same" padding becomes a zero border around the input's
+///   place in the workspace, written once when the workspace is made and never touched again;
+/// - `Dense` → a matrix-vector kernel, ReLU fused;
+/// - `Pool2D` / `Pool1D` without padding, `GlobalAveragePool`, `Flatten` and activations → small loops;
+/// - anything else (batch normalization, padded pooling, compact quantized layers) → the layer's own `forward`,
+///   which allocates (`isAllocationFree` tells).
+///
+/// `Sequential.forward` is the reference: a plan's outputs equal it up to float rounding (tests check every
+/// step kind at every instruction-set level this CPU runs).
+public struct InferencePlan: Sendable {
+    /// One sample's input shape (no batch axis): `[H, W, C]`, `[L, C]` or `[features]`.
+    public let inputShape: [Int]
+    /// One sample's output shape.
+    public let outputShape: [Int]
+    /// The instruction-set level the kernels run at.
+    public let level: Kernels.Level
+    /// Floats one workspace holds.
+    public let workspaceCount: Int
+    let activations: [ActivationLayout]
+    let steps: [Step]
+
+    /// Compiles `model` for samples of `inputShape` (no batch axis), running kernels at `level`.
+    ///
+    /// Stops with the first layer's shape message when `inputShape` does not fit the model.
+    public init(_ model: Sequential, inputShape: [Int], level: Kernels.Level = Kernels.level) {
+        _ = model.outputShape(for: [1] + inputShape)  // the layers' own shape checks, with their messages
+        var compiler = PlanCompiler(inputShape: inputShape)
+        for layer in model.layers { compiler.append(layer) }
+        let (activations, total) = compiler.placedActivations()
+        self.inputShape = inputShape
+        outputShape = Array(model.outputShape(for: [1] + inputShape).dropFirst())
+        self.level = level
+        self.activations = activations
+        steps = compiler.steps
+        workspaceCount = total
+    }
+
+    /// Elements of one sample's input.
+    public var inputCount: Int { elementCount(inputShape) }
+    /// Elements of one sample's output.
+    public var outputCount: Int { elementCount(outputShape) }
+
+    /// Whether every step runs without heap allocation (no layer fell back to its own `forward`).
+    public var isAllocationFree: Bool { steps.allSatisfy { !$0.isFallback } }
+
+    /// One line per step: what runs, e.g. `conv 3x3 12→24 + relu (direct)`.
+    public var stepDescriptions: [String] { steps.map(\.description) }
+
+    /// A workspace for this plan (zeroed; its borders stay zero).
+    public func makeWorkspace() -> InferenceWorkspace { InferenceWorkspace(count: workspaceCount) }
+
+    /// Runs one sample: `input` holds `inputCount` floats, `output` receives `outputCount`.
+    public func run(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>, workspace: InferenceWorkspace) {
+        shapePrecondition(
+            input.count == inputCount && output.count == outputCount && workspace.count == workspaceCount,
+            "InferencePlan.run: input \(input.count), output \(output.count), workspace \(workspace.count) floats; the plan for "
+                + "\(describeShape(inputShape)) → \(describeShape(outputShape)) needs \(inputCount), \(outputCount), \(workspaceCount)")
+        let base = workspace.storage
+        activations[0].store(input, base: base)
+        for step in steps { step.run(base: base, activations: activations, level: level) }
+        activations[activations.count - 1].load(into: output, base: base)
+    }
+
+    /// Runs a batch `[N] + inputShape` sample by sample with one workspace; returns `[N] + outputShape`.
+    public func run(_ batch: Tensor, workspace: InferenceWorkspace? = nil) -> Tensor {
+        shapePrecondition(
+            batch.rank == inputShape.count + 1 && Array(batch.shape.dropFirst()) == inputShape,
+            "InferencePlan for samples \(describeShape(inputShape)) got a batch \(describeShape(batch.shape))")
+        let samples = batch.shape[0]
+        let workspace = workspace ?? makeWorkspace()
+        let (inputCount, outputCount) = (self.inputCount, self.outputCount)
+        return Tensor(uninitializedShape: [samples] + outputShape) { out in
+            batch.withUnsafeBufferPointer { source in
+                for n in 0..<samples {
+                    run(UnsafeBufferPointer(rebasing: source[(n * inputCount)..<((n + 1) * inputCount)]),
+                        into: UnsafeMutableBufferPointer(rebasing: out[(n * outputCount)..<((n + 1) * outputCount)]),
+                        workspace: workspace)
+                }
+            }
+        }
+    }
+}
+
+/// The memory one plan runs in: a zeroed block of floats holding every intermediate result of one sample.
+///
+/// A workspace is used by one thread at a time (`InferencePlan.run` writes into it); `WorkspacePool` hands them
+/// out to concurrent callers.
+public final class InferenceWorkspace: @unchecked Sendable {
+    /// Floats in the block.
+    public let count: Int
+    let storage: UnsafeMutablePointer<Float>
+
+    init(count: Int) {
+        self.count = count
+        storage = UnsafeMutablePointer<Float>.allocate(capacity: Swift.max(count, 1))
+        storage.initialize(repeating: 0, count: Swift.max(count, 1))
+    }
+
+    deinit { storage.deallocate() }
+}
+
+/// Where one intermediate result lives in the workspace: `height × width × channels`, channels-last, inside a
+/// zero border of `padTop`… cells (what the consuming convolution's "same" padding reads).
+struct ActivationLayout: Sendable {
+    var height: Int, width: Int, channels: Int
+    var padTop = 0, padBottom = 0, padLeft = 0, padRight = 0
+    var offset = 0
+
+    /// Floats between vertically neighbouring cells.
+    var rowStride: Int { (padLeft + width + padRight) * channels }
+    /// Floats the result takes with its border.
+    var storedCount: Int { (padTop + height + padBottom) * rowStride }
+    /// Where cell (0, 0) is.
+    var interior: Int { offset + padTop * rowStride + padLeft * channels }
+    /// Where the padded top-left corner is.
+    var corner: Int { offset }
+    var count: Int { height * width * channels }
+
+    /// Copies a dense `count` floats into the interior.
+    func store(_ values: UnsafeBufferPointer<Float>, base: UnsafeMutablePointer<Float>) {
+        guard let source = values.baseAddress else { return }
+        let row = width * channels
+        for y in 0..<height { (base + interior + y * rowStride).update(from: source + y * row, count: row) }
+    }
+
+    /// Copies the interior out as a dense `count` floats.
+    func load(into values: UnsafeMutableBufferPointer<Float>, base: UnsafeMutablePointer<Float>) {
+        guard let destination = values.baseAddress else { return }
+        let row = width * channels
+        for y in 0..<height { (destination + y * row).update(from: base + interior + y * rowStride, count: row) }
+    }
+
+    /// Calls `body` with each interior row (`width · channels` floats).
+    @inline(__always)
+    func forEachRow(base: UnsafeMutablePointer<Float>, _ body: (UnsafeMutablePointer<Float>) -> Void) {
+        for y in 0..<height { body(base + interior + y * rowStride) }
+    }
+}

@@ -1,0 +1,57 @@
+import CKernels
+
+/// The engine's only door to its hand-written C kernels (Sources/CKernels): every `odml_*` call is in this file.
+///
+/// Each kernel exists for several instruction-set levels; `Kernels.level` is the highest this CPU runs, chosen
+/// once at start-up, and tests pass lower levels to check every variant against the naive references.
+public enum Kernels {
+    /// Instruction-set levels the kernels are compiled for, each including the ones below it.
+    public enum Level: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
+        /// Plain C for the compiler's baseline target (any CPU).
+        case portable = 0
+        /// AVX2 with FMA.
+        case avx2 = 1
+        /// AVX-512 F, BW and VL.
+        case avx512 = 2
+        /// AVX-512 with VNNI 8-bit dot products.
+        case avx512VNNI = 3
+
+        public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
+
+        public var description: String {
+            switch self {
+            case .portable: "portable"
+            case .avx2: "avx2"
+            case .avx512: "avx512"
+            case .avx512VNNI: "avx512-vnni"
+            }
+        }
+    }
+
+    /// The highest level this CPU runs.
+    public static let level: Level = Level(rawValue: Int(odml_cpu_level())) ?? .portable
+
+    /// The levels this CPU runs, lowest first (what tests compare).
+    public static var availableLevels: [Level] { Level.allCases.filter { $0 <= level } }
+
+    /// A direct 2-D convolution of one image; see `odml_conv2d_f32_args` in CKernels.h for every field.
+    static func conv2D(_ arguments: odml_conv2d_f32_args, level: Level) {
+        withUnsafePointer(to: arguments) { odml_conv2d_f32($0, Int32(level.rawValue)) }
+    }
+
+    /// `output = relu?(bias + input · weights)` for one sample, weights packed `[inFeatures][paddedOut]`.
+    static func dense(
+        input: UnsafePointer<Float>, inFeatures: Int, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+        outFeatures: Int, output: UnsafeMutablePointer<Float>, relu: Bool, level: Level
+    ) {
+        odml_dense_f32(input, Int32(inFeatures), weights, bias, Int32(outFeatures), output, relu ? 1 : 0, Int32(level.rawValue))
+    }
+
+    /// Max or average pooling of one image without padding; see `odml_pool2d_f32_args`.
+    static func pool2D(_ arguments: odml_pool2d_f32_args, level: Level) {
+        withUnsafePointer(to: arguments) { odml_pool2d_f32($0, Int32(level.rawValue)) }
+    }
+}
+
+/// `count` rounded up to a multiple of 8: the output width the float kernels' weight packing uses.
+@inline(__always) func paddedToEight(_ count: Int) -> Int { (count + 7) & ~7 }

@@ -1,0 +1,208 @@
+import CKernels
+
+/// One step of a plan, reading activation `input` and writing activation `output`.
+enum Step: Sendable, CustomStringConvertible {
+    /// A direct convolution; `weights` packed `[kh][kw][in][paddedToEight(out)]`, `bias` padded likewise.
+    case convolution(input: Int, output: Int, ConvolutionStep)
+    /// `output = relu?(bias + input · weights)`, weights packed `[in][paddedToEight(out)]`.
+    case dense(input: Int, output: Int, weights: [Float], bias: [Float], outFeatures: Int, relu: Bool)
+    /// Unpadded max or average pooling.
+    case pool(input: Int, output: Int, kind: PoolingKind, window: (height: Int, width: Int), stride: (height: Int, width: Int))
+    /// The mean over all cells, per channel.
+    case globalAverage(input: Int, output: Int)
+    /// An element-wise function or a softmax over channels.
+    case activation(input: Int, output: Int, Activation.Function)
+    /// The same values in a new shape.
+    case copy(input: Int, output: Int)
+    /// The layer's own `forward` on a batch of one (allocates).
+    case fallback(input: Int, output: Int, any Layer, inputShape: [Int], outputShape: [Int])
+
+    struct ConvolutionStep: Sendable {
+        let weights: [Float], bias: [Float]
+        let inChannels: Int, outChannels: Int
+        let kernel: (height: Int, width: Int), stride: (height: Int, width: Int)
+        /// The convolution's own output size (before any fused pooling).
+        let outputSize: (height: Int, width: Int)
+        var relu: Bool
+        /// Whether a 2×2, stride-2 max pooling is fused in (the step's output is then the pooled image).
+        var maxPool = false
+    }
+
+    var isFallback: Bool { if case .fallback = self { true } else { false } }
+
+    var description: String {
+        switch self {
+        case let .convolution(_, _, c):
+            "conv \(c.kernel.height)x\(c.kernel.width) stride \(c.stride.height)x\(c.stride.width) \(c.inChannels)→\(c.outChannels)"
+                + (c.relu ? " + relu" : "") + (c.maxPool ? " + max pool 2x2" : "") + " (direct)"
+        case let .dense(_, _, weights, _, out, relu):
+            "dense \(weights.count / Swift.max(paddedToEight(out), 1))→\(out)" + (relu ? " + relu" : "")
+        case let .pool(_, _, kind, window, stride):
+            "\(kind == .max ? "max" : "average") pool \(window.height)x\(window.width) stride \(stride.height)x\(stride.width)"
+        case .globalAverage: "global average pool"
+        case let .activation(_, _, function): "activation \(function)"
+        case .copy: "reshape"
+        case let .fallback(_, _, layer, inputShape, outputShape):
+            "\(type(of: layer)) \(describeShape(inputShape)) → \(describeShape(outputShape)) (layer forward, allocates)"
+        }
+    }
+}
+
+/// Builds a plan's steps and activation layouts layer by layer.
+struct PlanCompiler {
+    private(set) var steps: [Step] = []
+    private var activations: [ActivationLayout]
+    /// The current per-sample shape as the layers see it.
+    private var shape: [Int]
+
+    init(inputShape: [Int]) {
+        shape = inputShape
+        activations = [Self.layout(of: inputShape)]
+    }
+
+    /// How a per-sample shape sits in the workspace: `[H, W, C]` as is, `[L, C]` as an image of height 1,
+    /// `[F]` as one cell of F channels.
+    private static func layout(of shape: [Int]) -> ActivationLayout {
+        switch shape.count {
+        case 3: ActivationLayout(height: shape[0], width: shape[1], channels: shape[2])
+        case 2: ActivationLayout(height: 1, width: shape[0], channels: shape[1])
+        default: ActivationLayout(height: 1, width: 1, channels: elementCount(shape))
+        }
+    }
+
+    /// Adds the step for `layer` (or fuses it into the previous one).
+    mutating func append(_ layer: any Layer) {
+        let input = activations.count - 1
+        let outputShape = Array(layer.outputShape(for: [1] + shape).dropFirst())
+        func addStep(_ step: Step) {
+            activations.append(Self.layout(of: outputShape))
+            steps.append(step)
+        }
+        defer { shape = outputShape }
+        switch layer {
+        case let conv as Conv2D:
+            pad(input, height: (conv.kernelHeight, conv.stride.height), width: (conv.kernelWidth, conv.stride.width), conv.padding)
+            addStep(.convolution(input: input, output: input + 1, Self.convolution(
+                weight: conv.weight, bias: conv.bias, kernel: (conv.kernelHeight, conv.kernelWidth), stride: conv.stride,
+                outputSize: (outputShape[0], outputShape[1]))))
+        case let conv as Conv1D:
+            pad(input, height: (1, 1), width: (conv.weight.shape[1], conv.stride), conv.padding)
+            addStep(.convolution(input: input, output: input + 1, Self.convolution(
+                weight: conv.weight, bias: conv.bias, kernel: (1, conv.weight.shape[1]), stride: (1, conv.stride),
+                outputSize: (1, outputShape[0]))))
+        case let dense as Dense:
+            let (inFeatures, outFeatures) = (dense.weight.shape[1], dense.weight.shape[0])
+            let padded = paddedToEight(outFeatures)
+            var weights = [Float](repeating: 0, count: inFeatures * padded)
+            var bias = [Float](repeating: 0, count: padded)
+            dense.weight.withUnsafeBufferPointer { w in
+                for o in 0..<outFeatures { for k in 0..<inFeatures { weights[k * padded + o] = w[o * inFeatures + k] } }
+            }
+            for o in 0..<outFeatures { bias[o] = dense.bias.scalars[o] }
+            addStep(.dense(input: input, output: input + 1, weights: weights, bias: bias, outFeatures: outFeatures, relu: false))
+        case let pool as Pool2D where pool.kind == .max && pool.padding == .valid && pool.size == (2, 2) && pool.stride == (2, 2)
+            && fuseMaxPool(outputShape):
+            shape = outputShape
+            return
+        case let pool as Pool2D where pool.padding == .valid:
+            addStep(.pool(input: input, output: input + 1, kind: pool.kind, window: pool.size, stride: pool.stride))
+        case let pool as Pool1D where pool.padding == .valid:
+            addStep(.pool(input: input, output: input + 1, kind: pool.kind, window: (1, pool.size), stride: (1, pool.stride)))
+        case is GlobalAveragePool:
+            addStep(.globalAverage(input: input, output: input + 1))
+        case is Flatten:
+            addStep(.copy(input: input, output: input + 1))
+        case let activation as Activation:
+            if activation.function == .relu, let last = steps.indices.last, fuseReLU(into: last) {
+                shape = outputShape
+                return
+            }
+            addStep(.activation(input: input, output: input + 1, activation.function))
+        default:
+            addStep(.fallback(input: input, output: input + 1, layer, inputShape: shape, outputShape: outputShape))
+        }
+    }
+
+    /// Sets the ReLU flag of step `index` when it is a convolution or dense step without one.
+    private mutating func fuseReLU(into index: Int) -> Bool {
+        switch steps[index] {
+        case let .convolution(input, output, step) where !step.relu:
+            var fused = step
+            fused.relu = true
+            steps[index] = .convolution(input: input, output: output, fused)
+            return true
+        case let .dense(input, output, weights, bias, out, false):
+            steps[index] = .dense(input: input, output: output, weights: weights, bias: bias, outFeatures: out, relu: true)
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Makes the last step, when it is a convolution without fused pooling whose output is the last activation,
+    /// also pool 2×2 with stride 2; its output becomes the pooled image of `pooledShape`.
+    private mutating func fuseMaxPool(_ pooledShape: [Int]) -> Bool {
+        guard let index = steps.indices.last, case let .convolution(input, output, step) = steps[index], !step.maxPool,
+              output == activations.count - 1, pooledShape.count == 3
+        else { return false }
+        var fused = step
+        fused.maxPool = true
+        steps[index] = .convolution(input: input, output: output, fused)
+        activations[output] = Self.layout(of: pooledShape)
+        return true
+    }
+
+    /// Gives activation `index` the zero border a window of `height`/`width` (size, stride) reads with `padding`.
+    private mutating func pad(_ index: Int, height: (Int, Int), width: (Int, Int), _ padding: Padding) {
+        guard padding == .same else { return }
+        var layout = activations[index]
+        let rows = WindowGeometry(inputLength: layout.height, window: height.0, stride: height.1, padding: .same)
+        let columns = WindowGeometry(inputLength: layout.width, window: width.0, stride: width.1, padding: .same)
+        layout.padTop = rows.padBefore
+        layout.padBottom = Swift.max((rows.outputLength - 1) * height.1 + height.0 - layout.height - rows.padBefore, 0)
+        layout.padLeft = columns.padBefore
+        layout.padRight = Swift.max((columns.outputLength - 1) * width.1 + width.0 - layout.width - columns.padBefore, 0)
+        activations[index] = layout
+    }
+
+    /// Packs a convolution weight `[out, kh, kw, in]` (or `[out, k, in]`) as `[kh][kw][in][paddedToEight(out)]`.
+    private static func convolution(
+        weight: Tensor, bias: Tensor, kernel: (height: Int, width: Int), stride: (height: Int, width: Int),
+        outputSize: (height: Int, width: Int)
+    ) -> Step.ConvolutionStep {
+        let outChannels = weight.shape[0]
+        let inChannels = weight.shape[weight.rank - 1]
+        let taps = kernel.height * kernel.width
+        let padded = paddedToEight(outChannels)
+        var packed = [Float](repeating: 0, count: taps * inChannels * padded)
+        weight.withUnsafeBufferPointer { w in
+            for o in 0..<outChannels {
+                for tap in 0..<taps {
+                    for c in 0..<inChannels { packed[(tap * inChannels + c) * padded + o] = w[(o * taps + tap) * inChannels + c] }
+                }
+            }
+        }
+        var paddedBias = [Float](repeating: 0, count: padded)
+        for o in 0..<outChannels { paddedBias[o] = bias.scalars[o] }
+        return Step.ConvolutionStep(
+            weights: packed, bias: paddedBias, inChannels: inChannels, outChannels: outChannels, kernel: kernel, stride: stride,
+            outputSize: outputSize, relu: false)
+    }
+
+    /// The activations placed one after another, and the floats they take.
+    func placedActivations() -> ([ActivationLayout], Int) {
+        var placed = activations
+        var offset = 0
+        for index in placed.indices {
+            placed[index].offset = offset
+            // Keep each activation 64-byte aligned relative to the block.
+            offset += (placed[index].storedCount + 15) & ~15
+        }
+        return (placed, offset)
+    }
+}
+
+extension Conv2D {
+    var kernelHeight: Int { weight.shape[1] }
+    var kernelWidth: Int { weight.shape[2] }
+}
