@@ -71,4 +71,43 @@ typedef struct {
 
 void odml_pool2d_f32(const odml_pool2d_f32_args *args, int level);
 
+/// A direct 2-D convolution in 8-bit integers: unsigned 8-bit activations times signed 8-bit weights, summed in
+/// 32-bit integers, then scaled to float.
+///
+/// `input` is a quantized image (`q = round(x / inputScale) + zeroPoint`, 0…255), laid out like the float one
+/// with `inChannels` a multiple of 4 (extra channels hold the zero point) and pixels exactly `inChannels` bytes
+/// apart; its border holds the zero point. `weights` are packed `[kernelHeight][kernelWidth · inChannels / 4]
+/// [paddedOut][4]` (groups of 4 consecutive reduction elements per output channel, the layout of an 8-bit dot
+/// product instruction), `paddedOut` = outChannels rounded up to 8. Per output channel o:
+/// `y = (Σ q·w + correction[o]) · scale[o] + bias[o]`, where `correction[o] = −zeroPoint · Σ w` and `scale[o] =
+/// inputScale · weightScale[o]`; then ReLU and 2×2 max pooling as in the float kernel. The result is written as
+/// float to `output` or, when `output8` is set, requantized to `output8` as
+/// `clamp(round(y · outInverseScale) + outZeroPoint, 0, 255)`.
+typedef struct {
+    const uint8_t *input;
+    ptrdiff_t inRowStride;
+    int inChannels;
+    int kernelHeight, kernelWidth, strideHeight, strideWidth;
+    int outHeight, outWidth, outChannels;
+    const int8_t *weights;
+    const int32_t *correction;
+    const float *scale;
+    const float *bias;
+    float *output;
+    uint8_t *output8;
+    ptrdiff_t outRowStride, outPixelStride;
+    float outInverseScale;
+    int outZeroPoint;
+    int relu;
+    int maxPool2x2;
+} odml_conv2d_i8_args;
+
+void odml_conv2d_i8(const odml_conv2d_i8_args *args, int level);
+
+/// Quantizes `pixels` pixels of `channels` floats (`inPixelStride` floats apart) to pixels of `outChannels`
+/// bytes (≥ channels; the extra bytes get the zero point): `clamp(round(x · inverseScale) + zeroPoint, 0, 255)`,
+/// rounding halves away from zero.
+void odml_quantize_u8(const float *input, int pixels, int channels, ptrdiff_t inPixelStride, uint8_t *output,
+                      int outChannels, float inverseScale, int zeroPoint);
+
 #endif

@@ -27,11 +27,17 @@ public struct InferencePlan: Sendable {
 
     /// Compiles `model` for samples of `inputShape` (no batch axis), running kernels at `level`.
     ///
-    /// Stops with the first layer's shape message when `inputShape` does not fit the model.
-    public init(_ model: Sequential, inputShape: [Int], level: Kernels.Level = Kernels.level) {
+    /// A `QuantizedConv2D`, `QuantizedConv1D` or `QuantizedDense` layer with `int8` weights whose input has an
+    /// entry in `quantization` (by layer index) runs in 8-bit integers; other quantized layers must come
+    /// dequantized (or run through their own `forward`). Stops with the first layer's shape message when
+    /// `inputShape` does not fit the model.
+    public init(
+        _ model: Sequential, inputShape: [Int], quantization: [ActivationQuantization] = [], level: Kernels.Level = Kernels.level
+    ) {
         _ = model.outputShape(for: [1] + inputShape)  // the layers' own shape checks, with their messages
         var compiler = PlanCompiler(inputShape: inputShape)
-        for layer in model.layers { compiler.append(layer) }
+        let scales = Dictionary(quantization.map { ($0.layer, $0) }, uniquingKeysWith: { first, _ in first })
+        for (index, layer) in model.layers.enumerated() { compiler.append(layer, quantization: scales[index]) }
         let (activations, total) = compiler.placedActivations()
         self.inputShape = inputShape
         outputShape = Array(model.outputShape(for: [1] + inputShape).dropFirst())
@@ -49,11 +55,21 @@ public struct InferencePlan: Sendable {
     /// Whether every step runs without heap allocation (no layer fell back to its own `forward`).
     public var isAllocationFree: Bool { steps.allSatisfy { !$0.isFallback } }
 
+    /// How many steps run in 8-bit integers.
+    public var integerSteps: Int { steps.filter(\.isInteger).count }
+
     /// One line per step: what runs, e.g. `conv 3x3 12→24 + relu (direct)`.
     public var stepDescriptions: [String] { steps.map(\.description) }
 
     /// A workspace for this plan (zeroed; its borders stay zero).
-    public func makeWorkspace() -> InferenceWorkspace { InferenceWorkspace(count: workspaceCount) }
+    public func makeWorkspace() -> InferenceWorkspace {
+        let workspace = InferenceWorkspace(count: workspaceCount)
+        // 8-bit images are bordered by their zero point (the byte that stands for 0.0).
+        for layout in activations where layout.isBytes && layout.fill != 0 {
+            layout.bytes(workspace.storage).update(repeating: layout.fill, count: layout.storedCount)
+        }
+        return workspace
+    }
 
     /// Runs one sample: `input` holds `inputCount` floats, `output` receives `outputCount`.
     public func run(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>, workspace: InferenceWorkspace) {
@@ -110,7 +126,12 @@ public final class InferenceWorkspace: @unchecked Sendable {
 struct ActivationLayout: Sendable {
     var height: Int, width: Int, channels: Int
     var padTop = 0, padBottom = 0, padLeft = 0, padRight = 0
+    /// Where it starts in the workspace, in floats.
     var offset = 0
+    /// Whether it holds bytes (an 8-bit image; strides and counts are then in bytes) rather than floats.
+    var isBytes = false
+    /// The byte its border holds (an 8-bit image's zero point).
+    var fill: UInt8 = 0
 
     /// Floats between vertically neighbouring cells.
     var rowStride: Int { (padLeft + width + padRight) * channels }
@@ -121,6 +142,18 @@ struct ActivationLayout: Sendable {
     /// Where the padded top-left corner is.
     var corner: Int { offset }
     var count: Int { height * width * channels }
+    /// Floats the result takes in the workspace with its border.
+    var storedFloats: Int { isBytes ? (storedCount + 3) / 4 : storedCount }
+
+    /// The start (padded corner) of an 8-bit image in the workspace at `base`.
+    func bytes(_ base: UnsafeMutablePointer<Float>) -> UnsafeMutablePointer<UInt8> {
+        UnsafeMutableRawPointer(base + offset).bindMemory(to: UInt8.self, capacity: storedCount)
+    }
+
+    /// Cell (0, 0) of an 8-bit image in the workspace at `base`.
+    func interiorBytes(_ base: UnsafeMutablePointer<Float>) -> UnsafeMutablePointer<UInt8> {
+        bytes(base) + padTop * rowStride + padLeft * channels
+    }
 
     /// Copies a dense `count` floats into the interior.
     func store(_ values: UnsafeBufferPointer<Float>, base: UnsafeMutablePointer<Float>) {

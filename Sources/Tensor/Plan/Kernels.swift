@@ -47,6 +47,20 @@ public enum Kernels {
         odml_dense_f32(input, Int32(inFeatures), weights, bias, Int32(outFeatures), output, relu ? 1 : 0, Int32(level.rawValue))
     }
 
+    /// An 8-bit direct convolution of one image; see `odml_conv2d_i8_args` in CKernels.h.
+    static func integerConv2D(_ arguments: odml_conv2d_i8_args, level: Level) {
+        withUnsafePointer(to: arguments) { odml_conv2d_i8($0, Int32(level.rawValue)) }
+    }
+
+    /// `pixels` pixels of `channels` floats (`pixelStride` apart) quantized to pixels of `outChannels` bytes.
+    static func quantize(
+        _ input: UnsafePointer<Float>, pixels: Int, channels: Int, pixelStride: Int, into output: UnsafeMutablePointer<UInt8>,
+        outChannels: Int, quantization: ActivationQuantization
+    ) {
+        odml_quantize_u8(input, Int32(pixels), Int32(channels), pixelStride, output, Int32(outChannels), 1 / quantization.scale,
+                         Int32(quantization.zeroPoint))
+    }
+
     /// Max or average pooling of one image without padding; see `odml_pool2d_f32_args`.
     static func pool2D(_ arguments: odml_pool2d_f32_args, level: Level) {
         withUnsafePointer(to: arguments) { odml_pool2d_f32($0, Int32(level.rawValue)) }

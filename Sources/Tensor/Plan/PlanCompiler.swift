@@ -14,6 +14,10 @@ enum Step: Sendable, CustomStringConvertible {
     case activation(input: Int, output: Int, Activation.Function)
     /// The same values in a new shape.
     case copy(input: Int, output: Int)
+    /// A float image quantized to an 8-bit one (channels padded to a multiple of 4 with the zero point).
+    case quantize(input: Int, output: Int, ActivationQuantization)
+    /// A direct convolution (or a dense layer as a 1×1 one) in 8-bit integers.
+    case integerConvolution(input: Int, output: Int, IntegerConvolutionStep)
     /// The layer's own `forward` on a batch of one (allocates).
     case fallback(input: Int, output: Int, any Layer, inputShape: [Int], outputShape: [Int])
 
@@ -28,7 +32,27 @@ enum Step: Sendable, CustomStringConvertible {
         var maxPool = false
     }
 
+    /// The packed weights and per-channel numbers of an 8-bit convolution (see `odml_conv2d_i8_args`).
+    struct IntegerConvolutionStep: Sendable {
+        /// `[kh][kw · inChannels / 4][paddedToEight(out)][4]`.
+        let weights: [Int8]
+        /// `−zeroPoint · Σ w` per output channel (padded).
+        let correction: [Int32]
+        /// Input scale × weight scale per output channel (padded).
+        let scale: [Float]
+        let bias: [Float]
+        /// Input channels padded to a multiple of 4.
+        let inChannels: Int, outChannels: Int
+        let kernel: (height: Int, width: Int), stride: (height: Int, width: Int)
+        let outputSize: (height: Int, width: Int)
+        var relu = false
+        var maxPool = false
+        /// The next layer's input quantization when the output is written as bytes.
+        var requantize: ActivationQuantization?
+    }
+
     var isFallback: Bool { if case .fallback = self { true } else { false } }
+    var isInteger: Bool { if case .integerConvolution = self { true } else { false } }
 
     var description: String {
         switch self {
@@ -42,6 +66,10 @@ enum Step: Sendable, CustomStringConvertible {
         case .globalAverage: "global average pool"
         case let .activation(_, _, function): "activation \(function)"
         case .copy: "reshape"
+        case let .quantize(_, _, q): "quantize to 8 bits (scale \(q.scale), zero point \(q.zeroPoint))"
+        case let .integerConvolution(_, _, c):
+            "int8 conv \(c.kernel.height)x\(c.kernel.width) stride \(c.stride.height)x\(c.stride.width) \(c.inChannels)→\(c.outChannels)"
+                + (c.relu ? " + relu" : "") + (c.maxPool ? " + max pool 2x2" : "") + (c.requantize != nil ? " → int8" : "")
         case let .fallback(_, _, layer, inputShape, outputShape):
             "\(type(of: layer)) \(describeShape(inputShape)) → \(describeShape(outputShape)) (layer forward, allocates)"
         }
@@ -50,8 +78,8 @@ enum Step: Sendable, CustomStringConvertible {
 
 /// Builds a plan's steps and activation layouts layer by layer.
 struct PlanCompiler {
-    private(set) var steps: [Step] = []
-    private var activations: [ActivationLayout]
+    var steps: [Step] = []
+    var activations: [ActivationLayout]
     /// The current per-sample shape as the layers see it.
     private var shape: [Int]
 
@@ -62,6 +90,8 @@ struct PlanCompiler {
 
     /// How a per-sample shape sits in the workspace: `[H, W, C]` as is, `[L, C]` as an image of height 1,
     /// `[F]` as one cell of F channels.
+    func layoutOf(_ shape: [Int]) -> ActivationLayout { Self.layout(of: shape) }
+
     private static func layout(of shape: [Int]) -> ActivationLayout {
         switch shape.count {
         case 3: ActivationLayout(height: shape[0], width: shape[1], channels: shape[2])
@@ -70,10 +100,16 @@ struct PlanCompiler {
         }
     }
 
-    /// Adds the step for `layer` (or fuses it into the previous one).
-    mutating func append(_ layer: any Layer) {
-        let input = activations.count - 1
+    /// Adds the step for `layer` (or fuses it into the previous one); `quantization`, when given, is how an int8
+    /// layer's input is quantized.
+    mutating func append(_ layer: any Layer, quantization: ActivationQuantization? = nil) {
         let outputShape = Array(layer.outputShape(for: [1] + shape).dropFirst())
+        if let quantization, let integer = IntegerLayer(layer) {
+            appendInteger(integer, quantization: quantization, outputShape: outputShape)
+            shape = outputShape
+            return
+        }
+        let input = activations.count - 1
         func addStep(_ step: Step) {
             activations.append(Self.layout(of: outputShape))
             steps.append(step)
@@ -134,6 +170,11 @@ struct PlanCompiler {
         case let .dense(input, output, weights, bias, out, false):
             steps[index] = .dense(input: input, output: output, weights: weights, bias: bias, outFeatures: out, relu: true)
             return true
+        case let .integerConvolution(input, output, step) where !step.relu && step.requantize == nil:
+            var fused = step
+            fused.relu = true
+            steps[index] = .integerConvolution(input: input, output: output, fused)
+            return true
         default:
             return false
         }
@@ -142,18 +183,27 @@ struct PlanCompiler {
     /// Makes the last step, when it is a convolution without fused pooling whose output is the last activation,
     /// also pool 2×2 with stride 2; its output becomes the pooled image of `pooledShape`.
     private mutating func fuseMaxPool(_ pooledShape: [Int]) -> Bool {
-        guard let index = steps.indices.last, case let .convolution(input, output, step) = steps[index], !step.maxPool,
-              output == activations.count - 1, pooledShape.count == 3
-        else { return false }
-        var fused = step
-        fused.maxPool = true
-        steps[index] = .convolution(input: input, output: output, fused)
-        activations[output] = Self.layout(of: pooledShape)
-        return true
+        guard let index = steps.indices.last, pooledShape.count == 3 else { return false }
+        switch steps[index] {
+        case let .convolution(input, output, step) where !step.maxPool && output == activations.count - 1:
+            var fused = step
+            fused.maxPool = true
+            steps[index] = .convolution(input: input, output: output, fused)
+            activations[output] = Self.layout(of: pooledShape)
+            return true
+        case let .integerConvolution(input, output, step) where !step.maxPool && step.requantize == nil && output == activations.count - 1:
+            var fused = step
+            fused.maxPool = true
+            steps[index] = .integerConvolution(input: input, output: output, fused)
+            activations[output] = Self.layout(of: pooledShape)
+            return true
+        default:
+            return false
+        }
     }
 
     /// Gives activation `index` the zero border a window of `height`/`width` (size, stride) reads with `padding`.
-    private mutating func pad(_ index: Int, height: (Int, Int), width: (Int, Int), _ padding: Padding) {
+    mutating func pad(_ index: Int, height: (Int, Int), width: (Int, Int), _ padding: Padding) {
         guard padding == .same else { return }
         var layout = activations[index]
         let rows = WindowGeometry(inputLength: layout.height, window: height.0, stride: height.1, padding: .same)
@@ -196,7 +246,7 @@ struct PlanCompiler {
         for index in placed.indices {
             placed[index].offset = offset
             // Keep each activation 64-byte aligned relative to the block.
-            offset += (placed[index].storedCount + 15) & ~15
+            offset += (placed[index].storedFloats + 15) & ~15
         }
         return (placed, offset)
     }

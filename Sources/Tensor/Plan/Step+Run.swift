@@ -70,6 +70,38 @@ extension Step {
             // Flatten: neither side has a border (nothing pads a flattened vector or reads a flatten's input padded).
             let (source, destination) = (activations[input], activations[output])
             source.load(into: UnsafeMutableBufferPointer(start: base + destination.interior, count: destination.count), base: base)
+        case let .quantize(input, output, quantization):
+            let (source, destination) = (activations[input], activations[output])
+            let row = destination.interiorBytes(base)
+            for y in 0..<source.height {
+                Kernels.quantize(
+                    base + source.interior + y * source.rowStride, pixels: source.width, channels: source.channels,
+                    pixelStride: source.channels, into: row + y * destination.rowStride, outChannels: destination.channels,
+                    quantization: quantization)
+            }
+        case let .integerConvolution(input, output, step):
+            let (source, destination) = (activations[input], activations[output])
+            let requantize = step.requantize
+            step.weights.withUnsafeBufferPointer { weights in
+                step.correction.withUnsafeBufferPointer { correction in
+                    step.scale.withUnsafeBufferPointer { scale in
+                        step.bias.withUnsafeBufferPointer { bias in
+                            Kernels.integerConv2D(odml_conv2d_i8_args(
+                                input: source.bytes(base), inRowStride: source.rowStride, inChannels: Int32(step.inChannels),
+                                kernelHeight: Int32(step.kernel.height), kernelWidth: Int32(step.kernel.width),
+                                strideHeight: Int32(step.stride.height), strideWidth: Int32(step.stride.width),
+                                outHeight: Int32(step.outputSize.height), outWidth: Int32(step.outputSize.width),
+                                outChannels: Int32(step.outChannels), weights: weights.baseAddress, correction: correction.baseAddress,
+                                scale: scale.baseAddress, bias: bias.baseAddress,
+                                output: requantize == nil ? base + destination.interior : nil,
+                                output8: requantize == nil ? nil : destination.interiorBytes(base),
+                                outRowStride: destination.rowStride, outPixelStride: destination.channels,
+                                outInverseScale: requantize.map { 1 / $0.scale } ?? 1, outZeroPoint: Int32(requantize?.zeroPoint ?? 0),
+                                relu: step.relu ? 1 : 0, maxPool2x2: step.maxPool ? 1 : 0), level: level)
+                        }
+                    }
+                }
+            }
         case let .fallback(input, output, layer, inputShape, _):
             let (source, destination) = (activations[input], activations[output])
             let values = Tensor(uninitializedShape: [1] + inputShape) { buffer in source.load(into: buffer, base: base) }

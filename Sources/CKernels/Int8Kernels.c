@@ -1,0 +1,93 @@
+// 8-bit integer kernels (see CKernels.h for the contracts): the convolution body (Int8Conv.inc) is compiled for
+// a portable dot product, for AVX2, and for AVX-512 VNNI's vpdpbusd.
+#include "Common.h"
+#if ODML_X86
+#include <immintrin.h>
+#endif
+
+typedef int8_t odml_v32c __attribute__((ext_vector_type(32)));
+typedef int8_t odml_v8c __attribute__((ext_vector_type(8)));
+typedef uint8_t odml_v8u __attribute__((ext_vector_type(8)));
+
+// Helpers are macros, not functions: a function taking or returning an 8-lane vector would need the same
+// target attributes as each of its callers, and the body below is compiled for several.
+
+#define ODML_LOAD8I(p) ({ odml_v8i v_; __builtin_memcpy(&v_, (p), sizeof v_); v_; })
+#define ODML_LOAD8F(p) ({ odml_v8f v_; __builtin_memcpy(&v_, (p), sizeof v_); v_; })
+
+/// round(y · inverseScale) + zeroPoint, clamped to 0…255 (halves away from zero).
+#define ODML_REQUANTIZE8(y, inverseScale, zeroPoint) ({                                                    \
+    odml_v8f q_ = __builtin_elementwise_round((y) * (inverseScale)) + (float)(zeroPoint);                  \
+    q_ = __builtin_elementwise_min(__builtin_elementwise_max(q_, (odml_v8f)0), (odml_v8f)255);              \
+    __builtin_convertvector(q_, odml_v8u);                                                                  \
+})
+
+/// Stores the first `count` lanes (all 8 when count ≥ 8) of `v`, whose lanes are `size` bytes.
+#define ODML_STORE_PARTIAL(p, v, count) do {                                                                \
+    __typeof__(v) v_ = (v);                                                                                 \
+    const int n_ = (count) >= 8 ? 8 : (count);                                                              \
+    if (n_ > 0) __builtin_memcpy((p), &v_, (size_t)n_ * sizeof((p)[0]));                                    \
+} while (0)
+
+/// acc[l] += Σ_k a_k · w[4l + k] for 8 lanes, with a's 4 bytes unsigned and w signed: what vpdpbusd does, in
+/// plain vector code.
+#define ODML_DOT_PORTABLE(acc, group, w) do {                                                               \
+    odml_v32c wv_;                                                                                          \
+    __builtin_memcpy(&wv_, (w), 32);                                                                        \
+    const uint8_t *a_ = (const uint8_t *)&(group);                                                          \
+    (acc) += __builtin_convertvector(__builtin_shufflevector(wv_, wv_, 0, 4, 8, 12, 16, 20, 24, 28), odml_v8i) * (int32_t)a_[0] \
+        + __builtin_convertvector(__builtin_shufflevector(wv_, wv_, 1, 5, 9, 13, 17, 21, 25, 29), odml_v8i) * (int32_t)a_[1]     \
+        + __builtin_convertvector(__builtin_shufflevector(wv_, wv_, 2, 6, 10, 14, 18, 22, 26, 30), odml_v8i) * (int32_t)a_[2]    \
+        + __builtin_convertvector(__builtin_shufflevector(wv_, wv_, 3, 7, 11, 15, 19, 23, 27, 31), odml_v8i) * (int32_t)a_[3];   \
+} while (0)
+
+#define ODML_DOT(acc, group, w) ODML_DOT_PORTABLE(acc, group, w)
+#define ODML_I8_TARGET
+#define ODML_I8_NAME conv2d_i8_portable
+#include "Int8Conv.inc"
+#undef ODML_I8_TARGET
+#undef ODML_I8_NAME
+
+#if ODML_X86
+#define ODML_I8_TARGET ODML_TARGET_AVX2
+#define ODML_I8_NAME conv2d_i8_avx2
+#include "Int8Conv.inc"
+#undef ODML_I8_TARGET
+#undef ODML_I8_NAME
+#undef ODML_DOT
+
+#define ODML_DOT(acc, group, w) do {                                                                        \
+    __m256i w_;                                                                                             \
+    __builtin_memcpy(&w_, (w), 32);                                                                         \
+    (acc) = (odml_v8i)_mm256_dpbusd_epi32((__m256i)(acc), _mm256_set1_epi32(group), w_);                    \
+} while (0)
+#define ODML_I8_TARGET ODML_TARGET_VNNI
+#define ODML_I8_NAME conv2d_i8_vnni
+#include "Int8Conv.inc"
+#undef ODML_I8_TARGET
+#undef ODML_I8_NAME
+#undef ODML_DOT
+#endif
+
+void odml_conv2d_i8(const odml_conv2d_i8_args *args, int level) {
+#if ODML_X86
+    if (level >= ODML_LEVEL_AVX512_VNNI) { conv2d_i8_vnni(args); return; }
+    if (level >= ODML_LEVEL_AVX2) { conv2d_i8_avx2(args); return; }
+#endif
+    (void)level;
+    conv2d_i8_portable(args);
+}
+
+void odml_quantize_u8(const float *input, int pixels, int channels, ptrdiff_t inPixelStride, uint8_t *output,
+                      int outChannels, float inverseScale, int zeroPoint) {
+    for (int p = 0; p < pixels; p++) {
+        const float *x = input + (ptrdiff_t)p * inPixelStride;
+        uint8_t *q = output + (ptrdiff_t)p * outChannels;
+        for (int c = 0; c < channels; c++) {
+            float v = __builtin_roundf(x[c] * inverseScale) + (float)zeroPoint;
+            v = v < 0 ? 0 : (v > 255 ? 255 : v);
+            q[c] = (uint8_t)v;
+        }
+        for (int c = channels; c < outChannels; c++) q[c] = (uint8_t)zeroPoint;
+    }
+}
