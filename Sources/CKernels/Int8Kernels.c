@@ -41,19 +41,22 @@ typedef uint8_t odml_v8u __attribute__((ext_vector_type(8)));
         + __builtin_convertvector(__builtin_shufflevector(wv_, wv_, 3, 7, 11, 15, 19, 23, 27, 31), odml_v8i) * (int32_t)a_[3];   \
 } while (0)
 
+#define ODML_CAT_(a, b) a##_##b
+#define ODML_CAT(a, b) ODML_CAT_(a, b)
+
 #define ODML_DOT(acc, group, w) ODML_DOT_PORTABLE(acc, group, w)
 #define ODML_I8_TARGET
-#define ODML_I8_NAME conv2d_i8_portable
+#define ODML_I8_SUFFIX portable
 #include "Int8Conv.inc"
 #undef ODML_I8_TARGET
-#undef ODML_I8_NAME
+#undef ODML_I8_SUFFIX
 
 #if ODML_X86
 #define ODML_I8_TARGET ODML_TARGET_AVX2
-#define ODML_I8_NAME conv2d_i8_avx2
+#define ODML_I8_SUFFIX avx2
 #include "Int8Conv.inc"
 #undef ODML_I8_TARGET
-#undef ODML_I8_NAME
+#undef ODML_I8_SUFFIX
 #undef ODML_DOT
 
 #define ODML_DOT(acc, group, w) do {                                                                        \
@@ -62,10 +65,10 @@ typedef uint8_t odml_v8u __attribute__((ext_vector_type(8)));
     (acc) = (odml_v8i)_mm256_dpbusd_epi32((__m256i)(acc), _mm256_set1_epi32(group), w_);                    \
 } while (0)
 #define ODML_I8_TARGET ODML_TARGET_VNNI
-#define ODML_I8_NAME conv2d_i8_vnni
+#define ODML_I8_SUFFIX vnni
 #include "Int8Conv.inc"
 #undef ODML_I8_TARGET
-#undef ODML_I8_NAME
+#undef ODML_I8_SUFFIX
 #undef ODML_DOT
 #endif
 
@@ -84,7 +87,11 @@ void odml_quantize_u8(const float *input, int pixels, int channels, ptrdiff_t in
         const float *x = input + (ptrdiff_t)p * inPixelStride;
         uint8_t *q = output + (ptrdiff_t)p * outChannels;
         for (int c = 0; c < channels; c++) {
-            float v = __builtin_roundf(x[c] * inverseScale) + (float)zeroPoint;
+            // Halves away from zero, as roundf, without a library call on the baseline target.
+            // Clamped first (NaN too) so the conversion to an integer is always defined.
+            float scaled = x[c] * inverseScale;
+            scaled = !(scaled > -512.0f) ? -512.0f : (scaled > 512.0f ? 512.0f : scaled);
+            float v = (float)(int32_t)(scaled + (scaled < 0 ? -0.5f : 0.5f)) + (float)zeroPoint;
             v = v < 0 ? 0 : (v > 255 ? 255 : v);
             q[c] = (uint8_t)v;
         }

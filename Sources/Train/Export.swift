@@ -33,18 +33,50 @@ public func export(
     let decision = DecisionRule.default(labels: classNames, temperature: (temperature * 1000).rounded() / 1000)
     var variants: [ExportedVariant] = []
     for format in [StorageFormat.f32] + formats.filter({ $0 != .f32 }) {
-        let file = try ModelFile(
+        var file = try ModelFile(
             name: task.modelName, model: model, labels: classNames,
             input: InputSpec(shape: inputShape, description: task == .shape ? "rasterized drawing" : "windows of motion features"),
             preprocessing: preprocessing, training: metadata, decision: decision, format: format)
+        if format == .int8 {
+            let integerLayers = file.architecture.indices.filter { file.tensors["\($0).weight"]?.format == .int8 }
+            file.activationQuantization = calibrateActivations(of: model, layers: integerLayers, on: validation.inputs)
+        }
         let url = URL(fileURLWithPath: prefix.path + ".\(format).weights")
         try file.write(to: url)
         let loaded = try ModelFile(contentsOf: url)
         variants.append(ExportedVariant(
             format: format, url: url, bytes: loaded.encoded().count,
-            accuracy: accuracy(of: loaded.makeModel(), on: validation), decision: loaded.decision))
+            accuracy: accuracy(of: loaded.makeCompiledModel(), on: validation), decision: loaded.decision))
     }
     return variants
+}
+
+/// The quantization of each of `layers`' inputs (indices into `model.layers`) that covers the range the input
+/// takes when `model` runs on `inputs` (training-file data: the validation split carved from it).
+public func calibrateActivations(of model: Sequential, layers: [Int], on inputs: Tensor, batchSize: Int = 256) -> [ActivationQuantization] {
+    guard let last = layers.max() else { return [] }
+    var ranges = [Int: (minimum: Float, maximum: Float)]()
+    for start in stride(from: 0, to: inputs.shape[0], by: batchSize) {
+        var x = inputs.rows(start..<min(start + batchSize, inputs.shape[0]))
+        for (index, layer) in model.layers.enumerated().prefix(last + 1) {
+            if layers.contains(index) {
+                let range = ranges[index] ?? (.infinity, -.infinity)
+                ranges[index] = (min(range.minimum, x.scalars.min() ?? 0), max(range.maximum, x.scalars.max() ?? 0))
+            }
+            x = layer(x)
+        }
+    }
+    return layers.sorted().map { index in
+        let range = ranges[index] ?? (0, 0)
+        return ActivationQuantization(layer: index, minimum: range.minimum, maximum: range.maximum)
+    }
+}
+
+/// The share of `examples` a compiled model classifies correctly.
+public func accuracy(of compiled: CompiledModel, on examples: Examples) -> Double {
+    guard examples.count > 0 else { return 0 }
+    let predicted = compiled(examples.inputs).argmax(axis: 1)
+    return Double(zip(predicted, examples.labels).filter { $0 == $1 }.count) / Double(examples.count)
 }
 
 /// The share of `examples` an inference model classifies correctly.

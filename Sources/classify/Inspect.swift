@@ -63,6 +63,7 @@ struct InspectionReport: Encodable {
     let preprocessing: [String: JSONValue]
     let training: TrainingMetadata?
     let decision: DecisionRule?
+    let activationQuantization: [ActivationQuantization]?
     let parameters: Int
     let architecture: [LayerRow]
     let tensors: [TensorRow]
@@ -80,6 +81,7 @@ struct InspectionReport: Encodable {
         preprocessing = file.preprocessing
         training = file.training
         decision = file.decision
+        activationQuantization = file.activationQuantization
         parameters = file.tensors.values.reduce(0) { $0 + elementCount($1.shape) }
         var shape = [1] + file.input.shape
         architecture = file.architecture.enumerated().map { index, spec in
@@ -122,6 +124,12 @@ struct InspectionReport: Encodable {
         }
         if let decision {
             lines.append(column("decision", 16) + decision.summary)
+        }
+        if let activationQuantization, !activationQuantization.isEmpty {
+            lines.append(column("integer", 16) + "layers " + activationQuantization.map { String($0.layer) }.joined(separator: ", ")
+                         + " run in int8 arithmetic (input scales "
+                         + activationQuantization.map { String(format: "%.4g", $0.scale) + ($0.zeroPoint == 0 ? "" : " zp \($0.zeroPoint)") }
+                             .joined(separator: ", ") + ")")
         }
         lines.append(column("architecture", 16) + "\(architecture.count) layers, \(grouped(parameters)) parameters")
         for row in architecture {

@@ -58,6 +58,46 @@ struct WeightsFileTests {
         #expect(loaded.outputShape == [1, 4])
     }
 
+    @Test func activationQuantizationRoundTripsAndRunsInIntegers() throws {
+        var file = try imageModelFile(format: .int8)
+        // Layers 4 (Conv2D 16→32) and 8 (Dense 512→96) have int8 weights; their inputs get calibrated scales.
+        let images = randomTensor([4, 28, 28, 1], seed: 12)
+        file.activationQuantization = calibrateForTest(file.makeModel(), layers: [4, 8], on: images)
+        let loaded = try ModelFile(bytes: file.encoded(), path: "x")
+        #expect(loaded.activationQuantization == file.activationQuantization)
+        let compiled = loaded.makeCompiledModel()
+        #expect(compiled.plan.integerSteps == 2, "\(compiled.plan.stepDescriptions)")
+        let error = relativeL2(compiled(images), loaded.makeModel()(images))
+        #expect(error <= Int8OutputRelativeError.wholeUntrainedModel, "int8 arithmetic against dequantized float: \(error)")
+
+        for (bad, expected) in [(ActivationQuantization(layer: 2, scale: 1, zeroPoint: 0), "no int8 weight"),
+                                (ActivationQuantization(layer: 0, scale: 1, zeroPoint: 0), "no int8 weight"),
+                                (ActivationQuantization(layer: 99, scale: 1, zeroPoint: 0), "not one of layers"),
+                                (ActivationQuantization(layer: 4, scale: -1, zeroPoint: 0), "finite and positive"),
+                                (ActivationQuantization(layer: 4, scale: 1, zeroPoint: 300), "0…255")] {
+            var corrupt = file
+            corrupt.activationQuantization = [bad]
+            #expect {
+                _ = try ModelFile(bytes: corrupt.encoded(), path: "x")
+            } throws: { error in
+                "\(error)".contains(expected)
+            }
+        }
+    }
+
+    /// The input range of each of `layers` over `inputs`, as quantizations (what export calibrates).
+    private func calibrateForTest(_ model: Sequential, layers: [Int], on inputs: Tensor) -> [ActivationQuantization] {
+        var x = inputs
+        var result: [ActivationQuantization] = []
+        for (index, layer) in model.layers.enumerated() {
+            if layers.contains(index) {
+                result.append(ActivationQuantization(layer: index, minimum: x.scalars.min() ?? 0, maximum: x.scalars.max() ?? 0))
+            }
+            x = layer(x)
+        }
+        return result
+    }
+
     @Test func encodingIsDeterministic() throws {
         #expect(try imageModelFile(format: .lut4).encoded() == imageModelFile(format: .lut4).encoded())
     }

@@ -145,7 +145,7 @@ public struct MotionClassifier: MotionWindowClassifier {
     public let file: ModelFile
     /// The layers (dequantized once at load).
     public let model: Sequential
-    /// The layers compiled for one window at a time (what `probabilities` runs).
+    /// The layers compiled for one window at a time, int8 layers in integers (what `probabilities` runs).
     public let compiled: CompiledModel
     /// The preprocessing the file describes.
     public let windowing: MotionWindowing
@@ -159,7 +159,7 @@ public struct MotionClassifier: MotionWindowClassifier {
                 + "a motion classifier with this windowing takes [\(windowing.inputSize)] with labels")
         }
         model = file.makeModel()
-        compiled = CompiledModel(model, inputShape: file.input.shape)
+        compiled = file.makeCompiledModel()
     }
 
     /// The classes, in output order.

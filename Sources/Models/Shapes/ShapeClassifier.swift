@@ -31,7 +31,7 @@ public struct ShapeClassifier: Sendable {
     public let file: ModelFile
     /// The layers (dequantized once at load).
     public let model: Sequential
-    /// The layers compiled for one image at a time (what `classify` runs).
+    /// The layers compiled for one image at a time, int8 layers in integers (what `classify` runs).
     public let compiled: CompiledModel
     /// The preprocessing the file describes.
     public let rasterizer: ShapeRasterizer
@@ -45,7 +45,7 @@ public struct ShapeClassifier: Sendable {
                 + "a shape classifier takes [\(rasterizer.size), \(rasterizer.size), 1] with labels")
         }
         model = file.makeModel()
-        compiled = CompiledModel(model, inputShape: file.input.shape)
+        compiled = file.makeCompiledModel()
     }
 
     /// The classes, in output order.

@@ -64,6 +64,7 @@ struct WeightsHeader: Codable, Equatable {
     var preprocessing: [String: JSONValue]
     var training: TrainingMetadata?
     var decision: DecisionRule?
+    var activationQuantization: [ActivationQuantization]?
     var tensors: [TensorEntry]
 }
 
@@ -106,6 +107,9 @@ public struct ModelFile: Equatable, Sendable {
     /// How its outputs become an answer (calibration, reject class, uncertainty floor); `nil` in files written
     /// before it existed, which then get `DecisionRule.legacy`.
     public var decision: DecisionRule?
+    /// How the input of each int8 layer is quantized for integer arithmetic (calibrated at export); `nil` or
+    /// empty runs int8 weights dequantized in float.
+    public var activationQuantization: [ActivationQuantization]?
     /// The tensors by name (`<layer index>.<role>`).
     public var tensors: [String: QuantizedTensor]
 
@@ -215,6 +219,9 @@ public struct ModelFile: Equatable, Sendable {
         if let problem = decision?.problem(labels: labels) {
             throw WeightsFileError(path: path, problem: .corruptHeader(problem))
         }
+        if let problem = activationQuantizationProblem {
+            throw WeightsFileError(path: path, problem: .corruptHeader(problem))
+        }
     }
 
     /// The most floats one layer may allocate for one sample (256 MiB): more means a crafted or mistaken file.
@@ -257,7 +264,7 @@ extension ModelFile {
         }
         let header = WeightsHeader(
             name: name, architecture: architecture, labels: labels, input: input, preprocessing: preprocessing,
-            training: training, decision: decision, tensors: entries)
+            training: training, decision: decision, activationQuantization: activationQuantization, tensors: entries)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding these plain structs cannot fail; an empty header would be caught on reading.
@@ -429,6 +436,7 @@ extension ModelFile {
         preprocessing = header.preprocessing
         training = header.training
         decision = header.decision
+        activationQuantization = header.activationQuantization
         self.version = version
         self.tensors = tensors
         if let reason = architecture.lazy.compactMap(\.invalidReason).first {

@@ -12,9 +12,12 @@ public final class CompiledModel: Sendable {
     /// Workspaces kept at most; more concurrent callers than this allocate their own.
     public static let spareLimit = 64
 
-    /// Compiles `model` for samples of `inputShape` at the CPU's best kernel level.
-    public init(_ model: Sequential, inputShape: [Int], level: Kernels.Level = Kernels.level) {
-        plan = InferencePlan(model, inputShape: inputShape, level: level)
+    /// Compiles `model` for samples of `inputShape` at the CPU's best kernel level (see `InferencePlan.init` for
+    /// `quantization`).
+    public init(
+        _ model: Sequential, inputShape: [Int], quantization: [ActivationQuantization] = [], level: Kernels.Level = Kernels.level
+    ) {
+        plan = InferencePlan(model, inputShape: inputShape, quantization: quantization, level: level)
         var workspaces: [InferenceWorkspace] = []
         workspaces.reserveCapacity(Self.spareLimit)
         spare = Mutex(workspaces)
