@@ -1,7 +1,9 @@
 # make demo · make test · make bench — each installs OpenBLAS first when it is missing.
 SWIFT ?= swift
 
-.PHONY: demo test bench deps
+.PHONY: demo test bench deps install
+
+PREFIX ?= /usr/local
 
 # OpenBLAS's headers and pkg-config file (libopenblas-dev), and pkg-config itself, from Debian's packages.
 deps:
@@ -37,3 +39,13 @@ bench: deps
 	.build/release/bench engine
 	.build/release/bench shape
 	.build/release/bench motion
+
+# A self-contained release binary (the Swift runtime and Foundation linked in statically: it starts in about a
+# third of the time of the dynamically linked one) in PREFIX/bin, and the shipped weights where it looks for them,
+# PREFIX/share/classify/Weights. OpenBLAS stays a shared library (libopenblas0 at run time).
+install: deps
+	$(SWIFT) build -c release --static-swift-stdlib --product classify --scratch-path .build-static
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/classify/Weights"
+	install -m 755 -s .build-static/release/classify "$(DESTDIR)$(PREFIX)/bin/classify"
+	install -m 644 Weights/*.weights "$(DESTDIR)$(PREFIX)/share/classify/Weights/"
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/classify and its weights in $(DESTDIR)$(PREFIX)/share/classify/Weights"

@@ -6,6 +6,7 @@ import Train
 /// `classify generate shape --out Datasets [--count N] [--seed S]`
 struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "generate",
         abstract: "Generate a synthetic training dataset that imitates people's drawings or phone motion.",
         discussion: """
             shape: writes OUT/shapes/train.csv (COUNT drawings), OUT/shapes/test.csv (COUNT/4 drawings by other \

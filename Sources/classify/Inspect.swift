@@ -6,6 +6,7 @@ import Tensor
 /// `classify inspect WEIGHTS`: what a weights file holds, after validating every byte of it.
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "inspect",
         abstract: "Show what a weights file holds: architecture, labels, input, training, tensors, sizes.",
         discussion: """
             The file is validated first (magic, version, checksum, every tensor); a missing file exits 66 and \

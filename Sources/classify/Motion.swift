@@ -7,6 +7,7 @@ import Tensor
 /// `classify motion RECORDING.csv|- ...`
 struct Motion: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "motion",
         abstract: "Label motion recordings' windows walking, running or still, and each recording by majority.",
         discussion: """
             A recording is a CSV file with the Core Motion columns (gravity.*, userAcceleration.* and \

@@ -7,6 +7,7 @@ import Tensor
 /// `classify shape DRAWING.csv|- ...`
 struct Shape: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "shape",
         abstract: "Recognize drawings: circle, triangle, square or star.",
         discussion: """
             A drawing is a CSV file with columns x,y and optional t (ms) and stroke (0-based); - reads standard \

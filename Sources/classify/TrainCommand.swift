@@ -198,6 +198,7 @@ struct TrainCommand: ParsableCommand {
 /// `classify evaluate shape|motion --data TEST.csv [--weights W] [--json]`
 struct Evaluate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "evaluate",
         abstract: "Measure a recognizer's accuracy on a labelled CSV dataset.",
         discussion: """
             Shapes and recordings go through the same recognizer as `classify shape` and `classify motion`: \
