@@ -14,7 +14,7 @@ struct Bench: ParsableCommand {
             implementations of one workload are sampled in turn, so the ratios compare like with like. \
             Run a release build: swift run -c release bench engine
             """,
-        subcommands: [Engine.self, Quant.self, TrainSpeed.self, Shape.self, Motion.self, CLI.self, QuantChild.self]
+        subcommands: [Engine.self, Quant.self, TrainSpeed.self, Shape.self, Motion.self, CLI.self, QuantChild.self, PlanOutputs.self]
     )
 }
 
@@ -79,71 +79,6 @@ extension Bench {
                       + padded(String(format: "%.0f", row.samplesPerSecond), 12) + String(format: "%.1f%%", 100 * row.blasShare))
             }
             print("\nbatch 64; one step = forward, backward, Adam update; BLAS threads ≤ \(BLAS.maxThreads)")
-        }
-    }
-
-    struct Shape: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "One drawing's preprocessing and inference with the shipped shape weights, on one thread.",
-            discussion: "Target: rasterize + int8 inference ≤ 30 µs median. Example: swift run -c release bench shape"
-        )
-
-        @Option(help: "The folder holding shape-classifier.int8.weights and shape-classifier.f32.weights.")
-        var weights = "Weights"
-
-        @Flag(help: "Sample for a fraction of the time.")
-        var quick = false
-
-        func run() throws {
-            #if DEBUG
-            FileHandle.standardError.write(Data("warning: this is a debug build; measure with `swift run -c release bench shape`\n".utf8))
-            #endif
-            let rows = try ShapeBenchmark(plan: quick ? .quick : .full, weightsFolder: weights).run()
-            for row in rows { print(padded(row.name, 40) + humanSeconds(row.medianSeconds)) }
-            if let full = rows.first(where: { $0.name == "shape: rasterize + int8 inference" }) {
-                let passed = full.medianSeconds <= 30e-6
-                print(String(format: "\n%@  rasterize + int8 inference: %.1f µs (≤ 30 µs)", passed ? "PASS" : "FAIL", full.medianSeconds * 1e6))
-                if !passed { throw ExitCode(1) }
-            }
-        }
-    }
-
-    struct Motion: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "One motion window's preprocessing and inference with the shipped motion weights, on one thread.",
-            discussion: """
-                A window is 256 samples (5.12 s at 50 Hz) of Core Motion data; preprocessing turns it into the \
-                model's input (vertical and horizontal signals, their autocorrelations and intensities). int8 runs \
-                dequantized at load (what classify does) and compact (weights stay int8). Target: preprocess + int8 \
-                inference ≤ 30 µs median, int8 weights file ≤ 64 KB. Example: swift run -c release bench motion
-                """
-        )
-
-        @Option(help: "The folder holding motion-state.int8.weights and motion-state.f32.weights.")
-        var weights = "Weights"
-
-        @Flag(help: "Sample for a fraction of the time.")
-        var quick = false
-
-        func run() throws {
-            #if DEBUG
-            FileHandle.standardError.write(Data("warning: this is a debug build; measure with `swift run -c release bench motion`\n".utf8))
-            #endif
-            let rows = try MotionBenchmark(plan: quick ? .quick : .full, weightsFolder: weights).run()
-            for row in rows { print(padded(row.name, 44) + humanSeconds(row.medianSeconds)) }
-            let size = (try? FileManager.default.attributesOfItem(atPath: "\(weights)/motion-state.int8.weights")[.size] as? Int) ?? nil
-            var passed = true
-            if let full = rows.first(where: { $0.name == "motion: preprocess + int8 inference" }) {
-                let fast = full.medianSeconds <= 30e-6
-                passed = passed && fast
-                print(String(format: "\n%@  preprocess + int8 inference: %.1f µs (≤ 30 µs)", fast ? "PASS" : "FAIL", full.medianSeconds * 1e6))
-            }
-            if let size {
-                let small = size <= 64 * 1024
-                passed = passed && small
-                print("\(small ? "PASS" : "FAIL")  int8 weights file: \(size) bytes (≤ 65536)")
-            }
-            if !passed { throw ExitCode(1) }
         }
     }
 

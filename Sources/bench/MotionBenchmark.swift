@@ -3,61 +3,169 @@ import Models
 import Tensor
 import Train
 
-/// `bench motion`: one window's preprocessing (orientation-free signals, autocorrelations, intensities) and
-/// inference, for each shipped weights file, on one thread.
+/// `bench motion`: the motion model's preprocessing, inference and whole path, int8 and f32, from one run.
+///
+/// Latency rows run one 256-sample window at a time on one thread: its features alone (the vertical and
+/// horizontal signals, their autocorrelations and intensities, into a caller's buffer), the compiled plan alone
+/// (batch 1), both together, and `MotionRecognizer.classify` on a one-window recording (checks, features, the
+/// plan, the still and gap rules, the timeline). Throughput rows: the plan over a `[256, inputSize]` batch on one
+/// thread, and a 10-minute recording through `MotionRecognizer` (one thread, as `classify motion` runs).
 struct MotionBenchmark {
     let plan: TimingPlan
     let weightsFolder: String
 
-    func run() throws -> [Measurement] {
-        BLAS.maxThreads = 1
+    /// Windows in a throughput batch.
+    static let batch = 256
+    /// Seconds of the long recording.
+    static let recordingSeconds = 600.0
+
+    /// A generated session as a recording (its rows hold attitude, gravity, rotation rate, user acceleration;
+    /// `assemble` takes gravity, user acceleration, rotation rate).
+    static func recording(_ session: MotionGenerator.Session, windowing: MotionWindowing) -> MotionRecording {
+        MotionRecordingReader.assemble(session.rows.map { Array($0[3..<6] + $0[9..<12] + $0[6..<9]) }, times: session.times,
+                                       coreMotion: true, rate: windowing.rate, window: windowing.window)
+    }
+
+    /// Eight generated 12-second recordings of both gaits, and 16 windows cut from their starts and ends: what the
+    /// latency rows cycle through.
+    static func windows(windowing: MotionWindowing) -> (recordings: [MotionRecording], windows: [[MotionSample]]) {
         var generator = MotionGenerator(seed: 78)
-        // Eight generated sessions (rows: attitude, gravity, rotation rate, user acceleration; `assemble` takes
-        // gravity, user acceleration, rotation rate) of both gaits; each benchmark cuts one-window recordings from their start and end.
-        let segments: [[MotionSample]] = generator.sessions(people: 4, seconds: 12).map { session in
-            MotionRecordingReader.assemble(session.rows.map { Array($0[3..<6] + $0[9..<12] + $0[6..<9]) }, times: session.times, coreMotion: true,
-                                           rate: 50, window: 256).segments[0]
+        let recordings = generator.sessions(people: 4, seconds: 12).map { recording($0, windowing: windowing) }
+        let window = windowing.window
+        let windows = recordings.flatMap { recording -> [[MotionSample]] in
+            guard let segment = recording.segments.first, segment.count >= window else { return [] }
+            return [Array(segment[0..<window]), Array(segment[(segment.count - window)...])]
         }
-        func windows(of length: Int) -> [[MotionSample]] {
-            segments.flatMap { [Array($0[0..<length]), Array($0[($0.count - length)...])] }
+        return (recordings, windows)
+    }
+
+    func run() throws -> ModelReport {
+        BLAS.maxThreads = 1
+        var report = ModelReport(title: "bench motion")
+        report.notes.append(("kernels", "\(Kernels.level) (Kernels.level, the best this CPU runs)"))
+        report.notes.append(("weights", weightsFolder))
+        let int8 = try MotionVariant(folder: weightsFolder, format: "int8"), f32 = try MotionVariant(folder: weightsFolder, format: "f32")
+        for variant in [int8, f32] { report.notes.append(("\(variant.format) plan", planNote(variant.plan.plan))) }
+        if int8.plan.plan.integerSteps == 0 {
+            report.notes.append(("note", "the int8 file has no activationQuantization header, so its plan runs in float; "
+                                 + "re-export it with `classify train motion ... --quantize int8`"))
         }
-        var measurements: [Measurement] = []
+        let windowing = int8.classifier.windowing
+        let size = windowing.inputSize, window = windowing.window
+
+        let (recordings, windows) = Self.windows(windowing: windowing)
+        guard let template = recordings.first, !windows.isEmpty else { return report }
+        // One-window recordings, as an app classifying the latest 5.12 s would pass them.
+        let short = windows.map { samples in
+            var one = template
+            (one.segments, one.segmentStarts, one.bridgedGaps, one.notes) = ([samples], [0], [], [])
+            return one
+        }
+        var generator = MotionGenerator(seed: 79)
+        let long = generator.sessions(people: 1, seconds: Self.recordingSeconds).first.map { Self.recording($0, windowing: windowing) }
+            ?? template
+        let longWindows = long.segments.map { windowing.starts(count: $0.count).count }.reduce(0, +)
+
+        let features = UnsafeMutableBufferPointer<Float>.allocate(capacity: size)
+        features.initialize(repeating: 0)
+        defer { features.deallocate() }
+        func computeFeatures(_ samples: [MotionSample]) {
+            let (vertical, horizontal) = MotionWindowing.signals(samples)
+            windowing.input(vertical: vertical[...], horizontal: horizontal[...], into: features)
+        }
+        let inputs = windows.map { samples -> [Float] in
+            computeFeatures(samples)
+            return Array(features)
+        }
+        let count = windows.count
         var next = 0
-        for (format, compact) in [("int8", false), ("int8", true), ("f32", false)] {
-            let path = "\(weightsFolder)/motion-state.\(format).weights"
-            let file = try ModelFile(contentsOf: URL(fileURLWithPath: path))
-            let classifier = try MotionClassifier(file: file)
-            let model = compact ? file.makeModel(compact: true) : classifier.model
-            let variant = compact ? "\(format) compact" : format
-            let windowing = classifier.windowing, windows = windows(of: windowing.window)
-            measurements += measure("motion: preprocess + \(variant) inference", flops: nil, plan: plan, [
-                Candidate(impl: "tensor") {
-                    next = (next + 1) % windows.count
-                    return model(windowing.windows(windows[next])).scalars[0]
-                },
-            ])
-            let inputs = windows.map(windowing.windows)
-            measurements += measure("motion: \(variant) inference only", flops: nil, plan: plan, [
-                Candidate(impl: "tensor") {
-                    next = (next + 1) % inputs.count
-                    return model(inputs[next]).scalars[0]
-                },
-            ])
+        func advance() -> Int {
+            next = (next + 1) % count
+            return next
         }
-        let windowing = MotionWindowing(), windows = windows(of: windowing.window)
-        measurements += measure("motion: preprocess only", flops: nil, plan: plan, [
-            Candidate(impl: "tensor") {
-                next = (next + 1) % windows.count
-                return windowing.windows(windows[next]).scalars[0]
-            },
-        ])
-        let cadence = CadenceRecognizer(windowing: windowing)
-        measurements += measure("motion: preprocess + cadence fallback", flops: nil, plan: plan, [
-            Candidate(impl: "tensor") {
-                next = (next + 1) % windows.count
-                return cadence.probabilities(windowing.windows(windows[next])).scalars[0]
-            },
-        ])
-        return measurements
+
+        report.time(plan, [Workload(name: "motion: window features (\(window) samples → \(size))") {
+            computeFeatures(windows[advance()])
+            return features[0]
+        }])
+        report.time(plan, [int8, f32].map { variant in
+            Workload(name: "motion: \(variant.format) plan") { inputs[advance()].withUnsafeBufferPointer { variant.plan.run($0) } }
+        })
+        report.time(plan, [Workload(name: "motion: window features + int8 plan") {
+            computeFeatures(windows[advance()])
+            return int8.plan.run(UnsafeBufferPointer(features))
+        }])
+        report.time(plan, [int8, f32].map { variant in
+            Workload(name: "motion: \(variant.format) recognizer, one-window recording") {
+                Float((try? variant.recognizer.classify(short[advance()]))?.windows.first?.confidence ?? 0)
+            }
+        })
+        report.time(plan, [Workload(name: "motion: window features + cadence fallback") {
+            computeFeatures(windows[advance()])
+            return Float(CadenceRecognizer(windowing: windowing).classify(UnsafeBufferPointer(features)).running)
+        }])
+        let batch = Tensor(shape: [Self.batch, size], scalars: (0..<Self.batch).flatMap { inputs[$0 % count] })
+        report.time(plan, [int8, f32].map { variant in
+            Workload(name: "motion: \(variant.format) plan, batch \(Self.batch)", items: Self.batch) { variant.plan.run(batch: batch) }
+        })
+        report.time(plan, [int8, f32].map { variant in
+            Workload(name: "motion: \(variant.format) recognizer, \(Int(Self.recordingSeconds / 60))-minute recording",
+                     items: longWindows) {
+                Float((try? variant.recognizer.classify(long))?.windows.count ?? 0)
+            }
+        })
+
+        let input = inputs[0]
+        for variant in [int8, f32] {
+            report.countAllocations("\(variant.format) plan run") { input.withUnsafeBufferPointer { variant.plan.run($0) } }
+        }
+        let inputTensor = Tensor(shape: [size], scalars: input)
+        report.countAllocations("int8 CompiledModel.run (pooled workspace)") { int8.plan.runPooled(inputTensor) }
+        report.countAllocations("window features (signals + input)") {
+            computeFeatures(windows[0])
+            return features[0]
+        }
+        for variant in [int8, f32] {
+            report.countAllocations("\(variant.format) recognizer call, one window") {
+                Float((try? variant.recognizer.classify(short[0]))?.windows.first?.confidence ?? 0)
+            }
+        }
+        if let perRecording = AllocationCounter.perCall(10, { Float((try? int8.recognizer.classify(long))?.windows.count ?? 0) }) {
+            report.allocations.append(AllocationRow(name: "int8 recognizer, long recording, per window", perCall: perRecording / Double(longWindows)))
+        }
+
+        report.targets = [
+            report.latencyTarget("window features + int8 plan (issue 13)", row: "motion: window features + int8 plan",
+                                 limitMicroseconds: 4),
+            report.latencyTarget("preprocess + int8 inference, one-window recording through the recognizer (issue 11)",
+                                 row: "motion: int8 recognizer, one-window recording", limitMicroseconds: 30),
+            report.ratioTarget("int8 plan time / f32 plan time", "motion: int8 plan", over: "motion: f32 plan", limit: 1),
+            report.noAllocationTarget("int8 plan run"),
+            report.noAllocationTarget("f32 plan run"),
+            report.noAllocationTarget("int8 CompiledModel.run (pooled workspace)"),
+        ]
+        if let bytes = (try? FileManager.default.attributesOfItem(atPath: "\(weightsFolder)/motion-state.int8.weights"))?[.size] as? Int {
+            report.targets.append(Target(description: "int8 weights file", ratio: Double(bytes), limit: 65536, atLeast: false, unit: " bytes"))
+        }
+        return report
+    }
+}
+
+/// One motion weights file loaded as users load it: the classifier, its recognizer, and its plan with a
+/// workspace and output buffer of its own.
+struct MotionVariant {
+    /// `int8` or `f32`.
+    let format: String
+    let classifier: MotionClassifier
+    let recognizer: MotionRecognizer
+    let plan: PlanRunner
+
+    /// Loads `folder/motion-state.<format>.weights`.
+    init(folder: String, format: String) throws {
+        self.format = format
+        let file = try ModelFile(contentsOf: URL(fileURLWithPath: "\(folder)/motion-state.\(format).weights"))
+        classifier = try MotionClassifier(file: file)
+        recognizer = MotionRecognizer(classifier: classifier, model: "motion-state.\(format)")
+        plan = PlanRunner(classifier.compiled)
     }
 }

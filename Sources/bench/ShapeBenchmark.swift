@@ -3,56 +3,109 @@ import Models
 import Tensor
 import Train
 
-/// `bench shape`: one drawing's preprocessing and inference, for each shipped weights file, on one thread.
+/// `bench shape`: the shape model's preprocessing, inference and whole path, int8 and f32, from one run.
+///
+/// Latency rows run one drawing at a time on one thread: rasterizing alone, the compiled plan alone (batch 1,
+/// into a caller's buffer), both together, and `ShapeRecognizer.recognize` (checks, rasterizing, the plan, the
+/// decision rule and the answer). Throughput rows run 256 drawings: the plan over a `[256, 16, 16, 1]` batch on
+/// one thread, and the recognizer's batch API on every core.
 struct ShapeBenchmark {
     let plan: TimingPlan
     let weightsFolder: String
 
-    func run() throws -> [Measurement] {
-        BLAS.maxThreads = 1
+    /// Drawings in a throughput batch.
+    static let batch = 256
+
+    /// The drawings every row cycles through: 256 generated ones (8 people, 32 each, every class).
+    static func drawings() -> [Drawing] {
         var generator = ShapeGenerator(seed: 77)
-        let drawings = generator.samples(people: 4, perPerson: 8).map(\.drawing)
-        var measurements: [Measurement] = []
-        for format in ["int8", "f32"] {
-            let path = "\(weightsFolder)/shape-classifier.\(format).weights"
-            let classifier = try ShapeClassifier(file: try ModelFile(contentsOf: URL(fileURLWithPath: path)))
-            let recognizer = ShapeRecognizer(engine: .model(classifier), model: "shape-classifier.\(format)")
-            var next = 0
-            // The whole path classify shape and apps take: checks, rasterizing, the model and the decision rule.
-            measurements += measure("shape: rasterize + \(format) inference", flops: nil, plan: plan, [
-                Candidate(impl: "tensor") {
-                    next = (next + 1) % drawings.count
-                    return Float((try? recognizer.recognize(drawings[next]))?.confidence ?? 0)
-                },
-            ])
-            let images = drawings.map(classifier.rasterizer.rasterize)
-            measurements += measure("shape: \(format) inference only", flops: nil, plan: plan, [
-                Candidate(impl: "tensor") {
-                    next = (next + 1) % images.count
-                    return Float(classifier.classify(image: images[next]).confidence)
-                },
-            ])
-            let plan = classifier.compiled.plan
-            let workspace = plan.makeWorkspace()
-            var output = [Float](repeating: 0, count: plan.outputCount)
-            measurements += measure("shape: \(format) compiled plan only", flops: nil, plan: self.plan, [
-                Candidate(impl: "tensor") {
-                    next = (next + 1) % images.count
-                    output.withUnsafeMutableBufferPointer { out in
-                        images[next].withUnsafeBufferPointer { plan.run($0, into: out, workspace: workspace) }
-                    }
-                    return output[0]
-                },
-            ])
+        return Array(generator.samples(people: 8, perPerson: 32).map(\.drawing).prefix(batch))
+    }
+
+    func run() throws -> ModelReport {
+        BLAS.maxThreads = 1
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let drawings = Self.drawings()
+        var report = ModelReport(title: "bench shape")
+        report.notes.append(("kernels", "\(Kernels.level) (Kernels.level, the best this CPU runs)"))
+        report.notes.append(("weights", weightsFolder))
+        let int8 = try ShapeVariant(folder: weightsFolder, format: "int8"), f32 = try ShapeVariant(folder: weightsFolder, format: "f32")
+        for variant in [int8, f32] { report.notes.append(("\(variant.format) plan", planNote(variant.plan.plan))) }
+        if int8.plan.plan.integerSteps == 0 {
+            report.notes.append(("note", "the int8 file has no activationQuantization header, so its plan runs in float; "
+                                 + "re-export it with `classify train shape ... --quantize int8`"))
         }
+
+        let rasterizer = int8.classifier.rasterizer
+        let images = drawings.map(rasterizer.rasterize)
+        let count = drawings.count
         var next = 0
-        let rasterizer = ShapeRasterizer.shipped
-        measurements += measure("shape: rasterize only (level, stretched)", flops: nil, plan: plan, [
-            Candidate(impl: "tensor") {
-                next = (next + 1) % drawings.count
-                return rasterizer.rasterize(drawings[next]).scalars[0]
-            },
+        func advance() -> Int {
+            next = (next + 1) % count
+            return next
+        }
+
+        report.time(plan, [Workload(name: "shape: rasterize (levelled, \(rasterizer.size)x\(rasterizer.size))") {
+            rasterizer.rasterize(drawings[advance()]).scalars[0]
+        }])
+        report.time(plan, [
+            Workload(name: "shape: int8 plan") { int8.plan.run(images[advance()]) },
+            Workload(name: "shape: f32 plan") { f32.plan.run(images[advance()]) },
         ])
-        return measurements
+        report.time(plan, [Workload(name: "shape: rasterize + int8 plan") { int8.plan.run(rasterizer.rasterize(drawings[advance()])) }])
+        report.time(plan, [int8, f32].map { variant in
+            Workload(name: "shape: \(variant.format) recognizer (whole path)") {
+                Float((try? variant.recognizer.recognize(drawings[advance()]))?.confidence ?? 0)
+            }
+        })
+        let batch = Tensor(shape: [count, rasterizer.size, rasterizer.size, 1], scalars: images.flatMap(\.scalars))
+        report.time(plan, [int8, f32].map { variant in
+            Workload(name: "shape: \(variant.format) plan, batch \(count)", items: count) { variant.plan.run(batch: batch) }
+        })
+        report.time(plan, [int8, f32].map { variant in
+            Workload(name: "shape: \(variant.format) recognizer, batch \(count)", items: count, threads: cores) {
+                variant.recognizer.recognize(drawings, threads: cores).count == count ? 1 : 0
+            }
+        })
+
+        let image = images[0], drawing = drawings[0]
+        for variant in [int8, f32] { report.countAllocations("\(variant.format) plan run") { variant.plan.run(image) } }
+        report.countAllocations("int8 CompiledModel.run (pooled workspace)") { int8.plan.runPooled(image) }
+        report.countAllocations("rasterize into a Tensor") { rasterizer.rasterize(drawing).scalars[0] }
+        for variant in [int8, f32] {
+            report.countAllocations("\(variant.format) recognizer call") {
+                Float((try? variant.recognizer.recognize(drawing))?.confidence ?? 0)
+            }
+        }
+
+        report.targets = [
+            report.latencyTarget("rasterize + int8 inference, whole recognizer path (issue 11)",
+                                 row: "shape: int8 recognizer (whole path)", limitMicroseconds: 30),
+            report.latencyTarget("rasterize + int8 plan (issue 13)", row: "shape: rasterize + int8 plan", limitMicroseconds: 8),
+            report.ratioTarget("int8 plan time / f32 plan time", "shape: int8 plan", over: "shape: f32 plan", limit: 1),
+            report.noAllocationTarget("int8 plan run"),
+            report.noAllocationTarget("f32 plan run"),
+            report.noAllocationTarget("int8 CompiledModel.run (pooled workspace)"),
+        ]
+        return report
+    }
+}
+
+/// One shape weights file loaded as users load it: the classifier, its recognizer, and its plan with a workspace
+/// and output buffer of its own.
+struct ShapeVariant {
+    /// `int8` or `f32`.
+    let format: String
+    let classifier: ShapeClassifier
+    let recognizer: ShapeRecognizer
+    let plan: PlanRunner
+
+    /// Loads `folder/shape-classifier.<format>.weights`.
+    init(folder: String, format: String) throws {
+        self.format = format
+        let file = try ModelFile(contentsOf: URL(fileURLWithPath: "\(folder)/shape-classifier.\(format).weights"))
+        classifier = try ShapeClassifier(file: file)
+        recognizer = ShapeRecognizer(engine: .model(classifier), model: "shape-classifier.\(format)")
+        plan = PlanRunner(classifier.compiled)
     }
 }

@@ -106,11 +106,18 @@ struct Target {
     let ratio: Double
     let limit: Double
     let atLeast: Bool
+    /// The unit of `ratio` and `limit` when they are not a bare ratio, with its leading space (` µs`).
+    var unit = ""
 
     var passed: Bool { atLeast ? ratio >= limit : ratio <= limit }
 
     var line: String {
-        String(format: "%@  %@: %.3g (%@ %.3g)", passed ? "PASS" : "FAIL", description, ratio, atLeast ? "≥" : "≤", limit)
+        "\(passed ? "PASS" : "FAIL")  \(description): \(Self.format(ratio))\(unit) (\(atLeast ? "≥" : "≤") \(Self.format(limit))\(unit))"
+    }
+
+    /// Three significant digits, or the whole number when the value is one (a byte or allocation count).
+    static func format(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(format: "%.3g", value)
     }
 }
 
