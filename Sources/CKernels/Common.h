@@ -15,14 +15,17 @@ typedef int32_t odml_v8i __attribute__((ext_vector_type(8)));
 ODML_INLINE odml_v8f odml_load8f(const float *p) { odml_v8f v; __builtin_memcpy(&v, p, sizeof v); return v; }
 ODML_INLINE void odml_store8f(float *p, odml_v8f v) { __builtin_memcpy(p, &v, sizeof v); }
 
-/// Stores the first `count` lanes of `v` (all 8 when count ≥ 8).
+/// Stores the first `count` lanes of `v` (all 8 when count ≥ 8): fixed-size copies (single stores), never a
+/// call to memcpy.
 ODML_INLINE void odml_store8f_partial(float *p, odml_v8f v, int count) {
     if (count >= 8) { odml_store8f(p, v); return; }
     if (count <= 0) return;
     float lanes[8];
     odml_store8f(lanes, v);
+    int i = 0;
+    if (count >= 4) { __builtin_memcpy(p, lanes, 16); i = 4; }
 #pragma clang loop vectorize(disable) unroll(disable)
-    for (int i = 0; i < count; i++) p[i] = lanes[i];
+    for (; i < count; i++) p[i] = lanes[i];
 }
 
 #if defined(__x86_64__)

@@ -22,11 +22,20 @@ typedef uint8_t odml_v8u __attribute__((ext_vector_type(8)));
     __builtin_convertvector(q_, odml_v8u);                                                                  \
 })
 
-/// Stores the first `count` lanes (all 8 when count ≥ 8) of `v`, whose lanes are `size` bytes.
+/// Stores the first `count` lanes (all 8 when count ≥ 8) of `v`: fixed-size copies (single stores), never a
+/// call to memcpy.
 #define ODML_STORE_PARTIAL(p, v, count) do {                                                                \
     __typeof__(v) v_ = (v);                                                                                 \
-    const int n_ = (count) >= 8 ? 8 : (count);                                                              \
-    if (n_ > 0) __builtin_memcpy((p), &v_, (size_t)n_ * sizeof((p)[0]));                                    \
+    const int n_ = (count);                                                                                 \
+    if (n_ >= 8) {                                                                                          \
+        __builtin_memcpy((p), &v_, sizeof v_);                                                              \
+    } else if (n_ > 0) {                                                                                    \
+        __typeof__((p)[0]) lanes_[8];                                                                       \
+        __builtin_memcpy(lanes_, &v_, sizeof v_);                                                           \
+        int i_ = 0;                                                                                         \
+        if (n_ >= 4) { __builtin_memcpy((p), lanes_, 4 * sizeof lanes_[0]); i_ = 4; }                       \
+        for (; i_ < n_; i_++) (p)[i_] = lanes_[i_];                                                         \
+    }                                                                                                       \
 } while (0)
 
 /// acc[l] += Σ_k a_k · w[4l + k] for 8 lanes, with a's 4 bytes unsigned and w signed: what vpdpbusd does, in
