@@ -108,23 +108,27 @@ func perimeter(_ points: [(x: Double, y: Double)], closed: Bool) -> Double {
 /// The smallest area of a rectangle holding a convex polygon: one of its sides lies along a hull edge.
 func minimumRectangleArea(_ hull: [(x: Double, y: Double)]) -> Double { minimumRectangle(hull).area }
 
-/// The smallest rectangle holding a convex polygon (hull order, no repeated points): its area and the direction
-/// of the side that lies along a hull edge, as a unit vector. Rotating calipers: for each edge in turn, the
-/// vertices furthest forward, furthest back and furthest out only move on, so the walk is O(n), not the O(n²)
-/// of `minimumRectangleReference`.
-func minimumRectangle(_ hull: [(x: Double, y: Double)]) -> (area: Double, direction: (Double, Double)) {
+/// The smallest rectangle holding a convex polygon (hull order from index 0, no repeated points): its area and the
+/// direction of the side that lies along a hull edge, as a unit vector. Rotating calipers: for each edge in turn,
+/// the vertices furthest forward, furthest back and furthest out only move on, so the walk is O(n), not the O(n²)
+/// of `minimumRectangleReference`. Generic so that the rasterizer's allocation-free hull (indices into scratch)
+/// takes the same code as an array.
+func minimumRectangle<Hull: RandomAccessCollection<(x: Double, y: Double)>>(_ hull: Hull) -> (area: Double, direction: (Double, Double))
+where Hull.Index == Int {
     let n = hull.count
     guard n >= 3 else { return minimumRectangleReference(hull) }
     var best = Double.infinity, direction = (1.0, 0.0)
     var ahead = 0, behind = 0, out = 0
     var first = true
+    // The vertex after `k` (< n), without an integer division.
+    func next(_ k: Int) -> Int { k + 1 == n ? 0 : k + 1 }
     for i in 0..<n {
-        let a = hull[i], b = hull[(i + 1) % n]
+        let a = hull[i], b = hull[next(i)]
         let length = hypot(b.x - a.x, b.y - a.y)
         guard length > 0 else { continue }
         let (ux, uy) = ((b.x - a.x) / length, (b.y - a.y) / length)
-        func along(_ k: Int) -> Double { hull[k % n].x * ux + hull[k % n].y * uy }
-        func across(_ k: Int) -> Double { abs((hull[k % n].x - a.x) * uy - (hull[k % n].y - a.y) * ux) }
+        func along(_ k: Int) -> Double { hull[k].x * ux + hull[k].y * uy }
+        func across(_ k: Int) -> Double { abs((hull[k].x - a.x) * uy - (hull[k].y - a.y) * ux) }
         if first {
             // The first edge: whole scans.
             ahead = (0..<n).max { along($0) < along($1) } ?? 0
@@ -133,11 +137,11 @@ func minimumRectangle(_ hull: [(x: Double, y: Double)]) -> (area: Double, direct
             first = false
         } else {
             var steps = 0
-            while steps < n && along(ahead + 1) >= along(ahead) { ahead = (ahead + 1) % n; steps += 1 }
+            while steps < n && along(next(ahead)) >= along(ahead) { ahead = next(ahead); steps += 1 }
             steps = 0
-            while steps < n && across(out + 1) >= across(out) { out = (out + 1) % n; steps += 1 }
+            while steps < n && across(next(out)) >= across(out) { out = next(out); steps += 1 }
             steps = 0
-            while steps < n && along(behind + 1) <= along(behind) { behind = (behind + 1) % n; steps += 1 }
+            while steps < n && along(next(behind)) <= along(behind) { behind = next(behind); steps += 1 }
         }
         let area = (along(ahead) - along(behind)) * across(out)
         if area < best { (best, direction) = (area, (ux, uy)) }
@@ -146,7 +150,8 @@ func minimumRectangle(_ hull: [(x: Double, y: Double)]) -> (area: Double, direct
 }
 
 /// The loop-only twin of `minimumRectangle`: every hull edge against every vertex.
-func minimumRectangleReference(_ hull: [(x: Double, y: Double)]) -> (area: Double, direction: (Double, Double)) {
+func minimumRectangleReference<Hull: RandomAccessCollection<(x: Double, y: Double)>>(_ hull: Hull) -> (area: Double, direction: (Double, Double))
+where Hull.Index == Int {
     var best = Double.infinity, direction = (1.0, 0.0)
     for i in hull.indices {
         let (a, b) = (hull[i], hull[(i + 1) % hull.count])

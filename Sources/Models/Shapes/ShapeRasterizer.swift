@@ -126,7 +126,20 @@ public struct ShapeRasterizer: Sendable, Equatable {
     /// the last pixel (anti-aliasing); a pixel keeps the brightest value any segment gives it. Points closer than
     /// half a pixel to the last point drawn are skipped, so dense or repeated samples cost nothing and move the
     /// line by less than half a pixel.
+    ///
+    /// The pixels come from `rasterize(_:into:)`, which allocates nothing; this only wraps them in a tensor.
     public func rasterize(_ drawing: Drawing) -> Tensor {
+        let count = size * size
+        let pixels = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
+            rasterize(drawing, into: UnsafeMutableBufferPointer(rebasing: buffer[0..<count]))
+            initialized = count
+        }
+        return Tensor(shape: [size, size, 1], scalars: pixels)
+    }
+
+    /// The loop-only twin of `rasterize(_:into:)`: arrays for the hull, every pixel of each segment's box one at
+    /// a time. Tests hold the fast path to it.
+    func rasterizeReference(_ drawing: Drawing) -> Tensor {
         var pixels = [Float](repeating: 0, count: size * size)
         guard let map = placement(of: drawing) else { return Tensor(shape: [size, size, 1], scalars: pixels) }
         let reach = lineWidth / 2 + 0.5
