@@ -5,10 +5,11 @@ import Train
 
 /// `bench shape`: the shape model's preprocessing, inference and whole path, int8 and f32, from one run.
 ///
-/// Latency rows run one drawing at a time on one thread: rasterizing alone, the compiled plan alone (batch 1,
-/// into a caller's buffer), both together, and `ShapeRecognizer.recognize` (checks, rasterizing, the plan, the
-/// decision rule and the answer). Throughput rows run 256 drawings: the plan over a `[256, 16, 16, 1]` batch on
-/// one thread, and the recognizer's batch API on every core.
+/// Latency rows run one drawing at a time on one thread: rasterizing alone (`rasterize(_:into:)`, into a
+/// caller's buffer), the compiled plan alone (batch 1, into a caller's buffer), both together, and
+/// `ShapeRecognizer.recognize` (checks, rasterizing, the plan, the decision rule and the answer). Throughput rows
+/// run 256 drawings: the plan over a `[256, 16, 16, 1]` batch on one thread, and the recognizer's batch API on
+/// every core.
 struct ShapeBenchmark {
     let plan: TimingPlan
     let weightsFolder: String
@@ -45,14 +46,27 @@ struct ShapeBenchmark {
             return next
         }
 
+        // Preprocessing without allocating: the levelled rasterizer writing into a caller's buffer.
+        let pixels = UnsafeMutableBufferPointer<Float>.allocate(capacity: rasterizer.size * rasterizer.size)
+        pixels.initialize(repeating: 0)
+        defer { pixels.deallocate() }
+        func rasterize(_ drawing: Drawing) -> Float {
+            rasterizer.rasterize(drawing, into: pixels)
+            return pixels[0]
+        }
+        func rasterizeAndRun(_ drawing: Drawing) -> Float {
+            rasterizer.rasterize(drawing, into: pixels)
+            return int8.plan.run(UnsafeBufferPointer(pixels))
+        }
+
         report.time(plan, [Workload(name: "shape: rasterize (levelled, \(rasterizer.size)x\(rasterizer.size))") {
-            rasterizer.rasterize(drawings[advance()]).scalars[0]
+            rasterize(drawings[advance()])
         }])
         report.time(plan, [
             Workload(name: "shape: int8 plan") { int8.plan.run(images[advance()]) },
             Workload(name: "shape: f32 plan") { f32.plan.run(images[advance()]) },
         ])
-        report.time(plan, [Workload(name: "shape: rasterize + int8 plan") { int8.plan.run(rasterizer.rasterize(drawings[advance()])) }])
+        report.time(plan, [Workload(name: "shape: rasterize + int8 plan") { rasterizeAndRun(drawings[advance()]) }])
         report.time(plan, [int8, f32].map { variant in
             Workload(name: "shape: \(variant.format) recognizer (whole path)") {
                 Float((try? variant.recognizer.recognize(drawings[advance()]))?.confidence ?? 0)
@@ -71,7 +85,8 @@ struct ShapeBenchmark {
         let image = images[0], drawing = drawings[0]
         for variant in [int8, f32] { report.countAllocations("\(variant.format) plan run") { variant.plan.run(image) } }
         report.countAllocations("int8 CompiledModel.run (pooled workspace)") { int8.plan.runPooled(image) }
-        report.countAllocations("rasterize into a Tensor") { rasterizer.rasterize(drawing).scalars[0] }
+        report.countAllocations("rasterize into a buffer") { rasterize(drawing) }
+        report.countAllocations("rasterize + int8 plan") { rasterizeAndRun(drawing) }
         for variant in [int8, f32] {
             report.countAllocations("\(variant.format) recognizer call") {
                 Float((try? variant.recognizer.recognize(drawing))?.confidence ?? 0)
