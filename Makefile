@@ -34,11 +34,12 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 
+# Every report runs even when an earlier one misses a target; make fails at the end if any did.
 bench: deps
 	$(SWIFT) build -c release --product bench
-	.build/release/bench engine
-	.build/release/bench shape
-	.build/release/bench motion
+	@status=0; for report in engine shape motion; do \
+		echo "$$ .build/release/bench $$report"; .build/release/bench $$report || status=1; echo; \
+	done; exit $$status
 
 # A self-contained release binary (the Swift runtime and Foundation linked in statically: it starts in about a
 # third of the time of the dynamically linked one) in PREFIX/bin, and the shipped weights where it looks for them,
