@@ -90,20 +90,38 @@ void odml_conv2d_i8(const odml_conv2d_i8_args *args, int level) {
     conv2d_i8_portable(args);
 }
 
-void odml_quantize_u8(const float *input, int pixels, int channels, ptrdiff_t inPixelStride, uint8_t *output,
-                      int outChannels, float inverseScale, int zeroPoint) {
-    for (int p = 0; p < pixels; p++) {
-        const float *x = input + (ptrdiff_t)p * inPixelStride;
-        uint8_t *q = output + (ptrdiff_t)p * outChannels;
-        for (int c = 0; c < channels; c++) {
-            // Halves away from zero, as roundf, without a library call on the baseline target.
-            // Clamped first (NaN too) so the conversion to an integer is always defined.
+typedef struct {
+    const float *input;
+    int pixels, channels;
+    ptrdiff_t inPixelStride;
+    uint8_t *output;
+    int outChannels;
+    float inverseScale;
+    int zeroPoint;
+} quantize_args;
+
+ODML_INLINE void quantize_u8_impl(const quantize_args *a) {
+    const float inverseScale = a->inverseScale, zeroPoint = (float)a->zeroPoint;
+    for (int p = 0; p < a->pixels; p++) {
+        const float *x = a->input + (ptrdiff_t)p * a->inPixelStride;
+        uint8_t *q = a->output + (ptrdiff_t)p * a->outChannels;
+        for (int c = 0; c < a->channels; c++) {
+            // Clamped first (NaN too) so the conversion to an integer is always defined; halves away from zero,
+            // as roundf, without a library call on the baseline target.
             float scaled = x[c] * inverseScale;
             scaled = !(scaled > -512.0f) ? -512.0f : (scaled > 512.0f ? 512.0f : scaled);
-            float v = (float)(int32_t)(scaled + (scaled < 0 ? -0.5f : 0.5f)) + (float)zeroPoint;
+            float v = (float)(int32_t)(scaled + (scaled < 0 ? -0.5f : 0.5f)) + zeroPoint;
             v = v < 0 ? 0 : (v > 255 ? 255 : v);
             q[c] = (uint8_t)v;
         }
-        for (int c = channels; c < outChannels; c++) q[c] = (uint8_t)zeroPoint;
+        for (int c = a->channels; c < a->outChannels; c++) q[c] = (uint8_t)a->zeroPoint;
     }
+}
+
+ODML_DISPATCH(quantize_u8, quantize_u8_impl, const quantize_args *)
+
+void odml_quantize_u8(const float *input, int pixels, int channels, ptrdiff_t inPixelStride, uint8_t *output,
+                      int outChannels, float inverseScale, int zeroPoint, int level) {
+    const quantize_args args = {input, pixels, channels, inPixelStride, output, outChannels, inverseScale, zeroPoint};
+    quantize_u8_dispatch(&args, level);
 }

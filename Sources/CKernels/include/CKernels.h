@@ -108,6 +108,6 @@ void odml_conv2d_i8(const odml_conv2d_i8_args *args, int level);
 /// bytes (≥ channels; the extra bytes get the zero point): `clamp(round(x · inverseScale) + zeroPoint, 0, 255)`,
 /// rounding halves away from zero.
 void odml_quantize_u8(const float *input, int pixels, int channels, ptrdiff_t inPixelStride, uint8_t *output,
-                      int outChannels, float inverseScale, int zeroPoint);
+                      int outChannels, float inverseScale, int zeroPoint, int level);
 
 #endif

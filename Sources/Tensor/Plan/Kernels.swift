@@ -55,10 +55,10 @@ public enum Kernels {
     /// `pixels` pixels of `channels` floats (`pixelStride` apart) quantized to pixels of `outChannels` bytes.
     static func quantize(
         _ input: UnsafePointer<Float>, pixels: Int, channels: Int, pixelStride: Int, into output: UnsafeMutablePointer<UInt8>,
-        outChannels: Int, quantization: ActivationQuantization
+        outChannels: Int, quantization: ActivationQuantization, level: Level
     ) {
         odml_quantize_u8(input, Int32(pixels), Int32(channels), pixelStride, output, Int32(outChannels), 1 / quantization.scale,
-                         Int32(quantization.zeroPoint))
+                         Int32(quantization.zeroPoint), Int32(level.rawValue))
     }
 
     /// Max or average pooling of one image without padding; see `odml_pool2d_f32_args`.

@@ -77,7 +77,7 @@ extension Step {
                 Kernels.quantize(
                     base + source.interior + y * source.rowStride, pixels: source.width, channels: source.channels,
                     pixelStride: source.channels, into: row + y * destination.rowStride, outChannels: destination.channels,
-                    quantization: quantization)
+                    quantization: quantization, level: level)
             }
         case let .integerConvolution(input, output, step):
             let (source, destination) = (activations[input], activations[output])
