@@ -171,6 +171,12 @@ struct ShapeRasterizerSpeedTests {
         }
     }
 
+    /// More points than the levelling's `UInt16` indices hold: it falls back to the reference's arrays.
+    @Test func drawingsBeyondTheIndexedLevellingAreTheSame() {
+        expectTwins(.shipped, walk(ShapeRasterizer.largestIndexedDrawing + 1, seed: 65), "a walk of 65,536 points")
+        expectTwins(.shipped, circle(70_000), "70,000 points on a circle")
+    }
+
     /// Image sizes that are not multiples of the four lanes, and both sides of each scratch size for the
     /// distances (11, 16, 32 and 64 pixels a side); 1, 2 and 3 pixels only by setting `size` (the initializer
     /// asks for 4 or more), with no margin.

@@ -9,11 +9,12 @@ extension ShapeRasterizer {
     /// `drawing` must be one `problem(with:)` accepts; this is not checked again here (it runs for every drawing
     /// classified, after that check). Another drawing gives some image, but no crash and no write outside
     /// `output`. Scratch lives on the stack for drawings of up to 2,048 points (a hand-drawn shape has 50–600) and
-    /// images up to 64×64; beyond either, that scratch is one temporary allocation (the heap on Linux).
+    /// images up to 64×64; beyond either, it is a temporary allocation (the heap on Linux), and drawings of more
+    /// than 65,535 points are levelled with the reference's arrays.
     public func rasterize(_ drawing: Drawing, into output: UnsafeMutableBufferPointer<Float>) {
         shapePrecondition(output.count == size * size,
                           "ShapeRasterizer.rasterize(_:into:): output has \(output.count) values, a \(size)×\(size) image needs \(size * size)")
-        guard let image = output.baseAddress else { return }
+        guard let image = output.baseAddress, output.count > 0 else { return }
         guard let map = fastPlacement(of: drawing) else {
             image.update(repeating: 0, count: output.count)
             return
@@ -25,18 +26,25 @@ extension ShapeRasterizer {
         // gives it is the value of its nearest segment: keep each pixel's smallest squared distance, then one
         // square root per pixel.
         withNearestScratch(count: output.count) { nearest in
+            // `AffineMap.apply` in two lanes: each lane's operations are the scalar ones.
+            let origin = SIMD2(map.originX, map.originY), inverseUnit = SIMD2(repeating: map.inverseUnit)
+            let (alongU, alongV, offset) = (SIMD2(map.a, map.c), SIMD2(map.b, map.d), SIMD2(map.e, map.f))
+            func apply(_ point: DrawingPoint) -> SIMD2<Double> {
+                let unit = (SIMD2(point.x, point.y) - origin) * inverseUnit
+                return alongU * unit.x + alongV * unit.y + offset
+            }
             for stroke in drawing.strokes {
                 stroke.withUnsafeBufferPointer { points in
                     guard let first = points.first else { return }
-                    var (x0, y0) = map.apply(first.x, first.y)
-                    if points.count == 1 { approach(x0, y0, x0, y0, reach: reach, into: nearest) }
+                    var start = apply(first)
+                    if points.count == 1 { approach(from: start, to: start, by: .zero, lengthSquared: 0, reach: reach, into: nearest) }
                     for index in points.indices.dropFirst() {
-                        let (x1, y1) = map.apply(points[index].x, points[index].y)
-                        let dx = x1 - x0, dy = y1 - y0
-                        if dx * dx + dy * dy < skip && index < points.count - 1 { continue }
-                        approach(x0, y0, x1, y1, reach: reach, into: nearest)
-                        x0 = x1
-                        y0 = y1
+                        let end = apply(points[index])
+                        let delta = end - start
+                        let lengthSquared = delta.x * delta.x + delta.y * delta.y
+                        if lengthSquared < skip && index < points.count - 1 { continue }
+                        approach(from: start, to: end, by: delta, lengthSquared: lengthSquared, reach: reach, into: nearest)
+                        start = end
                     }
                 }
             }
@@ -46,19 +54,22 @@ extension ShapeRasterizer {
 
     /// `placement(of:)` with the levelling in stack scratch and the passes over contiguous points: the same map.
     func fastPlacement(of drawing: Drawing) -> AffineMap? {
-        // Bounds in `Drawing.bounds`' order of comparisons (so a −0 and a +0 resolve alike).
-        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        // Bounds as `Drawing.bounds` finds them, x and y in two lanes: `Swift.min(a, b)` is `b < a ? b : a` and
+        // `Swift.max(a, b)` is `b >= a ? b : a`, the same choice for a −0 against a +0 and for a NaN.
+        var lowest = SIMD2<Double>(repeating: .infinity), highest = SIMD2<Double>(repeating: -.infinity)
         var count = 0
         for stroke in drawing.strokes {
             stroke.withUnsafeBufferPointer { points in
                 for point in points {
-                    minX = min(minX, point.x); maxX = max(maxX, point.x)
-                    minY = min(minY, point.y); maxY = max(maxY, point.y)
+                    let p = SIMD2(point.x, point.y)
+                    lowest.replace(with: p, where: p .< lowest)
+                    highest.replace(with: p, where: p .>= highest)
                 }
             }
             count += stroke.count
         }
         guard count > 0 else { return nil }
+        let (minX, minY, maxX, maxY) = (lowest.x, lowest.y, highest.x, highest.y)
         let unit = max(maxX - minX, maxY - minY)
         let middle = Double(size - 1) / 2
         guard unit > 0, unit.isFinite else {
@@ -69,17 +80,21 @@ extension ShapeRasterizer {
         if canonical, let direction = levelDirection(of: drawing, count: count, bounds: (minX, minY, maxX, maxY), extent: unit) {
             (ux, uy) = direction
         }
-        var minU = Double.infinity, minV = Double.infinity, maxU = -Double.infinity, maxV = -Double.infinity
+        // u and v in two lanes: u = x ux + y uy, v = x (−uy) + y ux, and x (−uy) is exactly −x uy.
+        let corner = SIMD2(minX, minY), inverse = SIMD2(repeating: inverseUnit)
+        let (alongX, alongY) = (SIMD2(ux, -uy), SIMD2(uy, ux))
+        var lowestUV = SIMD2<Double>(repeating: .infinity), highestUV = SIMD2<Double>(repeating: -.infinity)
         for stroke in drawing.strokes {
             stroke.withUnsafeBufferPointer { points in
                 for point in points {
-                    let x = (point.x - minX) * inverseUnit, y = (point.y - minY) * inverseUnit
-                    let u = x * ux + y * uy, v = -x * uy + y * ux
-                    minU = min(minU, u); maxU = max(maxU, u)
-                    minV = min(minV, v); maxV = max(maxV, v)
+                    let unit = (SIMD2(point.x, point.y) - corner) * inverse
+                    let uv = alongX * unit.x + alongY * unit.y
+                    lowestUV.replace(with: uv, where: uv .< lowestUV)
+                    highestUV.replace(with: uv, where: uv .>= highestUV)
                 }
             }
         }
+        var (minU, minV, maxU, maxV) = (lowestUV.x, lowestUV.y, highestUV.x, highestUV.y)
         if canonical && maxV - minV > maxU - minU {
             (ux, uy) = (-uy, ux)
             (minU, maxU, minV, maxV) = (minV, maxV, -maxU, -minU)
@@ -97,22 +112,22 @@ extension ShapeRasterizer {
                          e: middle - scaleU * centreU, f: middle - scaleV * centreV)
     }
 
-    /// Lowers `nearest` (squared distances, row-major) to each pixel's squared distance from the segment
-    /// (x0, y0)–(x1, y1), for the pixels `drawSegment` visits, with its arithmetic: four pixels of a row at a time,
-    /// each lane computing what `drawSegment` computes for its pixel.
+    /// Lowers `nearest` (squared distances, row-major) to each pixel's squared distance from the segment from
+    /// `start` to `end` (`delta` = end − start and its squared length, which the caller has), for the pixels
+    /// `drawSegment` visits, with its arithmetic: four pixels of a row at a time, each lane computing what
+    /// `drawSegment` computes for its pixel.
     ///
     /// `drawSegment` skips a segment with a coordinate that is not finite; here its distances come out NaN or ∞,
     /// which lower nothing (and the box is clamped to the image), so it lights nothing either.
     @inline(__always)
-    private func approach(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, reach: Double, into nearest: UnsafeMutablePointer<Double>) {
-        let dx = x1 - x0, dy = y1 - y0
-        let lengthSquared = dx * dx + dy * dy
+    private func approach(from start: SIMD2<Double>, to end: SIMD2<Double>, by delta: SIMD2<Double>, lengthSquared: Double,
+                          reach: Double, into nearest: UnsafeMutablePointer<Double>) {
+        let (x0, y0, dx, dy) = (start.x, start.y, delta.x, delta.y)
         let inverseLength = lengthSquared > 0 ? 1 / lengthSquared : 0
         // The pixel centres within `reach` of the segment's box, as `drawSegment` rounds them: both axes at once.
-        let (start0, end0) = (SIMD2(x0, y0), SIMD2(x1, y1))
-        var low = start0, high = start0
-        low.replace(with: end0, where: end0 .< start0)
-        high.replace(with: end0, where: .!(end0 .< start0))
+        var low = start, high = start
+        low.replace(with: end, where: end .< start)
+        high.replace(with: end, where: .!(end .< start))
         let (first, last) = (roundedUp(low - reach), roundedDown(high + reach))
         let firstX = max(0, first.x), lastX = min(size &- 1, last.x)
         let firstY = max(0, first.y), lastY = min(size &- 1, last.y)
@@ -193,14 +208,14 @@ extension ShapeRasterizer {
 
     /// `Int(value.rounded(.up))` for finite values, after clamping them to −1…size (which changes no pixel range:
     /// anything outside the image is outside it either way). Branch-free: adding 1.5 · 2⁵² rounds a value this
-    /// small to an integer, which the low bits of the sum then hold.
+    /// small to a whole number, which the low bits of the sum then hold.
     @inline(__always)
     private func roundedUp(_ value: SIMD2<Double>) -> SIMD2<Int> {
         let clamped = clampedToImage(value)
         let nearest = (clamped + roundingShift) - roundingShift
         var result = nearest
         result.replace(with: nearest + 1, where: nearest .< clamped)
-        return integers(result)
+        return wholeNumbers(result)
     }
 
     /// `Int(value.rounded(.down))`, clamped like `roundedUp`.
@@ -210,7 +225,7 @@ extension ShapeRasterizer {
         let nearest = (clamped + roundingShift) - roundingShift
         var result = nearest
         result.replace(with: nearest - 1, where: nearest .> clamped)
-        return integers(result)
+        return wholeNumbers(result)
     }
 
     /// `value` held within −1…size (finite values; selects, which compile to maxpd and minpd).
@@ -222,9 +237,9 @@ extension ShapeRasterizer {
         return clamped
     }
 
-    /// Whole numbers within ±2⁵¹ as integers: the low bits of their sum with 1.5 · 2⁵².
+    /// Whole numbers within ±2⁵¹ as `Int`s: the low bits of their sums with 1.5 · 2⁵².
     @inline(__always)
-    private func integers(_ whole: SIMD2<Double>) -> SIMD2<Int> {
+    private func wholeNumbers(_ whole: SIMD2<Double>) -> SIMD2<Int> {
         let sum = whole + roundingShift
         return SIMD2(Int(truncatingIfNeeded: sum.x.bitPattern &- roundingShift.bitPattern),
                      Int(truncatingIfNeeded: sum.y.bitPattern &- roundingShift.bitPattern))
