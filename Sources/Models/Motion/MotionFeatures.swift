@@ -116,54 +116,52 @@ public struct MotionWindowing: Sendable, Equatable {
 
     /// The vertical and horizontal signals of `samples`, as the windows read them.
     public static func signals(_ samples: [MotionSample]) -> (vertical: [Float], horizontal: [Float]) {
-        var vertical = [Float](), horizontal = [Float]()
-        vertical.reserveCapacity(samples.count)
-        horizontal.reserveCapacity(samples.count)
-        for sample in samples {
-            let f = features(of: sample)
-            vertical.append(Float(f.vertical))
-            horizontal.append(Float(f.horizontal))
+        var horizontal: [Float] = []
+        let vertical = [Float](unsafeUninitializedCapacity: samples.count) { v, vCount in
+            horizontal = [Float](unsafeUninitializedCapacity: samples.count) { h, hCount in
+                samples.withUnsafeBufferPointer { signals($0, vertical: v, horizontal: h) }
+                hCount = samples.count
+            }
+            vCount = samples.count
         }
         return (vertical, horizontal)
     }
 
-    /// The inputs of every window of `samples`, `[windows, inputSize]`.
-    public func windows(_ samples: [MotionSample]) -> Tensor {
-        let (vertical, horizontal) = Self.signals(samples)
-        let starts = starts(count: samples.count)
-        var values = [Float](repeating: 0, count: starts.count * inputSize)
-        values.withUnsafeMutableBufferPointer { out in
-            for (index, start) in starts.enumerated() {
-                input(vertical: vertical[start..<(start + window)], horizontal: horizontal[start..<(start + window)],
-                      into: UnsafeMutableBufferPointer(rebasing: out[(index * inputSize)..<((index + 1) * inputSize)]))
-            }
+    /// The vertical and horizontal signals of `samples` written to `vertical` and `horizontal` (as many values as
+    /// samples), without allocating: `features(of:)` of each (the same operations in the same order, so the same
+    /// bits) less the rotation rate, whose square root the windows never read.
+    public static func signals(_ samples: UnsafeBufferPointer<MotionSample>, vertical: UnsafeMutableBufferPointer<Float>,
+                               horizontal: UnsafeMutableBufferPointer<Float>) {
+        shapePrecondition(vertical.count == samples.count && horizontal.count == samples.count,
+                          "MotionWindowing.signals: \(samples.count) samples into \(vertical.count) vertical and \(horizontal.count) horizontal values")
+        for (i, sample) in samples.enumerated() {
+            let g = sample.gravity, a = sample.userAcceleration
+            let gravityNorm = (g.x * g.x + g.y * g.y + g.z * g.z).squareRoot()
+            let up = gravityNorm > 0 ? (a.x * g.x + a.y * g.y + a.z * g.z) / gravityNorm : 0
+            vertical[i] = Float(up)
+            horizontal[i] = Float(max(0, a.x * a.x + a.y * a.y + a.z * a.z - up * up).squareRoot())
         }
-        return Tensor(shape: [starts.count, inputSize], scalars: values)
     }
 
-    /// One window's input from its `window` vertical and horizontal values, written to `output` (`inputSize`).
-    public func input(vertical: ArraySlice<Float>, horizontal: ArraySlice<Float>, into output: UnsafeMutableBufferPointer<Float>) {
-        shapePrecondition(vertical.count == window && horizontal.count == window && output.count == inputSize,
-                          "MotionWindowing.input: \(vertical.count) vertical and \(horizontal.count) horizontal values into \(output.count); "
-                          + "expected \(window), \(window) into \(inputSize)")
-        var centered = [Float](repeating: 0, count: window)
-        for (channel, signal) in [vertical, horizontal].enumerated() {
-            let mean = signal.reduce(0, +) / Float(window)
-            var k = 0
-            for value in signal { centered[k] = value - mean; k += 1 }
-            let lags = lags, window = window
-            let energy = centered.withUnsafeBufferPointer { c -> Float in
-                guard let base = c.baseAddress else { return 0 }
-                let energy = BLAS.dot(base, base, count: window)
-                // Below this energy (a standard deviation under 1 mg) the signal is sensor noise: no repetition.
-                let tiny = Float(window) * 1e-6
-                for lag in 1...lags {
-                    output[channel * lags + lag - 1] = energy > tiny ? BLAS.dot(base, base + lag, count: window - lag) / energy : 0
-                }
-                return energy
+    /// The inputs of every window of `samples`, `[windows, inputSize]`, by the shared path
+    /// (`windows(vertical:horizontal:into:)`).
+    public func windows(_ samples: [MotionSample]) -> Tensor {
+        let (vertical, horizontal) = Self.signals(samples)
+        let count = windowCount(samples: samples.count)
+        let values = [Float](unsafeUninitializedCapacity: count * inputSize) { out, initialized in
+            vertical.withUnsafeBufferPointer { v in
+                horizontal.withUnsafeBufferPointer { h in windows(vertical: v, horizontal: h, into: out) }
             }
-            let level = channel == 0 ? (Double(energy) / Double(window)).squareRoot() : Double(mean)
-            output[2 * lags + channel] = Float(log(max(level, Self.intensityFloor)))
+            initialized = count * inputSize
+        }
+        return Tensor(shape: [count, inputSize], scalars: values)
+    }
+
+    /// One window's input from its `window` vertical and horizontal values, written to `output` (`inputSize`),
+    /// without allocating; see `input(vertical:horizontal:into:)` on buffers.
+    public func input(vertical: ArraySlice<Float>, horizontal: ArraySlice<Float>, into output: UnsafeMutableBufferPointer<Float>) {
+        vertical.withUnsafeBufferPointer { v in
+            horizontal.withUnsafeBufferPointer { h in input(vertical: v, horizontal: h, into: output) }
         }
     }
 
