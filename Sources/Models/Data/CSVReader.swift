@@ -18,6 +18,13 @@ public struct CSVReader {
     private var atEnd = false
     /// The line the next record starts on.
     public private(set) var lineNumber = 0
+    /// The last record read: in `buffer` from `recordStart` (a plain record, read in place, its fields separated by
+    /// one comma) or copied to `fieldBytes` (fields end to end); `fieldEnds[0..<fieldCount]` are where its fields end.
+    private var inPlace = false
+    private var recordStart = 0
+    private var fieldBytes: [UInt8] = []
+    private var fieldEnds: [Int] = []
+    private var fieldCount = 0
 
     /// Opens `path` (`-` reads standard input) and reads its header.
     public init(path: String) throws(DataError) {
@@ -102,11 +109,42 @@ public struct CSVReader {
 
     /// The next record's fields (as many as the header has), or `nil` at the end of the file.
     public mutating func next() throws(DataError) -> [String]? {
-        guard let fields = try nextRecord() else { return nil }
-        guard fields.count == header.count else {
-            throw DataError(file: file, line: lineNumber, message: "\(fields.count) fields, but the header has \(header.count)")
+        guard try advance() else { return nil }
+        return (0..<fieldCount).map(field)
+    }
+
+    /// Reads the next record (as many fields as the header has) without making strings of its fields, or returns
+    /// `false` at the end of the file; `field(_:)` and `number(column:)` read it. The same checks and errors as
+    /// `next()`.
+    public mutating func advance() throws(DataError) -> Bool {
+        guard try readRecord() else { return false }
+        guard fieldCount == header.count else {
+            throw DataError(file: file, line: lineNumber, message: "\(fieldCount) fields, but the header has \(header.count)")
         }
-        return fields
+        return true
+    }
+
+    /// Field `index` of the record `advance()` read.
+    public func field(_ index: Int) -> String {
+        // UTF-8 was checked as the record was read.
+        let (start, end) = bounds(index)
+        return inPlace ? String(decoding: buffer[start..<end], as: UTF8.self) : String(decoding: fieldBytes[start..<end], as: UTF8.self)
+    }
+
+    /// Field `index` of the record `advance()` read, as a finite number: `number(field(index), column: index)`,
+    /// with plain decimals (`-0.4591`, `1.5e-3`) read straight from the bytes.
+    public func number(column index: Int) throws(DataError) -> Double {
+        let (start, end) = bounds(index)
+        let value = inPlace ? buffer.withUnsafeBufferPointer { DecimalText.double(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+            : fieldBytes.withUnsafeBufferPointer { DecimalText.double(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+        if let value { return value }
+        return try number(field(index), column: index)
+    }
+
+    /// Where field `index` of the last record lies in `buffer` or `fieldBytes`.
+    private func bounds(_ index: Int) -> (start: Int, end: Int) {
+        precondition(index >= 0 && index < fieldCount, "CSVReader: field \(index) of a record of \(fieldCount) fields")
+        return (index == 0 ? (inPlace ? recordStart : 0) : fieldEnds[index - 1] + (inPlace ? 1 : 0), fieldEnds[index])
     }
 
     /// The next record's fields, or the error that spoils that record (a wrong field count, a NUL byte, a line
@@ -162,69 +200,166 @@ public struct CSVReader {
 
     /// The next non-blank record's raw fields.
     private mutating func nextRecord() throws(DataError) -> [String]? {
+        try readRecord() ? (0..<fieldCount).map(field) : nil
+    }
+
+    /// Reads the next non-blank record; `false` at the end of the file.
+    private mutating func readRecord() throws(DataError) -> Bool {
+        if readPlainRecord() { return true }
+        inPlace = false
+        defer { fieldCount = fieldEnds.count }
+        return try readRecordByBytes()
+    }
+
+    /// Reads the next record in place when it is plain — whole in the buffer, no quote, no NUL, UTF-8, not too
+    /// long — as almost every record of a sensor recording is; `false` otherwise, having consumed only the blank
+    /// lines before it, so `readRecordByBytes` reads it (and reports its error) from its start.
+    private mutating func readPlainRecord() -> Bool {
+        let capacity = max(16, header.count + 1)
+        if fieldEnds.count < capacity { fieldEnds += [Int](repeating: 0, count: capacity - fieldEnds.count) }
+        var lineStart = position
+        while true {
+            let start = lineStart
+            let (newline, fields, bits) = buffer.withUnsafeBufferPointer { bytes in
+                fieldEnds.withUnsafeMutableBufferPointer { ends -> (Int?, Int, UInt64) in
+                    Self.scanLine(bytes, from: start, fieldEnds: ends)
+                }
+            }
+            guard let newline, newline - lineStart + 1 <= Self.maximumLineBytes else {
+                position = lineStart
+                return false
+            }
+            let lastStart = fields == 0 ? lineStart : fieldEnds[fields - 1] + 1
+            let lastEnd = newline > lastStart && buffer[newline - 1] == UInt8(ascii: "\r") ? newline - 1 : newline
+            if fields == 0 && lastEnd == lineStart {  // a blank line
+                lineNumber += 1
+                lineStart = newline + 1
+                continue
+            }
+            fieldEnds[fields] = lastEnd
+            fieldCount = fields + 1
+            (inPlace, recordStart) = (true, lineStart)
+            let notUTF8 = { (field: Int) in String(validating: self.buffer[self.bounds(field).start..<self.bounds(field).end], as: UTF8.self) == nil }
+            if bits & 0x8080_8080_8080_8080 != 0, (0..<fieldCount).contains(where: notUTF8) {
+                position = lineStart
+                return false
+            }
+            lineNumber += 1
+            position = newline + 1
+            return true
+        }
+    }
+
+    /// Bytes that end a run of plain field bytes: comma, newline, quote, NUL.
+    private static let stops: [Bool] = (0..<256).map { [UInt8(ascii: ","), UInt8(ascii: "\n"), UInt8(ascii: "\""), 0].contains(UInt8($0)) }
+
+    /// Reads the next non-blank record into `fieldBytes` and `fieldEnds`; `false` at the end of the file.
+    ///
+    /// Byte by byte this is: a comma ends a field, a newline the record (less one carriage return before it); a
+    /// quote at a field's start opens a quoted field, in which `""` is a quote and a newline is text; a NUL outside
+    /// quotes is an error; a line whose only field is empty is skipped. Runs of other bytes are copied at once.
+    /// Every error is thrown at the byte where the byte-by-byte reading would throw it, so the reader goes on
+    /// from the same place after one (`nextResult`).
+    private mutating func readRecordByBytes() throws(DataError) -> Bool {
         while true {
             lineNumber += 1
-            var fields: [String] = []
-            var field: [UInt8] = []
-            var quoted = false, fieldStarted = false, lineBytes = 0
+            fieldBytes.removeAll(keepingCapacity: true)
+            fieldEnds.removeAll(keepingCapacity: true)
+            var quoted = false, fieldStarted = false, lineBytes = 0, fieldStart = 0, bits: UInt8 = 0
             while true {
                 if position >= buffer.count {
                     guard try fill() else {
                         if quoted { throw DataError(file: file, line: lineNumber, message: "a quoted field is not closed before the end of the file") }
-                        if fields.isEmpty && field.isEmpty && !fieldStarted { return nil }
-                        fields.append(try text(field))
-                        return fields
+                        if fieldEnds.isEmpty && fieldBytes.count == fieldStart && !fieldStarted { return false }
+                        try endField(from: &fieldStart, bits: &bits)
+                        return true
                     }
                 }
-                let byte = buffer[position]
-                position += 1
-                lineBytes += 1
-                if lineBytes > Self.maximumLineBytes {
-                    throw DataError(file: file, line: lineNumber, message: "line longer than \(Self.maximumLineBytes) bytes; is this a CSV file?")
-                }
                 if quoted {
+                    let byte = buffer[position]
+                    position += 1
+                    lineBytes += 1
+                    if lineBytes > Self.maximumLineBytes { throw lineTooLong() }
                     if byte == UInt8(ascii: "\"") {
                         if position >= buffer.count { _ = try fill() }
                         if position < buffer.count && buffer[position] == UInt8(ascii: "\"") {
-                            field.append(byte)
+                            fieldBytes.append(byte)
                             position += 1
                         } else {
                             quoted = false
                         }
                     } else {
                         if byte == UInt8(ascii: "\n") { lineNumber += 1 }
-                        field.append(byte)
+                        bits |= byte
+                        fieldBytes.append(byte)
                     }
                     continue
                 }
+                // A run of plain bytes, up to the next stop or the end of the buffer.
+                let start = position
+                let end = buffer.withUnsafeBufferPointer { bytes in
+                    Self.stops.withUnsafeBufferPointer { stops in
+                        var i = start
+                        while i < bytes.count && !stops[Int(bytes[i])] {
+                            bits |= bytes[i]
+                            i += 1
+                        }
+                        return i
+                    }
+                }
+                if end > start {
+                    if lineBytes + (end - start) > Self.maximumLineBytes {
+                        position = start + (Self.maximumLineBytes - lineBytes) + 1
+                        throw lineTooLong()
+                    }
+                    fieldBytes.append(contentsOf: buffer[start..<end])
+                    lineBytes += end - start
+                    position = end
+                }
+                if position >= buffer.count { continue }
+                let byte = buffer[position]
+                position += 1
+                lineBytes += 1
+                if lineBytes > Self.maximumLineBytes { throw lineTooLong() }
                 switch byte {
                 case UInt8(ascii: ","):
-                    fields.append(try text(field))
-                    field.removeAll(keepingCapacity: true)
+                    try endField(from: &fieldStart, bits: &bits)
                     fieldStarted = true
                 case UInt8(ascii: "\n"):
-                    if field.last == UInt8(ascii: "\r") { field.removeLast() }
-                    if fields.isEmpty && field.isEmpty && !fieldStarted { lineBytes = 0; lineNumber += 1; continue }
-                    fields.append(try text(field))
-                    return fields
-                case UInt8(ascii: "\"") where field.isEmpty:
-                    quoted = true
-                    fieldStarted = true
-                case 0:
-                    throw DataError(file: file, line: lineNumber, message: "contains a NUL byte; this is binary data, not a CSV file")
+                    if fieldBytes.count > fieldStart && fieldBytes.last == UInt8(ascii: "\r") { fieldBytes.removeLast() }
+                    if fieldEnds.isEmpty && fieldBytes.count == fieldStart && !fieldStarted {
+                        lineBytes = 0
+                        lineNumber += 1
+                        continue
+                    }
+                    try endField(from: &fieldStart, bits: &bits)
+                    return true
+                case UInt8(ascii: "\""):
+                    if fieldBytes.count == fieldStart {
+                        quoted = true
+                        fieldStarted = true
+                    } else {
+                        fieldBytes.append(byte)
+                    }
                 default:
-                    field.append(byte)
+                    throw DataError(file: file, line: lineNumber, message: "contains a NUL byte; this is binary data, not a CSV file")
                 }
             }
         }
     }
 
-    private func text(_ bytes: [UInt8]) throws(DataError) -> String {
-        // Numbers and names are ASCII: decoding them needs no validation (and is several times faster).
-        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
-        guard let string = String(validating: bytes, as: UTF8.self) else {
+    /// Ends the field that began at `fieldStart`: its bytes must be UTF-8 (`bits`, all its bytes or-ed, says
+    /// whether any is not ASCII; numbers and names are ASCII and need no further check).
+    private mutating func endField(from fieldStart: inout Int, bits: inout UInt8) throws(DataError) {
+        if bits >= 0x80, String(validating: fieldBytes[fieldStart...], as: UTF8.self) == nil {
             throw DataError(file: file, line: lineNumber, message: "is not UTF-8 text")
         }
-        return string
+        fieldEnds.append(fieldBytes.count)
+        fieldStart = fieldBytes.count
+        bits = 0
+    }
+
+    private func lineTooLong() -> DataError {
+        DataError(file: file, line: lineNumber, message: "line longer than \(Self.maximumLineBytes) bytes; is this a CSV file?")
     }
 }
