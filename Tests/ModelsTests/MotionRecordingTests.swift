@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Models
+import Tensor
 
 @Suite("Motion recordings")
 struct MotionRecordingTests {
@@ -101,6 +102,52 @@ struct MotionRecordingTests {
         #expect(recording.segments.map(\.count) == [256])
         let untimed = try MotionRecordingReader.read(try write(coreMotion(rate: 50, seconds: 5.12, timestamps: false)), window: 256)
         #expect(untimed.segments.map(\.count) == [256])
+    }
+
+    @Test(arguments: [1, 2, 3, 7, 17, 33, 1000])
+    func theMiddleValueIsTheSortedArraysMiddle(count: Int) {
+        // The naive twin of the linear-time `middle` is sorting; spacings of a recording are mostly equal.
+        var generator = SeededGenerator(seed: UInt64(count))
+        for distinct in [1, 2, 5, count] {
+            let values = (0..<count).map { _ in 0.02 + Double(Int(generator.nextUniform(in: 0..<Double(distinct)))) * 1e-9 }
+            #expect(MotionRecordingReader.middle(values) == values.sorted()[count / 2], "\(count) values, \(distinct) distinct")
+            let ascending = values.sorted(), descending = Array(ascending.reversed())
+            #expect(MotionRecordingReader.middle(ascending) == ascending[count / 2])
+            #expect(MotionRecordingReader.middle(descending) == ascending[count / 2])
+        }
+        #expect(MotionRecordingReader.middle([]) == nil)
+    }
+
+    @Test func readingInPlaceGivesTheRecordingOfReadingByStrings() throws {
+        // `read` parses fields in place; the string path (`next`, `sensorValues`, `assemble` of rows) is its twin.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        var raw = "timestamp,acc.x,acc.y,acc.z,gyro.x,gyro.y,gyro.z\n"
+        for i in 0..<600 {
+            let t = Double(i) * 0.01 + (i % 7 == 0 ? 0.003 : 0)
+            raw += String(format: "%.4f,%.5f,%.5f,%.5f,%.3f,%.3f,%.3f\n", t, 0.1 * sin(t * 9), -0.98 + 0.3 * sin(t * 11), 0.2 * cos(t * 7),
+                          sin(t), cos(t), 0.5)
+        }
+        for path in [root.appendingPathComponent("Datasets/examples/walking.csv").path, try write(raw)] {
+            let recording = try MotionRecordingReader.read(path, window: 256)
+            var reader = try CSVReader(path: path)
+            let core = reader.optionalColumn("gravity.x") != nil
+            let values = try reader.columns(core ? ["gravity.x", "gravity.y", "gravity.z", "userAcceleration.x", "userAcceleration.y",
+                                                    "userAcceleration.z"] : ["acc.x", "acc.y", "acc.z"])
+            let spins = try reader.columns(core ? ["rotationRate.x", "rotationRate.y", "rotationRate.z"] : ["gyro.x", "gyro.y", "gyro.z"])
+            let time = try reader.columns(["timestamp"])[0]
+            var rows: [[Double]] = [], times: [Double] = []
+            while let fields = try reader.next() {
+                rows.append(try MotionRecordingReader.sensorValues(fields, reader: reader, values: values, spins: spins))
+                times.append(try reader.number(fields[time], column: time))
+            }
+            let expected = MotionRecordingReader.assemble(rows, times: times, coreMotion: core, rate: 50, window: 256)
+            let firstDifference = zip(recording.segments, expected.segments).enumerated().lazy
+                .compactMap { segment, pair in pair.0.indices.first { pair.0[$0] != pair.1[$0] }.map { (segment, $0) } }.first
+            let counts = (recording.segments.map(\.count), expected.segments.map(\.count))
+            #expect(counts.0 == counts.1 && firstDifference == nil,
+                    "\(path): segments of \(counts.0) and \(counts.1) samples; first different (segment, sample): \(String(describing: firstDifference))")
+            #expect(recording.notes == expected.notes && recording.sourceRate == expected.sourceRate, "\(path)")
+        }
     }
 
     @Test func windowsAreCutPerSegment() {

@@ -44,26 +44,23 @@ public enum MotionRecordingReader {
             throw DataError(file: path, line: 1, message: "missing columns: a recording needs gravity.x/y/z and userAcceleration.x/y/z "
                 + "(Core Motion), or acc.x/y/z (raw accelerometer); the header has " + reader.header.map { "'\($0)'" }.joined(separator: ", "))
         }
-        var times: [Double] = [], raw: [(Double, Double, Double, Double, Double, Double, Double, Double, Double)] = []
+        var times: [Double] = [], values: [Double] = []
         let valueColumns = coreMotion ? gravityColumns + userColumns : accColumns
         let spinColumns = coreMotion ? (rotationColumns.count == 3 ? rotationColumns : []) : (gyroColumns.count == 3 ? gyroColumns : [])
-        while let fields = try reader.next() {
-            let v = try sensorValues(fields, reader: reader, values: valueColumns, spins: spinColumns)
-            let time = try timeColumn.map { column throws(DataError) in try reader.number(fields[column], column: column) }
-                ?? Double(raw.count) / assumedRate
+        while try reader.advance() {
+            try appendSensorValues(reader: reader, values: valueColumns, spins: spinColumns, to: &values)
+            let time = try timeColumn.map { column throws(DataError) in try reader.number(column: column) } ?? Double(times.count) / assumedRate
             if let previous = times.last, time <= previous {
                 throw DataError(file: path, line: reader.lineNumber, column: timeColumn.map { ($0 + 1, "timestamp") },
                                 message: "timestamp \(time) does not come after \(previous); timestamps must increase")
             }
             times.append(time)
-            raw.append((v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]))
         }
-        guard raw.count >= 2 else { throw DataError(file: path, line: 2, message: "\(raw.count) samples; a recording needs at least one window (\(window))") }
+        guard times.count >= 2 else { throw DataError(file: path, line: 2, message: "\(times.count) samples; a recording needs at least one window (\(window))") }
         let assumed = timeColumn == nil ? assumedRate : nil
         if let problem = rateProblem(sourceRate: medianRate(times), assumedRate: assumed) { throw DataError(file: path, message: problem) }
         try checkSpan(times, rate: rate, file: path)
-        return assemble(raw.map { [$0.0, $0.1, $0.2, $0.3, $0.4, $0.5, $0.6, $0.7, $0.8] }, times: times, coreMotion: coreMotion,
-                        rate: rate, window: window, assumedRate: assumed)
+        return assemble(rows: values, times: times, coreMotion: coreMotion, rate: rate, window: window, assumedRate: assumed)
     }
 
     /// The fastest cadence a runner reaches: about 3.5 steps a second (210 a minute, a sprint).
@@ -85,9 +82,45 @@ public enum MotionRecordingReader {
 
     /// The median rate (Hz) of `times` (seconds), from the median spacing; `nil` with fewer than two times.
     public static func medianRate(_ times: [Double]) -> Double? {
-        let spacing = zip(times, times.dropFirst()).map { $1 - $0 }.sorted()
-        guard !spacing.isEmpty, spacing[spacing.count / 2] > 0 else { return nil }
-        return 1 / spacing[spacing.count / 2]
+        guard let spacing = middle(zip(times, times.dropFirst()).map { $1 - $0 }), spacing > 0 else { return nil }
+        return 1 / spacing
+    }
+
+    /// `values.sorted()[values.count / 2]` (nil when empty) in linear time: quickselect with three-way partitions,
+    /// since a recording's spacings are nearly all equal. The values must not be NaN.
+    static func middle(_ values: [Double]) -> Double? {
+        guard !values.isEmpty else { return nil }
+        var values = values
+        let target = values.count / 2
+        var low = 0, high = values.count, rounds = 0
+        while high - low > 1 {
+            rounds += 1
+            if rounds > 64 { return values[low..<high].sorted()[target - low] }  // (pathological inputs)
+            let (a, b, c) = (values[low], values[(low + high) / 2], values[high - 1])
+            let pivot = max(min(a, b), min(max(a, b), c))
+            // [low, less) < pivot, [less, i) == pivot, [greater, high) > pivot.
+            var less = low, i = low, greater = high
+            while i < greater {
+                if values[i] < pivot {
+                    values.swapAt(i, less)
+                    less += 1
+                    i += 1
+                } else if values[i] > pivot {
+                    greater -= 1
+                    values.swapAt(i, greater)
+                } else {
+                    i += 1
+                }
+            }
+            if target < less {
+                high = less
+            } else if target >= greater {
+                low = greater
+            } else {
+                return pivot
+            }
+        }
+        return values[low]
     }
 
     /// Why a recording that arrived at `sourceRate` (Hz; `assumedRate` when it has no timestamps) cannot be
@@ -130,14 +163,26 @@ public enum MotionRecordingReader {
         var v = [Double](repeating: 0, count: 9)
         let slots = Array(0..<values.count) + Array(6..<(6 + spins.count))
         for (slot, column) in zip(slots, values + spins) {
-            let value = try reader.number(fields[column], column: column)
-            guard abs(value) <= maximumSensorMagnitude else {
-                throw DataError(file: reader.file, line: reader.lineNumber, column: (column + 1, reader.header[column]),
-                                message: "\(value) is beyond any phone sensor's range (at most \(Int(maximumSensorMagnitude)) in magnitude)")
-            }
-            v[slot] = value
+            v[slot] = try checkedSensorValue(reader.number(fields[column], column: column), column: column, reader: reader)
         }
         return v
+    }
+
+    /// `sensorValues` of the record `reader.advance()` read, appended to `row` (nine values, zeros where a
+    /// recording has no rotation rate or no user acceleration), without making strings of its fields.
+    public static func appendSensorValues(reader: CSVReader, values: [Int], spins: [Int], to row: inout [Double]) throws(DataError) {
+        for column in values { row.append(try checkedSensorValue(reader.number(column: column), column: column, reader: reader)) }
+        for _ in values.count..<6 { row.append(0) }
+        for column in spins { row.append(try checkedSensorValue(reader.number(column: column), column: column, reader: reader)) }
+        for _ in spins.count..<3 { row.append(0) }
+    }
+
+    private static func checkedSensorValue(_ value: Double, column: Int, reader: CSVReader) throws(DataError) -> Double {
+        guard abs(value) <= maximumSensorMagnitude else {
+            throw DataError(file: reader.file, line: reader.lineNumber, column: (column + 1, reader.header[column]),
+                            message: "\(value) is beyond any phone sensor's range (at most \(Int(maximumSensorMagnitude)) in magnitude)")
+        }
+        return value
     }
 
     /// The recording from parsed rows: `values` holds, per sample, gravity and user acceleration (Core Motion)
@@ -146,11 +191,18 @@ public enum MotionRecordingReader {
     /// `assumedRate` is the rate the times were made from when the recording has no timestamps.
     public static func assemble(_ values: [[Double]], times: [Double], coreMotion: Bool, rate: Double, window: Int,
                                 assumedRate: Double? = nil) -> MotionRecording {
+        precondition(values.allSatisfy { $0.count == 9 }, "MotionRecordingReader.assemble: rows of \(Set(values.map(\.count)).sorted()) values, expected 9")
+        return assemble(rows: values.flatMap { $0 }, times: times, coreMotion: coreMotion, rate: rate, window: window, assumedRate: assumedRate)
+    }
+
+    /// `assemble` of rows laid end to end, nine values each.
+    static func assemble(rows flat: [Double], times: [Double], coreMotion: Bool, rate: Double, window: Int,
+                         assumedRate: Double? = nil) -> MotionRecording {
+        let values = SensorRows(values: flat)
         var notes: [String] = []
         // Units: Core Motion and accelerometers report g; a magnitude near 9.8 at rest means m/s².
         var scale = 1.0
-        let magnitudes = values.map { ($0[0] * $0[0] + $0[1] * $0[1] + $0[2] * $0[2]).squareRoot() }.sorted()
-        let medianMagnitude = magnitudes.isEmpty ? 0 : magnitudes[magnitudes.count / 2]
+        let medianMagnitude = middle(values.map { ($0[0] * $0[0] + $0[1] * $0[1] + $0[2] * $0[2]).squareRoot() }) ?? 0
         if medianMagnitude > 4 {
             scale = 1 / standardGravity
             notes.append(String(format: "accelerations look like m/s² (median gravity magnitude %.2f); converted to g", medianMagnitude))
@@ -174,7 +226,7 @@ public enum MotionRecordingReader {
                 bridged.append((times[i - 1] - times[0])...(times[i] - times[0]))
             }
             if i == times.count || times[i] - times[i - 1] > windowSeconds {
-                segments.append(resample(Array(samples[pieceStart..<i]), times: Array(times[pieceStart..<i]), rate: rate))
+                segments.append(resample(samples[pieceStart..<i], times: times[pieceStart..<i], rate: rate))
                 starts.append(times[pieceStart] - times[0])
                 if i < times.count {
                     notes.append(String(format: "a gap of %.2f s at %.2f s splits the recording", times[i] - times[i - 1], times[i - 1] - times[0]))
@@ -208,19 +260,21 @@ public enum MotionRecordingReader {
     }
 
     /// Linear interpolation onto a uniform grid at `rate`.
-    static func resample(_ samples: [MotionSample], times: [Double], rate: Double) -> [MotionSample] {
-        guard let first = times.first, let last = times.last, samples.count > 1 else { return samples }
+    static func resample(_ samples: ArraySlice<MotionSample>, times: ArraySlice<Double>, rate: Double) -> [MotionSample] {
+        guard let first = times.first, let last = times.last, samples.count > 1 else { return Array(samples) }
         // A hair of slack: 5.1 s · 50 Hz is 254.99999999999997 in floating point, and must give 256 samples.
         let count = Int(((last - first) * rate + 1e-6).rounded(.down)) + 1
         var result: [MotionSample] = []
         result.reserveCapacity(count)
+        // The slices keep their arrays' indices: j counts from their starts.
+        let (s0, t0) = (samples.startIndex, times.startIndex)
         var j = 0
         for k in 0..<count {
             let t = first + Double(k) / rate
-            while j + 1 < times.count - 1 && times[j + 1] < t { j += 1 }
-            let span = times[j + 1] - times[j]
-            let f = span > 0 ? min(1, max(0, (t - times[j]) / span)) : 0
-            let (a, b) = (samples[j], samples[j + 1])
+            while j + 1 < times.count - 1 && times[t0 + j + 1] < t { j += 1 }
+            let span = times[t0 + j + 1] - times[t0 + j]
+            let f = span > 0 ? min(1, max(0, (t - times[t0 + j]) / span)) : 0
+            let (a, b) = (samples[s0 + j], samples[s0 + j + 1])
             func mix(_ p: (x: Double, y: Double, z: Double), _ q: (x: Double, y: Double, z: Double)) -> (Double, Double, Double) {
                 (p.x + (q.x - p.x) * f, p.y + (q.y - p.y) * f, p.z + (q.z - p.z) * f)
             }
@@ -229,4 +283,18 @@ public enum MotionRecordingReader {
         }
         return result
     }
+}
+
+/// Rows of nine sensor values laid end to end, read as rows.
+struct SensorRows: RandomAccessCollection {
+    /// One row: `row[k]` is its value `k`, 0…8.
+    struct Row {
+        let values: [Double], base: Int
+        subscript(k: Int) -> Double { values[base + k] }
+    }
+
+    let values: [Double]
+    var startIndex: Int { 0 }
+    var endIndex: Int { values.count / 9 }
+    subscript(row: Int) -> Row { Row(values: values, base: 9 * row) }
 }
