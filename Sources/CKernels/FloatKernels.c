@@ -146,29 +146,47 @@ typedef struct {
 } dense_args;
 
 ODML_INLINE void dense_f32_impl(const dense_args *a) {
-    const int padded = (a->outFeatures + 7) & ~7;
+    const int padded = (a->outFeatures + 7) & ~7, in = a->inFeatures;
     int nb = 0;
-    // Four blocks (32 outputs) per pass over the input, then single blocks.
+    // Four blocks (32 outputs) per pass over the input, even and odd inputs in separate sums: 8 chains of
+    // FMAs in flight, so the pass is not bound by the FMA latency.
     for (; nb + 32 <= padded; nb += 32) {
-        odml_v8f s0 = odml_load8f(a->bias + nb), s1 = odml_load8f(a->bias + nb + 8);
-        odml_v8f s2 = odml_load8f(a->bias + nb + 16), s3 = odml_load8f(a->bias + nb + 24);
-        for (int k = 0; k < a->inFeatures; k++) {
+        odml_v8f s[8];
+        for (int j = 0; j < 4; j++) { s[j] = odml_load8f(a->bias + nb + 8 * j); s[4 + j] = (odml_v8f)0; }
+        int k = 0;
+        for (; k + 2 <= in; k += 2) {
+            const float x0 = a->input[k], x1 = a->input[k + 1];
+            const float *w0 = a->weights + (ptrdiff_t)k * padded + nb, *w1 = w0 + padded;
+#pragma clang loop unroll(full)
+            for (int j = 0; j < 4; j++) {
+                s[j] += x0 * odml_load8f(w0 + 8 * j);
+                s[4 + j] += x1 * odml_load8f(w1 + 8 * j);
+            }
+        }
+        for (; k < in; k++) {
             const float x = a->input[k];
             const float *w = a->weights + (ptrdiff_t)k * padded + nb;
-            s0 += x * odml_load8f(w);
-            s1 += x * odml_load8f(w + 8);
-            s2 += x * odml_load8f(w + 16);
-            s3 += x * odml_load8f(w + 24);
+#pragma clang loop unroll(full)
+            for (int j = 0; j < 4; j++) s[j] += x * odml_load8f(w + 8 * j);
         }
-        odml_store8f_partial(a->output + nb, odml_relu8(s0, a->relu), a->outFeatures - nb);
-        odml_store8f_partial(a->output + nb + 8, odml_relu8(s1, a->relu), a->outFeatures - nb - 8);
-        odml_store8f_partial(a->output + nb + 16, odml_relu8(s2, a->relu), a->outFeatures - nb - 16);
-        odml_store8f_partial(a->output + nb + 24, odml_relu8(s3, a->relu), a->outFeatures - nb - 24);
+#pragma clang loop unroll(full)
+        for (int j = 0; j < 4; j++) {
+            odml_store8f_partial(a->output + nb + 8 * j, odml_relu8(s[j] + s[4 + j], a->relu), a->outFeatures - nb - 8 * j);
+        }
     }
+    // Single blocks: the inputs in four interleaved sums.
     for (; nb < padded; nb += 8) {
-        odml_v8f s = odml_load8f(a->bias + nb);
-        for (int k = 0; k < a->inFeatures; k++) s += a->input[k] * odml_load8f(a->weights + (ptrdiff_t)k * padded + nb);
-        odml_store8f_partial(a->output + nb, odml_relu8(s, a->relu), a->outFeatures - nb);
+        odml_v8f s0 = odml_load8f(a->bias + nb), s1 = 0, s2 = 0, s3 = 0;
+        int k = 0;
+        for (; k + 4 <= in; k += 4) {
+            const float *w = a->weights + (ptrdiff_t)k * padded + nb;
+            s0 += a->input[k] * odml_load8f(w);
+            s1 += a->input[k + 1] * odml_load8f(w + padded);
+            s2 += a->input[k + 2] * odml_load8f(w + 2 * padded);
+            s3 += a->input[k + 3] * odml_load8f(w + 3 * padded);
+        }
+        for (; k < in; k++) s0 += a->input[k] * odml_load8f(a->weights + (ptrdiff_t)k * padded + nb);
+        odml_store8f_partial(a->output + nb, odml_relu8((s0 + s1) + (s2 + s3), a->relu), a->outFeatures - nb);
     }
 }
 

@@ -62,6 +62,9 @@ extension Step {
                         softmax(from + x * source.channels, to + x * source.channels, count: source.channels,
                                 logarithmic: function == .logSoftmax)
                     }
+                case .relu:
+                    // The function chosen once per row, not per element: a plain loop the compiler vectorizes.
+                    for i in 0..<width { to[i] = Swift.max(from[i], 0) }
                 default:
                     for i in 0..<width { to[i] = apply(function, from[i]) }
                 }
