@@ -15,10 +15,8 @@ import Testing
             let plan = InferencePlan(model, inputShape: inputShape, level: level)
             #expect(plan.isAllocationFree == allocationFree, "\(context) at \(level): \(plan.stepDescriptions)",
                     sourceLocation: sourceLocation)
-            // Inputs and weights are O(1), so a sum that cancels to near zero is still judged on the O(1) scale.
-            let floor = Tensor(shape: [1], scalars: [1])
-            expectClose(plan.run(batch).concatenatedScalars(floor), expected.concatenatedScalars(floor),
-                        relativeTolerance: Tolerance.kernelRelative, "\(context) at \(level)", sourceLocation: sourceLocation)
+            expectCloseOnUnitScale(plan.run(batch), expected, relativeTolerance: Tolerance.kernelRelative, "\(context) at \(level)",
+                                   sourceLocation: sourceLocation)
         }
     }
 
@@ -103,14 +101,7 @@ import Testing
 
     @Test func theShippedArchitectures() {
         var g = SeededGenerator(seed: 10)
-        let shape: [any Layer] = [
-            Conv2D(inChannels: 1, outChannels: 12, kernel: (3, 3), padding: .same, generator: &g), Activation(.relu),
-            Pool2D(.max, size: (2, 2)),
-            Conv2D(inChannels: 12, outChannels: 24, kernel: (3, 3), padding: .same, generator: &g), Activation(.relu),
-            Pool2D(.max, size: (2, 2)),
-            Conv2D(inChannels: 24, outChannels: 32, kernel: (3, 3), padding: .same, generator: &g), Activation(.relu),
-            GlobalAveragePool(), Dense(inFeatures: 32, outFeatures: 5, generator: &g), Activation(.softmax),
-        ]
+        let shape = shapeNetworkLayers(&g)
         expectPlanMatches(shape, inputShape: [16, 16, 1], "shape network")
         let plan = InferencePlan(Sequential(shape), inputShape: [16, 16, 1])
         #expect(plan.stepDescriptions.count == 6, "ReLUs and poolings fused: \(plan.stepDescriptions)")
@@ -128,12 +119,5 @@ import Testing
         _ = plan.run(first, workspace: workspace)
         // A second sample through the same workspace must not see the first one's values.
         expectClose(plan.run(second, workspace: workspace), model(second), relativeTolerance: Tolerance.kernelRelative)
-    }
-}
-
-extension Tensor {
-    /// The scalars of both, as one vector (so a comparison's scale includes `other`).
-    fileprivate func concatenatedScalars(_ other: Tensor) -> Tensor {
-        Tensor(shape: [count + other.count], scalars: scalars + other.scalars)
     }
 }

@@ -51,11 +51,8 @@ private struct FakeQuantize: Layer {
             let plan = InferencePlan(Sequential(compact), inputShape: inputShape, quantization: scales, level: level)
             #expect(plan.integerSteps == scales.count, "\(context): \(plan.stepDescriptions)", sourceLocation: sourceLocation)
             #expect(plan.isAllocationFree, "\(context): \(plan.stepDescriptions)", sourceLocation: sourceLocation)
-            let floor = Tensor(shape: [1], scalars: [1])
-            let actual = plan.run(batch)
-            expectClose(Tensor(shape: [actual.count + 1], scalars: actual.scalars + floor.scalars),
-                        Tensor(shape: [expected.count + 1], scalars: expected.scalars + floor.scalars),
-                        relativeTolerance: tolerance, "\(context) at \(level)", sourceLocation: sourceLocation)
+            expectCloseOnUnitScale(plan.run(batch), expected, relativeTolerance: tolerance, "\(context) at \(level)",
+                                   sourceLocation: sourceLocation)
         }
     }
 
@@ -101,14 +98,7 @@ private struct FakeQuantize: Layer {
         // by far more.
         var g = SeededGenerator(seed: 33)
         let unsigned = ActivationQuantization(layer: 0, minimum: 0, maximum: 3)
-        let layers: [any Layer] = [
-            Conv2D(inChannels: 1, outChannels: 12, kernel: (3, 3), padding: .same, generator: &g), Activation(.relu),
-            Pool2D(.max, size: (2, 2)),
-            Conv2D(inChannels: 12, outChannels: 24, kernel: (3, 3), padding: .same, generator: &g), Activation(.relu),
-            Pool2D(.max, size: (2, 2)),
-            Conv2D(inChannels: 24, outChannels: 32, kernel: (3, 3), padding: .same, generator: &g), Activation(.relu),
-            GlobalAveragePool(), Dense(inFeatures: 32, outFeatures: 5, generator: &g),
-        ]
+        let layers = shapeNetworkLayers(&g, softmax: false)
         check(layers, quantized: [3: unsigned, 6: ActivationQuantization(layer: 0, minimum: 0, maximum: 6)], inputShape: [16, 16, 1],
               tolerance: 1e-2, "shape network in int8")
         let plan = InferencePlan(

@@ -51,3 +51,28 @@ func randomTensor(_ shape: [Int], seed: UInt64 = 0) -> Tensor {
     var generator = SeededGenerator(seed: seed &+ UInt64(shape.reduce(17) { $0 &* 31 &+ $1 }))
     return Tensor(randomNormal: shape, generator: &generator)
 }
+
+/// The shipped shape network's layers (16×16×1 → conv 12/24/32 with max pooling → GAP → dense 5), with weights
+/// from `generator`: what the plan tests compile.
+func shapeNetworkLayers(_ generator: inout SeededGenerator, softmax: Bool = true) -> [any Layer] {
+    [
+        Conv2D(inChannels: 1, outChannels: 12, kernel: (3, 3), padding: .same, generator: &generator), Activation(.relu),
+        Pool2D(.max, size: (2, 2)),
+        Conv2D(inChannels: 12, outChannels: 24, kernel: (3, 3), padding: .same, generator: &generator), Activation(.relu),
+        Pool2D(.max, size: (2, 2)),
+        Conv2D(inChannels: 24, outChannels: 32, kernel: (3, 3), padding: .same, generator: &generator), Activation(.relu),
+        GlobalAveragePool(), Dense(inFeatures: 32, outFeatures: 5, generator: &generator),
+    ] + (softmax ? [Activation(.softmax)] : [])
+}
+
+/// `expectClose` judged on a scale of at least 1: plan tests feed O(1) inputs and weights, so an output that
+/// cancels to near zero is still compared on the O(1) scale its terms have.
+func expectCloseOnUnitScale(
+    _ actual: Tensor, _ expected: Tensor, relativeTolerance: Float, _ context: @autoclosure () -> String = "",
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    let unit: [Float] = [1]
+    expectClose(Tensor(shape: [actual.count + 1], scalars: actual.scalars + unit),
+                Tensor(shape: [expected.count + 1], scalars: expected.scalars + unit),
+                relativeTolerance: relativeTolerance, "\(context()) \(actual.shape)", sourceLocation: sourceLocation)
+}
