@@ -4,8 +4,9 @@ import Testing
 import Tensor
 import Train
 
-/// The allocation-free `ShapeRasterizer.rasterize(_:into:)` against its loop-only twin, `rasterizeReference`, and
-/// its levelling (hull and smallest rectangle in stack scratch) against the array versions.
+/// The allocation-free `ShapeRasterizer.rasterize(_:into:)` (its drawing pass a C kernel, at every instruction-set
+/// level this CPU runs) against its loop-only twin, `rasterizeReference`, and its levelling (hull and smallest
+/// rectangle in stack scratch) against the array versions.
 ///
 /// The fast path does each pixel's arithmetic as the reference does, in the same order, so the twins agree bit
 /// for bit: `pixelTolerance` is zero, and pixels are compared by bit pattern (a −0 for a +0 would fail too).
@@ -35,7 +36,13 @@ struct ShapeRasterizerSpeedTests {
             Issue.record("\(what): shapes \(wrapped.shape) and \(reference.shape), expected [\(size), \(size), 1]", sourceLocation: sourceLocation)
             return
         }
-        for (name, image) in [("rasterize(_:into:)", fast), ("rasterize(_:)", wrapped.scalars)] {
+        // And the drawing kernels compiled for every instruction-set level this CPU runs.
+        let levels = Kernels.availableLevels.map { level in
+            var image = [Float](repeating: .nan, count: size * size)
+            image.withUnsafeMutableBufferPointer { rasterizer.rasterize(drawing, into: $0, level: level) }
+            return ("rasterize(_:into:level: \(level))", image)
+        }
+        for (name, image) in [("rasterize(_:into:)", fast), ("rasterize(_:)", wrapped.scalars)] + levels {
             var worst: Float = 0
             var firstBad: Int?
             for (index, (a, b)) in zip(image, reference.scalars).enumerated() where a.bitPattern != b.bitPattern {

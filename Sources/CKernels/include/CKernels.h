@@ -1,6 +1,6 @@
 // The engine's hand-written compute kernels: direct convolution, pooling and matrix-vector products for small
-// networks, in float and in 8-bit integers. Only the Tensor module imports this; every call is in
-// Sources/Tensor/Plan/Kernels.swift.
+// networks, in float and in 8-bit integers, and the shape rasterizer's drawing pass (in double). Only the Tensor
+// module imports this; every call is in Sources/Tensor/Plan/Kernels.swift.
 //
 // Each kernel is compiled several times, for a portable baseline and for wider instruction sets (AVX2 with FMA,
 // AVX-512, AVX-512 VNNI) through per-function target attributes, and the caller picks the level at run time
@@ -109,5 +109,31 @@ void odml_conv2d_i8(const odml_conv2d_i8_args *args, int level);
 /// rounding halves away from zero.
 void odml_quantize_u8(const float *input, int pixels, int channels, ptrdiff_t inPixelStride, uint8_t *output,
                       int outChannels, float inverseScale, int zeroPoint, int level);
+
+/// One stroke of a drawing lowered into a shape rasterizer's distance map: each point goes through the affine
+/// map `(x, y) ↦ (a u + b v + e, c u + d v + f)`, `u = (x − originX) · inverseUnit` and `v` alike, and each
+/// segment between mapped points (a point closer than ½ pixel to the previous kept one is skipped unless it is
+/// the stroke's last; a one-point stroke is a segment of length 0) lowers `nearest[py * size + px]` (row-major,
+/// `size × size`, size ≥ 1) to the pixel centre's squared distance from the segment, for the pixels within
+/// `reach` of the segment's bounding box. In double, with the arithmetic (and order) of the Swift reference
+/// `ShapeRasterizer.rasterizeReference`, so the results are bit-identical to it.
+///
+/// Point i's x is the double at `points + i · pointStride` bytes, its y `yOffset` bytes after it.
+typedef struct {
+    const void *points;
+    ptrdiff_t pointStride, yOffset;
+    int count;
+    double originX, originY, inverseUnit, a, b, c, d, e, f;
+    double reach;
+    int size;
+    double *nearest;
+} odml_raster_stroke_args;
+
+void odml_raster_stroke(const odml_raster_stroke_args *args, int level);
+
+/// The image from `count` smallest squared distances: `image[i] = (float)min(1, reach − √nearest[i])` where
+/// `nearest[i] < reachSquared` and that is above 0, else +0.
+void odml_raster_coverage(const double *nearest, int count, double reach, double reachSquared, float *image,
+                          int level);
 
 #endif

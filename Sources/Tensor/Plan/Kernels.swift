@@ -65,6 +65,40 @@ public enum Kernels {
     static func pool2D(_ arguments: odml_pool2d_f32_args, level: Level) {
         withUnsafePointer(to: arguments) { odml_pool2d_f32($0, Int32(level.rawValue)) }
     }
+
+    /// Lowers a shape rasterizer's distance map (`size × size` squared distances, row-major) to each pixel's squared
+    /// distance from one stroke's segments, its `count` points mapped by `(x, y) ↦ (a u + b v + e, c u + d v + f)`,
+    /// `u = (x − origin.x) · inverseUnit`; see `odml_raster_stroke_args` in CKernels.h. Point i's x is the `Double` at
+    /// `points + i · pointStride` bytes, its y `yOffset` bytes after it. Bit-identical to the Swift reference.
+    public static func rasterStroke(
+        points: UnsafeRawPointer, count: Int, pointStride: Int, yOffset: Int, origin: (x: Double, y: Double),
+        inverseUnit: Double, map: (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double), reach: Double,
+        size: Int, nearest: UnsafeMutablePointer<Double>, level: Level = Kernels.level
+    ) {
+        precondition(count >= 0 && count <= Int(Int32.max) && size >= 1 && size <= 46_340,
+                     "Kernels.rasterStroke: \(count) points and a \(size)×\(size) image (1…46,340 a side, ≤ Int32.max points)")
+        var arguments = odml_raster_stroke_args()
+        arguments.points = points
+        arguments.pointStride = pointStride
+        arguments.yOffset = yOffset
+        arguments.count = Int32(count)
+        (arguments.originX, arguments.originY, arguments.inverseUnit) = (origin.x, origin.y, inverseUnit)
+        (arguments.a, arguments.b, arguments.c, arguments.d, arguments.e, arguments.f) = map
+        arguments.reach = reach
+        arguments.size = Int32(size)
+        arguments.nearest = nearest
+        withUnsafePointer(to: arguments) { odml_raster_stroke($0, Int32(level.rawValue)) }
+    }
+
+    /// A shape rasterizer's image from its `count` smallest squared distances: `Float(min(1, reach − √d²))` where
+    /// d² < `reachSquared` and that is above 0, else +0. Bit-identical to the Swift reference.
+    public static func rasterCoverage(
+        _ nearest: UnsafePointer<Double>, count: Int, reach: Double, reachSquared: Double,
+        into image: UnsafeMutablePointer<Float>, level: Level = Kernels.level
+    ) {
+        precondition(count >= 0 && count <= Int(Int32.max), "Kernels.rasterCoverage: \(count) pixels (≤ Int32.max)")
+        odml_raster_coverage(nearest, Int32(count), reach, reachSquared, image, Int32(level.rawValue))
+    }
 }
 
 /// `count` rounded up to a multiple of 8: the output width the float kernels' weight packing uses.
