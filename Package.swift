@@ -25,7 +25,7 @@ let package = Package(
             pkgConfig: "openblas",
             providers: [.apt(["libopenblas-dev"])]
         ),
-        // The hand-written kernels (direct convolution, 8-bit dot products), compiled per instruction set with
+        // The hand-written kernels (direct convolution, 8-bit dot products, stroke rasterizing), compiled per instruction set with
         // target attributes and chosen at run time. Only `Tensor` imports it, through Sources/Tensor/Plan/Kernels.swift.
         .target(name: "CKernels", path: "Sources/CKernels"),
         .target(name: "Tensor", dependencies: ["CBLAS", "CKernels"]),
