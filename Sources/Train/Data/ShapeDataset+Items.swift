@@ -61,22 +61,26 @@ struct RowLayout: Sendable {
     let checkLabels: Bool
 
     /// The drawings of `reader`'s rows, in order, each with its first problem.
+    ///
+    /// Rows are read in place (`advance`, `field`, `number(column:)`): no array of strings per row, and plain
+    /// decimals parsed from the bytes. A row that cannot be split into fields spoils the drawing it sits in, as
+    /// `nextResult` reports it; an error reading the file itself is thrown.
     func groups(_ reader: inout CSVReader) throws(DataError) -> [PendingDrawing] {
         var groups: [PendingDrawing] = []
-        while let next = try reader.nextResult() {
-            let line = reader.lineNumber
-            let fields: [String]
-            switch next {
-            case let .success(row):
-                fields = row
-            case let .failure(error):
-                // A row that cannot be split into fields spoils the drawing it sits in.
+        while true {
+            let more: Bool
+            do {
+                more = try reader.advance()
+            } catch where error.kind == .invalid {
+                let line = reader.lineNumber
                 if groups.isEmpty { groups.append(PendingDrawing(id: "line \(line)", label: "", first: line)) }
                 if groups[groups.count - 1].error == nil { groups[groups.count - 1].error = error }
                 groups[groups.count - 1].last = line
                 continue
             }
-            let id = fields[columns[0]], label = fields[columns[1]].trimmingCharacters(in: .whitespaces)
+            guard more else { break }
+            let line = reader.lineNumber
+            let id = reader.field(columns[0]), label = Self.trimmed(reader.field(columns[1]))
             if groups.last?.id != id {
                 groups.append(PendingDrawing(id: id, label: label, first: line))
                 if checkLabels && label.isEmpty {
@@ -91,21 +95,29 @@ struct RowLayout: Sendable {
                     throw DataError(file: path, line: line, column: (columns[1] + 1, "label"),
                                     message: "drawing '\(id)' is labelled '\(groups[index].label)' above and '\(label)' here")
                 }
-                let strokeValue = try reader.number(fields[columns[2]], column: columns[2])
+                let strokeValue = try reader.number(column: columns[2])
                 guard strokeValue >= 0, strokeValue == strokeValue.rounded(), strokeValue < 1_000_000 else {
                     throw DataError(file: path, line: line, column: (columns[2] + 1, "stroke"),
-                                    message: "\(fields[columns[2]]) is not a stroke index (0, 1, 2, …)")
+                                    message: "\(reader.field(columns[2])) is not a stroke index (0, 1, 2, …)")
                 }
                 let point = DrawingPoint(
-                    x: try reader.number(fields[columns[3]], column: columns[3]),
-                    y: try reader.number(fields[columns[4]], column: columns[4]),
-                    t: try t.map { column throws(DataError) in try reader.number(fields[column], column: column) })
+                    x: try reader.number(column: columns[3]),
+                    y: try reader.number(column: columns[4]),
+                    t: try t.map { column throws(DataError) in try reader.number(column: column) })
                 groups[index].add(point, stroke: Int(strokeValue))
             } catch {
                 groups[index].error = error
             }
         }
         return groups
+    }
+
+    /// `text` without leading and trailing white space (`CharacterSet.whitespaces`), calling Foundation only when
+    /// an end is not a plain ASCII character other than space and tab.
+    static func trimmed(_ text: String) -> String {
+        let plain = { (scalar: Unicode.Scalar?) in scalar.map { $0.isASCII && $0 != " " && $0 != "\t" } ?? true }
+        if plain(text.unicodeScalars.first) && plain(text.unicodeScalars.last) { return text }
+        return text.trimmingCharacters(in: .whitespaces)
     }
 }
 
