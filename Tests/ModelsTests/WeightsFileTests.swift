@@ -65,6 +65,9 @@ struct WeightsFileTests {
         file.activationQuantization = calibrateForTest(file.makeModel(), layers: [4, 8], on: images)
         let loaded = try ModelFile(bytes: file.encoded(), path: "x")
         #expect(loaded.activationQuantization == file.activationQuantization)
+        // Its f32 equivalent (what inspect sizes against) is a valid file without the int8 layers' scales.
+        let float = try ModelFile(bytes: loaded.float32Equivalent.encoded(), path: "f32")
+        #expect(float.activationQuantization == nil)
         let compiled = loaded.makeCompiledModel()
         #expect(compiled.plan.integerSteps == 2, "\(compiled.plan.stepDescriptions)")
         let error = relativeL2(compiled(images), loaded.makeModel()(images))

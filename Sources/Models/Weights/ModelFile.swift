@@ -354,6 +354,7 @@ extension ModelFile {
     public var float32Equivalent: ModelFile {
         var copy = self
         copy.tensors = tensors.mapValues { $0.format == .f32 ? $0 : QuantizedTensor(quantizing: $0.dequantized(), as: .f32) }
+        copy.activationQuantization = nil  // it names int8 layers, and an f32 file has none
         return copy
     }
 
