@@ -143,8 +143,6 @@ extension MotionWindowClassifier {
 public struct MotionClassifier: MotionWindowClassifier {
     /// The weights file it was built from.
     public let file: ModelFile
-    /// The layers (dequantized once at load).
-    public let model: Sequential
     /// The layers compiled for one window at a time, int8 layers in integers (what `probabilities` runs).
     public let compiled: CompiledModel
     /// The preprocessing the file describes.
@@ -158,9 +156,11 @@ public struct MotionClassifier: MotionWindowClassifier {
             throw DataError(file: file.name, message: "the model takes input \(file.input.shape) with labels \(file.labels); "
                 + "a motion classifier with this windowing takes [\(windowing.inputSize)] with labels")
         }
-        model = file.makeModel()
         compiled = file.makeCompiledModel()
     }
+
+    /// The layers as a `Sequential`, dequantized (built on each use: classifying runs `compiled`).
+    public var model: Sequential { file.makeModel() }
 
     /// The classes, in output order.
     public var labels: [String] { file.labels }

@@ -29,8 +29,6 @@ public struct ShapePrediction: Sendable, Equatable {
 public struct ShapeClassifier: Sendable {
     /// The weights file it was built from.
     public let file: ModelFile
-    /// The layers (dequantized once at load).
-    public let model: Sequential
     /// The layers compiled for one image at a time, int8 layers in integers (what `classify` runs).
     public let compiled: CompiledModel
     /// The preprocessing the file describes.
@@ -44,9 +42,11 @@ public struct ShapeClassifier: Sendable {
             throw DataError(file: file.name, message: "the model takes input \(file.input.shape) with labels \(file.labels); "
                 + "a shape classifier takes [\(rasterizer.size), \(rasterizer.size), 1] with labels")
         }
-        model = file.makeModel()
         compiled = file.makeCompiledModel()
     }
+
+    /// The layers as a `Sequential`, dequantized (built on each use: classifying runs `compiled`).
+    public var model: Sequential { file.makeModel() }
 
     /// The classes, in output order.
     public var labels: [String] { file.labels }
