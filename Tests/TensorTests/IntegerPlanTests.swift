@@ -111,6 +111,18 @@ private struct FakeQuantize: Layer {
         #expect(plan.stepDescriptions.contains { $0.hasSuffix("→ int8") }, "requantized in the kernel: \(plan.stepDescriptions)")
     }
 
+    @Test func quantizedLayersWithoutAScaleRunDequantizedInFloat() {
+        var g = SeededGenerator(seed: 34)
+        let conv = Conv2D(inChannels: 3, outChannels: 7, kernel: (3, 3), padding: .same, generator: &g)
+        let dense = Dense(inFeatures: 5 * 5 * 7, outFeatures: 4, generator: &g)
+        let compact: [any Layer] = [QuantizedConv2D(quantizing: conv, as: .int8), Activation(.relu), Flatten(),
+                                    QuantizedDense(quantizing: dense, as: .q4)]
+        let plan = InferencePlan(Sequential(compact), inputShape: [5, 5, 3])
+        #expect(plan.isAllocationFree && plan.integerSteps == 0, "\(plan.stepDescriptions)")
+        let batch = randomTensor([2, 5, 5, 3], seed: 8)
+        expectCloseOnUnitScale(plan.run(batch), Sequential(compact)(batch), relativeTolerance: Tolerance.kernelRelative)
+    }
+
     @Test func quantizationCoversTheRange() {
         let unsigned = ActivationQuantization(layer: 2, minimum: 0, maximum: 5.1)
         #expect(unsigned.zeroPoint == 0 && unsigned.quantize(5.1) == 255 && unsigned.quantize(0) == 0 && unsigned.quantize(-1) == 0)

@@ -8,7 +8,9 @@
 ///   place in the workspace, written once when the workspace is made and never touched again;
 /// - `Dense` → a matrix-vector kernel, ReLU fused;
 /// - `Pool2D` / `Pool1D` without padding, `GlobalAveragePool`, `Flatten` and activations → small loops;
-/// - anything else (batch normalization, padded pooling, compact quantized layers) → the layer's own `forward`,
+/// - `QuantizedConv2D`, `QuantizedConv1D`, `QuantizedDense` → 8-bit integer steps when their input has a scale
+///   (see `init`), else their float layers, dequantized once;
+/// - anything else (batch normalization, padded pooling) → the layer's own `forward`,
 ///   which allocates (`isAllocationFree` tells).
 ///
 /// `Sequential.forward` is the reference: a plan's outputs equal it up to float rounding (tests check every
@@ -28,8 +30,8 @@ public struct InferencePlan: Sendable {
     /// Compiles `model` for samples of `inputShape` (no batch axis), running kernels at `level`.
     ///
     /// A `QuantizedConv2D`, `QuantizedConv1D` or `QuantizedDense` layer with `int8` weights whose input has an
-    /// entry in `quantization` (by layer index) runs in 8-bit integers; other quantized layers must come
-    /// dequantized (or run through their own `forward`). Stops with the first layer's shape message when
+    /// entry in `quantization` (by layer index) runs in 8-bit integers; other quantized layers run dequantized
+    /// in float. Stops with the first layer's shape message when
     /// `inputShape` does not fit the model.
     public init(
         _ model: Sequential, inputShape: [Int], quantization: [ActivationQuantization] = [], level: Kernels.Level = Kernels.level

@@ -154,6 +154,13 @@ struct PlanCompiler {
                 return
             }
             addStep(.activation(input: input, output: input + 1, activation.function))
+        case let quantized as QuantizedConv2D:
+            // A quantized layer without an input scale runs its weights dequantized, as a float layer would.
+            append(quantized.dequantized())
+        case let quantized as QuantizedConv1D:
+            append(quantized.dequantized())
+        case let quantized as QuantizedDense:
+            append(quantized.dequantized())
         default:
             addStep(.fallback(input: input, output: input + 1, layer, inputShape: shape, outputShape: outputShape))
         }
