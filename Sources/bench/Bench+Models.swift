@@ -17,21 +17,10 @@ extension Bench {
                 """
         )
 
-        @Option(help: "The folder holding shape-classifier.int8.weights and shape-classifier.f32.weights.")
-        var weights = "Weights"
-
-        @Flag(help: "Print one JSON object per line (notes, then name, median_s, items, per_item_s, items_per_s, ...; allocation counts); targets go to stderr.")
-        var json = false
-
-        @Flag(help: "Sample for a fraction of the time.")
-        var quick = false
+        @OptionGroup var options: ModelBenchOptions
 
         func run() throws {
-            #if DEBUG
-            FileHandle.standardError.write(Data("warning: this is a debug build; measure with `swift run -c release bench shape`\n".utf8))
-            #endif
-            let report = try ShapeBenchmark(plan: quick ? .quick : .full, weightsFolder: weights).run()
-            if !report.print(json: json) { throw ExitCode(1) }
+            try options.run("shape") { try ShapeBenchmark(plan: $0, weightsFolder: $1).run() }
         }
     }
 
@@ -52,21 +41,32 @@ extension Bench {
                 """
         )
 
-        @Option(help: "The folder holding motion-state.int8.weights and motion-state.f32.weights.")
-        var weights = "Weights"
-
-        @Flag(help: "Print one JSON object per line (notes, then name, median_s, items, per_item_s, items_per_s, ...; allocation counts); targets go to stderr.")
-        var json = false
-
-        @Flag(help: "Sample for a fraction of the time.")
-        var quick = false
+        @OptionGroup var options: ModelBenchOptions
 
         func run() throws {
-            #if DEBUG
-            FileHandle.standardError.write(Data("warning: this is a debug build; measure with `swift run -c release bench motion`\n".utf8))
-            #endif
-            let report = try MotionBenchmark(plan: quick ? .quick : .full, weightsFolder: weights).run()
-            if !report.print(json: json) { throw ExitCode(1) }
+            try options.run("motion") { try MotionBenchmark(plan: $0, weightsFolder: $1).run() }
         }
+    }
+}
+
+/// The options `bench shape` and `bench motion` share, and how both run.
+struct ModelBenchOptions: ParsableArguments {
+    @Option(help: "The folder holding the model's int8 and f32 weights files (<model>.int8.weights, <model>.f32.weights).")
+    var weights = "Weights"
+
+    @Flag(help: "Print one JSON object per line (notes, then name, median_s, items, per_item_s, items_per_s, ...; allocation counts); targets go to stderr.")
+    var json = false
+
+    @Flag(help: "Sample for a fraction of the time.")
+    var quick = false
+
+    /// Warns on a debug build, runs `benchmark` with the sampling plan and weights folder, prints the report and
+    /// exits 1 when a target is missed.
+    func run(_ command: String, _ benchmark: (TimingPlan, String) throws -> ModelReport) throws {
+        #if DEBUG
+        FileHandle.standardError.write(Data("warning: this is a debug build; measure with `swift run -c release bench \(command)`\n".utf8))
+        #endif
+        let report = try benchmark(quick ? .quick : .full, weights)
+        if !report.print(json: json) { throw ExitCode(1) }
     }
 }
