@@ -1,0 +1,69 @@
+import Foundation
+import Tensor
+
+/// The input a model takes, as its weights file records it.
+public struct InputSpec: Codable, Equatable, Sendable {
+    /// One sample's shape, without the batch axis (e.g. `[28, 28, 1]`).
+    public var shape: [Int]
+    /// What the input is, for people (e.g. "28x28 grayscale rendering of the strokes").
+    public var description: String
+
+    /// Creates the spec.
+    public init(shape: [Int], description: String) {
+        self.shape = shape
+        self.description = description
+    }
+}
+
+/// How a model was trained, as its weights file records it. Every field is optional.
+public struct TrainingMetadata: Codable, Equatable, Sendable {
+    /// The training data's path as given to `classify train`.
+    public var dataset: String?
+    /// A checksum of the training data (e.g. `crc32:1a2b3c4d`).
+    public var datasetChecksum: String?
+    /// The seed of the run.
+    public var seed: UInt64?
+    /// Epochs trained.
+    public var epochs: Int?
+    /// Accuracy on the validation data, 0…1.
+    public var validationAccuracy: Double?
+
+    /// Creates the metadata.
+    public init(
+        dataset: String? = nil, datasetChecksum: String? = nil, seed: UInt64? = nil, epochs: Int? = nil,
+        validationAccuracy: Double? = nil
+    ) {
+        self.dataset = dataset
+        self.datasetChecksum = datasetChecksum
+        self.seed = seed
+        self.epochs = epochs
+        self.validationAccuracy = validationAccuracy
+    }
+}
+
+/// One row of a weights file's tensor table.
+public struct TensorEntry: Codable, Equatable, Sendable {
+    /// `<layer index>.<role>`, e.g. `0.weight`.
+    public var name: String
+    /// The tensor's shape.
+    public var shape: [Int]
+    /// How its bytes are laid out.
+    public var format: StorageFormat
+    /// Where its bytes start, from the start of the data section (a multiple of 32).
+    public var offset: Int
+    /// How many bytes it takes (`format.byteCount(for: shape)`).
+    public var length: Int
+}
+
+/// The JSON header of a weights file.
+struct WeightsHeader: Codable, Equatable {
+    var name: String
+    var architecture: [LayerSpec]
+    var labels: [String]
+    var input: InputSpec
+    var preprocessing: [String: JSONValue]
+    var training: TrainingMetadata?
+    var decision: DecisionRule?
+    var activationQuantization: [ActivationQuantization]?
+    var tensors: [TensorEntry]
+}
