@@ -11,8 +11,10 @@ public final class ProgressPrinter: @unchecked Sendable {
     private let clock = ContinuousClock()
 
     /// Creates a printer; `live` defaults to whether standard error is a terminal.
+    /// The default `write` uses the throwing `write(contentsOf:)`: a full or closed standard error loses the
+    /// progress line instead of trapping, as Foundation's `FileHandle.write(_:)` would.
     public init(live: Bool = isatty(STDERR_FILENO) == 1, write: @escaping (String) -> Void = {
-        FileHandle.standardError.write(Data($0.utf8))
+        try? FileHandle.standardError.write(contentsOf: Data($0.utf8))
     }) {
         self.live = live
         self.write = write

@@ -121,7 +121,8 @@ func expandInputs(_ inputs: [String]) -> [String] {
 }
 
 /// Works through `count` items on every core, `chunk` at a time, printing each outcome's line in input order as
-/// soon as its chunk is done. Returns the first failed item's status, or 0.
+/// soon as its chunk is done. Returns the first failed item's status, or 0; 74 at once when standard output
+/// cannot be written.
 func runBatch(count: Int, threads: Int = ProcessInfo.processInfo.activeProcessorCount, chunk: Int = 512,
               _ work: @escaping @Sendable (Int) -> ItemOutcome) -> Int32 {
     // Each item's products are small; one BLAS thread per worker keeps the workers from fighting over cores.
@@ -139,7 +140,10 @@ func runBatch(count: Int, threads: Int = ProcessInfo.processInfo.activeProcessor
                 if status == 0 { status = outcome.status }
             }
         }
-        FileHandle.standardOutput.write(Data(text.utf8))
+        guard StandardStreams.write(text) else {
+            // Nobody can read the rest: stop; `Classify.main` reports the lost output and exits 74.
+            return ExitStatus.ioError
+        }
     }
     if failures > 0 { reportError("\(failures) of \(count) inputs failed; each is reported in its place above") }
     return status

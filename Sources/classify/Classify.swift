@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The `classify` command-line tool: classifies drawings and motion recordings, trains, evaluates and
 /// inspects models.
@@ -20,4 +21,22 @@ struct Classify: ParsableCommand {
         version: "0.1.0",
         subcommands: [Shape.self, Motion.self, TrainCommand.self, Evaluate.self, Generate.self, Inspect.self]
     )
+
+    /// Runs the command as ArgumentParser's `main()` does (help and usage errors print the same), then flushes
+    /// standard output: output that could not be written is exit 74 with one `error:` line, never a silent 0.
+    static func main() {
+        var status: Int32 = 0
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let message = fullMessage(for: error)
+            let code = exitCode(for: error)
+            if !message.isEmpty {
+                if code == .success { StandardStreams.write(message + "\n") } else { StandardStreams.writeError(message + "\n") }
+            }
+            status = code.rawValue
+        }
+        Foundation.exit(StandardStreams.finishStandardOutput(status: status))
+    }
 }

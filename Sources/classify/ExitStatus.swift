@@ -52,12 +52,12 @@ func failure(_ error: any Error) -> ExitCode {
 
 /// Prints `message` as one `warning:` line on standard error.
 func reportWarning(_ message: String) {
-    FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
+    StandardStreams.writeError("warning: \(message)\n")
 }
 
 /// Prints `message` as one `error:` line on standard error.
 func reportError(_ message: String) {
-    FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+    StandardStreams.writeError("error: \(message)\n")
 }
 
 /// `value` as JSON with sorted keys (the CLI's stable output), on one line or pretty-printed.

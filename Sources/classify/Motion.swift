@@ -136,7 +136,7 @@ func rateNote(_ recording: MotionRecording, name: String) -> String? {
 
 /// Prints `message` as one `note:` line on standard error (never on standard output, so JSON stays clean).
 func reportNote(_ message: String) {
-    FileHandle.standardError.write(Data("note: \(message)\n".utf8))
+    StandardStreams.writeError("note: \(message)\n")
 }
 
 /// The stable JSON of `classify motion`.

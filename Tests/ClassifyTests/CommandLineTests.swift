@@ -15,16 +15,22 @@ struct CommandRun {
     }
 
     /// Runs `executable` in `directory` (default: this process's), with `environment` (default: this process's)
-    /// and `input` on standard input.
+    /// and `input` on standard input; `standardOutputFile` sends standard output to that file (e.g. /dev/full)
+    /// instead of capturing it.
     static func run(_ executable: URL, _ arguments: [String], directory: URL? = nil, environment: [String: String]? = nil,
-                    input: String? = nil) throws -> CommandRun {
+                    input: String? = nil, standardOutputFile: String? = nil) throws -> CommandRun {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
         if let environment { process.environment = environment }
         let output = Pipe(), error = Pipe(), standardInput = Pipe()
-        process.standardOutput = output
+        if let standardOutputFile, let file = FileHandle(forWritingAtPath: standardOutputFile) {
+            process.standardOutput = file
+            try output.fileHandleForWriting.close()
+        } else {
+            process.standardOutput = output
+        }
         process.standardError = error
         process.standardInput = standardInput
         try process.run()
