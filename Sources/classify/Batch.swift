@@ -110,14 +110,36 @@ struct ItemOutcome: Sendable {
     let status: Int32
 }
 
-/// The inputs named on the command line: files as given, directories as their `.csv` files in name order.
-func expandInputs(_ inputs: [String]) -> [String] {
-    inputs.flatMap { input -> [String] in
+/// The inputs named on the command line: files as given, directories as their `.csv` files in name order. A
+/// folder without any `.csv` file is an error (66): a batch of nothing would look like success.
+func expandInputs(_ inputs: [String]) throws(DataError) -> [String] {
+    var files: [String] = []
+    for input in inputs {
         var isDirectory: ObjCBool = false
-        guard input != "-", FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue else { return [input] }
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: input)) ?? []
-        return names.filter { $0.lowercased().hasSuffix(".csv") }.sorted().map { input.hasSuffix("/") ? input + $0 : input + "/" + $0 }
+        guard input != "-", FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue else {
+            files.append(input)
+            continue
+        }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: input)
+        } catch {
+            throw DataError(file: input, message: "the folder cannot be listed: \(error.localizedDescription)", kind: .unreadable)
+        }
+        let csvFiles = names.filter { $0.lowercased().hasSuffix(".csv") }.sorted()
+        guard !csvFiles.isEmpty else {
+            throw DataError(file: input, message: "the folder holds no .csv files (\(names.count) other entr\(names.count == 1 ? "y" : "ies"))", kind: .missingFile)
+        }
+        files += csvFiles.map { input.hasSuffix("/") ? input + $0 : input + "/" + $0 }
     }
+    return files
+}
+
+/// Fails with the missing-file error (66) when `path` (not `-`) does not exist: for commands that must know before
+/// they load any model that their one input is there (a missing input is the user's error, not every model's).
+func requireExisting(_ path: String) throws(DataError) {
+    guard path != "-", !FileManager.default.fileExists(atPath: path) else { return }
+    throw DataError(file: path, message: "no such file", kind: .missingFile)
 }
 
 /// Works through `count` items on every core, `chunk` at a time, printing each outcome's line in input order as

@@ -52,14 +52,29 @@ struct Motion: ParsableCommand {
     var smooth = 0
 
     func validate() throws {
+        if dataset != nil && !recordings.isEmpty { throw ValidationError("give recordings or --dataset FILE, not both") }
         guard !recordings.isEmpty || dataset != nil else { throw ValidationError("give a recording (a CSV file, a folder or -) or --dataset FILE") }
         guard rate > 0 && rate <= 10_000 else { throw ValidationError("--rate must be between 0 and 10000 Hz, got \(rate)") }
         guard smooth >= 0 && smooth <= 1000 else { throw ValidationError("--smooth must be between 0 and 1000, got \(smooth)") }
     }
 
     func run() throws {
-        let files = expandInputs(recordings)
+        let files: [String]
+        do {
+            files = try expandInputs(recordings)
+        } catch {
+            throw failure(error)
+        }
         let single = dataset == nil && files.count == 1 && files == recordings
+        // A missing recording fails before any model is tried (as in `shape`): no model can fix it. It is read
+        // later, at the answering model's rate and window.
+        if single {
+            do {
+                try requireExisting(files[0])
+            } catch {
+                throw failure(error)
+            }
+        }
         let recognizer = try chain.loadMotionRecognizer()
         let (model, attempts) = (recognizer.model, recognizer.attempts)
         let (rate, smooth, json) = (rate, smooth, chain.json)

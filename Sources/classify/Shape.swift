@@ -41,12 +41,18 @@ struct Shape: ParsableCommand {
     var render: String?
 
     func validate() throws {
+        if dataset != nil && !drawings.isEmpty { throw ValidationError("give drawings or --dataset FILE, not both") }
         guard !drawings.isEmpty || dataset != nil else { throw ValidationError("give a drawing (a CSV file, a folder or -) or --dataset FILE") }
         if render != nil && (drawings.count != 1 || dataset != nil) { throw ValidationError("--render draws one drawing: give exactly one drawing file") }
     }
 
     func run() throws {
-        let files = expandInputs(drawings)
+        let files: [String]
+        do {
+            files = try expandInputs(drawings)
+        } catch {
+            throw failure(error)
+        }
         let single = dataset == nil && files.count == 1 && files == drawings
         // Bad input fails before any model is tried: no model can fix it.
         var input: Drawing?
