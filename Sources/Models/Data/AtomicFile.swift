@@ -1,58 +1,268 @@
 import Foundation
 
-/// Writes files so that a reader never sees half of one: the bytes go to a temporary file beside the target,
-/// are flushed to disk, and the temporary file is renamed over the target (an atomic step on one file system).
-/// An interrupted or failed write leaves the previous file, if any, as it was.
+/// Writes files so that a reader never sees half of one, and never destroys what stands at the path.
+///
+/// The rules, by what is at the path when the write starts:
+/// - **nothing**: a new regular file with mode 0666 minus the umask (as shell redirection creates it); its folder
+///   must exist.
+/// - **a regular file**: replaced atomically — the bytes go to a temporary file beside it, are flushed to disk,
+///   and the temporary file is renamed over it, so a reader sees the old file or the new one and an interrupted
+///   write leaves the old one as it was. The new file keeps the old one's permission bits (setuid and setgid are
+///   dropped) and, when the writer may set them (as root), its owner and group; otherwise it belongs to the
+///   writer, as after `mv`. The temporary file is created 0600 and given the old mode only after its owner is
+///   set, so it never shows the data to anyone the target's mode would hide it from.
+/// - **a hard-linked regular file**: the path gets the new file (a new inode); the other names keep the old
+///   content, as after `rename` (unlike `cp` and redirection, which write in place and change every name).
+/// - **a symbolic link**: the link is followed to the end of its chain (at most 40 links) and the file it names
+///   is written by these rules; the links stay. A link to nothing creates the file it names (as redirection does),
+///   if that file's folder exists. A loop, or a chain longer than 40, is an error naming the path.
+/// - **a character device or a FIFO** (`/dev/null`, `/dev/stdout`, a named pipe): with `.writeInto` (the
+///   default, for outputs such as `--render`) the bytes are written into it, as redirection does — no temporary
+///   file, no rename; with `.refuse` (weights files, a training run's set) it is an error, and it stays as it was.
+/// - **a directory, a socket or a block device**: an error naming the path and what is there; nothing changes.
+///
+/// The checks are made when the write starts; a path replaced by another process during the write is not
+/// guarded against.
 public enum AtomicFile {
     /// Why a write failed.
-    public struct WriteError: Error, Sendable {
+    public struct WriteError: Error, Sendable, Equatable {
         /// The target path.
         public let path: String
         /// What went wrong.
         public let reason: String
+
+        /// Creates the error.
+        public init(path: String, reason: String) {
+            self.path = path
+            self.reason = reason
+        }
     }
 
-    /// Writes `bytes` to `url` atomically.
+    /// What a write does when the path (or the end of its symbolic links) is a character device or a FIFO.
+    public enum SpecialFiles: Sendable {
+        /// Write the bytes into it, as shell redirection does.
+        case writeInto
+        /// Refuse: the write is an error and the device or FIFO stays as it was.
+        case refuse
+    }
+
+    /// Writes `bytes` to `url` by the rules of `AtomicFile`.
     ///
-    /// The temporary file has a unique name (`mkstemp`), so concurrent writers never share one; after the rename
-    /// the folder is flushed too, so the new name survives a power cut. A process killed between creating and
-    /// renaming the temporary file leaves it behind as `.NAME.partial-XXXXXX`, never in place of `NAME`.
-    public static func write(_ bytes: [UInt8], to url: URL) throws(WriteError) {
-        let fail = { (reason: String) in WriteError(path: url.path, reason: reason) }
-        let directory = url.deletingLastPathComponent()
-        var template = Array(directory.appendingPathComponent(".\(url.lastPathComponent).partial-XXXXXX").path.utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
-        guard descriptor >= 0 else {
-            throw fail("cannot create a temporary file in \(directory.path): \(String(cString: strerror(errno)))")
+    /// The temporary file has a unique name, so concurrent writers never share one; after the rename the folder
+    /// is flushed too, so the new name survives a power cut. A process killed between creating and renaming the
+    /// temporary file leaves it behind as `.NAME.partial-XXXXXXXX`, never in place of `NAME`.
+    public static func write(_ bytes: [UInt8], to url: URL, specialFiles: SpecialFiles = .writeInto) throws(WriteError) {
+        let target = try Target(url.path)
+        if target.isSpecial {
+            guard specialFiles == .writeInto else { throw target.refusal() }
+            return try target.writeInto(bytes)
         }
-        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var written = 0
-        let writeFailure: String? = bytes.withUnsafeBytes { raw -> String? in
-            while written < raw.count {
-                let result = Glibc.write(descriptor, raw.baseAddress?.advanced(by: written), raw.count - written)
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    return String(cString: strerror(errno))
-                }
-                written += result
+        try Staged(bytes, target: target).commit()
+    }
+
+    /// Checks that `url` could be written as a regular file by these rules (devices and FIFOs refused), without
+    /// writing anything: for a set of files, so that a bad target fails before any file changes.
+    public static func checkWritable(_ url: URL) throws(WriteError) {
+        let target = try Target(url.path)
+        if target.isSpecial { throw target.refusal() }
+        guard access(target.folder, W_OK) == 0 else {
+            throw WriteError(path: url.path, reason: "cannot create files in \(target.folder): \(String(cString: strerror(errno)))"
+                             + target.linkNote)
+        }
+    }
+
+    /// Stages `bytes` for `url`: written and flushed to a temporary file beside the file `url` names (devices
+    /// and FIFOs refused), to be renamed into place by `Staged.commit()`. Staging every file of a set before
+    /// committing any makes the set's window of mixed files as short as a few renames.
+    public static func stage(_ bytes: [UInt8], to url: URL) throws(WriteError) -> Staged {
+        let target = try Target(url.path)
+        if target.isSpecial { throw target.refusal() }
+        return try Staged(bytes, target: target)
+    }
+
+    /// A file written to its temporary name, waiting to be renamed over its target.
+    public struct Staged: Sendable {
+        /// The path as given.
+        public let path: String
+        /// The file the path names at the end of its symbolic links: the one that is replaced.
+        public let resolvedPath: String
+        let temporary: String
+        let folder: String
+
+        init(_ bytes: [UInt8], target: Target) throws(WriteError) {
+            path = target.path
+            resolvedPath = target.resolved
+            folder = target.folder
+            let fail = { (reason: String) in WriteError(path: target.path, reason: reason + target.linkNote) }
+            let name = (target.resolved as NSString).lastPathComponent
+            var descriptor: Int32 = -1
+            var candidate = ""
+            for _ in 0..<100 {
+                candidate = folder + "/." + name + ".partial-" + String(format: "%08x", UInt32.random(in: 0...UInt32.max))
+                // A file that replaces another starts private and gets its mode after its owner; a new one gets
+                // 0666 minus the umask from the kernel, like redirection.
+                descriptor = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, target.info == nil ? 0o666 : 0o600)
+                if descriptor >= 0 || errno != EEXIST { break }
             }
-            return fsync(descriptor) == 0 ? nil : String(cString: strerror(errno))
+            guard descriptor >= 0 else {
+                throw fail("cannot create a temporary file in \(folder): \(String(cString: strerror(errno)))")
+            }
+            temporary = candidate
+            defer { close(descriptor) }
+            do throws(WriteError) {
+                if let reason = writeAll(bytes, to: descriptor) { throw fail(reason) }
+                if let old = target.info { try keepOwnerAndMode(of: old, on: descriptor, fail: fail) }
+                guard fsync(descriptor) == 0 else { throw fail(String(cString: strerror(errno))) }
+            } catch {
+                unlink(candidate)
+                throw error
+            }
         }
-        close(descriptor)
-        if let reason = writeFailure {
+
+        /// Renames the temporary file over the target and flushes the folder.
+        public func commit() throws(WriteError) {
+            guard rename(temporary, resolvedPath) == 0 else {
+                let reason = String(cString: strerror(errno))
+                unlink(temporary)
+                throw WriteError(path: path, reason: reason)
+            }
+            let descriptor = open(folder, O_RDONLY | O_CLOEXEC)
+            if descriptor >= 0 {
+                fsync(descriptor)
+                close(descriptor)
+            }
+        }
+
+        /// Removes the temporary file; the target stays as it was.
+        public func discard() {
             unlink(temporary)
-            throw fail(reason)
         }
-        chmod(temporary, 0o644)
-        if rename(temporary, url.path) != 0 {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw fail(reason)
+    }
+
+    /// What a path names, with its symbolic links followed.
+    struct Target: Sendable {
+        /// The path as given.
+        let path: String
+        /// The end of its symbolic links (the path itself when it is not a link).
+        let resolved: String
+        /// The resolved path's status, or `nil` when nothing is there.
+        let info: stat?
+        /// The resolved path's folder.
+        let folder: String
+
+        /// The most symbolic links followed, as the kernel's limit (`MAXSYMLINKS`).
+        static let maximumLinks = 40
+
+        init(_ path: String) throws(WriteError) {
+            self.path = path
+            var current = path
+            var links = 0
+            var status = stat()
+            while true {
+                if lstat(current, &status) != 0 {
+                    guard errno == ENOENT else {
+                        throw WriteError(path: path, reason: String(cString: strerror(errno)))
+                    }
+                    info = nil
+                    break
+                }
+                guard (status.st_mode & S_IFMT) == S_IFLNK else {
+                    info = status
+                    break
+                }
+                links += 1
+                guard links <= Self.maximumLinks else {
+                    throw WriteError(path: path, reason: "a loop of symbolic links (or a chain of more than \(Self.maximumLinks)); "
+                                     + "point the link at a file, or remove it")
+                }
+                var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+                let count = readlink(current, &buffer, buffer.count - 1)
+                guard count >= 0 else { throw WriteError(path: path, reason: String(cString: strerror(errno))) }
+                let destination = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                current = destination.hasPrefix("/") ? destination : (Self.folder(of: current) as NSString).appendingPathComponent(destination)
+            }
+            resolved = current
+            folder = Self.folder(of: current)
+            if info == nil {
+                var isFolder = stat()
+                guard stat(folder, &isFolder) == 0, (isFolder.st_mode & S_IFMT) == S_IFDIR else {
+                    throw WriteError(path: path, reason: "the folder \(folder) does not exist" + linkNote)
+                }
+            } else if let kind = refusedKind {
+                throw WriteError(path: path, reason: "it is \(kind); nothing was written" + linkNote)
+            }
         }
-        let folder = open(directory.path, O_RDONLY)
-        if folder >= 0 {
-            fsync(folder)
-            close(folder)
+
+        static func folder(of path: String) -> String {
+            let folder = (path as NSString).deletingLastPathComponent
+            return folder.isEmpty ? "." : folder
         }
+
+        /// `(a symbolic link to X)` when the path was a link.
+        var linkNote: String { resolved == path ? "" : " (\(path) is a symbolic link to \(resolved))" }
+
+        var fileType: mode_t { (info?.st_mode ?? 0) & S_IFMT }
+
+        /// A character device or FIFO: written into or refused, never replaced.
+        var isSpecial: Bool { info != nil && (fileType == S_IFCHR || fileType == S_IFIFO) }
+
+        /// What is at the path when no write may touch it.
+        var refusedKind: String? {
+            switch fileType {
+            case S_IFDIR: "a directory"
+            case S_IFSOCK: "a socket"
+            case S_IFBLK: "a block device"
+            default: nil
+            }
+        }
+
+        func refusal() -> WriteError {
+            WriteError(path: path, reason: "it is \(fileType == S_IFIFO ? "a FIFO" : "a character device"), not a regular file; "
+                       + "this output is written only to regular files, and the \(fileType == S_IFIFO ? "FIFO" : "device") was left as it was"
+                       + linkNote)
+        }
+
+        /// Writes into the device or FIFO in place, as redirection does.
+        func writeInto(_ bytes: [UInt8]) throws(WriteError) {
+            let descriptor = open(resolved, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+            guard descriptor >= 0 else { throw WriteError(path: path, reason: String(cString: strerror(errno)) + linkNote) }
+            defer { close(descriptor) }
+            var now = stat()
+            guard fstat(descriptor, &now) == 0, (now.st_mode & S_IFMT) == fileType else {
+                throw WriteError(path: path, reason: "it changed while it was being opened; nothing was written" + linkNote)
+            }
+            if let reason = writeAll(bytes, to: descriptor) { throw WriteError(path: path, reason: reason + linkNote) }
+        }
+    }
+}
+
+/// Writes every byte, retrying short writes and interruptions; the error's text, or `nil`.
+private func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> String? {
+    var written = 0
+    return bytes.withUnsafeBytes { raw -> String? in
+        while written < raw.count {
+            let result = Glibc.write(descriptor, raw.baseAddress?.advanced(by: written), raw.count - written)
+            if result < 0 {
+                if errno == EINTR { continue }
+                return String(cString: strerror(errno))
+            }
+            written += result
+        }
+        return nil
+    }
+}
+
+/// Gives the temporary file `descriptor` the old file's owner and group where the writer may (root may; others
+/// may set a group they belong to), then its permission bits without setuid and setgid.
+private func keepOwnerAndMode(of old: stat, on descriptor: Int32, fail: (String) -> AtomicFile.WriteError) throws(AtomicFile.WriteError) {
+    var new = stat()
+    if fstat(descriptor, &new) == 0, new.st_uid != old.st_uid || new.st_gid != old.st_gid {
+        if fchown(descriptor, old.st_uid, old.st_gid) != 0 {
+            if geteuid() == 0 { throw fail("cannot keep the owner and group: \(String(cString: strerror(errno)))") }
+            _ = fchown(descriptor, uid_t.max, old.st_gid)  // the group alone, when the writer belongs to it
+        }
+    }
+    guard fchmod(descriptor, old.st_mode & 0o1777) == 0 else {
+        throw fail("cannot keep the permissions: \(String(cString: strerror(errno)))")
     }
 }

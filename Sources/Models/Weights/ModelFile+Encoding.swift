@@ -40,14 +40,15 @@ extension ModelFile {
     }
 
     /// Writes the file atomically: to a temporary file beside `url`, flushed to disk, then renamed over it, so an
-    /// interrupted write never leaves a half-written file where a good one was.
+    /// interrupted write never leaves a half-written file where a good one was. The rules of `AtomicFile` apply
+    /// (symbolic links followed, permissions kept); a directory, device or FIFO at `url` is an error and stays.
     public func write(to url: URL) throws(WeightsFileError) {
         try Self.writeAtomically(encoded(), to: url)
     }
 
     static func writeAtomically(_ bytes: [UInt8], to url: URL) throws(WeightsFileError) {
         do {
-            try AtomicFile.write(bytes, to: url)
+            try AtomicFile.write(bytes, to: url, specialFiles: .refuse)
         } catch {
             throw WeightsFileError(path: url.path, problem: .unwritable(error.reason))
         }
