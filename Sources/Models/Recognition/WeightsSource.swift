@@ -19,14 +19,44 @@ public struct WeightsNotFound: Error, CustomStringConvertible, Sendable, Equatab
     }
 }
 
-/// The weights files of `classify`, looked for in order:
-/// 1. `--weights FILE`: that file only, for every variant;
-/// 2. the folder in the environment variable `CLASSIFY_WEIGHTS`;
+/// The files of one model in one folder come from different training runs (an export interrupted between its
+/// renames, or two runs that wrote the same prefix): a permanent failure naming both files and what to do.
+public struct MixedWeightsSet: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The file that was to be loaded.
+    public let file: String
+    /// Its recorded run (`nil`: none recorded).
+    public let run: String?
+    /// A file beside it from another run.
+    public let other: String
+    /// That file's recorded run.
+    public let otherRun: String?
+    /// The set's prefix, for `classify train --out`.
+    public let prefix: String
+
+    public var description: String {
+        "\(file) (run \(run ?? "not recorded")) and \(other) (run \(otherRun ?? "not recorded")) are from different "
+            + "training runs — an export was interrupted or another run wrote one of them — so they are not used together; "
+            + "run `classify train … --out \(prefix)` again to write the whole set, or remove the files of the other run"
+    }
+}
+
+/// The weights files of `classify`, looked for by folder, in order:
+/// 1. `--weights FILE`: that file only, for every variant (no set check);
+/// 2. the folder in the environment variable `CLASSIFY_WEIGHTS` — when set, it must be an existing folder: a
+///    missing path or a file there is a `DataError` (missing file, exit 66), not a reason to look elsewhere;
 /// 3. `Weights/` in the current directory;
 /// 4. the shipped location: the `Weights/` folder of the package the tool was built from.
 ///
-/// The first folder that has `VARIANT.weights` is used; a file that is there but broken is an error of its link,
-/// not a reason to look further (it would hide the problem).
+/// The first folder that holds any variant of the model (`MODEL.VARIANT.weights`, e.g. `shape-classifier.f32`
+/// for `shape-classifier.int8`) serves every variant of it: a variant missing there is `WeightsNotFound`, never
+/// filled from a later folder, so one answer never mixes files of two folders. A file that is there but broken is
+/// an error of its link, not a reason to look further (it would hide the problem).
+///
+/// The files of the model in the serving folder must be one set: when any of them (weights variants, and the
+/// curves `MODEL.curves.svg`) records a training run (`TrainingMetadata.run`, the curves'
+/// `data-training-run`), they must all record the same one, or loading is `MixedWeightsSet` (permanent: the
+/// chain moves on to its non-ML link). Files that record none were written before runs were recorded and are
+/// accepted together.
 public struct WeightsLocator: WeightsSource {
     /// The explicit file (`--weights`), if any.
     public let explicitFile: String?
@@ -35,6 +65,8 @@ public struct WeightsLocator: WeightsSource {
 
     /// The environment variable naming a weights folder.
     public static let environmentVariable = "CLASSIFY_WEIGHTS"
+    /// The attribute of a training run's curves (SVG root element) that records the run.
+    public static let curvesRunAttribute = "data-training-run"
 
     /// Creates the locator; `shippedFolder` is the package's `Weights/` as built.
     public init(explicitFile: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -47,28 +79,130 @@ public struct WeightsLocator: WeightsSource {
         self.folders = folders
     }
 
-    /// The paths `variant` is looked for at, in order (`nil` where a folder is not configured).
-    public func candidates(for variant: String) -> [(origin: String, path: String?)] {
-        if let explicitFile { return [("--weights", explicitFile)] }
-        return folders.map { ($0.origin, $0.path.map { URL(fileURLWithPath: $0).appendingPathComponent("\(variant).weights").path }) }
-    }
-
-    /// Loads the first existing candidate; none existing is `WeightsNotFound` listing every place.
+    /// Loads `variant` from the first folder that holds any variant of its model, after checking that the
+    /// model's files there are one set; no such folder is `WeightsNotFound` listing every place.
     public func load(_ variant: String) throws -> ModelFile {
+        if let explicitFile { return try ModelFile(contentsOf: URL(fileURLWithPath: explicitFile)) }
+        let model = variant.contains(".") ? String(variant[..<(variant.lastIndex(of: ".") ?? variant.endIndex)]) : variant
+        let fileName = "\(variant).weights"
         var places: [String] = []
-        for (origin, path) in candidates(for: variant) {
-            guard let path else {
+        for (origin, folder) in folders {
+            guard let folder else {
                 places.append("\(origin) (not set)")
                 continue
             }
-            if explicitFile != nil || FileManager.default.fileExists(atPath: path) {
-                return try ModelFile(contentsOf: URL(fileURLWithPath: path))
+            let names = try contents(of: folder, origin: origin)
+            let own = names.filter { Self.isVariant($0, of: model) || $0 == fileName }.sorted()
+            guard !own.isEmpty else {
+                places.append(origin == "./Weights" || origin == "shipped" ? "\(folder)/\(fileName)" : "\(origin) (\(folder)/\(fileName))")
+                continue
             }
-            places.append(origin == "./Weights" || origin == "shipped" ? path : "\(origin) (\(path))")
+            let path = URL(fileURLWithPath: folder).appendingPathComponent(fileName).path
+            guard own.contains(fileName) else {
+                throw WeightsNotFound(variant: variant, places: places + [
+                    "\(path) — not there, and \(origin) holds \(own.joined(separator: ", ")), so it serves every variant "
+                        + "of \(model) and later folders are not searched"])
+            }
+            try checkOneSet(path, siblings: own.filter { $0 != fileName }, folder: folder, model: model)
+            return try ModelFile(contentsOf: URL(fileURLWithPath: path))
         }
         throw WeightsNotFound(variant: variant, places: places)
     }
+
+    /// The names in `folder`; for `$CLASSIFY_WEIGHTS`, a missing folder or a file is an error, for the other
+    /// places it holds nothing.
+    func contents(of folder: String, origin: String) throws(DataError) -> [String] {
+        var status = stat()
+        let found = stat(folder, &status) == 0
+        let isFolder = found && (status.st_mode & S_IFMT) == S_IFDIR
+        guard origin == "$\(Self.environmentVariable)" else {
+            return isFolder ? (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] : []
+        }
+        guard isFolder else {
+            throw DataError(file: folder, message: (found ? "is not a folder" : "does not exist")
+                            + "; $\(Self.environmentVariable) names the folder weights files are looked for in (use --weights for one file), "
+                            + "so set it to an existing folder or unset it", kind: .missingFile)
+        }
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: folder)
+        } catch {
+            throw DataError(file: folder, message: "cannot list the folder $\(Self.environmentVariable) names: \(error.localizedDescription)",
+                            kind: .unreadable)
+        }
+    }
+
+    /// Whether `name` is `MODEL.VARIANT.weights` (one dot-free component between).
+    static func isVariant(_ name: String, of model: String) -> Bool {
+        guard name.hasPrefix(model + "."), name.hasSuffix(".weights") else { return false }
+        let middle = name.dropFirst(model.count + 1).dropLast(".weights".count)
+        return !middle.isEmpty && !middle.contains(".")
+    }
+
+    /// Throws `MixedWeightsSet` when `path` and its `siblings` (and the model's curves) record different runs.
+    /// A file whose run cannot be read (missing, not a regular file, corrupt) is left to its own link.
+    func checkOneSet(_ path: String, siblings: [String], folder: String, model: String) throws(MixedWeightsSet) {
+        guard let run = recordedRun(ofWeights: path) else { return }
+        let folderURL = URL(fileURLWithPath: folder)
+        var others = siblings.map { folderURL.appendingPathComponent($0).path }.compactMap { other in
+            recordedRun(ofWeights: other).map { (other, $0) }
+        }
+        let curves = folderURL.appendingPathComponent("\(model).curves.svg").path
+        if let curvesRun = recordedRun(ofCurves: curves) { others.append((curves, curvesRun)) }
+        if let (other, otherRun) = others.first(where: { $0.1 != run }) {
+            throw MixedWeightsSet(file: path, run: run, other: other, otherRun: otherRun,
+                                  prefix: folderURL.appendingPathComponent(model).path)
+        }
+    }
 }
+
+/// The bytes of the regular file at `path`, at most `limit` of them from the start; `nil` when it is not a
+/// regular file or cannot be read.
+private func leadingBytes(of path: String, limit: Int) -> [UInt8]? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+    var bytes = [UInt8](repeating: 0, count: min(limit, Int(status.st_size)))
+    var filled = 0
+    while filled < bytes.count {
+        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress?.advanced(by: filled), $0.count - filled) }
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else { return nil }
+        filled += count
+    }
+    return bytes
+}
+
+/// The run a weights file records: `.some(nil)` when it records none, `nil` when its header cannot be read (the
+/// file's own load reports why).
+func recordedRun(ofWeights path: String) -> String?? {
+    struct Header: Decodable {
+        struct Training: Decodable { let run: String? }
+        let training: Training?
+    }
+    let preamble = ModelFile.preambleBytes
+    guard let start = leadingBytes(of: path, limit: preamble), start.count == preamble,
+          start.prefix(ModelFile.magic.count).elementsEqual(ModelFile.magic) else { return nil }
+    let headerLength = (12..<16).reduce(0) { $0 | Int(start[$1]) << (8 * ($1 - 12)) }
+    guard headerLength <= maximumPeekedHeader, let bytes = leadingBytes(of: path, limit: preamble + headerLength),
+          bytes.count == preamble + headerLength,
+          let header = try? JSONDecoder().decode(Header.self, from: Data(bytes[preamble...])) else { return nil }
+    return .some(header.training?.run)
+}
+
+/// The run a curves file records in its `data-training-run` attribute: `.some(nil)` when it records none,
+/// `nil` when there is no readable curves file.
+func recordedRun(ofCurves path: String) -> String?? {
+    guard let bytes = leadingBytes(of: path, limit: 4096) else { return nil }
+    let text = String(decoding: bytes, as: UTF8.self)
+    guard let start = text.range(of: WeightsLocator.curvesRunAttribute + "=\"") else { return .some(nil) }
+    guard let end = text[start.upperBound...].firstIndex(of: "\"") else { return .some(nil) }
+    return .some(String(text[start.upperBound..<end]))
+}
+
+/// The largest header the set check reads (headers of real files are a few kilobytes).
+private let maximumPeekedHeader = 1 << 20
 
 /// The chain's weights links: one per variant, each loading its file from `source` and building the task's
 /// classifier with `make`. A file the classifier rejects is `IncompatibleModel` (permanent), not bad input.
