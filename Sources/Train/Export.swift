@@ -2,15 +2,15 @@ import Foundation
 import Models
 import Tensor
 
-/// One weights file written by `export`, with its accuracy on the validation data.
+/// One weights file of an export, with its accuracy on the validation data.
 public struct ExportedVariant: Sendable {
     /// Its storage format.
     public let format: StorageFormat
-    /// Where it was written.
+    /// Where it is written.
     public let url: URL
     /// Its size in bytes.
     public let bytes: Int
-    /// Validation accuracy of the file as written (read back and run).
+    /// Validation accuracy of the file as written (decoded from its bytes and run).
     public let accuracy: Double
     /// The decision rule the file carries (the temperature fitted on the validation data).
     public let decision: DecisionRule?
@@ -19,36 +19,88 @@ public struct ExportedVariant: Sendable {
 /// The largest validation-accuracy loss (against f32) a quantized variant may show without a warning.
 public let quantizationWarningThreshold = 0.01
 
-/// Writes the trained network as `<prefix>.f32.weights` and one `<prefix>.<format>.weights` per quantized
-/// format, each atomically; reads each file back and measures its accuracy on `validation`, so the figures are
-/// those of the files as shipped. Every file carries the same decision rule: the reject class `other` when the
-/// labels have it, and a temperature fitted on `validation` (never on test data), so that the files' confidences
-/// are calibrated.
-public func export(
+/// A training run's weights files, encoded, decoded back and measured, waiting to be written as one set.
+public struct ExportPlan: Sendable {
+    /// The run's identity, recorded in every file (`TrainingMetadata.run`).
+    public let run: String
+    /// Each weights file: f32 first, then the quantized formats.
+    public let variants: [ExportedVariant]
+    /// Each file's bytes, in the order of `variants`.
+    let contents: [[UInt8]]
+
+    /// Writes the weights files and `extra` files (the curves) as one set, under the run's lock
+    /// (`withOutputLock`): every file is staged (written and flushed beside its target) before any is renamed
+    /// into place, so a bad target (a directory, a FIFO, an unwritable folder) fails before anything changes, and
+    /// a run killed during the renames leaves files whose `run` fields differ, which the weights lookup refuses.
+    /// `waiting` is called when another run holds the lock.
+    public func write(adding extra: [(url: URL, bytes: [UInt8])] = [], prefix: URL, waiting: () -> Void = {}) throws(AtomicFile.WriteError) {
+        let files = zip(variants, contents).map { (url: $0.url, bytes: $1) } + extra
+        try withOutputLock(prefix: prefix, waiting: waiting) { () throws(AtomicFile.WriteError) in
+            var staged: [AtomicFile.Staged] = []
+            do throws(AtomicFile.WriteError) {
+                for file in files { staged.append(try AtomicFile.stage(file.bytes, to: file.url)) }
+            } catch {
+                staged.forEach { $0.discard() }
+                throw error
+            }
+            for (index, file) in staged.enumerated() {
+                do throws(AtomicFile.WriteError) {
+                    try file.commit()
+                } catch {
+                    staged.dropFirst(index + 1).forEach { $0.discard() }
+                    throw error
+                }
+            }
+        }
+    }
+}
+
+/// Encodes the trained network as `<prefix>.f32.weights` and one `<prefix>.<format>.weights` per quantized
+/// format, decodes each file's bytes back and measures its accuracy on `validation`, so the figures are those of
+/// the files as shipped; nothing is written (see `ExportPlan.write`). Every file carries the same decision rule:
+/// the reject class `other` when the labels have it, and a temperature fitted on `validation` (never on test
+/// data), so that the files' confidences are calibrated; and the same run identity: the checksum of the f32
+/// file encoded without it.
+public func prepareExport(
     _ network: Network, task: Task, classNames: [String], inputShape: [Int], preprocessing: [String: JSONValue],
     training metadata: TrainingMetadata, validation: Examples, formats: [StorageFormat], prefix: URL
-) throws(WeightsFileError) -> [ExportedVariant] {
+) throws(WeightsFileError) -> ExportPlan {
     let model = network.exportedModel()
     let temperature = DecisionRule.fitTemperature(probabilities: probabilities(of: model, on: validation.inputs), truth: validation.labels)
     let decision = DecisionRule.default(labels: classNames, temperature: (temperature * 1000).rounded() / 1000)
-    var variants: [ExportedVariant] = []
-    for format in [StorageFormat.f32] + formats.filter({ $0 != .f32 }) {
+    func file(_ format: StorageFormat, training: TrainingMetadata) throws(WeightsFileError) -> ModelFile {
         var file = try ModelFile(
             name: task.modelName, model: model, labels: classNames,
             input: InputSpec(shape: inputShape, description: task == .shape ? "rasterized drawing" : "windows of motion features"),
-            preprocessing: preprocessing, training: metadata, decision: decision, format: format)
+            preprocessing: preprocessing, training: training, decision: decision, format: format)
         if format == .int8 {
             let integerLayers = file.architecture.indices.filter { file.tensors["\($0).weight"]?.format == .int8 }
             file.activationQuantization = calibrateActivations(of: model, layers: integerLayers, on: validation.inputs)
         }
-        let url = URL(fileURLWithPath: prefix.path + ".\(format).weights")
-        try file.write(to: url)
-        let loaded = try ModelFile(contentsOf: url)
-        variants.append(ExportedVariant(
-            format: format, url: url, bytes: loaded.encoded().count,
-            accuracy: accuracy(of: loaded.makeCompiledModel(), on: validation), decision: loaded.decision))
+        return file
     }
-    return variants
+    var anonymous = metadata
+    anonymous.run = nil
+    var identified = metadata
+    identified.run = trainingRun(of: try file(.f32, training: anonymous).encoded())
+    var variants: [ExportedVariant] = [], contents: [[UInt8]] = []
+    for format in [StorageFormat.f32] + formats.filter({ $0 != .f32 }) {
+        let url = URL(fileURLWithPath: prefix.path + ".\(format).weights")
+        let bytes = try file(format, training: identified).encoded()
+        let loaded = try ModelFile(bytes: bytes, path: url.path)
+        variants.append(ExportedVariant(
+            format: format, url: url, bytes: bytes.count,
+            accuracy: accuracy(of: loaded.makeCompiledModel(), on: validation), decision: loaded.decision))
+        contents.append(bytes)
+    }
+    return ExportPlan(run: identified.run ?? "", variants: variants, contents: contents)
+}
+
+/// The run identity of an f32 file's bytes (encoded without a run): `crc32:` and the 8 hex digits of the
+/// checksum the file stores (that of every byte before it; the CRC of a message followed by its own CRC is the
+/// same for every message, so it would not tell runs apart).
+func trainingRun(of bytes: [UInt8]) -> String {
+    String(format: "crc32:%08x", ModelFile.storedChecksum(of: bytes) ?? 0)
 }
 
 /// The quantization of each of `layers`' inputs (indices into `model.layers`) that covers the range the input

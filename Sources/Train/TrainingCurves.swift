@@ -1,14 +1,16 @@
 import Foundation
+import Models
 
 /// Training curves as an SVG image: loss (left) and accuracy (right) per epoch, training and validation, with
 /// the best epoch marked.
 public enum TrainingCurves {
-    /// The SVG document for `history`.
-    public static func svg(_ history: [EpochSummary], title: String) -> String {
+    /// The SVG document for `history`; `run` (the run identity its weights files record) goes in the root
+    /// element's `data-training-run` attribute, so that a curves file from another run is detectable.
+    public static func svg(_ history: [EpochSummary], title: String, run: String? = nil) -> String {
         let panelWidth = 360.0, panelHeight = 220.0, margin = 44.0
         let width = 2 * (panelWidth + margin) + margin, height = panelHeight + 2 * margin + 20
         var parts = [
-            #"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(width))" height="\#(Int(height))" font-family="sans-serif" font-size="11">"#,
+            #"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(width))" height="\#(Int(height))" font-family="sans-serif" font-size="11"\#(run.map { " \(WeightsLocator.curvesRunAttribute)=\"\(escape($0))\"" } ?? "")>"#,
             #"<rect width="100%" height="100%" fill="white"/>"#,
             #"<text x="\#(margin)" y="18" font-size="13">\#(escape(title))</text>"#,
         ]

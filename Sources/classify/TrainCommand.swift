@@ -40,10 +40,17 @@ struct TrainCommand: ParsableCommand {
         commandName: "train",
         abstract: "Train a model from a CSV dataset and write its weights files.",
         discussion: """
-            Writes PREFIX.f32.weights and one PREFIX.<format>.weights per --quantize format (each read back and \
-            evaluated on the validation data), and PREFIX.curves.svg. Files are written only when training \
-            finishes, each atomically: an interrupted run leaves existing files as they were. Progress goes to \
-            stderr; the report to stdout. The same data, seed and BLAS thread count give byte-identical files.
+            Writes PREFIX.f32.weights and one PREFIX.<format>.weights per --quantize format (each decoded back and \
+            evaluated on the validation data), and PREFIX.curves.svg: one set, each file recording the run \
+            (training.run). Every target is checked before training (a directory, device or FIFO there is an \
+            error); the files are written only when training finishes, all staged before any is renamed into \
+            place, under a lock (.PREFIX.lock) that makes a second run with the same --out wait. A run killed \
+            during the renames leaves files of two runs, which classify refuses to use together. Progress goes \
+            to stderr; the report to stdout. The same data, seed and BLAS thread count give byte-identical files.
+
+            The data must have at least 2 classes (one not 'other'); without --validation every class needs at \
+            least 2 drawings or sessions, and the seeded split must leave each class some for training. \
+            Otherwise: exit 65 before training.
 
             Example: classify train shape --data Datasets/shapes/train.csv --quantize int8 --out Weights/shape-classifier
             """
@@ -100,15 +107,23 @@ struct TrainCommand: ParsableCommand {
     @Option(help: "motion: autocorrelation lags per signal (samples; 96 reaches a 1.9 s period at 50 Hz).")
     var lags = 96
 
+    /// The epochs (and patience) a run may ask for: far beyond what the shipped models need (30), and small
+    /// enough that step counts cannot overflow.
+    static let epochRange = 1...100_000
+    /// The batch sizes a run may ask for (a batch larger than the data is one batch of all of it).
+    static let batchSizeRange = 1...65_536
+
     var formats: [StorageFormat] {
         (quantize ?? "").split(separator: ",").compactMap { StorageFormat(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
     }
 
     func validate() throws {
-        guard epochs >= 1 else { throw ValidationError("--epochs must be at least 1, got \(epochs)") }
-        guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1, got \(batchSize)") }
+        guard Self.epochRange.contains(epochs) else { throw ValidationError("--epochs must be between 1 and \(Self.epochRange.upperBound), got \(epochs)") }
+        guard Self.batchSizeRange.contains(batchSize) else {
+            throw ValidationError("--batch-size must be between 1 and \(Self.batchSizeRange.upperBound) examples, got \(batchSize)")
+        }
         guard learningRate > 0 && learningRate.isFinite else { throw ValidationError("--learning-rate must be positive") }
-        guard patience >= 1 else { throw ValidationError("--patience must be at least 1, got \(patience)") }
+        guard Self.epochRange.contains(patience) else { throw ValidationError("--patience must be between 1 and \(Self.epochRange.upperBound), got \(patience)") }
         guard augment >= 0 && augment <= 64 else { throw ValidationError("--augment must be between 0 and 64 copies, got \(augment)") }
         guard maxStretch >= 1 && maxStretch <= 100 else { throw ValidationError("--max-stretch must be between 1 and 100, got \(maxStretch)") }
         guard imageSize >= 8 && imageSize <= 128 else { throw ValidationError("--image-size must be between 8 and 128, got \(imageSize)") }
@@ -125,7 +140,18 @@ struct TrainCommand: ParsableCommand {
         }
     }
 
+    /// Every file the run writes: the weights variants and the curves.
+    var targets: [URL] {
+        ([StorageFormat.f32] + formats.filter { $0 != .f32 }).map { URL(fileURLWithPath: "\(out).\($0).weights") }
+            + [URL(fileURLWithPath: out + ".curves.svg")]
+    }
+
     func run() throws {
+        do {
+            for target in targets { try AtomicFile.checkWritable(target) }
+        } catch {
+            throw failure(error)
+        }
         let rasterizer = ShapeRasterizer(size: imageSize, canonical: canonical, maxStretch: maxStretch), windowing = MotionWindowing(window: window, hop: hop, lags: lags)
         let trainingData: PreparedData, validationData: PreparedData?
         do {
@@ -138,12 +164,13 @@ struct TrainCommand: ParsableCommand {
             throw failure(error)
         }
         let all = trainingData.examples
-        guard all.classNames.count >= 2, all.classNames.contains(where: { $0 != DecisionRule.otherLabel }) else {
-            throw failure(DataError(file: data, message: "training needs at least 2 classes, and one that is not '\(DecisionRule.otherLabel)'; "
-                + "the data has only \(all.classNames.map { "'\($0)'" }.joined(separator: ", ")) "
-                + "(\(trainingData.groupsDescription))"))
+        let training: Examples, heldOut: Examples
+        do {
+            (training, heldOut) = try trainingSplit(all, validation: validationData?.examples, seed: seed,
+                                                    unit: task == .shape ? "drawings" : "sessions", file: data)
+        } catch {
+            throw failure(error)
         }
-        let (training, heldOut) = validationData.map { (all, $0.examples) } ?? all.splitByGroup(validationFraction: 0.2, seed: seed)
         print("training \(task.modelName) on \(data): \(trainingData.groupsDescription), \(all.classNames.count) classes "
               + "(\(all.classNames.joined(separator: ", "))); \(training.count) training and \(heldOut.count) validation examples")
 
@@ -167,15 +194,17 @@ struct TrainCommand: ParsableCommand {
         let metadata = TrainingMetadata(
             dataset: data, datasetChecksum: checksum, seed: seed, epochs: result.bestEpoch, validationAccuracy: report.accuracy)
         let preprocessing = task == .shape ? rasterizer.parameters : windowing.parameters
-        let variants: [ExportedVariant]
         do {
-            variants = try export(
+            let plan = try prepareExport(
                 result.network, task: task, classNames: all.classNames,
                 inputShape: task.inputShape(rasterizer: rasterizer, windowing: windowing), preprocessing: preprocessing,
                 training: metadata, validation: heldOut, formats: formats, prefix: URL(fileURLWithPath: out))
-            let curves = URL(fileURLWithPath: out + ".curves.svg")
-            try AtomicFile.write(Array(TrainingCurves.svg(result.history, title: "\(task.modelName) — \(data)").utf8), to: curves)
-            print("weights")
+            let variants = plan.variants
+            let curves = TrainingCurves.svg(result.history, title: "\(task.modelName) — \(data)", run: plan.run)
+            try plan.write(adding: [(URL(fileURLWithPath: out + ".curves.svg"), Array(curves.utf8))], prefix: URL(fileURLWithPath: out)) {
+                reportWarning("another training run is writing \(out).*; waiting for it to finish")
+            }
+            print("weights (run \(plan.run))")
             let reference = variants.first?.accuracy ?? 0
             for variant in variants {
                 let change = variant.format == .f32 ? "" : String(format: "  (%+.2f points)", 100 * (variant.accuracy - reference))
@@ -211,8 +240,9 @@ struct Evaluate: ParsableCommand {
 
             Prints the accuracy, the confusion matrix (rows: true, columns: predicted) and each class's precision \
             and recall; --json prints them as one object with the keys accuracy, count, labels, confusion, \
-            perClass, model, uncertain and reliability. A label the model does not know is an error (exit 65) \
-            naming its line.
+            perClass, model, uncertain, reliability and failed. A label the model does not know is an error (exit 65) \
+            naming its line. A drawing or session that cannot be used (a bad row, too few points) is a warning \
+            naming its file, line and id; it is left out of the figures, the run goes on, and the exit is 65.
 
             Example: classify evaluate shape --data Datasets/shapes/test.csv --weights Weights/shape-classifier.int8.weights
             """
@@ -240,66 +270,87 @@ struct Evaluate: ParsableCommand {
         try evaluateMotion()
     }
 
-    /// Shapes: every drawing through `ShapeRecognizer`, the path `classify shape` answers with.
+    /// Shapes: every drawing through `ShapeRecognizer`, the path `classify shape` answers with. A drawing that
+    /// cannot be used (a bad row, too few points, an id that appears again) is one `warning:` line naming the
+    /// file, line and drawing, and is left out of the figures; the run goes on and exits 65 after the report.
     func evaluateShapes() throws {
         let recognizer = fallback ? ShapeRecognizer(engine: .geometric, model: "geometric") : try chain.loadShapeRecognizer()
         let labels = recognizer.answerLabels
-        let drawings: [LabeledDrawing]
-        var truth: [Int] = []
+        var usable: [(drawing: Drawing, truth: Int, item: DatasetDrawing)] = []
+        var failures = EvaluationFailures()
         do {
-            drawings = try ShapeDataset.read(data)
-            for drawing in drawings {
-                let label = drawing.label == DecisionRule.otherLabel ? DecisionRule.unknownLabel : drawing.label
-                guard let index = labels.firstIndex(of: label) else {
-                    throw DataError(file: data, line: drawing.lines.lowerBound, message: "drawing '\(drawing.id)' has label "
-                        + "'\(drawing.label)', which \(recognizer.model) does not know (it knows \(labels.dropLast().joined(separator: ", ")), and other for none of them)")
+            var firstLine: [String: Int] = [:]
+            for item in try ShapeDataset.items(data, threads: chain.jobs ?? ProcessInfo.processInfo.activeProcessorCount, checkLabels: true) {
+                if let first = firstLine[item.id] {
+                    failures.add(DataError(file: data, line: item.lines.lowerBound, message: "drawing '\(item.id)' appears again "
+                        + "(first at line \(first)) after other drawings; the rows of one drawing must be together"))
+                    continue
                 }
-                truth.append(index)
+                firstLine[item.id] = item.lines.lowerBound
+                let drawing: Drawing
+                switch item.drawing {
+                case .success(let value): drawing = value
+                case .failure(let error):
+                    failures.add(error)
+                    continue
+                }
+                let label = item.label == DecisionRule.otherLabel ? DecisionRule.unknownLabel : item.label
+                guard let index = labels.firstIndex(of: label) else {
+                    throw DataError(file: data, line: item.lines.lowerBound, message: "drawing '\(item.id)' has label "
+                        + "'\(item.label)', which \(recognizer.model) does not know (it knows \(labels.dropLast().joined(separator: ", ")), and other for none of them)")
+                }
+                usable.append((drawing, index, item))
             }
         } catch {
             throw failure(error)
         }
-        let results = recognizer.recognize(drawings.map(\.drawing), threads: chain.jobs ?? ProcessInfo.processInfo.activeProcessorCount)
-        var predicted: [Int] = [], confidences: [Double] = [], uncertain = 0
-        for (drawing, result) in zip(drawings, results) {
+        let results = recognizer.recognize(usable.map(\.drawing), threads: chain.jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+        var truth: [Int] = [], predicted: [Int] = [], confidences: [Double] = [], uncertain = 0
+        for (entry, result) in zip(usable, results) {
             switch result {
             case .success(let answer):
+                truth.append(entry.truth)
                 predicted.append(labels.firstIndex(of: answer.label) ?? labels.count - 1)
                 confidences.append(answer.confidence)
                 if answer.uncertain { uncertain += 1 }
             case .failure(let error):
-                throw failure(DataError(file: data, line: drawing.lines.lowerBound, message: "drawing '\(drawing.id)': \(error.message)"))
+                failures.add(DataError(file: data, line: entry.item.lines.lowerBound,
+                                       message: "drawing '\(entry.item.id)' (lines \(entry.item.lines.lowerBound)–\(entry.item.lines.upperBound)): \(error.message)"))
             }
         }
         showReport(labels: labels, truth: truth, predicted: predicted, confidences: confidences, uncertain: uncertain,
-                   model: recognizer.model, heading: "\(drawings.count) drawings", unit: "answers")
+                   model: recognizer.model, heading: "\(truth.count) drawings", unit: "answers", failures: failures, items: "drawings")
+        try failures.exit()
     }
 
     /// Prints the report of `predicted` against `truth`, with the uncertain count and the reliability table: one
     /// JSON object, or text under a heading.
     func showReport(labels: [String], truth: [Int], predicted: [Int], confidences: [Double], uncertain: Int,
-                    model: String, heading: String, unit: String) {
+                    model: String, heading: String, unit: String, failures: EvaluationFailures, items: String) {
         let report = ClassificationReport(labels: labels, truth: truth, predicted: predicted)
         let reliability = ReliabilityTable(confidences: confidences, correct: zip(truth, predicted).map { $0 == $1 })
         if json {
-            print(EvaluationJSON(report: report, model: model, uncertain: uncertain, reliability: reliability).text)
+            print(EvaluationJSON(report: report, model: model, uncertain: uncertain, reliability: reliability, failed: failures.count).text)
         } else {
             print("\(model) on \(data): \(heading)")
             print(report.text)
             print("uncertain \(uncertain) of \(truth.count) \(unit) (\(percent(Double(uncertain) / Double(max(1, truth.count)))))")
             print(reliability.text)
+            if failures.count > 0 { print("failed \(failures.count) \(items), not in the figures above (each named on stderr)") }
         }
     }
 }
 
 extension Evaluate {
     /// Motion: every window of every session through `MotionRecognizer`, the path `classify motion` answers with;
-    /// a window may be `still` (its own column).
+    /// a window may be `still` (its own column). A session that cannot be used is reported and left out, as a
+    /// drawing is for shapes.
     func evaluateMotion() throws {
         let recognizer = fallback ? MotionRecognizer(classifier: CadenceRecognizer(), model: "cadence") : try chain.loadMotionRecognizer()
         let labels = recognizer.windowLabels
         var truth: [Int] = [], predicted: [Int] = [], confidences: [Double] = []
         var uncertain = 0, sessionCount = 0
+        var failures = EvaluationFailures()
         do {
             let sessions = try MotionDataset.sessions(data, rate: recognizer.windowing.rate, window: recognizer.windowing.window)
             sessionCount = sessions.count
@@ -308,7 +359,16 @@ extension Evaluate {
                     throw DataError(file: data, line: session.lines.lowerBound, message: "session '\(session.id)' has label "
                         + "'\(session.label ?? "")', which \(recognizer.model) does not know (it knows \(labels.joined(separator: ", ")))")
                 }
-                let timeline = try recognizer.classify(try session.recording.get(), source: "\(data)#\(session.id)")
+                let timeline: MotionTimeline
+                do throws(DataError) {
+                    timeline = try recognizer.classify(try session.recording.get(), source: "\(data)#\(session.id)")
+                } catch {
+                    failures.add(error.line == nil
+                        ? DataError(file: data, line: session.lines.lowerBound, message: "session '\(session.id)' "
+                                    + "(lines \(session.lines.lowerBound)–\(session.lines.upperBound)): \(error.message)")
+                        : error)
+                    continue
+                }
                 for window in timeline.windows {
                     truth.append(index)
                     predicted.append(labels.firstIndex(of: window.label) ?? labels.count - 1)
@@ -320,7 +380,29 @@ extension Evaluate {
             throw failure(error)
         }
         showReport(labels: labels, truth: truth, predicted: predicted, confidences: confidences, uncertain: uncertain,
-                   model: recognizer.model, heading: "\(sessionCount) sessions, \(truth.count) windows", unit: "windows")
+                   model: recognizer.model, heading: "\(sessionCount - failures.count) sessions, \(truth.count) windows", unit: "windows",
+                   failures: failures, items: "sessions")
+        try failures.exit()
+    }
+}
+
+/// The items of an evaluation that could not be used: each one `warning:` line as it is found, and exit 65 (or
+/// the first failure's code) after the report.
+struct EvaluationFailures {
+    private(set) var count = 0
+    private var status: Int32 = 0
+
+    mutating func add(_ error: DataError) {
+        reportWarning("\(error.description); not counted")
+        count += 1
+        if status == 0 { status = ExitStatus.code(for: error) }
+    }
+
+    /// One `error:` line and the exit, when any item failed.
+    func exit() throws {
+        guard count > 0 else { return }
+        reportError("\(count) item\(count == 1 ? "" : "s") could not be used; each is named above, the figures are of the rest")
+        throw ExitCode(status)
     }
 }
 
@@ -334,8 +416,10 @@ struct EvaluationJSON: Encodable {
     let model: String
     let uncertain: Int?
     let reliability: ReliabilityTable?
+    let failed: Int?
 
-    init(report: ClassificationReport, model: String, uncertain: Int? = nil, reliability: ReliabilityTable? = nil) {
+    init(report: ClassificationReport, model: String, uncertain: Int? = nil, reliability: ReliabilityTable? = nil, failed: Int? = nil) {
+        self.failed = failed
         self.uncertain = uncertain
         self.reliability = reliability
         accuracy = report.accuracy

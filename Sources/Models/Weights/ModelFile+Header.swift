@@ -27,17 +27,24 @@ public struct TrainingMetadata: Codable, Equatable, Sendable {
     public var epochs: Int?
     /// Accuracy on the validation data, 0…1.
     public var validationAccuracy: Double?
+    /// The training run that wrote the file (`crc32:` and 8 hex digits): the same in every file of one run (each
+    /// weights variant and the curves), different between runs that trained different models. It is the CRC-32
+    /// of the run's f32 file as encoded without this field, so the same training gives the same value and the
+    /// files stay reproducible byte for byte. Files of one model in one folder whose runs differ are a mixed set,
+    /// which the weights lookup refuses (see `WeightsLocator`).
+    public var run: String?
 
     /// Creates the metadata.
     public init(
         dataset: String? = nil, datasetChecksum: String? = nil, seed: UInt64? = nil, epochs: Int? = nil,
-        validationAccuracy: Double? = nil
+        validationAccuracy: Double? = nil, run: String? = nil
     ) {
         self.dataset = dataset
         self.datasetChecksum = datasetChecksum
         self.seed = seed
         self.epochs = epochs
         self.validationAccuracy = validationAccuracy
+        self.run = run
     }
 }
 

@@ -17,9 +17,13 @@ extension ShapeDataset {
     /// Every drawing of the file for classification, one item per drawing in file order. Unlike `read`, a bad
     /// row spoils only its own drawing: the item carries the error (file, line, column) and reading goes on.
     /// Errors that leave nothing to read — a missing file, a missing column, a failing disk — are thrown.
-    /// With `threads` above 1, an unquoted file is split into runs of lines parsed in parallel.
-    public static func items(_ path: String, rasterizer: ShapeRasterizer = ShapeRasterizer(), threads: Int = 1) throws(DataError) -> [DatasetDrawing] {
-        try pendingDrawings(path, threads: threads, checkLabels: false).drawings.map { $0.finished(path: path, rasterizer: rasterizer) }
+    /// With `threads` above 1, an unquoted file is split into runs of lines parsed in parallel. With
+    /// `checkLabels` (for labelled data: `evaluate`), an empty label or one that changes within a drawing is that
+    /// drawing's problem.
+    public static func items(
+        _ path: String, rasterizer: ShapeRasterizer = ShapeRasterizer(), threads: Int = 1, checkLabels: Bool = false
+    ) throws(DataError) -> [DatasetDrawing] {
+        try pendingDrawings(path, threads: threads, checkLabels: checkLabels).drawings.map { $0.finished(path: path, rasterizer: rasterizer) }
     }
 
     /// The file's drawings in order, each with its first problem, and where its columns are. With `checkLabels`,

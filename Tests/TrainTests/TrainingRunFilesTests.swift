@@ -1,0 +1,127 @@
+import Foundation
+import Models
+import Tensor
+import Testing
+@testable import Train
+
+/// Examples of `labels` (class indices into `classNames`), one group per row unless `groups` says otherwise.
+private func examples(_ labels: [Int], groups: [Int]? = nil, classNames: [String], inputShape: [Int] = [2]) -> Examples {
+    var generator = SeededGenerator(seed: 5)
+    return Examples(inputs: Tensor(randomNormal: [labels.count] + inputShape, generator: &generator), labels: labels,
+                    groups: groups, classNames: classNames)
+}
+
+@Suite("Training input checks")
+struct TrainingSplitTests {
+    func split(_ all: Examples, validation: Examples? = nil) throws(DataError) -> (training: Examples, validation: Examples) {
+        try trainingSplit(all, validation: validation, seed: 1, unit: "drawings", file: "data.csv")
+    }
+
+    @Test func oneClassOrOnlyOtherIsRefused() {
+        #expect(throws: DataError(file: "data.csv", message: "training needs at least 2 classes, and one that is not 'other'; "
+                                  + "the data has only 'circle' (6 drawings)")) {
+            try split(examples([0, 0, 0, 0, 0, 0], classNames: ["circle"]))
+        }
+        #expect(throws: DataError.self) { try split(examples([0, 0, 0, 0], classNames: ["other"])) }
+    }
+
+    @Test func withoutValidationEveryClassNeedsTwoGroups() {
+        #expect(throws: DataError(file: "data.csv", message: "every class needs at least 2 drawings so that one can be held out for "
+                                  + "validation; 'circle' has 1, 'square' has 1; add drawings of them, or give --validation")) {
+            try split(examples([0, 1], classNames: ["circle", "square"]))
+        }
+        #expect(throws: DataError.self, "copies of one drawing are one group") {
+            try split(examples([0, 0, 0, 1, 1], groups: [0, 0, 0, 1, 2], classNames: ["circle", "square"]))
+        }
+    }
+
+    @Test func aSplitThatLeavesAClassUntrainedIsRefused() throws {
+        // Five classes of two drawings: the seeded split holds out 2 of 10 drawings; find a seed that takes both of one class.
+        let all = examples([0, 0, 1, 1, 2, 2, 3, 3, 4, 4], classNames: ["a", "b", "c", "d", "e"])
+        func trainsEveryClass(_ seed: UInt64) -> Bool {
+            Set(all.splitByGroup(validationFraction: 0.2, seed: seed).training.labels).count == 5
+        }
+        let bad = try #require((UInt64(1)...200).first { !trainsEveryClass($0) })
+        let good = try #require((UInt64(1)...200).first(where: trainsEveryClass))
+        #expect(throws: DataError(file: "data.csv", message: "the validation split (seed \(bad)) took every one of the drawings of "
+                                  + "'\(all.classNames[Set(0..<5).subtracting(all.splitByGroup(validationFraction: 0.2, seed: bad).training.labels).min() ?? 0])', "
+                                  + "so it would never be trained; add drawings, choose another --seed, or give --validation")) {
+            try trainingSplit(all, validation: nil, seed: bad, unit: "drawings", file: "data.csv")
+        }
+        let (training, validation) = try trainingSplit(all, validation: nil, seed: good, unit: "drawings", file: "data.csv")
+        #expect(Set(training.labels) == Set(0..<5) && validation.count == 2)
+    }
+
+    @Test func aGivenValidationSetMustNotBeEmptyAndNeedsNoSplit() throws {
+        let all = examples([0, 1], classNames: ["circle", "square"])
+        let given = try split(all, validation: examples([0, 1, 1], classNames: ["circle", "square"]))
+        #expect(given.training.count == 2 && given.validation.count == 3, "one drawing per class is enough with --validation")
+        #expect(throws: DataError(file: "--validation", message: "the validation data is empty; training needs validation examples "
+                                  + "to choose its best epoch")) {
+            try split(all, validation: examples([], classNames: ["circle", "square"]))
+        }
+    }
+}
+
+@Suite("A training run's files: one set")
+struct TrainingRunFilesTests {
+    let folder: URL
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("run-files-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    func plan(seed: UInt64 = 1) throws -> ExportPlan {
+        let rasterizer = ShapeRasterizer(size: 8)
+        let inputShape = Task.shape.inputShape(rasterizer: rasterizer)
+        let network = Network(converting: Task.shape.layers(classes: 2, seed: seed, inputShape: inputShape))
+        return try prepareExport(
+            network, task: .shape, classNames: ["circle", "square"], inputShape: inputShape, preprocessing: rasterizer.parameters,
+            training: TrainingMetadata(seed: seed), validation: examples([0, 1, 0, 1], classNames: ["circle", "square"], inputShape: inputShape),
+            formats: [.int8], prefix: folder.appendingPathComponent("m"))
+    }
+
+    @Test func everyFileRecordsTheRunWhichIsTheChecksumOfTheF32FileWithoutIt() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = try plan(), again = try plan(), other = try plan(seed: 2)
+        #expect(first.run == again.run && first.contents == again.contents, "deterministic: the same training, the same bytes")
+        #expect(first.run != other.run)
+        let files = try zip(first.variants, first.contents).map { try ModelFile(bytes: $1, path: $0.url.path) }
+        #expect(files.map(\.training?.run) == [first.run, first.run])
+        var anonymous = files[0]
+        anonymous.training?.run = nil
+        #expect(first.run == String(format: "crc32:%08x", try #require(ModelFile.storedChecksum(of: anonymous.encoded()))))
+    }
+
+    @Test func aDirectoryAtOneTargetFailsBeforeAnyFileChanges() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let f32 = folder.appendingPathComponent("m.f32.weights")
+        try Data("old f32".utf8).write(to: f32)
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("m.int8.weights"), withIntermediateDirectories: true)
+        let plan = try plan()
+        #expect(throws: AtomicFile.WriteError(path: folder.appendingPathComponent("m.int8.weights").path,
+                                              reason: "it is a directory; nothing was written")) {
+            try plan.write(prefix: folder.appendingPathComponent("m"))
+        }
+        #expect(try Data(contentsOf: f32) == Data("old f32".utf8), "the f32 file is the old one")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["m.f32.weights", "m.int8.weights"],
+                "no temporary file and no lock file left")
+    }
+
+    @Test func theSetIsWrittenWithItsExtraFilesUnderTheLock() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let plan = try plan()
+        let lock = folder.appendingPathComponent(".m.lock").path
+        var heldByUs = false
+        try withOutputLock(prefix: folder.appendingPathComponent("m")) { () throws(AtomicFile.WriteError) in
+            let other = open(lock, O_RDWR)
+            defer { close(other) }
+            heldByUs = other >= 0 && flock(other, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK
+        }
+        #expect(heldByUs, "a second taker of the lock would wait")
+        try plan.write(adding: [(folder.appendingPathComponent("m.curves.svg"), Array("<svg/>".utf8))], prefix: folder.appendingPathComponent("m"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["m.curves.svg", "m.f32.weights", "m.int8.weights"])
+        #expect(try [UInt8](Data(contentsOf: folder.appendingPathComponent("m.int8.weights"))) == plan.contents[1])
+    }
+}
