@@ -32,10 +32,12 @@ public struct ExportPlan: Sendable {
     /// (`withOutputLock`): every file is staged (written and flushed beside its target) before any is renamed
     /// into place, so a bad target (a directory, a FIFO, an unwritable folder) fails before anything changes, and
     /// a run killed during the renames leaves files whose `run` fields differ, which the weights lookup refuses.
-    /// `waiting` is called when another run holds the lock.
+    /// `waiting` is called when another run holds the lock. Temporary files a killed run left beside the targets
+    /// (`.NAME.partial-XXXXXXXX`) are removed first: under the lock no other run of this prefix is writing.
     public func write(adding extra: [(url: URL, bytes: [UInt8])] = [], prefix: URL, waiting: () -> Void = {}) throws(AtomicFile.WriteError) {
         let files = zip(variants, contents).map { (url: $0.url, bytes: $1) } + extra
         try withOutputLock(prefix: prefix, waiting: waiting) { () throws(AtomicFile.WriteError) in
+            for file in files { removeLeftovers(of: file.url) }
             var staged: [AtomicFile.Staged] = []
             do throws(AtomicFile.WriteError) {
                 for file in files { staged.append(try AtomicFile.stage(file.bytes, to: file.url)) }
@@ -52,6 +54,15 @@ public struct ExportPlan: Sendable {
                 }
             }
         }
+    }
+}
+
+/// Removes the temporary files of earlier, killed writes of `url` (`.NAME.partial-…` beside it).
+private func removeLeftovers(of url: URL) {
+    let folder = url.deletingLastPathComponent()
+    let prefix = ".\(url.lastPathComponent).partial-"
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasPrefix(prefix) {
+        unlink(folder.appendingPathComponent(name).path)
     }
 }
 

@@ -112,6 +112,7 @@ struct TrainingRunFilesTests {
     @Test func theSetIsWrittenWithItsExtraFilesUnderTheLock() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let plan = try plan()
+        try Data("left by a killed run".utf8).write(to: folder.appendingPathComponent(".m.f32.weights.partial-0badf00d"))
         let lock = folder.appendingPathComponent(".m.lock").path
         var heldByUs = false
         try withOutputLock(prefix: folder.appendingPathComponent("m")) { () throws(AtomicFile.WriteError) in
@@ -121,7 +122,8 @@ struct TrainingRunFilesTests {
         }
         #expect(heldByUs, "a second taker of the lock would wait")
         try plan.write(adding: [(folder.appendingPathComponent("m.curves.svg"), Array("<svg/>".utf8))], prefix: folder.appendingPathComponent("m"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["m.curves.svg", "m.f32.weights", "m.int8.weights"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["m.curves.svg", "m.f32.weights", "m.int8.weights"],
+                "the files of the set, and no temporary file of a killed run")
         #expect(try [UInt8](Data(contentsOf: folder.appendingPathComponent("m.int8.weights"))) == plan.contents[1])
     }
 }
