@@ -121,6 +121,7 @@ struct InspectionReport: Encodable {
             if let seed = training.seed { parts.append("seed \(seed)") }
             if let epochs = training.epochs { parts.append("\(epochs) epochs") }
             if let accuracy = training.validationAccuracy { parts.append(String(format: "validation accuracy %.2f%%", 100 * accuracy)) }
+            if let run = training.run { parts.append("run \(run)") }
             lines.append(column("training", 16) + parts.joined(separator: ", "))
         }
         if let decision {
