@@ -160,6 +160,46 @@ extension LayerSpec {
     }
 }
 
+extension LayerSpec {
+    /// A bound on the magnitude of this layer's outputs when no input value exceeds `input` in magnitude, from
+    /// its tensors (already checked against `tensorShapes`): for Dense and convolutions the largest row sum of
+    /// |weight| (over the fan-in) times `input`, plus |bias|; for BatchNorm |γ| / √(variance + ε) · (`input` +
+    /// |mean|) + |β|; squashing activations 1; others keep or double it. Padding adds zeros and pooling averages
+    /// or picks, so neither raises it. It is the triangle inequality, so every partial sum of the layer's
+    /// arithmetic stays under it too: a bound below the float range proves the layer cannot overflow.
+    public func magnitudeBound(input: Double, tensors: [String: QuantizedTensor]) -> Double {
+        func values(_ role: String) -> [Float] { tensors[role]?.dequantized().scalars ?? [] }
+        func rowSums(_ role: String) -> [Double] {
+            guard let weight = tensors[role] else { return [] }
+            let columns = max(weight.columns, 1), scalars = weight.dequantized().scalars
+            return (0..<weight.rows).map { row in
+                scalars[(row * columns)..<((row + 1) * columns)].reduce(0.0) { $0 + Double(abs($1)) }
+            }
+        }
+        switch self {
+        case .dense, .conv1D, .conv2D:
+            let bias = values("bias")
+            return zip(rowSums("weight"), bias).reduce(0.0) { max($0, $1.0 * input + Double(abs($1.1))) }
+        case let .batchNorm(channels, epsilon):
+            let (gamma, beta, mean, variance) = (values("gamma"), values("beta"), values("mean"), values("variance"))
+            guard [gamma, beta, mean, variance].allSatisfy({ $0.count == channels }) else { return .infinity }
+            return (0..<channels).reduce(0.0) { bound, c in
+                let scale = Double(abs(gamma[c])) / (Double(variance[c]) + Double(epsilon)).squareRoot()
+                return max(bound, scale * (input + Double(abs(mean[c]))) + Double(abs(beta[c])))
+            }
+        case .activation(.sigmoid), .activation(.tanh), .activation(.softmax):
+            return 1
+        case let .activation(.leakyRelu(alpha)):
+            return max(1, Double(abs(alpha))) * input
+        case .activation(.logSoftmax):
+            // x − max − log Σ exp(x − max): at most 2·input + log(count) below zero; log(count) < 40 for any count.
+            return 2 * input + 40
+        case .activation, .pool1D, .pool2D, .globalAveragePool, .flatten:
+            return input
+        }
+    }
+}
+
 /// A layer that cannot take the shape the layer before it gives.
 public struct ArchitectureMismatch: Error, Equatable, Sendable {
     /// The layer (or the reason its hyperparameters are invalid).

@@ -10,20 +10,107 @@ extension ModelFile {
     }
 
     /// Reads and validates the weights file at `url`, and returns its bytes too (for tools that show them).
+    ///
+    /// What it refuses before reading more than the 24-byte preamble (see `readBytes(at:)`): a path that is not
+    /// a regular file (directory, FIFO, device, socket — opened without blocking, then checked on the open
+    /// descriptor), a file larger than `WeightsLimits.maximumFileBytes`, a wrong magic, and a declared length
+    /// that differs from the file's real size.
     public static func load(_ url: URL) throws(WeightsFileError) -> (file: ModelFile, bytes: [UInt8]) {
-        let path = url.path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw WeightsFileError(path: path, problem: .fileNotFound)
+        let bytes = try readBytes(at: url.path)
+        return (try ModelFile(bytes: bytes, path: url.path), bytes)
+    }
+
+    /// The bytes of the weights file at `path`, read only after its preamble and size pass.
+    ///
+    /// The file is opened once (`O_RDONLY | O_NONBLOCK`, so a FIFO or device cannot block the open) and every
+    /// check runs on that descriptor (`fstat`), so nothing can swap the file between check and read. Errors: no
+    /// file — `fileNotFound`; not a regular file — `notRegularFile`; permission, a symbolic-link loop and other
+    /// causes a retry cannot change — `cannotOpen`; larger than `WeightsLimits.maximumFileBytes` —
+    /// `fileTooLarge`; a preamble that does not match — `wrongMagic`, `truncated`, `trailingBytes`; an I/O error
+    /// (EIO and the like) — `unreadable`, the only one the chain retries.
+    static func readBytes(at path: String) throws(WeightsFileError) -> [UInt8] {
+        func fail(_ problem: WeightsFileError.Problem) -> WeightsFileError { WeightsFileError(path: path, problem: problem) }
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw fail(openProblem(errno)) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw fail(openProblem(errno)) }
+        let type = status.st_mode & S_IFMT
+        guard type == S_IFREG else { throw fail(.notRegularFile(kind: fileKind(type))) }
+        let size = Int(status.st_size)
+
+        // The preamble first: a file that is not a weights file, or whose size contradicts its preamble, is
+        // refused after 24 bytes, however large it is.
+        var preamble = [UInt8](repeating: 0, count: min(size, preambleBytes))
+        let got = try readFully(descriptor, into: &preamble, from: 0, path: path)
+        preamble.removeLast(preamble.count - got)
+        let prefix = Array(preamble.prefix(magic.count))
+        guard prefix == Array(magic.prefix(prefix.count)) else { throw fail(.wrongMagic(found: prefix)) }
+        guard size <= WeightsLimits.maximumFileBytes else {
+            throw fail(.fileTooLarge(bytes: size, limit: WeightsLimits.maximumFileBytes))
         }
-        if isDirectory.boolValue { throw WeightsFileError(path: path, problem: .unreadable("it is a directory")) }
-        let bytes: [UInt8]
-        do {
-            bytes = [UInt8](try Data(contentsOf: url))
-        } catch {
-            throw WeightsFileError(path: path, problem: .unreadable(error.localizedDescription))
+        if preamble.count == preambleBytes {
+            let declared = preamble[16..<24].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            if declared != UInt64(size) {
+                let expected = declared > UInt64(Int.max) ? Int.max : Int(declared)
+                throw fail(expected > size ? .truncated(expectedBytes: expected, actualBytes: size)
+                                           : .trailingBytes(expectedBytes: expected, actualBytes: size))
+            }
         }
-        return (try ModelFile(bytes: bytes, path: path), bytes)
+        var bytes = [UInt8](repeating: 0, count: size)
+        let count = try readFully(descriptor, into: &bytes, from: 0, path: path)
+        // A file that shrank while being read gives fewer bytes; the decoder reports it as truncated. One that
+        // grew is read only up to the size it had.
+        bytes.removeLast(bytes.count - count)
+        return bytes
+    }
+
+    /// Reads into `buffer` from `offset` until it is full or the file ends; returns the bytes read.
+    private static func readFully(_ descriptor: Int32, into buffer: inout [UInt8], from offset: Int, path: String) throws(WeightsFileError) -> Int {
+        var done = 0
+        while done < buffer.count {
+            let count = buffer.withUnsafeMutableBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return pread(descriptor, base + done, raw.count - done, off_t(offset + done))
+            }
+            if count == 0 { break }
+            if count < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                throw WeightsFileError(path: path, problem: openProblem(code))
+            }
+            done += count
+        }
+        return done
+    }
+
+    /// What an `open`, `fstat` or `read` error number means for a weights file: missing, permanent, or an I/O
+    /// error worth a retry.
+    static func openProblem(_ code: Int32) -> WeightsFileError.Problem {
+        let message = String(cString: strerror(code))
+        switch code {
+        case ENOENT: return .fileNotFound
+        case EISDIR: return .notRegularFile(kind: "a directory")
+        case ELOOP: return .cannotOpen("\(message) (a symbolic-link loop)")
+        case EACCES, EPERM, ENAMETOOLONG, ENOTDIR, ENXIO, ENODEV, EROFS, EINVAL, EOVERFLOW, EFBIG:
+            return .cannotOpen(message)
+        default:
+            // EIO, EINTR, EAGAIN, ENOMEM, ENFILE, EMFILE, ESTALE, …: the disk, the network file system or the
+            // process's limits, which may recover.
+            return .unreadable(message)
+        }
+    }
+
+    /// A file type for people, from `st_mode & S_IFMT`.
+    private static func fileKind(_ type: mode_t) -> String {
+        switch type {
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO (named pipe)"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        default: "a special file"
+        }
     }
 
     /// The CRC-32 stored in the last 4 bytes of an encoded file.
@@ -51,6 +138,9 @@ extension ModelFile {
 
         let prefix = Array(bytes.prefix(Self.magic.count))
         guard prefix == Array(Self.magic.prefix(prefix.count)) else { throw fail(.wrongMagic(found: prefix)) }
+        guard bytes.count <= WeightsLimits.maximumFileBytes else {
+            throw fail(.fileTooLarge(bytes: bytes.count, limit: WeightsLimits.maximumFileBytes))
+        }
         guard bytes.count >= Self.preambleBytes + 4 else {
             throw fail(.truncated(expectedBytes: Self.preambleBytes + 4, actualBytes: bytes.count))
         }

@@ -15,7 +15,7 @@ extension ModelFile {
                 "input shape \(input.shape) needs axes of 1…\(axisLimit) and at most \(Int32.max) elements"))
         }
         var needed = Set<String>()
-        var operations = 0
+        var operations = 0, activations = elementCount(input.shape), parameters = 0
         for (index, spec) in architecture.enumerated() {
             let input = shape
             switch spec.outputShape(for: shape) {
@@ -26,13 +26,19 @@ extension ModelFile {
             }
             let cost = spec.cost(input: input, output: shape)
             operations = operations > Int.max - cost.operations ? Int.max : operations + cost.operations
-            guard cost.elements <= Self.elementBudget else {
-                throw WeightsFileError(path: path, problem: .invalidArchitecture(
-                    "layer \(index) (\(spec.summary)) needs \(cost.elements) floats of memory per sample; the limit is \(Self.elementBudget)"))
-            }
-            guard operations <= Self.operationBudget else {
-                throw WeightsFileError(path: path, problem: .invalidArchitecture(
-                    "the layers up to \(index) (\(spec.summary)) need \(operations) operations per sample; the limit is \(Self.operationBudget)"))
+            activations = activations > Int.max - cost.elements ? Int.max : activations + cost.elements
+            parameters += spec.tensorShapes.reduce(0) { $0 + elementCount($1.shape) }
+            try WeightsLimits.check("layer \(index) (\(spec.summary)): floats it allocates per input", cost.elements,
+                                    WeightsLimits.maximumLayerElements, path: path)
+            try WeightsLimits.check("layers 0…\(index): floats they allocate per input, in all", activations,
+                                    WeightsLimits.maximumActivationElements, path: path)
+            try WeightsLimits.check("layers 0…\(index): multiply-adds and comparisons per input", operations,
+                                    WeightsLimits.maximumOperations, path: path)
+            try WeightsLimits.check("layers 0…\(index): parameters", parameters, WeightsLimits.maximumParameters, path: path)
+            if activationQuantization?.contains(where: { $0.layer == index }) ?? false {
+                try WeightsLimits.check("layer \(index) (\(spec.summary)): inputs per output of an integer layer",
+                                        cost.operations / max(elementCount(Array(shape.dropFirst())), 1),
+                                        WeightsLimits.maximumIntegerFanIn, path: path)
             }
             for (role, expected) in spec.tensorShapes {
                 let name = "\(index).\(role)"
@@ -71,13 +77,27 @@ extension ModelFile {
         if let problem = activationQuantizationProblem {
             throw WeightsFileError(path: path, problem: .corruptHeader(problem))
         }
+        try WeightsLimits.checkPreprocessing(of: self, operations: operations, path: path)
+        try checkMagnitudes(path: path)
     }
 
-    /// The most floats one layer may allocate for one sample (256 MiB): more means a crafted or mistaken file.
-    public static let elementBudget = 1 << 26
-    /// The most multiply-adds (or comparisons) the whole model may take for one sample (about 17 billion).
-    public static let operationBudget = 1 << 34
-
+    /// Refuses weights whose magnitudes let some layer's outputs leave the float range for an input the
+    /// preprocessing can produce (`WeightsLimits.inputMagnitude`): such a model could answer infinite or NaN
+    /// scores. Layers with an activation quantization see their input clamped to 256 steps of its scale at most.
+    /// Files whose preprocessing this build does not know are not checked (no classifier runs them).
+    func checkMagnitudes(path: String) throws(WeightsFileError) {
+        guard var bound = WeightsLimits.inputMagnitude(preprocessing) else { return }
+        let scales = Dictionary((activationQuantization ?? []).map { ($0.layer, Double($0.scale)) }, uniquingKeysWith: max)
+        for (index, spec) in architecture.enumerated() {
+            if let scale = scales[index] { bound = min(bound + scale, 256 * scale) }
+            var layerTensors: [String: QuantizedTensor] = [:]
+            for (role, _) in spec.tensorShapes { layerTensors[role] = tensors["\(index).\(role)"] }
+            bound = spec.magnitudeBound(input: bound, tensors: layerTensors)
+            guard bound.isFinite, bound <= WeightsLimits.largestSafeMagnitude else {
+                throw WeightsFileError(path: path, problem: .mayOverflow(layer: index, summary: spec.summary, bound: bound))
+            }
+        }
+    }
 
     /// Whether a shape could fit a file of `fileBytes` bytes: no negative axis, and no axis or element count
     /// beyond 8 per byte (no format packs more than 4 elements per byte). It keeps byte-count arithmetic on

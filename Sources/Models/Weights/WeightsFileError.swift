@@ -17,8 +17,24 @@ public struct WeightsFileError: Error, Equatable, Sendable, CustomStringConverti
     public enum Problem: Equatable, Sendable {
         /// No file at the path.
         case fileNotFound
-        /// The operating system failed to read it (may succeed on a retry).
+        /// The operating system failed to read it (an I/O error such as EIO: may succeed on a retry).
         case unreadable(String)
+        /// The path names something that is not a regular file (a directory, FIFO, device or socket): `kind` says
+        /// which. Permanent: reading it again gives the same answer, and a FIFO or device may never end.
+        case notRegularFile(kind: String)
+        /// The path cannot be opened for a reason a retry does not change (permission denied, a symbolic-link loop,
+        /// a name too long, a path component that is not a folder).
+        case cannotOpen(String)
+        /// The file is larger than any weights file this build loads (`WeightsLimits.maximumFileBytes`); refused
+        /// before it is read.
+        case fileTooLarge(bytes: Int, limit: Int)
+        /// Running the model would cost more than `WeightsLimits` allows for one input: `quantity` names what
+        /// (e.g. "multiply-adds per input", "motion hop"), with its value and the limit.
+        case overLimit(quantity: String, value: Double, limit: Double)
+        /// The weights' magnitudes let layer `layer`'s outputs exceed the float range for some input the
+        /// preprocessing can produce (`bound` is the proven bound on their magnitude): the scores could be
+        /// infinite or NaN.
+        case mayOverflow(layer: Int, summary: String, bound: Double)
         /// The file could not be written (the previous file, if any, is untouched).
         case unwritable(String)
         /// The first 8 bytes are not the weights-file magic.
@@ -70,6 +86,17 @@ public struct WeightsFileError: Error, Equatable, Sendable, CustomStringConverti
             return "\(path): no such weights file"
         case let .unreadable(reason):
             return "\(path): could not be read: \(reason)"
+        case let .notRegularFile(kind):
+            return "\(path): is \(kind), not a weights file (a regular file)"
+        case let .cannotOpen(reason):
+            return "\(path): cannot be opened: \(reason)"
+        case let .fileTooLarge(bytes, limit):
+            return "\(path): \(bytes) bytes is larger than a weights file can be (at most \(limit) bytes); not read"
+        case let .overLimit(quantity, value, limit):
+            return "\(path): \(quantity) is \(limitText(value)), over the limit of \(limitText(limit)) (see Weights/FORMAT.md, Limits)\(retrain)"
+        case let .mayOverflow(layer, summary, bound):
+            return "\(path): layer \(layer) (\(summary)) can give values up to \(String(format: "%.3g", bound)), beyond the float range "
+                + "(±3.4e38): its weights are too large to give finite scores\(retrain)"
         case let .unwritable(reason):
             return "\(path): could not be written: \(reason) (any previous file there is unchanged)"
         case let .wrongMagic(found):
@@ -109,6 +136,11 @@ public struct WeightsFileError: Error, Equatable, Sendable, CustomStringConverti
             return "\(path): layer type \(name) cannot be saved in a weights file"
         }
     }
+}
+
+/// A limit's number for people: whole numbers without a fraction, others to 4 significant digits.
+func limitText(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(format: "%.4g", value)
 }
 
 func hex32(_ value: UInt32) -> String {

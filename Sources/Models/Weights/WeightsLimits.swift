@@ -1,0 +1,98 @@
+import Foundation
+import Tensor
+
+/// What the engine refuses to load, so that no weights file — however crafted, valid checksum included — makes one
+/// input cost more than 100 MB of memory or a second of time. Each limit is set from what the shipped models need
+/// (`classify inspect Weights/*.weights`), with a wide margin; a file over any of them is refused at load with the
+/// quantity, its value and the limit (`WeightsFileError.Problem.overLimit`). `Weights/FORMAT.md` ("Limits") lists
+/// them with the shipped figures and the measured worst cases.
+///
+/// Motion costs are per input sample as well as per window: a recording of `n` samples at the file's `rate` has
+/// `n / hop` windows, so a file with a small hop multiplies every per-window cost.
+public enum WeightsLimits {
+    /// The largest weights file (1 MiB). The shipped files are 7.9–41 KB. Checked on the open file's size before
+    /// anything past the 24-byte preamble is read.
+    public static let maximumFileBytes = 1 << 20
+    /// Weights and other parameters in all layers (2^20, 4 MiB as float). Shipped: 6,306 (motion), 9,845 (shape).
+    public static let maximumParameters = 1 << 20
+    /// Multiply-adds and comparisons of the whole network for one input (2^26 ≈ 67 million). Shipped: 0.31
+    /// million (shape, per drawing), 6,308 (motion, per window).
+    public static let maximumOperations = 1 << 26
+    /// Floats one layer allocates for one input: its output, or a convolution's unrolled patches (2^20, 4 MiB).
+    /// Shipped: 3,072 (shape), 32 (motion).
+    public static let maximumLayerElements = 1 << 20
+    /// Floats all layers allocate for one input, input included (2^22, 16 MiB). Shipped: 12,020 (shape), 264
+    /// (motion).
+    public static let maximumActivationElements = 1 << 22
+    /// Inputs per output of a layer that runs in 8-bit integers: 255 · 127 · 65,536 still fits an `Int32` sum.
+    public static let maximumIntegerFanIn = 1 << 16
+    /// Pixels per side of the shape rasterizer's image (64: its allocation-free path's largest). Shipped: 16.
+    /// A segment of a drawing costs at most `size²` pixel tests.
+    public static let maximumRasterSize = 64
+    /// The motion model's sample rate, Hz (recordings are resampled to it, so it sets how many samples an hour
+    /// holds). Shipped: 50; Core Motion delivers at most 100.
+    public static let maximumMotionRate = 200.0
+    /// Samples per motion window. Shipped: 256.
+    public static let maximumMotionWindow = 2048
+    /// Autocorrelation lags per motion signal (the input has `2 · lags + 2` values). Shipped: 96.
+    public static let maximumMotionLags = 512
+    /// Motion windows per second of recording, `rate / hop` (4: a window every 0.25 s at least). Shipped: 0.78.
+    public static let maximumWindowsPerSecond = 4.0
+    /// Input values the windows of one second of recording hold, `(2 · lags + 2) · rate / hop`. Shipped: 152.
+    public static let maximumInputValuesPerSecond = 1024.0
+    /// Operations per input sample of a motion recording: a window's cost — the network's operations plus its
+    /// autocorrelations, `2 · window · lags` multiply-adds — over the hop. Shipped: (6,308 + 49,152) / 64 = 867.
+    public static let maximumOperationsPerSample = Double(1 << 14)
+    /// The magnitude no layer's outputs may be able to reach (a quarter of the float range, which leaves room
+    /// for rounding and for softmax's differences).
+    public static let largestSafeMagnitude = Double(Float.greatestFiniteMagnitude) / 4
+    /// The magnitude of a motion input value: autocorrelations lie in −1…1, and the log intensities between
+    /// log 0.001 and the log of the largest float (88.7).
+    public static let motionInputMagnitude = 89.0
+
+    /// The largest magnitude an input value can have for a file's preprocessing (pixels lie in 0…1), or `nil`
+    /// for a preprocessing this build does not know.
+    public static func inputMagnitude(_ preprocessing: [String: JSONValue]) -> Double? {
+        switch preprocessing["kind"] {
+        case .string("raster")?: 1
+        case .string("motion-autocorrelation")?: motionInputMagnitude
+        default: nil
+        }
+    }
+
+    /// Throws `overLimit` when `value` exceeds `limit`.
+    static func check<Value: BinaryInteger>(_ quantity: @autoclosure () -> String, _ value: Value, _ limit: Value,
+                                            path: String) throws(WeightsFileError) {
+        guard value > limit else { return }
+        throw WeightsFileError(path: path, problem: .overLimit(quantity: quantity(), value: Double(value), limit: Double(limit)))
+    }
+
+    /// Throws `overLimit` when `value` exceeds `limit`.
+    static func check(_ quantity: @autoclosure () -> String, _ value: Double, _ limit: Double, path: String) throws(WeightsFileError) {
+        guard value > limit else { return }
+        throw WeightsFileError(path: path, problem: .overLimit(quantity: quantity(), value: value, limit: limit))
+    }
+
+    /// The preprocessing limits of `file`, whose network takes `operations` per input. Parameters the
+    /// preprocessing cannot use at all are left to the classifier that reads them (it says what it expects).
+    static func checkPreprocessing(of file: ModelFile, operations: Int, path: String) throws(WeightsFileError) {
+        switch file.preprocessing["kind"] {
+        case .string("raster")?:
+            guard case .number(let size)? = file.preprocessing["size"] else { return }
+            try check("the preprocessing's raster size", size, Double(maximumRasterSize), path: path)
+        case .string("motion-autocorrelation")?:
+            guard let windowing = try? MotionWindowing(parameters: file.preprocessing) else { return }
+            let (window, hop, lags, rate) = (Double(windowing.window), Double(windowing.hop), Double(windowing.lags), windowing.rate)
+            try check("the motion preprocessing's rate (Hz)", rate, maximumMotionRate, path: path)
+            try check("the motion preprocessing's window (samples)", window, Double(maximumMotionWindow), path: path)
+            try check("the motion preprocessing's lags", lags, Double(maximumMotionLags), path: path)
+            try check("motion windows per second of recording (rate / hop)", rate / hop, maximumWindowsPerSecond, path: path)
+            try check("motion input values per second of recording ((2 · lags + 2) · rate / hop)",
+                      Double(windowing.inputSize) * rate / hop, maximumInputValuesPerSecond, path: path)
+            try check("motion operations per input sample ((network + 2 · window · lags) / hop)",
+                      ((Double(operations) + 2 * window * lags) / hop).rounded(.up), maximumOperationsPerSample, path: path)
+        default:
+            return
+        }
+    }
+}
