@@ -319,3 +319,37 @@ struct WeightsLimitsTests {
         }
     }
 }
+
+/// A window classifier whose model has overflowed: every score NaN.
+private struct OverflowedClassifier: MotionWindowClassifier {
+    let windowing = MotionWindowing()
+    let labels = ["walking", "running"]
+    func probabilities(_ inputs: Tensor) -> Tensor {
+        Tensor(shape: [inputs.shape[0], 2], scalars: [Float](repeating: .nan, count: 2 * inputs.shape[0]))
+    }
+}
+
+@Suite("Non-finite scores")
+struct NonFiniteScoreTests {
+    @Test func aDecisionOnNaNScoresIsUnknownAndUncertainWithoutANaNConfidence() {
+        let decision = Decision(labels: ["circle", "square"], probabilities: [.nan, 0.5], rule: .legacy)
+        #expect(decision.label == "unknown" && decision.uncertain && decision.confidence == 0)
+        #expect(decision.probabilities.map(\.probability) == [0, 0])
+        #expect(decision.reason == "the model gave a non-finite score (nan) for circle: its weights overflow; no answer from it can be trusted")
+        let infinite = Decision(labels: ["circle", "square"], probabilities: [0.5, .infinity], rule: DecisionRule(temperature: 2))
+        #expect(infinite.confidence == 0 && infinite.reason?.contains("(inf) for square") == true)
+    }
+
+    @Test func motionWindowsWithNaNScoresAreUnknownAndDoNotVote() throws {
+        // A moving phone (not still), 300 samples: one window of 256.
+        let samples = (0..<300).map { t in
+            MotionSample(gravity: (0, 0, -1), rotationRate: (0, 0, 0), userAcceleration: (0, 0, 0.5 * sin(Double(t) / 4)))
+        }
+        let timeline = try OverflowedClassifier().classify(MotionRecording(segments: [samples], segmentStarts: [0], rate: 50, notes: []))
+        #expect(timeline.windows.count == 1)
+        let window = try #require(timeline.windows.first)
+        #expect(window.label == "unknown" && window.uncertain && window.confidence == 0)
+        #expect(window.reason?.hasPrefix("the model gave a non-finite score (nan) for walking") == true)
+        #expect(timeline.label == "unknown" && timeline.uncertain)
+    }
+}

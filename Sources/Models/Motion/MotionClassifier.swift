@@ -90,7 +90,8 @@ extension MotionWindowClassifier {
     /// neighbours on each side (within a segment), and the majority label.
     ///
     /// A window in which the phone barely moves is `still` (see `MotionStillness`); a window that spans a gap
-    /// longer than `MotionRecordingReader.maximumBridge` is uncertain. A recording that arrived below
+    /// longer than `MotionRecordingReader.maximumBridge` is uncertain; a window whose scores are not finite (a
+    /// model that overflowed) is `unknown` and uncertain, with confidence 0 and the reason. A recording that arrived below
     /// `MotionRecordingReader.minimumSampleRate`, or without one whole window, is an error naming its rate or
     /// length and what is needed.
     public func classify(_ recording: MotionRecording, smoothing: Int = 0, source: String = "recording") throws(DataError) -> MotionTimeline {
@@ -110,7 +111,10 @@ extension MotionWindowClassifier {
                 let best = row.indices.max { row[$0] < row[$1] } ?? 0
                 let from = segmentStart + Double(start) / windowing.rate, to = from + Double(windowing.window) / windowing.rate
                 var window = MotionWindowPrediction(start: from, end: to, label: labels[best], confidence: row[best])
-                if let gap = recording.bridgedGaps.first(where: { $0.overlaps(from...to) }) {
+                if let reason = Decision.nonFiniteReason(labels: labels, scores: row) {
+                    // Never a NaN confidence: the window is unknown and does not vote.
+                    (window.label, window.confidence, window.uncertain, window.reason) = (MotionTimeline.unknownLabel, 0, true, reason)
+                } else if let gap = recording.bridgedGaps.first(where: { $0.overlaps(from...to) }) {
                     window.uncertain = true
                     window.reason = String(format: "no samples for %.2f s from %.2f s: too long a gap to resolve a stride "
                                            + "(at most %.2f s is bridged)", gap.upperBound - gap.lowerBound, gap.lowerBound,

@@ -128,8 +128,22 @@ public struct Decision: Sendable, Equatable {
     public let uncertain: Bool
 
     /// Applies `rule` to softmax outputs in `labels` order.
+    ///
+    /// Outputs that are not finite numbers (a model whose arithmetic overflowed) never become a confidence: the
+    /// answer is `unknown`, uncertain, with confidence 0, every probability 0 and a reason naming the score (see
+    /// `nonFiniteReason`). Loading refuses weights that could overflow (`WeightsFileError.Problem.mayOverflow`),
+    /// so this is the last line of defence, not the way such files are caught.
     public init(labels: [String], probabilities raw: [Double], rule: DecisionRule) {
         precondition(labels.count == raw.count && !labels.isEmpty, "Decision: \(labels.count) labels, \(raw.count) probabilities")
+        if let reason = Self.nonFiniteReason(labels: labels, scores: raw) {
+            probabilities = labels.map { ($0, 0) }
+            best = labels[0]
+            label = DecisionRule.unknownLabel
+            confidence = 0
+            uncertain = true
+            self.reason = reason
+            return
+        }
         let p = rule.calibrated(raw)
         probabilities = zip(labels, p).map { ($0, $1) }
         let rejectIndex = rule.rejectLabel.flatMap { labels.firstIndex(of: $0) }
@@ -159,6 +173,14 @@ public struct Decision: Sendable, Equatable {
                 reason = nil
             }
         }
+    }
+
+    /// Why `scores` (one per label) cannot be an answer — the first that is NaN or infinite, by label — or `nil`
+    /// when all are finite.
+    public static func nonFiniteReason(labels: [String], scores: [Double]) -> String? {
+        guard let bad = scores.firstIndex(where: { !$0.isFinite }) else { return nil }
+        let name = labels.indices.contains(bad) ? labels[bad] : "output \(bad)"
+        return "the model gave a non-finite score (\(scores[bad])) for \(name): its weights overflow; no answer from it can be trusted"
     }
 
     /// Equal labels, confidences, reasons and probabilities.
