@@ -16,12 +16,12 @@ public enum WeightsLimits {
     /// Weights and other parameters in all layers (2^20, 4 MiB as float). Shipped: 6,306 (motion), 9,845 (shape).
     public static let maximumParameters = 1 << 20
     /// Multiply-adds and comparisons of the whole network for one input (2^26 ≈ 67 million). Shipped: 0.31
-    /// million (shape, per drawing), 6,308 (motion, per window).
+    /// million (shape, per drawing), 6,306 (motion, per window).
     public static let maximumOperations = 1 << 26
     /// Floats one layer allocates for one input: its output, or a convolution's unrolled patches (2^20, 4 MiB).
-    /// Shipped: 3,072 (shape), 32 (motion).
+    /// Shipped: 6,912 (shape), 32 (motion).
     public static let maximumLayerElements = 1 << 20
-    /// Floats all layers allocate for one input, input included (2^22, 16 MiB). Shipped: 12,020 (shape), 264
+    /// Floats all layers allocate for one input, input included (2^22, 16 MiB). Shipped: 20,010 (shape), 262
     /// (motion).
     public static let maximumActivationElements = 1 << 22
     /// Inputs per output of a layer that runs in 8-bit integers: 255 · 127 · 65,536 still fits an `Int32` sum.
@@ -41,7 +41,7 @@ public enum WeightsLimits {
     /// Input values the windows of one second of recording hold, `(2 · lags + 2) · rate / hop`. Shipped: 152.
     public static let maximumInputValuesPerSecond = 1024.0
     /// Operations per input sample of a motion recording: a window's cost — the network's operations plus its
-    /// autocorrelations, `2 · window · lags` multiply-adds — over the hop. Shipped: (6,308 + 49,152) / 64 = 867.
+    /// autocorrelations, `2 · window · lags` multiply-adds — over the hop. Shipped: (6,306 + 49,152) / 64 = 867.
     public static let maximumOperationsPerSample = Double(1 << 14)
     /// The magnitude no layer's outputs may be able to reach (a quarter of the float range, which leaves room
     /// for rounding and for softmax's differences).
