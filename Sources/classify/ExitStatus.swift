@@ -10,12 +10,12 @@ enum ExitStatus {
     static let software: Int32 = 70
     static let ioError: Int32 = 74
 
-    /// The exit code for a weights-file error: missing 66, unreadable or unwritable 74, anything wrong with the
-    /// file's content 65.
+    /// The exit code for a weights-file error: missing 66, unreadable (an I/O error, not a regular file, cannot be
+    /// opened) or unwritable 74, anything wrong with the file's content 65.
     static func code(for error: WeightsFileError) -> Int32 {
         switch error.problem {
         case .fileNotFound: noInput
-        case .unreadable, .unwritable: ioError
+        case .unreadable, .unwritable, .notRegularFile, .cannotOpen: ioError
         default: dataError
         }
     }

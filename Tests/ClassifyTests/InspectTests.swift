@@ -88,7 +88,7 @@ struct InspectTests {
     @Test func directoryExits74() throws {
         let run = try CommandRun.classify(["inspect", FileManager.default.temporaryDirectory.path])
         #expect(run.status == 74)
-        #expect(run.standardError.contains("could not be read: it is a directory"))
+        #expect(run.standardError == "error: \(FileManager.default.temporaryDirectory.path): is a directory, not a weights file (a regular file)\n")
     }
 
     @Test func missingArgumentIsUsageError() throws {
