@@ -1,4 +1,6 @@
 import Foundation
+import Models
+import Tensor
 import Testing
 
 /// `--weights` naming something that is not a weights file, or a file the engine refuses to run: one permanent
@@ -32,24 +34,14 @@ struct WeightsPathCommandTests {
     @Test func weightsThatCouldOverflowFallBackAndWithoutFallbackExit70() throws {
         let folder = try testFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        // The shipped f32 shape model with every weight of the first two convolutions at ±1e30 (checksum recomputed).
-        var bytes = [UInt8](try Data(contentsOf: packageRoot.appendingPathComponent("Weights/shape-classifier.f32.weights")))
-        let headerLength = Int(bytes[12]) | Int(bytes[13]) << 8 | Int(bytes[14]) << 16 | Int(bytes[15]) << 24
-        let header = try #require(try JSONSerialization.jsonObject(with: Data(bytes[24..<(24 + headerLength)])) as? [String: Any])
-        let tensors = try #require(header["tensors"] as? [[String: Any]])
-        for entry in tensors where entry["name"] as? String == "0.weight" || entry["name"] as? String == "3.weight" {
-            let start = (24 + headerLength + 31) / 32 * 32 + (try #require(entry["offset"] as? Int))
-            for offset in stride(from: start, to: start + (try #require(entry["length"] as? Int)), by: 4) {
-                let value: Float = bytes[offset + 3] & 0x80 == 0 ? 1e30 : -1e30
-                bytes.replaceSubrange(offset..<(offset + 4), with: withUnsafeBytes(of: value.bitPattern.littleEndian, Array.init))
-            }
+        // The shipped f32 shape model with every weight of the first two convolutions at ±1e30 (valid checksum).
+        var file = try ModelFile(contentsOf: packageRoot.appendingPathComponent("Weights/shape-classifier.f32.weights"))
+        for name in ["0.weight", "3.weight"] {
+            let weight = try #require(file.tensors[name])
+            let extreme = weight.dequantized().scalars.map { $0 < 0 ? Float(-1e30) : Float(1e30) }
+            file.tensors[name] = QuantizedTensor(quantizing: Tensor(shape: weight.shape, scalars: extreme), as: .f32)
         }
-        var crc = UInt32(0xFFFF_FFFF)
-        for byte in bytes.dropLast(4) {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        bytes.replaceSubrange((bytes.count - 4)..., with: withUnsafeBytes(of: (~crc).littleEndian, Array.init))
+        let bytes = file.encoded()
         let path = folder.appendingPathComponent("extreme.weights").path
         try Data(bytes).write(to: URL(fileURLWithPath: path))
 
