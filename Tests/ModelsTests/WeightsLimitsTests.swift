@@ -304,6 +304,32 @@ struct WeightsLimitsTests {
         #expect(problem(decoding: large.encoded()) == nil)
     }
 
+    @Test func intermediateOverflowsAreCaughtToo() throws {
+        // A BatchNorm whose scale γ / √(σ² + ε) is beyond the float range overflows even on zeros (0 · ∞ = NaN).
+        let windowing = MotionWindowing()
+        let zeros = Dense(weight: Tensor(zeros: [2, windowing.inputSize]), bias: Tensor(zeros: [2]))
+        let norm = BatchNorm(gamma: Tensor(shape: [2], scalars: [1e30, 1]), beta: Tensor(zeros: [2]), mean: Tensor(zeros: [2]),
+                             variance: Tensor(zeros: [2]), epsilon: 1e-30)
+        #expect {
+            try ModelFile(name: "bn", model: Sequential([zeros, norm]), labels: ["walking", "running"],
+                          input: InputSpec(shape: [windowing.inputSize], description: ""), preprocessing: windowing.parameters)
+        } throws: { error in
+            guard case .mayOverflow(1, "BatchNorm 2 ε=1e-30", let bound)? = (error as? WeightsFileError)?.problem else { return false }
+            return bound > 1e44
+        }
+        // Global average pooling sums 64 × 64 values of up to 9e34 before it divides: 3.7e38 overflows.
+        let conv = Conv2D(weight: Tensor(shape: [1, 3, 3, 1], scalars: [Float](repeating: 1e34, count: 9)), bias: Tensor(zeros: [1]),
+                          padding: .same)
+        let rasterizer = ShapeRasterizer(size: 64)
+        #expect {
+            try ModelFile(name: "gap", model: Sequential([conv, GlobalAveragePool()]), labels: ["circle"],
+                          input: InputSpec(shape: [64, 64, 1], description: ""), preprocessing: rasterizer.parameters)
+        } throws: { error in
+            guard case .mayOverflow(1, "GlobalAveragePool", _)? = (error as? WeightsFileError)?.problem else { return false }
+            return true
+        }
+    }
+
     @Test func theMagnitudeBoundHoldsOnARealRun() throws {
         // The bound of each layer is at least what the layer gives on an input at the bound (all ones).
         let file = try ModelFile(contentsOf: Self.root.appendingPathComponent("Weights/shape-classifier.f32.weights"))
@@ -312,7 +338,7 @@ struct WeightsLimitsTests {
         for (index, (spec, layer)) in zip(file.architecture, file.makeModel().layers).enumerated() {
             var layerTensors: [String: QuantizedTensor] = [:]
             for (role, _) in spec.tensorShapes { layerTensors[role] = file.tensors["\(index).\(role)"] }
-            bound = spec.magnitudeBound(input: bound, tensors: layerTensors)
+            bound = spec.magnitudeBound(input: bound, tensors: layerTensors, inputShape: x.shape)
             x = layer(x)
             let largest = x.scalars.map { Double(abs($0)) }.max() ?? 0
             #expect(largest <= bound * (1 + 1e-5), "layer \(index): \(largest) > \(bound)")

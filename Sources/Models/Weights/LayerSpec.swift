@@ -161,13 +161,15 @@ extension LayerSpec {
 }
 
 extension LayerSpec {
-    /// A bound on the magnitude of this layer's outputs when no input value exceeds `input` in magnitude, from
-    /// its tensors (already checked against `tensorShapes`): for Dense and convolutions the largest row sum of
-    /// |weight| (over the fan-in) times `input`, plus |bias|; for BatchNorm |γ| / √(variance + ε) · (`input` +
-    /// |mean|) + |β|; squashing activations 1; others keep or double it. Padding adds zeros and pooling averages
-    /// or picks, so neither raises it. It is the triangle inequality, so every partial sum of the layer's
-    /// arithmetic stays under it too: a bound below the float range proves the layer cannot overflow.
-    public func magnitudeBound(input: Double, tensors: [String: QuantizedTensor]) -> Double {
+    /// A bound on the magnitude of every value this layer computes — its outputs and the partial sums on the way
+    /// — when no input value exceeds `input` in magnitude, from its tensors (already checked against
+    /// `tensorShapes`) and its input shape (batch axis included): for Dense and convolutions the largest row sum
+    /// of |weight| (over the fan-in) times `input`, plus |bias|; for BatchNorm, with s = |γ| / √(variance + ε),
+    /// the larger of s and s · (`input` + |mean|) + |β|; for averaging pools and global average pooling `input`
+    /// times the values summed (the sum comes before the division); squashing activations 1; others keep or
+    /// double it. Padding adds zeros and max pooling picks, so neither raises it. It is the triangle inequality,
+    /// so a bound below the float range proves the layer cannot overflow.
+    public func magnitudeBound(input: Double, tensors: [String: QuantizedTensor], inputShape: [Int]) -> Double {
         func values(_ role: String) -> [Float] { tensors[role]?.dequantized().scalars ?? [] }
         func rowSums(_ role: String) -> [Double] {
             guard let weight = tensors[role] else { return [] }
@@ -185,8 +187,14 @@ extension LayerSpec {
             guard [gamma, beta, mean, variance].allSatisfy({ $0.count == channels }) else { return .infinity }
             return (0..<channels).reduce(0.0) { bound, c in
                 let scale = Double(abs(gamma[c])) / (Double(variance[c]) + Double(epsilon)).squareRoot()
-                return max(bound, scale * (input + Double(abs(mean[c]))) + Double(abs(beta[c])))
+                return max(bound, scale, scale * (input + Double(abs(mean[c]))) + Double(abs(beta[c])))
             }
+        case let .pool1D(.average, size, _, _):
+            return input * Double(size)
+        case let .pool2D(.average, height, width, _, _, _):
+            return input * Double(height) * Double(width)
+        case .globalAveragePool:
+            return input * Double(inputShape.dropFirst().dropLast().reduce(1, *))
         case .activation(.sigmoid), .activation(.tanh), .activation(.softmax):
             return 1
         case let .activation(.leakyRelu(alpha)):
@@ -194,7 +202,7 @@ extension LayerSpec {
         case .activation(.logSoftmax):
             // x − max − log Σ exp(x − max): at most 2·input + log(count) below zero; log(count) < 40 for any count.
             return 2 * input + 40
-        case .activation, .pool1D, .pool2D, .globalAveragePool, .flatten:
+        case .activation, .pool1D, .pool2D, .flatten:
             return input
         }
     }

@@ -88,11 +88,13 @@ extension ModelFile {
     func checkMagnitudes(path: String) throws(WeightsFileError) {
         guard var bound = WeightsLimits.inputMagnitude(preprocessing) else { return }
         let scales = Dictionary((activationQuantization ?? []).map { ($0.layer, Double($0.scale)) }, uniquingKeysWith: max)
+        var shape = [1] + input.shape
         for (index, spec) in architecture.enumerated() {
             if let scale = scales[index] { bound = min(bound + scale, 256 * scale) }
             var layerTensors: [String: QuantizedTensor] = [:]
             for (role, _) in spec.tensorShapes { layerTensors[role] = tensors["\(index).\(role)"] }
-            bound = spec.magnitudeBound(input: bound, tensors: layerTensors)
+            bound = spec.magnitudeBound(input: bound, tensors: layerTensors, inputShape: shape)
+            shape = (try? spec.outputShape(for: shape).get()) ?? shape
             guard bound.isFinite, bound <= WeightsLimits.largestSafeMagnitude else {
                 throw WeightsFileError(path: path, problem: .mayOverflow(layer: index, summary: spec.summary, bound: bound))
             }
