@@ -42,7 +42,7 @@ extension ModelFile {
         // The preamble first: a file that is not a weights file, or whose size contradicts its preamble, is
         // refused after 24 bytes, however large it is.
         var preamble = [UInt8](repeating: 0, count: min(size, preambleBytes))
-        let got = try readFully(descriptor, into: &preamble, from: 0, path: path)
+        let got = try readFully(descriptor, into: &preamble, path: path)
         preamble.removeLast(preamble.count - got)
         let prefix = Array(preamble.prefix(magic.count))
         guard prefix == Array(magic.prefix(prefix.count)) else { throw fail(.wrongMagic(found: prefix)) }
@@ -58,20 +58,20 @@ extension ModelFile {
             }
         }
         var bytes = [UInt8](repeating: 0, count: size)
-        let count = try readFully(descriptor, into: &bytes, from: 0, path: path)
+        let count = try readFully(descriptor, into: &bytes, path: path)
         // A file that shrank while being read gives fewer bytes; the decoder reports it as truncated. One that
         // grew is read only up to the size it had.
         bytes.removeLast(bytes.count - count)
         return bytes
     }
 
-    /// Reads into `buffer` from `offset` until it is full or the file ends; returns the bytes read.
-    private static func readFully(_ descriptor: Int32, into buffer: inout [UInt8], from offset: Int, path: String) throws(WeightsFileError) -> Int {
+    /// Reads the file from its start into `buffer` until it is full or the file ends; returns the bytes read.
+    private static func readFully(_ descriptor: Int32, into buffer: inout [UInt8], path: String) throws(WeightsFileError) -> Int {
         var done = 0
         while done < buffer.count {
             let count = buffer.withUnsafeMutableBytes { raw -> Int in
                 guard let base = raw.baseAddress else { return 0 }
-                return pread(descriptor, base + done, raw.count - done, off_t(offset + done))
+                return pread(descriptor, base + done, raw.count - done, off_t(done))
             }
             if count == 0 { break }
             if count < 0 {
