@@ -3,32 +3,23 @@ import Models
 import Tensor
 import Testing
 
-/// `--weights` naming something that is not a weights file, or a file the engine refuses to run: one permanent
+/// `--weights` naming something that is not a regular file, or a file the engine refuses to run: one permanent
 /// warning, no retries, and the fallback answers (or exit 70 without it).
 @Suite("classify: weights paths and refused files")
 struct WeightsPathCommandTests {
     let star = packageRoot.appendingPathComponent("Datasets/examples/star.csv").path
 
-    @Test func aDirectoryFIFOOrSymlinkLoopIsNotRetried() throws {
+    @Test func aFIFOIsOneWarningWithoutRetries() throws {
+        // Each kind of path is checked in ModelsTests (WeightsLimitsTests); here, end to end, that the chain does
+        // not retry it (it did, 10 times, with "You don't have permission") and the open does not block.
         let folder = try testFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let directory = folder.appendingPathComponent("dir.weights").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
         let fifo = folder.appendingPathComponent("fifo.weights").path
         #expect(mkfifo(fifo, 0o644) == 0)
-        let loop = folder.appendingPathComponent("loop.weights").path
-        try FileManager.default.createSymbolicLink(atPath: loop, withDestinationPath: loop)
-        let expected = [
-            (directory, "dir", "is a directory, not a weights file (a regular file)"),
-            (fifo, "fifo", "is a FIFO (named pipe), not a weights file (a regular file)"),
-            (loop, "loop", "cannot be opened: Too many levels of symbolic links (a symbolic-link loop)"),
-        ]
-        for (path, link, message) in expected {
-            let run = try CommandRun.classify(["shape", star, "--weights", path, "--retries", "10"])
-            #expect(run.status == 0, "\(run.standardError)")
-            #expect(run.standardOutput.hasPrefix("star  (confidence 100.0%, model geometric)"))
-            #expect(run.standardError == "warning: \(link): \(path): \(message); trying geometric\n")
-        }
+        let run = try CommandRun.classify(["shape", star, "--weights", fifo, "--retries", "10"])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.hasPrefix("star  (confidence 100.0%, model geometric)"))
+        #expect(run.standardError == "warning: fifo: \(fifo): is a FIFO (named pipe), not a weights file (a regular file); trying geometric\n")
     }
 
     @Test func weightsThatCouldOverflowFallBackAndWithoutFallbackExit70() throws {
