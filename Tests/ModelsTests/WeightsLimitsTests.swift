@@ -42,16 +42,17 @@ enum WorstCase {
         return try shapeFile("worst-shape-pooling", layers)
     }
 
-    /// Rate 200 Hz, window 2048, lags 512, hop 201 and a 1026→1000→2 int8 network: the most operations per
+    /// Rate 100 Hz, window 2048, lags 512, hop 201 and a 1026→1000→2 int8 network: the most operations per
     /// recorded sample (15,553 of 16,384), and a 1 MB file.
     static func motionOperations() throws -> ModelFile {
-        try motionFile("worst-motion-operations", MotionWindowing(window: 2048, hop: 201, rate: 200, lags: 512), hidden: 1000)
+        try motionFile("worst-motion-operations", MotionWindowing(window: 2048, hop: 201, rate: 100, lags: 512), hidden: 1000)
     }
 
-    /// Rate 200 Hz, hop 50 (4 windows a second), lags 127 (1,024 input values a second), window 2048: the most
+    /// Rate 100 Hz, hop 25 (4 windows a second), lags 127 (1,024 input values a second), window 512 (2048 would
+    /// cost more operations per sample than allowed at this hop): the most
     /// windows and input memory per second of recording.
     static func motionWindows() throws -> ModelFile {
-        try motionFile("worst-motion-windows", MotionWindowing(window: 2048, hop: 50, rate: 200, lags: 127), hidden: 1000)
+        try motionFile("worst-motion-windows", MotionWindowing(window: 512, hop: 25, rate: 100, lags: 127), hidden: 1000)
     }
 
     static func all() throws -> [ModelFile] {
@@ -226,19 +227,19 @@ struct WeightsLimitsTests {
             .overLimit(quantity: quantity, value: value, limit: limit)
         }
         #expect(try motion(window: 256, hop: 64, rate: 50, lags: 96) == nil, "the shipped windowing")
-        #expect(try motion(window: 800, hop: 200, rate: 200, lags: 96) == nil)
-        #expect(try motion(window: 800, hop: 200, rate: 200.5, lags: 96) == over("the motion preprocessing's rate (Hz)", 200.5, 200))
+        #expect(try motion(window: 800, hop: 100, rate: 100, lags: 96) == nil)
+        #expect(try motion(window: 800, hop: 100, rate: 100.5, lags: 96) == over("the motion preprocessing's rate (Hz)", 100.5, 100))
         #expect(try motion(window: 2048, hop: 2048, rate: 50, lags: 96) == nil)
         #expect(try motion(window: 2049, hop: 2049, rate: 50, lags: 96) == over("the motion preprocessing's window (samples)", 2049, 2048))
         #expect(try motion(window: 1024, hop: 1024, rate: 50, lags: 512) == nil)
         #expect(try motion(window: 1024, hop: 1024, rate: 50, lags: 513) == over("the motion preprocessing's lags", 513, 512))
-        // 4 windows a second: hop 50 at 200 Hz.
-        #expect(try motion(window: 256, hop: 50, rate: 200, lags: 8) == nil)
-        #expect(try motion(window: 256, hop: 49, rate: 200, lags: 8)
-                == over("motion windows per second of recording (rate / hop)", 200.0 / 49, 4))
+        // 4 windows a second: hop 25 at 100 Hz.
+        #expect(try motion(window: 256, hop: 25, rate: 100, lags: 8) == nil)
+        #expect(try motion(window: 256, hop: 24, rate: 100, lags: 8)
+                == over("motion windows per second of recording (rate / hop)", 100.0 / 24, 4))
         // (2 · 127 + 2) values × 4 windows a second = 1024.
-        #expect(try motion(window: 256, hop: 50, rate: 200, lags: 127) == nil)
-        #expect(try motion(window: 256, hop: 50, rate: 200, lags: 128)
+        #expect(try motion(window: 256, hop: 25, rate: 100, lags: 127) == nil)
+        #expect(try motion(window: 256, hop: 25, rate: 100, lags: 128)
                 == over("motion input values per second of recording ((2 · lags + 2) · rate / hop)", 258 * 4, 1024))
         // (network + 2 · window · lags) / hop with no layers: 2 · 1024 · 32 / 4 = 16,384 exactly; window 1025 → 16,400.
         #expect(try motion(window: 1024, hop: 4, rate: 1, lags: 32, layers: 0) == nil)

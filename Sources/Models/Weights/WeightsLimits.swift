@@ -30,8 +30,9 @@ public enum WeightsLimits {
     /// A segment of a drawing costs at most `size²` pixel tests.
     public static let maximumRasterSize = 64
     /// The motion model's sample rate, Hz (recordings are resampled to it, so it sets how many samples an hour
-    /// holds). Shipped: 50; Core Motion delivers at most 100.
-    public static let maximumMotionRate = 200.0
+    /// holds, and so the memory a long recording takes: a 1-hour recording at 100 Hz is 360,000 samples). Shipped:
+    /// 50; Core Motion delivers at most 100.
+    public static let maximumMotionRate = 100.0
     /// Samples per motion window. Shipped: 256.
     public static let maximumMotionWindow = 2048
     /// Autocorrelation lags per motion signal (the input has `2 · lags + 2` values). Shipped: 96.
