@@ -7,7 +7,8 @@ import Tensor
 /// text, one record per call — the naive twin of `CSVReader`'s reading. Each record is its fields or its error
 /// (line and message); reading goes on after an error from where it stopped, as `nextResult` does.
 func referenceRecords(_ bytes: [UInt8], maximumLineBytes: Int = CSVReader.maximumLineBytes) -> [Result<[String], DataError>] {
-    var position = 0, line = 0, records: [Result<[String], DataError>] = []
+    // A UTF-8 byte-order mark at the very start is not text.
+    var position = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0, line = 0, records: [Result<[String], DataError>] = []
     func error(_ message: String) -> DataError { DataError(file: "f.csv", line: line, message: message) }
     func text(_ field: [UInt8]) -> String? { String(validating: field, as: UTF8.self) }
     outer: while records.count <= bytes.count {
@@ -38,6 +39,7 @@ func referenceRecords(_ bytes: [UInt8], maximumLineBytes: Int = CSVReader.maximu
                     }
                 } else {
                     if byte == UInt8(ascii: "\n") { line += 1 }
+                    if byte == UInt8(ascii: "\r") && (position >= bytes.count || bytes[position] != UInt8(ascii: "\n")) { line += 1 }
                     field.append(byte)
                 }
                 continue
@@ -48,8 +50,9 @@ func referenceRecords(_ bytes: [UInt8], maximumLineBytes: Int = CSVReader.maximu
                 fields.append(value)
                 field.removeAll()
                 fieldStarted = true
-            case UInt8(ascii: "\n"):
-                if field.last == UInt8(ascii: "\r") { field.removeLast() }
+            case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+                // LF, CRLF and a lone CR each end one line.
+                if byte == UInt8(ascii: "\r") && position < bytes.count && bytes[position] == UInt8(ascii: "\n") { position += 1 }
                 if fields.isEmpty && field.isEmpty && !fieldStarted { lineBytes = 0; line += 1; continue }
                 guard let value = text(field) else { records.append(.failure(error("is not UTF-8 text"))); continue outer }
                 records.append(.success(fields + [value]))
@@ -117,6 +120,10 @@ struct CSVReaderTests {
         "timestamp,x\n0.020,-0.4591\n0.040,-0.4538\n1,00000000000000000000001\n",
         "a,b\n\r\n,\n1,2",
         "a\n1\n\n2\n\"\"\n",
+        // Line ends of every kind, and a byte-order mark.
+        "\u{FEFF}a,b\r1,2\r\r3,4\r\n5,6\n\r7,8\r",
+        "a,b\r\"x\ry\",1\r\"p\r\nq\",2\r3,\"\u{FEFF}\"\r\r\n",
+        "\u{FEFF}\r\na,b\r\n1,2",
     ]
 
     @Test(arguments: awkwardFiles.indices)

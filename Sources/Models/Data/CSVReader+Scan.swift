@@ -1,6 +1,6 @@
 /// The plain-record scan of `CSVReader.readPlainRecord`: a line's commas and end, eight bytes at a time.
 extension CSVReader {
-    /// The end of the line that starts at `start` in `bytes` (its newline) with where its commas are (in
+    /// The end of the line that starts at `start` in `bytes` (its LF, or a CR that no LF follows) with where its commas are (in
     /// `fieldEnds`, their count) and its bytes or-ed together; `nil` when the line holds a quote or a NUL, more
     /// commas than `fieldEnds` can take, or runs past the end of `bytes`.
     ///
@@ -37,6 +37,10 @@ extension CSVReader {
                 fields += 1
             case UInt8(ascii: "\n"):
                 return (i, fields, bits)
+            case UInt8(ascii: "\r"):
+                // CRLF: the LF ends the line. A lone CR ends it here; at the end of `bytes` it is undecided.
+                guard i + 1 < bytes.count else { return (nil, 0, 0) }
+                if bytes[i + 1] != UInt8(ascii: "\n") { return (i, fields, bits) }
             case UInt8(ascii: "\""), 0:
                 return (nil, 0, 0)
             default:

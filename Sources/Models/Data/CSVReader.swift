@@ -6,6 +6,10 @@ import Foundation
 /// Columns are found by name, in any order; unknown columns are ignored. Fields may be quoted (`"a,b"`, with
 /// `""` for a quote). Blank lines are skipped. Every problem is a `DataError` naming the file, the line and,
 /// for a field, its column.
+///
+/// Lines may end in LF (Unix), CRLF (Windows) or a lone CR (classic Mac OS, and what some spreadsheets still
+/// export): each ends one line, a CR followed by LF only one. A UTF-8 byte-order mark (`EF BB BF`, which Excel
+/// and Windows tools write) at the very start of the file is skipped; anywhere else it is text.
 public struct CSVReader {
     /// The file's name as errors show it.
     public let file: String
@@ -25,6 +29,8 @@ public struct CSVReader {
     private var fieldBytes: [UInt8] = []
     private var fieldEnds: [Int] = []
     private var fieldCount = 0
+    /// Whether the last record was read whole but refused for its number of fields.
+    private var miscounted = false
 
     /// Opens `path` (`-` reads standard input) and reads its header.
     public init(path: String) throws(DataError) {
@@ -41,6 +47,7 @@ public struct CSVReader {
             }
             handle = opened
         }
+        try skipByteOrderMark()
         guard let first = try nextRecord() else {
             throw DataError(file: path, line: 1, message: "the file is empty; expected a header row of column names")
         }
@@ -79,16 +86,30 @@ public struct CSVReader {
         var start = rest.startIndex, line = lineNumber
         for part in 1...parts where start < rest.endIndex {
             var end = part == parts ? rest.endIndex : max(start, rest.startIndex + rest.count * part / parts)
-            while end < rest.endIndex && rest[end - 1] != UInt8(ascii: "\n") { end += 1 }
+            while end < rest.endIndex && !Self.endsLine(rest, at: end - 1) { end += 1 }
             if end == start { continue }
             let bytes = Array(rest[start..<end])
             readers.append(Part(file: file, header: header, bytes: bytes, lineNumber: line))
-            line += bytes.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+            line += bytes.indices.reduce(0) { $0 + (Self.endsLine(bytes[...], at: $1) ? 1 : 0) }
             start = end
         }
         buffer = []
         position = 0
         return readers
+    }
+
+    /// Whether `bytes[index]` ends a line: an LF, or a CR that no LF follows (a CR at the end of `bytes` ends one).
+    static func endsLine(_ bytes: ArraySlice<UInt8>, at index: Int) -> Bool {
+        bytes[index] == UInt8(ascii: "\n")
+            || (bytes[index] == UInt8(ascii: "\r") && (index + 1 == bytes.endIndex || bytes[index + 1] != UInt8(ascii: "\n")))
+    }
+
+    /// Skips a UTF-8 byte-order mark at the start of the file (Excel's "CSV UTF-8" begins with one), so that the
+    /// first column's name is not `\u{FEFF}x`.
+    private mutating func skipByteOrderMark() throws(DataError) {
+        let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
+        while buffer.count < mark.count, try fill() {}
+        if buffer.starts(with: mark) { position = mark.count }
     }
 
     /// The positions of `names` in the header; a missing one is an error that lists what the header has.
@@ -117,11 +138,21 @@ public struct CSVReader {
     /// `false` at the end of the file; `field(_:)` and `number(column:)` read it. The same checks and errors as
     /// `next()`.
     public mutating func advance() throws(DataError) -> Bool {
+        miscounted = false
         guard try readRecord() else { return false }
         guard fieldCount == header.count else {
+            miscounted = true
             throw DataError(file: file, line: lineNumber, message: "\(fieldCount) fields, but the header has \(header.count)")
         }
         return true
+    }
+
+    /// Field `index` of the record the last `advance()` (or `next()`) refused for its number of fields — it was
+    /// read whole, only with more or fewer fields than the header — or `nil`: the last record was not refused so,
+    /// or has no field `index`. Readers use it to report a bad row under its own id (drawing, session) rather
+    /// than the previous row's.
+    public func fieldOfMiscountedRecord(_ index: Int) -> String? {
+        miscounted && index >= 0 && index < fieldCount ? field(index) : nil
     }
 
     /// Field `index` of the record `advance()` read.
@@ -250,12 +281,14 @@ public struct CSVReader {
         }
     }
 
-    /// Bytes that end a run of plain field bytes: comma, newline, quote, NUL.
-    private static let stops: [Bool] = (0..<256).map { [UInt8(ascii: ","), UInt8(ascii: "\n"), UInt8(ascii: "\""), 0].contains(UInt8($0)) }
+    /// Bytes that end a run of plain field bytes: comma, LF, CR, quote, NUL.
+    private static let stops: [Bool] = (0..<256).map {
+        [UInt8(ascii: ","), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\""), 0].contains(UInt8($0))
+    }
 
     /// Reads the next non-blank record into `fieldBytes` and `fieldEnds`; `false` at the end of the file.
     ///
-    /// Byte by byte this is: a comma ends a field, a newline the record (less one carriage return before it); a
+    /// Byte by byte this is: a comma ends a field, an LF, a CRLF or a lone CR the record; a
     /// quote at a field's start opens a quoted field, in which `""` is a quote and a newline is text; a NUL outside
     /// quotes is an error; a line whose only field is empty is skipped. Runs of other bytes are copied at once.
     /// Every error is thrown at the byte where the byte-by-byte reading would throw it, so the reader goes on
@@ -290,6 +323,11 @@ public struct CSVReader {
                         }
                     } else {
                         if byte == UInt8(ascii: "\n") { lineNumber += 1 }
+                        if byte == UInt8(ascii: "\r") {
+                            // A line of its own unless an LF follows (which counts it).
+                            if position >= buffer.count { _ = try fill() }
+                            if position >= buffer.count || buffer[position] != UInt8(ascii: "\n") { lineNumber += 1 }
+                        }
                         bits |= byte
                         fieldBytes.append(byte)
                     }
@@ -325,8 +363,12 @@ public struct CSVReader {
                 case UInt8(ascii: ","):
                     try endField(from: &fieldStart, bits: &bits)
                     fieldStarted = true
-                case UInt8(ascii: "\n"):
-                    if fieldBytes.count > fieldStart && fieldBytes.last == UInt8(ascii: "\r") { fieldBytes.removeLast() }
+                case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+                    if byte == UInt8(ascii: "\r") {
+                        // CRLF ends one line; a lone CR ends one too.
+                        if position >= buffer.count { _ = try fill() }
+                        if position < buffer.count && buffer[position] == UInt8(ascii: "\n") { position += 1 }
+                    }
                     if fieldEnds.isEmpty && fieldBytes.count == fieldStart && !fieldStarted {
                         lineBytes = 0
                         lineNumber += 1

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+@testable import Models
+import Tensor
+
+/// Files and drawings a hostile or careless user gives the readers and recognizers (issue 12): each is read
+/// right or refused with a precise error, and nothing traps.
+@Suite("Hostile input: byte-order marks, line endings, coordinate range, degenerate drawings, resampling")
+struct HostileInputTests {
+    func write(_ text: String, named name: String = "hostile") throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString).csv")
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    static let square = "stroke,x,y\n0,0,0\n0,10,0\n0,10,10\n0,0,10\n1,5,5\n"
+
+    /// Rows of a raw-accelerometer recording with timestamps `spacing` s apart.
+    static func recording(spacing: Double, count: Int) -> String {
+        "timestamp,acc.x,acc.y,acc.z\n" + (0..<count).map { String(format: "%.3f,0,%.3f,-1", Double($0) * spacing, 0.5 * sin(Double($0))) }
+            .joined(separator: "\n") + "\n"
+    }
+
+    @Test func aByteOrderMarkIsSkippedByEveryReader() throws {
+        let plain = try DrawingReader.read(try write(Self.square))
+        let marked = try DrawingReader.read(try write("\u{FEFF}" + Self.square))
+        #expect(marked == plain)
+        #expect(marked.strokes.count == 2, "the first column, stroke, is found behind the mark")
+        let drawing = try DrawingReader.read(try write("\u{FEFF}x,y\n0,0\n1,0\n1,1\n"))
+        #expect(drawing.pointCount == 3)
+
+        let recording = try MotionRecordingReader.read(try write("\u{FEFF}" + Self.recording(spacing: 0.04, count: 300)))
+        #expect(recording.assumedRate == nil, "the timestamp column is found behind the mark")
+        #expect(recording.sourceRate.map { abs($0 - 25) < 1e-6 } == true, "\(String(describing: recording.sourceRate))")
+        // Only at the very start: elsewhere it is text, and a column named with it is not the column.
+        let inside = try CSVReader(path: try write("a,\u{FEFF}b\n1,2\n"))
+        #expect(inside.header == ["a", "\u{FEFF}b"])
+    }
+
+    @Test func lfCrlfAndCrLineEndingsReadAlike() throws {
+        let drawings = try ["\n", "\r\n", "\r"].map { end in
+            try DrawingReader.read(try write(Self.square.replacingOccurrences(of: "\n", with: end)))
+        }
+        #expect(drawings[1] == drawings[0] && drawings[2] == drawings[0])
+        #expect(drawings[2].pointCount == 5 && drawings[2].strokes.count == 2)
+
+        let text = Self.recording(spacing: 0.02, count: 400)
+        let recordings = try ["\n", "\r\n", "\r"].map { end in
+            try MotionRecordingReader.read(try write(text.replacingOccurrences(of: "\n", with: end)))
+        }
+        for recording in recordings.dropFirst() {
+            #expect(recording.segments.map(\.count) == recordings[0].segments.map(\.count))
+            #expect(recording.sourceRate == recordings[0].sourceRate)
+        }
+        // Errors name the right line whatever ends the lines (a blank line counts).
+        for end in ["\n", "\r\n", "\r"] {
+            let path = try write(["x,y", "0,0", "", "1,zero", "2,2"].joined(separator: end) + end)
+            #expect(throws: DataError(file: path, line: 4, column: (2, "y"), message: "'zero' is not a number")) {
+                try DrawingReader.read(path)
+            }
+        }
+    }
+
+    @Test func emptyAndHeaderOnlyFilesAndNonNumbersArePrecise() throws {
+        let empty = try write("")
+        #expect(throws: DataError(file: empty, line: 1, message: "the file is empty; expected a header row of column names")) {
+            try DrawingReader.read(empty)
+        }
+        let bomOnly = try write("\u{FEFF}\r\n")
+        #expect(throws: DataError(file: bomOnly, line: 1, message: "the file is empty; expected a header row of column names")) {
+            try MotionRecordingReader.read(bomOnly)
+        }
+        let header = try write("x,y\r")
+        #expect(throws: DataError(file: header, line: 2, message: "no points: the file has a header but no rows")) {
+            try DrawingReader.read(header)
+        }
+        for text in ["nan", "inf", "-infinity", "1e999"] {
+            let path = try write("x,y\n0,0\n\(text),1\n")
+            #expect(throws: DataError.self) { try DrawingReader.read(path) }
+        }
+    }
+}
