@@ -61,6 +61,61 @@ struct HostileInputTests {
         }
     }
 
+    @Test func coordinatesOutsideTheRangeAreRefusedWithTheirPlace() throws {
+        for value in ["1e300", "-1e300", "1e16", "-2e15"] {
+            let path = try write("x,y\n0,0\n1,\(value)\n2,2\n")
+            #expect(throws: DataError(file: path, line: 3, column: (2, "y"),
+                                      message: "\(Double(value) ?? 0) is outside the coordinate range ±1e15; coordinates are screen positions (any unit and offset)")) {
+                try DrawingReader.read(path)
+            }
+        }
+        let edge = try DrawingReader.read(try write("x,y\n-1e15,0\n1e15,1e15\n0,1e15\n"))
+        #expect(ShapeRasterizer.shipped.problem(with: edge) == nil)
+    }
+
+    /// Drawings at the edges of `Double` — denormal and zero spans, spans of 1e10 against 1e-300, extreme aspect
+    /// ratios, the largest finite values — through the problem check, both rasterizers and the geometric
+    /// recognizer: an answer or a precise problem, never a trap, and the fast rasterizer still the reference's twin.
+    @Test(arguments: [
+        [(0.0, 0.0), (1e-320, 0)], [(0, 0), (1e10, 0)], [(0, 0), (1e10, 1e-300)], [(0, 0), (5e-324, 5e-324), (1e-320, 0)],
+        [(0, 0), (1e15, 0), (1e15, 1e-5), (0, 1e-5)], [(0, 0), (1, 0), (1, 1e-300), (0, 1e-300)], [(-1e15, -1e15), (1e15, 1e15), (1e15, -1e15)],
+        [(1.7e308, 0), (-1.7e308, 1), (0, 1.7e308)], [(0, 0), (.nan, 1), (1, 1)], [(0, 0), (.infinity, 1), (1, 1)],
+        [(1e-200, 0), (0, 1e-200), (1e-200, 1e-200), (0, 0)], [(1e14, 1e14), (1e14 + 0.125, 1e14), (1e14, 1e14 + 0.125)],
+    ])
+    func degenerateDrawingsNeverTrap(points: [(Double, Double)]) throws {
+        let drawing = Drawing(strokes: [points.map { DrawingPoint(x: $0.0, y: $0.1) }])
+        let rasterizer = ShapeRasterizer.shipped
+        let problem = rasterizer.problem(with: drawing)
+        let fast = rasterizer.rasterize(drawing).scalars
+        let reference = rasterizer.rasterizeReference(drawing).scalars
+        if problem == nil {
+            #expect(fast == reference, "fast and reference images differ for \(points)")
+            #expect(fast.allSatisfy { $0 >= 0 && $0 <= 1 } && fast.contains { $0 > 0 })
+        }
+        let geometric = ShapeRecognizer(engine: .geometric, model: "geometric")
+        do {
+            let answer = try geometric.recognize(drawing)
+            #expect(problem == nil)
+            #expect(answer.probabilities.allSatisfy { $0.probability.isFinite } && answer.confidence.isFinite)
+        } catch {
+            #expect(problem.map { error.message == $0 } == true, "\(error.message)")
+        }
+        if let measures = try? GeometricRecognizer().measure(drawing) {
+            #expect(measures.pathOverHull.isFinite && measures.rectangularity.isFinite)
+        }
+    }
+
+    @Test func theGeometricRecognizerSeesASquareAtAnyScale() throws {
+        for (side, offset) in [(1e-170, 0.0), (1e-100, 1e-95), (1, 0), (1e12, -1e14)] {
+            let square = Drawing(strokes: [[(0.0, 0.0), (1, 0), (1, 1), (0, 1), (0, 0)].map {
+                DrawingPoint(x: offset + $0.0 * side, y: offset + $0.1 * side)
+            }])
+            let measures = try GeometricRecognizer().measure(square)
+            #expect(abs(measures.rectangularity - 1) < 1e-6 && abs(measures.pathOverHull - 1) < 1e-6, "side \(side): \(measures)")
+            #expect(try GeometricRecognizer().classify(square).label == "square")
+        }
+    }
+
     @Test func emptyAndHeaderOnlyFilesAndNonNumbersArePrecise() throws {
         let empty = try write("")
         #expect(throws: DataError(file: empty, line: 1, message: "the file is empty; expected a header row of column names")) {

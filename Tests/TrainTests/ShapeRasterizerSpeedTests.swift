@@ -167,8 +167,12 @@ struct ShapeRasterizerSpeedTests {
 
     @Test func awkwardDrawingsAreTheSameBitForBit() {
         let drawings = awkwardDrawings()
+        // Beyond `Drawing.largestCoordinate` a drawing is refused, yet the twins still agree on it.
+        let outOfRange: Set = ["huge", "near the largest numbers"]
         for (name, drawing) in drawings {
-            #expect(ShapeRasterizer.shipped.problem(with: drawing) == nil, "\(name) is a drawing the rasterizer accepts")
+            let problem = ShapeRasterizer.shipped.problem(with: drawing)
+            #expect(outOfRange.contains(name) ? problem?.hasPrefix("a point is outside the coordinate range") == true : problem == nil,
+                    "\(name): \(problem ?? "accepted")")
         }
         var rasterizers = Self.rasterizers
         rasterizers.append(ShapeRasterizer(size: 16, lineWidth: 3.7, margin: 0.3, canonical: true, maxStretch: 4))

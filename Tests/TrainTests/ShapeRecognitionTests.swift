@@ -167,10 +167,13 @@ struct ShapeRecognitionTests {
         }
         #expect(rasterizer.problem(with: square(side: 1e-6, at: 1e6))?.hasPrefix("the drawing is too small to see") == true)
         #expect(rasterizer.problem(with: Drawing(strokes: [[DrawingPoint(x: -1.5e308, y: 0), DrawingPoint(x: 1.5e308, y: 1)]]))?
-            .hasPrefix("the drawing spans more than the largest number") == true)
+            .hasPrefix("a point is outside the coordinate range ±1e15") == true)
         let normal = rasterizer.rasterize(square(side: 100)).scalars
-        for (side, offset) in [(1e-170, 0.0), (1e-100, 0), (1e150, 0), (1e300, 0), (1e307, 1.6e308), (1e-3, -1e5)] {
-            #expect(rasterizer.problem(with: square(side: side, at: offset)) == nil)
+        // Beyond ±1e15 a drawing is refused (`Drawing.largestCoordinate`), yet the rasterizer still draws it right.
+        for (side, offset) in [(1e-170, 0.0), (1e-100, 0), (1e14, 0), (1e150, 0), (1e300, 0), (1e307, 1.6e308), (1e-3, -1e5)] {
+            let refused = side + offset > Drawing.largestCoordinate
+            #expect((rasterizer.problem(with: square(side: side, at: offset))?.hasPrefix("a point is outside the coordinate range") ?? false) == refused,
+                    "side \(side) at \(offset)")
             let image = rasterizer.rasterize(square(side: side, at: offset)).scalars
             let worst = zip(image, normal).map { abs($0 - $1) }.max() ?? 1
             #expect(worst < 1e-4, "a square of side \(side) at \(offset): max pixel difference \(worst) from a square of side 100")

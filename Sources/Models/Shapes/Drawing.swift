@@ -40,3 +40,22 @@ public struct Drawing: Sendable, Equatable {
         return any ? (minX, minY, maxX, maxY) : nil
     }
 }
+
+extension Drawing {
+    /// The largest magnitude a coordinate may have: 10¹⁵.
+    ///
+    /// Coordinates are screen positions in any unit and with any offset, so the range is wide — a canvas of
+    /// 10⁵ pixels measured in nanometres is still 10¹⁰ times inside it — yet it keeps every product of two
+    /// coordinates (≤ 10³⁰) and every sum of a drawing's products far from `Double`'s overflow, so no recognizer's
+    /// arithmetic can turn a finite drawing into an infinity or a NaN. Just above it (2⁵³ ≈ 9·10¹⁵) a `Double` no
+    /// longer holds every whole number: a value that large is not a position a pen or touch screen reported but a
+    /// mistake in the file (an id or a timestamp in the x column, a corrupt number). There is no smallest
+    /// magnitude: how small a drawing may be is a rule about its extent (`ShapeRasterizer.smallestExtent`).
+    public static let largestCoordinate = 1e15
+
+    /// Why `value` (a finite number) cannot be a coordinate, or `nil`: its magnitude is above `largestCoordinate`.
+    public static func coordinateProblem(_ value: Double) -> String? {
+        guard abs(value) > largestCoordinate else { return nil }
+        return "\(value) is outside the coordinate range ±1e15; coordinates are screen positions (any unit and offset)"
+    }
+}

@@ -5,7 +5,16 @@ public enum DrawingReader {
     /// dataset by mistake.
     public static let maximumPoints = 1_000_000
 
-    /// The drawing in the file, checked: finite numbers, whole non-negative stroke indices, at least one point.
+    /// `field` of column `index` as a coordinate: a finite number within `Drawing.largestCoordinate`.
+    static func coordinate(_ field: String, column index: Int, reader: CSVReader) throws(DataError) -> Double {
+        let value = try reader.number(field, column: index)
+        if let problem = Drawing.coordinateProblem(value) {
+            throw DataError(file: reader.file, line: reader.lineNumber, column: (index + 1, reader.header[index]), message: problem)
+        }
+        return value
+    }
+
+    /// The drawing in the file, checked: finite coordinates within `Drawing.largestCoordinate`, whole non-negative stroke indices, at least one point.
     public static func read(_ path: String) throws(DataError) -> Drawing {
         var reader = try CSVReader(path: path)
         let columns = try reader.columns(["x", "y"])
@@ -28,8 +37,8 @@ public enum DrawingReader {
                 stroke = Int(value)
             }
             let point = DrawingPoint(
-                x: try reader.number(fields[columns[0]], column: columns[0]),
-                y: try reader.number(fields[columns[1]], column: columns[1]),
+                x: try coordinate(fields[columns[0]], column: columns[0], reader: reader),
+                y: try coordinate(fields[columns[1]], column: columns[1], reader: reader),
                 t: try tColumn.map { column throws(DataError) in try reader.number(fields[column], column: column) })
             if strokes[stroke] == nil { order.append(stroke) }
             strokes[stroke, default: []].append(point)

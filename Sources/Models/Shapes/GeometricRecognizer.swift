@@ -20,11 +20,20 @@ public struct GeometricRecognizer: Sendable {
     public init() {}
 
     /// The two measurements of a drawing, or why there are none (fewer than 3 distinct points, no area).
+    ///
+    /// Both are ratios, so they are measured in units of the drawing's size from its corner: no product of
+    /// coordinates overflows or underflows at any scale or place (a square of side 10⁻¹⁷⁰ is a square), and a
+    /// drawing whose points span no finite, non-zero extent has no measurements.
     public func measure(_ drawing: Drawing) throws(DataError) -> (pathOverHull: Double, rectangularity: Double) {
-        let points = drawing.strokes.joined().map { (x: $0.x, y: $0.y) }
-        guard points.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else {
+        guard drawing.strokes.joined().allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else {
             throw DataError(file: "drawing", message: "a point is not a finite number")
         }
+        guard let bounds = drawing.bounds, case let extent = max(bounds.maxX - bounds.minX, bounds.maxY - bounds.minY),
+              extent > 0, extent.isFinite else {
+            throw DataError(file: "drawing", message: "the drawing has no area (its points lie on a line or on one spot)")
+        }
+        let unit = { (point: DrawingPoint) in (x: (point.x - bounds.minX) / extent, y: (point.y - bounds.minY) / extent) }
+        let points = drawing.strokes.joined().map(unit)
         let hull = convexHull(points)
         let hullArea = area(hull)
         let hullPerimeter = perimeter(hull, closed: true)
@@ -33,9 +42,13 @@ public struct GeometricRecognizer: Sendable {
         }
         var pathLength = 0.0
         for stroke in drawing.strokes {
-            pathLength += perimeter(stroke.map { (x: $0.x, y: $0.y) }, closed: false)
+            pathLength += perimeter(stroke.map(unit), closed: false)
         }
-        return (pathLength / hullPerimeter, hullArea / minimumRectangleArea(hull))
+        let measures = (pathOverHull: pathLength / hullPerimeter, rectangularity: hullArea / minimumRectangleArea(hull))
+        guard measures.pathOverHull.isFinite, measures.rectangularity.isFinite else {
+            throw DataError(file: "drawing", message: "the drawing has no area (its points lie on a line or on one spot)")
+        }
+        return measures
     }
 
     /// The most likely shape with probabilities for each class.

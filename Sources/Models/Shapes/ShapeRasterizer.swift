@@ -76,7 +76,8 @@ public struct ShapeRasterizer: Sendable, Equatable {
         self.init(size: Int(size), lineWidth: width, margin: margin, canonical: canonical, maxStretch: maxStretch)
     }
 
-    /// Why a drawing cannot be rasterized (no points, a NaN, all points in one place), or `nil`.
+    /// Why a drawing cannot be rasterized (no points, a NaN, all points in one place, a coordinate beyond
+    /// `Drawing.largestCoordinate`, an extent too small for its coordinates' precision), or `nil`.
     public func problem(with drawing: Drawing) -> String? {
         // One pass: count, finiteness and bounds (this runs for every drawing classified).
         var count = 0, finite = true
@@ -101,9 +102,9 @@ public struct ShapeRasterizer: Sendable, Equatable {
         }
         let extent = max(bounds.maxX - bounds.minX, bounds.maxY - bounds.minY)
         let largest = max(abs(bounds.minX), abs(bounds.maxX), abs(bounds.minY), abs(bounds.maxY))
-        guard extent.isFinite else {
-            return "the drawing spans more than the largest number (its points run from \(bounds.minX) to \(bounds.maxX) "
-                + "and \(bounds.minY) to \(bounds.maxY)); scale it down"
+        guard largest <= Drawing.largestCoordinate else {
+            return "a point is outside the coordinate range ±1e15 (the points run from \(bounds.minX) to \(bounds.maxX) "
+                + "and \(bounds.minY) to \(bounds.maxY)); coordinates are screen positions (any unit and offset)"
         }
         guard extent >= Self.smallestExtent, extent >= Self.relativePrecision * largest else {
             return "the drawing is too small to see: it spans \(extent) at coordinates up to \(largest); it must span at least "
@@ -227,6 +228,13 @@ public struct ShapeRasterizer: Sendable, Equatable {
         return minimumRectangle(hull).direction
     }
 
+    /// `value` (finite) rounded by `rule` to a pixel index after clamping to −1…size, as the C kernel does: the
+    /// callers clamp to the image anyway, and a coordinate far outside it cannot overflow `Int`.
+    @inline(__always)
+    private func pixel(_ value: Double, _ rule: FloatingPointRoundingRule) -> Int {
+        Int(min(max(value, -1), Double(size)).rounded(rule))
+    }
+
     /// Lights the pixels near the segment (x0, y0)–(x1, y1).
     @inline(__always)
     private func drawSegment(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, reach: Double,
@@ -236,10 +244,8 @@ public struct ShapeRasterizer: Sendable, Equatable {
         let lengthSquared = dx * dx + dy * dy
         let inverseLength = lengthSquared > 0 ? 1 / lengthSquared : 0
         let reachSquared = reach * reach
-        let firstX = max(0, Int((min(x0, x1) - reach).rounded(.up)))
-        let lastX = min(size - 1, Int((max(x0, x1) + reach).rounded(.down)))
-        let firstY = max(0, Int((min(y0, y1) - reach).rounded(.up)))
-        let lastY = min(size - 1, Int((max(y0, y1) + reach).rounded(.down)))
+        let firstX = max(0, pixel(min(x0, x1) - reach, .up)), lastX = min(size - 1, pixel(max(x0, x1) + reach, .down))
+        let firstY = max(0, pixel(min(y0, y1) - reach, .up)), lastY = min(size - 1, pixel(max(y0, y1) + reach, .down))
         guard firstX <= lastX, firstY <= lastY else { return }
         for py in firstY...lastY {
             let qy = Double(py) - y0

@@ -109,7 +109,7 @@ public struct ShapeRecognizer: Sendable {
             let gap = ShapeUncertainty.closingGap(drawing)
             guard gap <= ShapeUncertainty.closingGapThreshold else {
                 return ShapeAnswer(decision, label: DecisionRule.unknownLabel, uncertain: true,
-                                   reason: "the drawing is open (its ends are \(Int((gap * 100).rounded()))% of its size apart); "
+                                   reason: "the drawing is open (its ends are \(gap.isFinite ? "\(Int((min(gap, 1e9) * 100).rounded()))" : "\(gap)")% of its size apart); "
                                        + "the geometric recognizer knows only closed outlines",
                                    model: model, attempts: attempts, view: nil)
             }
