@@ -116,6 +116,32 @@ struct HostileInputTests {
         }
     }
 
+    @Test func resamplingIsBoundedByTheInput() throws {
+        // Every other sample 2.5 s after the last (gaps short enough to bridge at a 256-sample window): the median
+        // rate is 50 Hz, yet interpolation would make 63 samples per row.
+        var rows = ["timestamp,acc.x,acc.y,acc.z"], time = 0.0
+        for i in 0..<400 {
+            rows.append(String(format: "%.3f,0,%.3f,-1", time, 0.5 * sin(Double(i))))
+            time += i % 2 == 0 ? 0.02 : 2.5
+        }
+        let path = try write(rows.joined(separator: "\n") + "\n")
+        #expect(throws: DataError.self) { try MotionRecordingReader.read(path, window: 256) }
+        do {
+            _ = try MotionRecordingReader.read(path, window: 256)
+        } catch {
+            // 501.5 s at 50 Hz.
+            #expect(error.message.hasPrefix("resampling to 50 Hz would make 25076 samples of 400 (more than 10 per sample)"), "\(error.message)")
+        }
+        // The count checked is the count made: a 10 Hz recording with a bridged gap and a split.
+        var times = (0..<300).map { Double($0) * 0.1 }
+        times += (0..<50).map { 31.5 + Double($0) * 0.1 }
+        times += (0..<50).map { 60 + Double($0) * 0.1 }
+        let values = times.map { _ in [0, 0, -1, 0, 0, 0, 0, 0, 0.0] }
+        let recording = MotionRecordingReader.assemble(values, times: times, coreMotion: false, rate: 50, window: 128)
+        #expect(Double(recording.segments.map(\.count).reduce(0, +)) == MotionRecordingReader.resampledCount(times, rate: 50, window: 128))
+        #expect(recording.segments.count == 2)
+    }
+
     @Test func emptyAndHeaderOnlyFilesAndNonNumbersArePrecise() throws {
         let empty = try write("")
         #expect(throws: DataError(file: empty, line: 1, message: "the file is empty; expected a header row of column names")) {

@@ -59,7 +59,7 @@ public enum MotionRecordingReader {
         guard times.count >= 2 else { throw DataError(file: path, line: 2, message: "\(times.count) samples; a recording needs at least one window (\(window))") }
         let assumed = timeColumn == nil ? assumedRate : nil
         if let problem = rateProblem(sourceRate: medianRate(times), assumedRate: assumed) { throw DataError(file: path, message: problem) }
-        try checkSpan(times, rate: rate, file: path)
+        try checkSpan(times, rate: rate, window: window, file: path)
         return assemble(rows: values, times: times, coreMotion: coreMotion, rate: rate, window: window, assumedRate: assumed)
     }
 
@@ -145,12 +145,45 @@ public enum MotionRecordingReader {
     /// spread so far apart that resampling would fill gigabytes.
     public static let maximumResampledSamples = 10_000_000
 
-    /// Throws when `times` span more than `maximumResampledSamples` at `rate`.
-    public static func checkSpan(_ times: [Double], rate: Double, file: String, line: Int? = nil) throws(DataError) {
-        guard let first = times.first, let last = times.last, (last - first) * rate > Double(maximumResampledSamples) else { return }
-        throw DataError(file: file, line: line, message: String(
-            format: "the timestamps span %.0f s, which at %.0f Hz would be more than %d samples; are they in seconds?",
-            last - first, rate, maximumResampledSamples))
+    /// The most samples resampling to `rate` may make per sample read (plus one window): twice the
+    /// upsampling of a recording at `minimumSampleRate` (10 at 50 Hz). An honest recording at an accepted rate
+    /// needs at most half of it, even with gaps bridged; more means timestamps far apart between many samples
+    /// (gaps up to a window long, which are interpolated rather than split), which would make up most of the
+    /// signal and cost memory out of proportion to the file.
+    public static func maximumUpsampling(rate: Double) -> Double { 2 * max(1, rate / minimumSampleRate) }
+
+    /// How many samples `assemble` makes of `times` at `rate`: each piece between gaps longer than `window`
+    /// samples resampled on its own. In `Double`, so that any finite times give a finite count or +∞.
+    public static func resampledCount(_ times: [Double], rate: Double, window: Int) -> Double {
+        let windowSeconds = Double(window) / rate
+        var total = 0.0, pieceStart = 0
+        for i in 1...max(times.count, 1) where !times.isEmpty {
+            if i == times.count || times[i] - times[i - 1] > windowSeconds {
+                total += i - pieceStart > 1 ? ((times[i - 1] - times[pieceStart]) * rate + 1e-6).rounded(.down) + 1 : 1
+                pieceStart = i
+            }
+        }
+        return total
+    }
+
+    /// Throws unless resampling `times` to `rate` stays within `maximumResampledSamples` and within
+    /// `maximumUpsampling(rate:)` samples per sample read (plus a window): what `assemble` may allocate is
+    /// bounded before it allocates.
+    public static func checkSpan(_ times: [Double], rate: Double, window: Int = 256, file: String, line: Int? = nil) throws(DataError) {
+        guard let first = times.first, let last = times.last else { return }
+        let count = resampledCount(times, rate: rate, window: window)
+        if count > Double(maximumResampledSamples) {
+            throw DataError(file: file, line: line, message: String(
+                format: "the timestamps span %.0f s, which at %.0f Hz would be more than %d samples; are they in seconds?",
+                last - first, rate, maximumResampledSamples))
+        }
+        let limit = maximumUpsampling(rate: rate)
+        if count > limit * Double(times.count) + Double(window) {
+            throw DataError(file: file, line: line, message: String(
+                format: "resampling to %.0f Hz would make %.0f samples of %d (more than %g per sample): the timestamps span "
+                    + "%.0f s with long gaps between many samples, which interpolation would fill with straight lines; "
+                    + "check the timestamp column", rate, count, times.count, limit, last - first))
+        }
     }
 
     /// The largest magnitude a sensor value may have: 1000 g (or m/s²) or rad/s is far beyond any phone's
@@ -188,7 +221,8 @@ public enum MotionRecordingReader {
     /// The recording from parsed rows: `values` holds, per sample, gravity and user acceleration (Core Motion)
     /// or raw acceleration and three zeros, then the rotation rate. Converts m/s² to g, separates gravity from raw
     /// acceleration, splits at gaps longer than a window and resamples each piece to `rate`.
-    /// `assumedRate` is the rate the times were made from when the recording has no timestamps.
+    /// `assumedRate` is the rate the times were made from when the recording has no timestamps. `times` must
+    /// increase and pass `checkSpan` (a precondition: they bound what resampling allocates).
     public static func assemble(_ values: [[Double]], times: [Double], coreMotion: Bool, rate: Double, window: Int,
                                 assumedRate: Double? = nil) -> MotionRecording {
         precondition(values.allSatisfy { $0.count == 9 }, "MotionRecordingReader.assemble: rows of \(Set(values.map(\.count)).sorted()) values, expected 9")
@@ -263,7 +297,10 @@ public enum MotionRecordingReader {
     static func resample(_ samples: ArraySlice<MotionSample>, times: ArraySlice<Double>, rate: Double) -> [MotionSample] {
         guard let first = times.first, let last = times.last, samples.count > 1 else { return Array(samples) }
         // A hair of slack: 5.1 s · 50 Hz is 254.99999999999997 in floating point, and must give 256 samples.
-        let count = Int(((last - first) * rate + 1e-6).rounded(.down)) + 1
+        let steps = ((last - first) * rate + 1e-6).rounded(.down)
+        precondition(steps >= 0 && steps < Double(maximumResampledSamples),
+                     "MotionRecordingReader.resample: times \(first)…\(last) at \(rate) Hz make \(steps + 1) samples; check them with checkSpan first")
+        let count = Int(steps) + 1
         var result: [MotionSample] = []
         result.reserveCapacity(count)
         // The slices keep their arrays' indices: j counts from their starts.

@@ -42,8 +42,9 @@ extension MotionDataset {
             case let .success(row):
                 fields = row
             case let .failure(error):
-                // A row that cannot be split into fields spoils the session above it.
-                let id = lastId ?? "line \(reader.lineNumber)"
+                // A row with the wrong number of fields still names its session; one that cannot be split into
+                // fields at all spoils the session above it.
+                let id = reader.fieldOfMiscountedRecord(idColumn) ?? lastId ?? "line \(reader.lineNumber)"
                 if sessions[id] == nil {
                     order.append(id)
                     sessions[id] = (nil, reader.lineNumber, reader.lineNumber, [], [], nil)
@@ -86,15 +87,20 @@ extension MotionDataset {
         return order.compactMap { id in
             guard let session = sessions[id] else { return nil }
             var recording: Result<MotionRecording, DataError>
+            let assumedRate = timeColumn == nil ? rate : nil
             if let error = session.error {
                 recording = .failure(error)
+            } else if let problem = MotionRecordingReader.rateProblem(sourceRate: MotionRecordingReader.medianRate(session.times),
+                                                                      assumedRate: assumedRate) {
+                // Refused before resampling: a session too slow to see a stride would only be upsampled into noise.
+                recording = .failure(DataError(file: path, line: session.first, message: "session '\(id)' (lines \(session.first)–\(session.last)): \(problem)"))
             } else if case let .failure(error) = Result(catching: { () throws(DataError) in
-                try MotionRecordingReader.checkSpan(session.times, rate: rate, file: path, line: session.first)
+                try MotionRecordingReader.checkSpan(session.times, rate: rate, window: window, file: path, line: session.first)
             }) {
                 recording = .failure(error)
             } else {
                 recording = .success(MotionRecordingReader.assemble(session.values, times: session.times, coreMotion: coreMotion,
-                                                                    rate: rate, window: window))
+                                                                    rate: rate, window: window, assumedRate: assumedRate))
             }
             return DatasetSession(id: id, label: session.label, lines: session.first...session.last, recording: recording)
         }

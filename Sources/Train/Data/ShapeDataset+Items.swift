@@ -20,10 +20,32 @@ extension ShapeDataset {
     /// With `threads` above 1, an unquoted file is split into runs of lines parsed in parallel. With
     /// `checkLabels` (for labelled data: `evaluate`), an empty label or one that changes within a drawing is that
     /// drawing's problem.
+    ///
+    /// A drawing whose rows are not together — its id appears again after other drawings — is not classified:
+    /// each of its runs of rows is an item whose error names all its runs' lines, since neither run is the whole
+    /// drawing and one answer under its name would hide the other.
     public static func items(
         _ path: String, rasterizer: ShapeRasterizer = ShapeRasterizer(), threads: Int = 1, checkLabels: Bool = false
     ) throws(DataError) -> [DatasetDrawing] {
         try pendingDrawings(path, threads: threads, checkLabels: checkLabels).drawings.map { $0.finished(path: path, rasterizer: rasterizer) }
+    }
+
+    /// `drawings` with an error on each run of rows of a drawing whose id appears again after other drawings
+    /// (one that has an error already keeps it): the drawing's id, where it is, and where its other runs are.
+    static func scatteredDrawingsMarked(_ drawings: [PendingDrawing], path: String, idColumn: Int) -> [PendingDrawing] {
+        var runs: [String: [Int]] = [:]
+        for (index, drawing) in drawings.enumerated() { runs[drawing.id, default: []].append(index) }
+        var result = drawings
+        for (id, indices) in runs where indices.count > 1 {
+            let ranges = indices.map { "\(drawings[$0].first)–\(drawings[$0].last)" }
+            for index in indices where result[index].error == nil {
+                result[index].error = DataError(
+                    file: path, line: drawings[index].first, column: (idColumn + 1, "drawing"),
+                    message: "drawing '\(id)' has rows at lines \(ranges.joined(separator: ", ")), with other drawings between them; "
+                        + "the rows of one drawing must be together (or give each drawing its own id)")
+            }
+        }
+        return result
     }
 
     /// The file's drawings in order, each with its first problem, and where its columns are. With `checkLabels`,
@@ -53,7 +75,7 @@ extension ShapeDataset {
             pending = try layout.groups(&reader)
         }
         if pending.isEmpty { throw DataError(file: path, line: 2, message: "no drawings: the file has a header but no rows") }
-        return (pending, layout)
+        return (scatteredDrawingsMarked(pending, path: path, idColumn: layout.columns[0]), layout)
     }
 }
 
@@ -76,8 +98,14 @@ struct RowLayout: Sendable {
             do {
                 more = try reader.advance()
             } catch where error.kind == .invalid {
+                // A row with the wrong number of fields still names its drawing: a new one is reported under its own
+                // id. A row that cannot be split at all (a NUL, bytes that are not UTF-8) spoils the drawing above it.
                 let line = reader.lineNumber
-                if groups.isEmpty { groups.append(PendingDrawing(id: "line \(line)", label: "", first: line)) }
+                if let id = reader.fieldOfMiscountedRecord(columns[0]), groups.last?.id != id {
+                    groups.append(PendingDrawing(id: id, label: reader.fieldOfMiscountedRecord(columns[1]).map(Self.trimmed) ?? "", first: line))
+                } else if groups.isEmpty {
+                    groups.append(PendingDrawing(id: "line \(line)", label: "", first: line))
+                }
                 if groups[groups.count - 1].error == nil { groups[groups.count - 1].error = error }
                 groups[groups.count - 1].last = line
                 continue
@@ -105,8 +133,8 @@ struct RowLayout: Sendable {
                                     message: "\(reader.field(columns[2])) is not a stroke index (0, 1, 2, …)")
                 }
                 let point = DrawingPoint(
-                    x: try reader.number(column: columns[3]),
-                    y: try reader.number(column: columns[4]),
+                    x: try coordinate(reader, column: columns[3]),
+                    y: try coordinate(reader, column: columns[4]),
                     t: try t.map { column throws(DataError) in try reader.number(column: column) })
                 groups[index].add(point, stroke: Int(strokeValue))
             } catch {
@@ -114,6 +142,15 @@ struct RowLayout: Sendable {
             }
         }
         return groups
+    }
+
+    /// Field `column` of the record `reader` read, as a coordinate: a finite number within `Drawing.largestCoordinate`.
+    func coordinate(_ reader: CSVReader, column: Int) throws(DataError) -> Double {
+        let value = try reader.number(column: column)
+        if let problem = Drawing.coordinateProblem(value) {
+            throw DataError(file: path, line: reader.lineNumber, column: (column + 1, reader.header[column]), message: problem)
+        }
+        return value
     }
 
     /// `text` without leading and trailing white space (`CharacterSet.whitespaces`), calling Foundation only when

@@ -25,14 +25,10 @@ public enum ShapeDataset {
     /// Every drawing of the file, checked: numbers finite, one label per drawing, rows contiguous, and each
     /// drawing something `rasterizer` can draw (two or more points, not all in one place).
     public static func read(_ path: String, rasterizer: ShapeRasterizer = ShapeRasterizer()) throws(DataError) -> [LabeledDrawing] {
-        let (pending, layout) = try pendingDrawings(path, threads: 1, checkLabels: true)
-        var seen = Set<String>()
+        // A drawing whose rows are not together is an error (`pendingDrawings` marks it).
+        let (pending, _) = try pendingDrawings(path, threads: 1, checkLabels: true)
         var drawings: [LabeledDrawing] = []
         for open in pending {
-            guard seen.insert(open.id).inserted else {
-                throw DataError(file: path, line: open.first, column: (layout.columns[0] + 1, "drawing"),
-                                message: "drawing '\(open.id)' appears again after other drawings; the rows of one drawing must be together")
-            }
             let item = open.finished(path: path, rasterizer: rasterizer)
             drawings.append(LabeledDrawing(id: item.id, label: item.label, drawing: try item.drawing.get(), lines: item.lines))
         }

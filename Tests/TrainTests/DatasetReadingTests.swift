@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+import Models
+@testable import Train
+
+/// How the dataset readers (training, evaluation and `--dataset` batches) treat rows a careless or hostile file
+/// holds: scattered drawing ids, malformed rows that open a drawing or session, other line endings, sessions too
+/// slow to classify.
+@Suite("Dataset readers: scattered ids, malformed rows, line endings, slow sessions")
+struct DatasetReadingTests {
+    func write(_ text: String) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("dataset-\(UUID().uuidString).csv")
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    /// Rows of a drawing `id`: a square of side `side`, one stroke.
+    func rows(_ id: String, label: String = "square", side: Int = 10) -> String {
+        [(0, 0), (side, 0), (side, side), (0, side), (0, 0)].map { "\(id),\(label),0,\($0.0),\($0.1)\n" }.joined()
+    }
+
+    static let header = "drawing,label,stroke,x,y\n"
+
+    @Test func aDrawingWhoseRowsAreScatteredIsAnErrorNamingEveryRun() throws {
+        // a: lines 2–6 and 12–16, b between them.
+        let path = try write(Self.header + rows("a") + rows("b") + rows("a", side: 20))
+        let items = try ShapeDataset.items(path)
+        #expect(items.map(\.id) == ["a", "b", "a"])
+        let message = "drawing 'a' has rows at lines 2–6, 12–16, with other drawings between them; "
+            + "the rows of one drawing must be together (or give each drawing its own id)"
+        guard case .failure(let first) = items[0].drawing, case .failure(let second) = items[2].drawing else {
+            Issue.record("a scattered drawing was classified: \(items.map(\.drawing))")
+            return
+        }
+        #expect(first == DataError(file: path, line: 2, column: (1, "drawing"), message: message))
+        #expect(second == DataError(file: path, line: 12, column: (1, "drawing"), message: message))
+        #expect((try? items[1].drawing.get()) != nil)
+        #expect(throws: DataError(file: path, line: 2, column: (1, "drawing"), message: message)) { try ShapeDataset.read(path) }
+    }
+
+    @Test func aMalformedRowOpeningADrawingIsReportedUnderItsOwnId() throws {
+        let path = try write(Self.header + rows("a") + "b,square,0,1\n" + rows("b").split(separator: "\n").dropFirst().joined(separator: "\n") + "\n")
+        let items = try ShapeDataset.items(path)
+        #expect(items.map(\.id) == ["a", "b"])
+        #expect((try? items[0].drawing.get()) != nil, "drawing a is whole: \(items[0].drawing)")
+        #expect(throws: DataError(file: path, line: 7, message: "4 fields, but the header has 5")) { try items[1].drawing.get() }
+        #expect(items[1].lines == 7...11)
+    }
+
+    @Test func crOnlyAndCrlfDatasetsReadAsLfOnesOnEveryThread() throws {
+        let text = Self.header + rows("a") + rows("b", label: "circle") + "c,star,0,1,x\n" + rows("d")
+        for threads in [1, 3] {
+            let expected = try ShapeDataset.items(try write(text), threads: threads)
+            for end in ["\r", "\r\n"] {
+                let items = try ShapeDataset.items(try write(text.replacingOccurrences(of: "\n", with: end)), threads: threads)
+                #expect(items.map(\.id) == expected.map(\.id) && items.map(\.lines) == expected.map(\.lines), "threads \(threads)")
+                #expect(items.map { try? $0.drawing.get() } == expected.map { try? $0.drawing.get() })
+                #expect(items.map(\.drawing.failureMessage) == expected.map(\.drawing.failureMessage))
+            }
+        }
+    }
+
+    @Test func aSessionTooSlowIsRefusedBeforeItIsResampled() throws {
+        var text = "session,label,timestamp,acc.x,acc.y,acc.z\n"
+        for i in 0..<300 { text += String(format: "fast,walking,%.2f,0,%.3f,-1\n", Double(i) * 0.02, sin(Double(i) / 4)) }
+        for i in 0..<300 { text += String(format: "slow,walking,%.0f,0,%.3f,-1\n", Double(i) * 5, sin(Double(i) / 4)) }
+        text += "late,walking,1\n"
+        let path = try write(text)
+        let sessions = try MotionDataset.sessions(path)
+        #expect(sessions.map(\.id) == ["fast", "slow", "late"])
+        #expect((try? sessions[0].recording.get()) != nil)
+        #expect(throws: DataError(file: path, line: 302, message: "session 'slow' (lines 302–601): the samples are 5 s apart (median): 0.2 Hz, "
+                                    + "too slow to resolve a stride; the lowest rate accepted is 10 Hz (over twice the fastest running cadence, "
+                                    + "3.5 steps a second). The timestamps look like milliseconds (200 Hz if divided by 1000): the timestamp "
+                                    + "column must be in seconds")) { try sessions[1].recording.get() }
+        // A row with too few fields opens its own session instead of spoiling 'slow'.
+        #expect(throws: DataError(file: path, line: 602, message: "3 fields, but the header has 6")) { try sessions[2].recording.get() }
+    }
+}
+
+extension Result where Failure == DataError {
+    /// The error's text, or `nil` on success.
+    var failureMessage: String? {
+        if case .failure(let error) = self { return "\(error.line ?? 0): \(error.message)" }
+        return nil
+    }
+}
