@@ -13,7 +13,7 @@ func referenceRecords(_ bytes: [UInt8], maximumLineBytes: Int = CSVReader.maximu
     func text(_ field: [UInt8]) -> String? { String(validating: field, as: UTF8.self) }
     outer: while records.count <= bytes.count {
         line += 1
-        var fields: [String] = [], field: [UInt8] = [], quoted = false, fieldStarted = false, lineBytes = 0
+        var fields: [String] = [], field: [UInt8] = [], quoted = false, fieldStarted = false, lineBytes = 0, quoteLine = 0
         while true {
             if position >= bytes.count {
                 if quoted { records.append(.failure(error("a quoted field is not closed before the end of the file"))); break outer }
@@ -26,7 +26,10 @@ func referenceRecords(_ bytes: [UInt8], maximumLineBytes: Int = CSVReader.maximu
             position += 1
             lineBytes += 1
             if lineBytes > maximumLineBytes {
-                records.append(.failure(error("line longer than \(maximumLineBytes) bytes; is this a CSV file?")))
+                records.append(.failure(quoted
+                    ? DataError(file: "f.csv", line: quoteLine, message: "a quoted field opens on this line and runs past \(maximumLineBytes) "
+                                + "bytes (to line \(line)); is a closing quote missing?")
+                    : error("line longer than \(maximumLineBytes) bytes; is this a CSV file?")))
                 continue outer
             }
             if quoted {
@@ -59,6 +62,7 @@ func referenceRecords(_ bytes: [UInt8], maximumLineBytes: Int = CSVReader.maximu
                 continue outer
             case UInt8(ascii: "\"") where field.isEmpty:
                 quoted = true
+                quoteLine = line
                 fieldStarted = true
             case 0:
                 records.append(.failure(error("contains a NUL byte; this is binary data, not a CSV file")))
@@ -144,6 +148,14 @@ struct CSVReaderTests {
         #expect(inPlace.contains("error 3: is not UTF-8 text"))
         #expect(inPlace.contains("error 4: 1 fields, but the header has 2"))
         #expect(inPlace.contains("error 7: line longer than \(CSVReader.maximumLineBytes) bytes; is this a CSV file?"))
+    }
+
+    @Test func aQuoteNeverClosedIsReportedWhereItOpens() throws {
+        let bytes = Array(("a,b\n1,2\n3,\"" + String(repeating: "abc\r\n", count: CSVReader.maximumLineBytes / 5 + 10)).utf8)
+        try expectRecordsMatchTwin(bytes)
+        let transcript = try readerTranscript(bytes, inPlace: true)
+        #expect(transcript.contains("error 3: a quoted field opens on this line and runs past \(CSVReader.maximumLineBytes) bytes "
+                                    + "(to line \(3 + (CSVReader.maximumLineBytes - 3) / 5)); is a closing quote missing?"), "\(transcript.prefix(3))")
     }
 
     @Test(arguments: awkwardFiles.indices)

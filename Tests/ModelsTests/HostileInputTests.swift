@@ -155,6 +155,12 @@ struct HostileInputTests {
         #expect(throws: DataError(file: header, line: 2, message: "no points: the file has a header but no rows")) {
             try DrawingReader.read(header)
         }
+        // A header of 400,000 empty names: the message names 20 and counts the rest.
+        let wide = try write(String(repeating: ",", count: 399_999) + "\n")
+        #expect(throws: DataError(file: wide, line: 1, message: "missing column 'x'; the header has "
+                                    + Array(repeating: "''", count: 20).joined(separator: ", ") + " and 399980 more")) {
+            try DrawingReader.read(wide)
+        }
         for text in ["nan", "inf", "-infinity", "1e999"] {
             let path = try write("x,y\n0,0\n\(text),1\n")
             #expect(throws: DataError.self) { try DrawingReader.read(path) }

@@ -38,6 +38,31 @@ struct DatasetReadingTests {
         #expect(throws: DataError(file: path, line: 2, column: (1, "drawing"), message: message)) { try ShapeDataset.read(path) }
     }
 
+    @Test func manyRunsOfOneIdKeepEachMessageShort() throws {
+        let path = try write(Self.header + (0..<300).map { rows($0 % 2 == 0 ? "a" : "b") }.joined())
+        let items = try ShapeDataset.items(path, threads: 2)
+        #expect(items.count == 300)
+        #expect(throws: DataError(file: path, line: 7, column: (1, "drawing"),
+                                  message: "drawing 'b' has rows at lines 7–11, 17–21, 27–31, 37–41 and 146 more runs, with other drawings "
+                                    + "between them; the rows of one drawing must be together (or give each drawing its own id)")) {
+            try items[1].drawing.get()
+        }
+    }
+
+    /// Fewer bytes of rows than threads: `CSVReader.split` indexed before the rows' start and trapped.
+    @Test(arguments: ["a", "\n", "a,square,0,1,1", "\r\r"])
+    func tinyDatasetsSplitForThreadsNeverTrap(rows: String) throws {
+        let path = try write(Self.header + rows)
+        for threads in [2, 4, 16] {
+            do {
+                let items = try ShapeDataset.items(path, threads: threads)
+                #expect(items.count == 1 && (try? items[0].drawing.get()) == nil, "\(items)")
+            } catch {
+                #expect(error.message == "no drawings: the file has a header but no rows")
+            }
+        }
+    }
+
     @Test func aMalformedRowOpeningADrawingIsReportedUnderItsOwnId() throws {
         let path = try write(Self.header + rows("a") + "b,square,0,1\n" + rows("b").split(separator: "\n").dropFirst().joined(separator: "\n") + "\n")
         let items = try ShapeDataset.items(path)

@@ -86,11 +86,11 @@ public struct CSVReader {
         var start = rest.startIndex, line = lineNumber
         for part in 1...parts where start < rest.endIndex {
             var end = part == parts ? rest.endIndex : max(start, rest.startIndex + rest.count * part / parts)
-            while end < rest.endIndex && !Self.endsLine(rest, at: end - 1) { end += 1 }
+            while end > start && end < rest.endIndex && !Self.endsLine(rest, at: end - 1) { end += 1 }
             if end == start { continue }
             let bytes = Array(rest[start..<end])
             readers.append(Part(file: file, header: header, bytes: bytes, lineNumber: line))
-            line += bytes.indices.reduce(0) { $0 + (Self.endsLine(bytes[...], at: $1) ? 1 : 0) }
+            line += Self.lineEnds(in: bytes)
             start = end
         }
         buffer = []
@@ -102,6 +102,19 @@ public struct CSVReader {
     static func endsLine(_ bytes: ArraySlice<UInt8>, at index: Int) -> Bool {
         bytes[index] == UInt8(ascii: "\n")
             || (bytes[index] == UInt8(ascii: "\r") && (index + 1 == bytes.endIndex || bytes[index + 1] != UInt8(ascii: "\n")))
+    }
+
+    /// How many lines `bytes` ends: its LFs and the CRs that no LF follows.
+    static func lineEnds(in bytes: [UInt8]) -> Int {
+        bytes.withUnsafeBufferPointer { bytes in
+            var count = 0, previousCR = false
+            for byte in bytes {
+                // An LF ends a line, and so does a CR before anything but an LF.
+                if byte == UInt8(ascii: "\n") || (previousCR && byte != UInt8(ascii: "\n")) { count &+= 1 }
+                previousCR = byte == UInt8(ascii: "\r")
+            }
+            return previousCR ? count &+ 1 : count
+        }
     }
 
     /// Skips a UTF-8 byte-order mark at the start of the file (Excel's "CSV UTF-8" begins with one), so that the
@@ -117,12 +130,19 @@ public struct CSVReader {
         var positions: [Int] = []
         for name in names {
             guard let index = header.firstIndex(of: name) else {
-                throw DataError(file: file, line: 1, message: "missing column '\(name)'; the header has "
-                    + (header.isEmpty ? "no columns" : header.map { "'\($0)'" }.joined(separator: ", ")))
+                throw DataError(file: file, line: 1, message: "missing column '\(name)'; the header has \(headerSummary)")
             }
             positions.append(index)
         }
         return positions
+    }
+
+    /// The header's column names for an error message: quoted, the first 20 and how many more.
+    public var headerSummary: String {
+        let shown = 20
+        guard !header.isEmpty else { return "no columns" }
+        return header.prefix(shown).map { "'\($0.prefix(60))'" }.joined(separator: ", ")
+            + (header.count > shown ? " and \(header.count - shown) more" : "")
     }
 
     /// The position of an optional column, or `nil`.
@@ -298,7 +318,7 @@ public struct CSVReader {
             lineNumber += 1
             fieldBytes.removeAll(keepingCapacity: true)
             fieldEnds.removeAll(keepingCapacity: true)
-            var quoted = false, fieldStarted = false, lineBytes = 0, fieldStart = 0, bits: UInt8 = 0
+            var quoted = false, fieldStarted = false, lineBytes = 0, fieldStart = 0, bits: UInt8 = 0, quoteLine = 0
             while true {
                 if position >= buffer.count {
                     guard try fill() else {
@@ -312,7 +332,7 @@ public struct CSVReader {
                     let byte = buffer[position]
                     position += 1
                     lineBytes += 1
-                    if lineBytes > Self.maximumLineBytes { throw lineTooLong() }
+                    if lineBytes > Self.maximumLineBytes { throw quotedFieldTooLong(from: quoteLine) }
                     if byte == UInt8(ascii: "\"") {
                         if position >= buffer.count { _ = try fill() }
                         if position < buffer.count && buffer[position] == UInt8(ascii: "\"") {
@@ -379,6 +399,7 @@ public struct CSVReader {
                 case UInt8(ascii: "\""):
                     if fieldBytes.count == fieldStart {
                         quoted = true
+                        quoteLine = lineNumber
                         fieldStarted = true
                     } else {
                         fieldBytes.append(byte)
@@ -399,6 +420,12 @@ public struct CSVReader {
         fieldEnds.append(fieldBytes.count)
         fieldStart = fieldBytes.count
         bits = 0
+    }
+
+    /// A quoted field that opens on `line` and runs past `maximumLineBytes`: most likely a quote never closed.
+    private func quotedFieldTooLong(from line: Int) -> DataError {
+        DataError(file: file, line: line, message: "a quoted field opens on this line and runs past \(Self.maximumLineBytes) bytes "
+            + "(to line \(lineNumber)); is a closing quote missing?")
     }
 
     private func lineTooLong() -> DataError {

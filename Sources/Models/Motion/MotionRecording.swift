@@ -42,7 +42,7 @@ public enum MotionRecordingReader {
         let coreMotion = gravityColumns.count == 3 && userColumns.count == 3
         guard coreMotion || accColumns.count == 3 else {
             throw DataError(file: path, line: 1, message: "missing columns: a recording needs gravity.x/y/z and userAcceleration.x/y/z "
-                + "(Core Motion), or acc.x/y/z (raw accelerometer); the header has " + reader.header.map { "'\($0)'" }.joined(separator: ", "))
+                + "(Core Motion), or acc.x/y/z (raw accelerometer); the header has " + reader.headerSummary)
         }
         var times: [Double] = [], values: [Double] = []
         let valueColumns = coreMotion ? gravityColumns + userColumns : accColumns

@@ -37,12 +37,14 @@ extension ShapeDataset {
         for (index, drawing) in drawings.enumerated() { runs[drawing.id, default: []].append(index) }
         var result = drawings
         for (id, indices) in runs where indices.count > 1 {
-            let ranges = indices.map { "\(drawings[$0].first)–\(drawings[$0].last)" }
+            // The first few runs (a file alternating two ids must not make every message as long as the file).
+            let shown = 4
+            let ranges = indices.prefix(shown).map { "\(drawings[$0].first)–\(drawings[$0].last)" }.joined(separator: ", ")
+                + (indices.count > shown ? " and \(indices.count - shown) more runs" : "")
+            let message = "drawing '\(id.prefix(60))' has rows at lines \(ranges), with other drawings between them; "
+                + "the rows of one drawing must be together (or give each drawing its own id)"
             for index in indices where result[index].error == nil {
-                result[index].error = DataError(
-                    file: path, line: drawings[index].first, column: (idColumn + 1, "drawing"),
-                    message: "drawing '\(id)' has rows at lines \(ranges.joined(separator: ", ")), with other drawings between them; "
-                        + "the rows of one drawing must be together (or give each drawing its own id)")
+                result[index].error = DataError(file: path, line: drawings[index].first, column: (idColumn + 1, "drawing"), message: message)
             }
         }
         return result
