@@ -142,6 +142,26 @@ struct HostileInputTests {
         #expect(recording.segments.count == 2)
     }
 
+    @Test func samplesCloserThanAnySensorTakesThemAreRefused() throws {
+        // 0.02 s written as days (a spreadsheet's date serial): 2.3e-7 apart.
+        let days = try write("timestamp,acc.x,acc.y,acc.z\n" + (0..<400).map { String(format: "%.12f,0,%.3f,-1", Double($0) * 0.02 / 86_400, sin(Double($0))) }
+            .joined(separator: "\n"))
+        #expect(throws: DataError(file: days, message: "the samples are 2.31e-07 s apart (median): 4.32e+06 Hz, faster than any phone's motion "
+                                    + "sensors; the highest rate accepted is 10000 Hz. The timestamps look like days, as a spreadsheet's dates "
+                                    + "count them (50 Hz if multiplied by 86400): the timestamp column must be in seconds")) {
+            try MotionRecordingReader.read(days)
+        }
+        let untimed = try write("acc.x,acc.y,acc.z\n" + String(repeating: "0,0,-1\n", count: 100))
+        #expect(throws: DataError(file: untimed, message: "there is no timestamp column and the assumed rate (--rate) is 1e+06 Hz, faster than "
+                                    + "any phone's motion sensors; the highest rate accepted is 10000 Hz")) {
+            try MotionRecordingReader.read(untimed, assumedRate: 1e6)
+        }
+        let header = try write("timestamp,acc.x,acc.y,acc.z\r\n")
+        #expect(throws: DataError(file: header, line: 2, message: "no samples: the file has a header but no rows")) {
+            try MotionRecordingReader.read(header)
+        }
+    }
+
     @Test func emptyAndHeaderOnlyFilesAndNonNumbersArePrecise() throws {
         let empty = try write("")
         #expect(throws: DataError(file: empty, line: 1, message: "the file is empty; expected a header row of column names")) {

@@ -56,6 +56,7 @@ public enum MotionRecordingReader {
             }
             times.append(time)
         }
+        guard !times.isEmpty else { throw DataError(file: path, line: 2, message: "no samples: the file has a header but no rows") }
         guard times.count >= 2 else { throw DataError(file: path, line: 2, message: "\(times.count) samples; a recording needs at least one window (\(window))") }
         let assumed = timeColumn == nil ? assumedRate : nil
         if let problem = rateProblem(sourceRate: medianRate(times), assumedRate: assumed) { throw DataError(file: path, message: problem) }
@@ -75,6 +76,11 @@ public enum MotionRecordingReader {
     /// (−3.7 dB). 10 Hz is the first round rate above Nyquist that keeps most of the step, and phones record at
     /// 50–100 Hz. The threshold comes from this reasoning, not from any data set.
     public static let minimumSampleRate = 10.0
+
+    /// The highest sample rate (Hz) accepted: 10 kHz. Core Motion delivers at most 100 Hz and raw phone IMUs a
+    /// few kHz; samples closer than 0.1 ms are timestamps in a unit larger than seconds (a spreadsheet's date
+    /// serial counts days) or not timestamps at all, and would be read as a recording of a few milliseconds.
+    public static let maximumSampleRate = 10_000.0
 
     /// The longest stretch (s) between two samples that interpolation may bridge inside a window: 0.25 s, under
     /// the fastest step's period (1 / 3.5 Hz ≈ 0.29 s), so no whole step can vanish into a gap.
@@ -124,9 +130,24 @@ public enum MotionRecordingReader {
     }
 
     /// Why a recording that arrived at `sourceRate` (Hz; `assumedRate` when it has no timestamps) cannot be
-    /// classified, or `nil` when its rate resolves a stride (`minimumSampleRate`).
+    /// classified, or `nil` when its rate resolves a stride (`minimumSampleRate`) and is one a phone can
+    /// record (`maximumSampleRate`).
     public static func rateProblem(sourceRate: Double?, assumedRate: Double? = nil) -> String? {
-        guard let sourceRate, sourceRate < minimumSampleRate else { return nil }
+        guard let sourceRate else { return nil }
+        if sourceRate > maximumSampleRate {
+            let limit = String(format: ", faster than any phone's motion sensors; the highest rate accepted is %.0f Hz", maximumSampleRate)
+            if let assumedRate {
+                return String(format: "there is no timestamp column and the assumed rate (--rate) is %g Hz", assumedRate) + limit
+            }
+            let spacing = 1 / sourceRate
+            var text = String(format: "the samples are %.3g s apart (median): %.3g Hz", spacing, sourceRate) + limit
+            if (minimumSampleRate...1000).contains(1 / (spacing * 86_400)) {
+                text += String(format: ". The timestamps look like days, as a spreadsheet's dates count them (%.3g Hz if multiplied "
+                               + "by 86400): the timestamp column must be in seconds", 1 / (spacing * 86_400))
+            }
+            return text
+        }
+        guard sourceRate < minimumSampleRate else { return nil }
         let need = String(format: ", too slow to resolve a stride; the lowest rate accepted is %.0f Hz (over twice the fastest running "
                           + "cadence, %.1f steps a second)", minimumSampleRate, fastestStepRate)
         if let assumedRate {
