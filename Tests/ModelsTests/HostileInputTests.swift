@@ -151,11 +151,7 @@ struct HostileInputTests {
                                     + "count them (50 Hz if multiplied by 86400): the timestamp column must be in seconds")) {
             try MotionRecordingReader.read(days)
         }
-        let untimed = try write("acc.x,acc.y,acc.z\n" + String(repeating: "0,0,-1\n", count: 100))
-        #expect(throws: DataError(file: untimed, message: "there is no timestamp column and the assumed rate (--rate) is 1e+06 Hz, faster than "
-                                    + "any phone's motion sensors; the highest rate accepted is 10000 Hz")) {
-            try MotionRecordingReader.read(untimed, assumedRate: 1e6)
-        }
+        // (An assumed rate above the limit: MotionStillAndRateTests.)
         let header = try write("timestamp,acc.x,acc.y,acc.z\r\n")
         #expect(throws: DataError(file: header, line: 2, message: "no samples: the file has a header but no rows")) {
             try MotionRecordingReader.read(header)

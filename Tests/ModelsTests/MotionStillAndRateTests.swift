@@ -91,9 +91,12 @@ struct MotionStillAndRateTests {
             try MotionRecordingReader.read(milliseconds)
         }
         let untimed = try write("acc.x,acc.y,acc.z\n" + String(repeating: "0,0,-1\n", count: 100))
-        #expect(throws: DataError(file: untimed, message: "there is no timestamp column and the assumed rate (--rate) is 5 Hz, too slow to "
-                                    + "resolve a stride; the lowest rate accepted is 10 Hz (over twice the fastest running cadence, 3.5 steps a second)")) {
-            try MotionRecordingReader.read(untimed, assumedRate: 5)
+        for (rate, problem) in [(5.0, "5 Hz, too slow to resolve a stride; the lowest rate accepted is 10 Hz (over twice the fastest running "
+                                      + "cadence, 3.5 steps a second)"),
+                                (1e6, "1e+06 Hz, faster than any phone's motion sensors; the highest rate accepted is 10000 Hz")] {
+            #expect(throws: DataError(file: untimed, message: "there is no timestamp column and the assumed rate (--rate) is " + problem)) {
+                try MotionRecordingReader.read(untimed, assumedRate: rate)
+            }
         }
         #expect(try MotionRecordingReader.read(try write(rows(spacing: 0.1, count: 100))).sourceRate.map { abs($0 - 10) < 1e-6 } == true)
     }
