@@ -168,6 +168,11 @@ def run(argv, cwd, stdin=None, env=None, stdout_path=None):
     import threading
     start = time.monotonic()
     out = open(stdout_path, "wb") if stdout_path else subprocess.PIPE
+    # Peak memory comes from GNU time, one process removed: Linux carries a process's peak RSS across exec, so a
+    # direct child of this (large) Python process would report at least Python's size.
+    measured = tempfile.NamedTemporaryFile(prefix="hostile-time-", delete=False)
+    measured.close()
+    argv = ["/usr/bin/time", "-f", "%M", "-o", measured.name, "--"] + argv
     process = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.PIPE,
                                env=dict(os.environ, **(env or {})), start_new_session=True)
     captured = {"stdout": b"", "stderr": b""}
@@ -185,23 +190,29 @@ def run(argv, cwd, stdin=None, env=None, stdout_path=None):
         pass
     timer = threading.Timer(TIME_LIMIT, lambda: os.killpg(process.pid, signal.SIGKILL))
     timer.start()
-    _, wait_status, usage = os.wait4(process.pid, 0)
+    _, wait_status, _ = os.wait4(process.pid, 0)
     timer.cancel()
     process.returncode = 0  # reaped by wait4 above
     for thread in threads:
         thread.join()
     seconds = time.monotonic() - start
-    if os.WIFSIGNALED(wait_status):
+    report = open(measured.name).read().split()
+    os.unlink(measured.name)
+    peak_kb = int(report[-1]) if report and report[-1].isdigit() else 0
+    signalled = [int(word) for before, word in zip(report, report[1:]) if before == "signal" and word.isdigit()]
+    if seconds >= TIME_LIMIT:
+        status = "timeout %d s" % TIME_LIMIT
+    elif signalled:
+        status = "killed by %s" % signal.Signals(signalled[0]).name
+    elif os.WIFSIGNALED(wait_status):
         status = "killed by %s" % signal.Signals(os.WTERMSIG(wait_status)).name
-        if seconds >= TIME_LIMIT:
-            status = "timeout %d s" % TIME_LIMIT
     else:
         status = os.WEXITSTATUS(wait_status)
     text = captured["stderr"].decode(errors="replace").strip().splitlines()
     important = [line for line in text if line.startswith(("error", "Error", "Fatal", "note", "warning", "***"))]
     output = captured["stdout"].decode(errors="replace").strip().splitlines()
     first = important[0] if important else (text[0] if text else (output[0] if output else ""))
-    return status, seconds, usage.ru_maxrss / 1024, first
+    return status, seconds, peak_kb / 1024, first
 
 
 class Case:
@@ -287,9 +298,9 @@ def cases(root_only):
         return [C, "train", "shape", "--data", data, "--epochs", "1", "--out", os.path.join(d, "m")], {}
     c.append(Case("train on one class", one_class, lambda d: "weights written" if os.path.exists(os.path.join(d, "m.f32.weights")) else "no weights written"))
     def one_drawing(d, C):
-        data = write(os.path.join(d, "train.csv"), shape_dataset([("d0", "circle")]))
+        data = write(os.path.join(d, "train.csv"), shape_dataset([("d0", "circle"), ("d1", "square")]))
         return [C, "train", "shape", "--data", data, "--epochs", "1", "--out", os.path.join(d, "m")], {}
-    c.append(Case("train on one drawing", one_drawing, lambda d: "weights written" if os.path.exists(os.path.join(d, "m.f32.weights")) else "no weights written"))
+    c.append(Case("train on one drawing per class", one_drawing, lambda d: "weights written" if os.path.exists(os.path.join(d, "m.f32.weights")) else "no weights written"))
     def empty_folder(d, C):
         os.mkdir(os.path.join(d, "empty"))
         return [C, "shape", os.path.join(d, "empty")], {}
