@@ -1,7 +1,7 @@
 # make demo · make test · make bench — each installs OpenBLAS first when it is missing.
 SWIFT ?= swift
 
-.PHONY: demo test bench deps install
+.PHONY: demo test bench deps install fuzz
 
 PREFIX ?= /usr/local
 
@@ -50,3 +50,29 @@ install: deps
 	install -m 755 -s .build-static/release/classify "$(DESTDIR)$(PREFIX)/bin/classify"
 	install -m 644 Weights/*.weights "$(DESTDIR)$(PREFIX)/share/classify/Weights/"
 	@echo "installed $(DESTDIR)$(PREFIX)/bin/classify and its weights in $(DESTDIR)$(PREFIX)/share/classify/Weights"
+
+# Coverage-guided fuzzing of the readers (Fuzz/README.md): builds the libFuzzer targets (their own package, with
+# ASan) and runs each for FUZZ_SECONDS on a fresh copy of its seed corpus in .build-fuzz/run/TARGET, printing
+# libFuzzer's final figures; fails if any target crashes, hangs (> 1 s on one input) or passes 2 GB. Not in `make test`.
+# FUZZ_FLAGS="-fork=1 -ignore_crashes=1" keeps a target going past a crash it already knows (it still fails).
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?= drawing motion weights
+FUZZ_FLAGS ?=
+fuzz: deps
+	$(SWIFT) build --package-path Fuzz --scratch-path .build-fuzz -c release \
+		-Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -use-ld=lld
+	@status=0; for target in $(FUZZ_TARGETS); do \
+		name=Fuzz$$(echo $$target | sed 's/^./\U&/'); run=.build-fuzz/run/$$target; \
+		rm -rf $$run && mkdir -p $$run/corpus $$run/found && cp Fuzz/Corpus/$$target/* $$run/corpus/; \
+		echo "$$ $$name $$run/corpus -dict=Fuzz/Dictionaries/$$target.dict -max_total_time=$(FUZZ_SECONDS) ..."; \
+		SWIFT_BACKTRACE=enable=no .build-fuzz/release/$$name $$run/corpus -dict=Fuzz/Dictionaries/$$target.dict \
+			-max_total_time=$(FUZZ_SECONDS) -timeout=1 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+			-artifact_prefix=$$run/found/ $(FUZZ_FLAGS) > $$run/log 2>&1; code=$$?; \
+		grep -E '^#[0-9]+ +(INITED|DONE)|^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' $$run/log; \
+		grep -E '^#[0-9]+: cov:' $$run/log | tail -1; \
+		found=$$(ls $$run/found); \
+		if [ $$code -ne 0 ] || [ -n "$$found" ]; then \
+			status=1; echo "$$name FAILED (exit $$code); the report is in $$run/log:"; \
+			grep -E 'ERROR|Fatal error|SUMMARY|Test unit written|Base64' $$run/log | head -8; \
+		else echo "$$name: no crash in $(FUZZ_SECONDS) s"; fi; echo; \
+	done; exit $$status

@@ -1,0 +1,27 @@
+// swift-tools-version:6.0
+// libFuzzer targets for the readers (see README.md): a package of its own, so the main package's `swift build`,
+// `swift build --build-tests` and `make test` never see `-sanitize=fuzzer`. Build with `make fuzz` from the root.
+import Foundation
+import PackageDescription
+
+// A package found by path is named after its folder (`main`, a worktree's name, …), so its products are named so.
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+let models = Target.Dependency.product(name: "Models", package: root)
+let tensor = Target.Dependency.product(name: "Tensor", package: root)
+
+let package = Package(
+    name: "Fuzz",
+    dependencies: [
+        .package(path: ".."),
+    ],
+    targets: [
+        // libFuzzer's LLVMFuzzerRunDriver, declared for Swift.
+        .target(name: "CFuzzerDriver"),
+        // What the three harnesses share: running libFuzzer, the input as a file, the shipped weights, the checks.
+        .target(name: "FuzzSupport", dependencies: ["CFuzzerDriver", models, tensor]),
+        // Each executable's `main` hands its test function to libFuzzer (built with `-sanitize=fuzzer`).
+        .executableTarget(name: "FuzzDrawing", dependencies: ["FuzzSupport", models]),
+        .executableTarget(name: "FuzzMotion", dependencies: ["FuzzSupport", models]),
+        .executableTarget(name: "FuzzWeights", dependencies: ["FuzzSupport", models, tensor]),
+    ]
+)
