@@ -68,7 +68,7 @@ fuzz: deps
 		SWIFT_BACKTRACE=enable=no .build-fuzz/release/$$name $$run/corpus -dict=Fuzz/Dictionaries/$$target.dict \
 			-max_total_time=$(FUZZ_SECONDS) -timeout=1 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
 			-artifact_prefix=$$run/found/ $(FUZZ_FLAGS) > $$run/log 2>&1; code=$$?; \
-		grep -E '^#[0-9]+ +(INITED|DONE)|^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' $$run/log; \
+		grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' $$run/log; \
 		grep -E '^#[0-9]+: cov:' $$run/log | tail -1; \
 		found=$$(ls $$run/found); \
 		if [ $$code -ne 0 ] || [ -n "$$found" ]; then \
