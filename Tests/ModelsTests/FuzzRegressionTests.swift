@@ -53,10 +53,6 @@ struct FuzzRegressionTests {
         #expect(error == expected.error)
     }
 
-    /// FuzzWeights, 2026-11-23: a weights file with a valid checksum whose values are finite but extreme (the
-    /// shipped f32 shape classifier with `9.weight` set to ±3e38) loads, and every probability it answers is NaN:
-    /// `classify shape circle.csv --weights extreme.weights` prints "circle (confidence -nan%)", `--json` prints
-    /// `{}`, exit 0. The file must be refused, or its answers must be probabilities.
     /// The shipped weights file `name` with every value of `tensor` set to ±3e38 (finite, alternating signs),
     /// reassembled with a valid checksum.
     private static func extreme(_ name: String, tensor: String) throws -> [UInt8] {
@@ -76,20 +72,24 @@ struct FuzzRegressionTests {
         return bytes
     }
 
+    /// The file `bytes` decode to, or `nil` when the reader refuses them — as a permanent failure (the chain moves
+    /// on to the next model) rather than one worth retrying.
+    private static func loadedUnlessRefused(_ bytes: [UInt8]) -> ModelFile? {
+        do {
+            return try ModelFile(bytes: bytes, path: "extreme.weights")
+        } catch {
+            #expect(!error.isTransient, "refused, but as a failure worth retrying: \(error)")
+            return nil
+        }
+    }
+
     /// FuzzWeights, 2026-11-23: a weights file with a valid checksum whose values are finite but extreme (the
     /// shipped f32 shape classifier with `9.weight` set to ±3e38) loads, and every probability it answers is NaN:
     /// `classify shape circle.csv --weights extreme.weights` prints "circle (confidence -nan%)", `--json` prints
     /// `{}`, exit 0. The file must be refused, or its answers must be probabilities.
     @Test(.disabled("issue 12: finite but extreme weights answer NaN probabilities (silent nonsense)"))
     func extremeFiniteShapeWeightsAreRefusedOrAnswerProbabilities() throws {
-        let bytes = try Self.extreme("shape-classifier.f32", tensor: "9.weight")
-        let file: ModelFile
-        do {
-            file = try ModelFile(bytes: bytes, path: "extreme.weights")
-        } catch {
-            #expect(!error.isTransient, "refused, but as a failure worth retrying: \(error)")
-            return
-        }
+        guard let file = Self.loadedUnlessRefused(try Self.extreme("shape-classifier.f32", tensor: "9.weight")) else { return }
         let recognizer = ShapeRecognizer(engine: .model(try ShapeClassifier(file: file)), model: "extreme")
         let circle = Drawing(strokes: [(0...32).map { i in
             let angle = Double(i) / 32 * 2 * Double.pi
@@ -106,14 +106,7 @@ struct FuzzRegressionTests {
     /// every window of the example walk is "walking" with confidence NaN.
     @Test(.disabled("issue 12: finite but extreme weights answer NaN probabilities (silent nonsense)"))
     func extremeFiniteMotionWeightsAreRefusedOrAnswerProbabilities() throws {
-        let bytes = try Self.extreme("motion-state.f32", tensor: "2.weight")
-        let file: ModelFile
-        do {
-            file = try ModelFile(bytes: bytes, path: "extreme.weights")
-        } catch {
-            #expect(!error.isTransient, "refused, but as a failure worth retrying: \(error)")
-            return
-        }
+        guard let file = Self.loadedUnlessRefused(try Self.extreme("motion-state.f32", tensor: "2.weight")) else { return }
         let classifier = try MotionClassifier(file: file)
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let recording = try MotionRecordingReader.read(root.appendingPathComponent("Datasets/examples/walking.csv").path,
