@@ -13,20 +13,21 @@ public func runFuzzer(_ test: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int
 }
 
 /// The fuzzer's input as a file: the readers take paths (as the CLI gives them), so each input is written to one
-/// file per process (in /dev/shm when there is one), truncated and rewritten in place for every run.
+/// file per process, truncated and rewritten in place for every run. The file is unlinked as soon as it is
+/// opened and named by its descriptor (`/proc/self/fd/N`), so a crashed or killed run leaves nothing behind.
 public final class InputFile: @unchecked Sendable {
     /// The file's path.
     public let path: String
     private let descriptor: Int32
 
-    /// A fresh file named after `name` and this process.
+    /// A fresh, already unlinked file (in /dev/shm when there is one).
     public init(_ name: String) {
         let folder = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
-        path = "\(folder)/fuzz-\(name)-\(getpid())"
-        descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
-        guard descriptor >= 0 else { fatalError("cannot create the fuzz input file \(path): errno \(errno)") }
-        if inputPaths.isEmpty { atexit { for path in inputPaths { unlink(path) } } }
-        inputPaths.append(path)
+        let created = "\(folder)/fuzz-\(name)-\(getpid())"
+        descriptor = open(created, O_RDWR | O_CREAT | O_TRUNC, 0o600)
+        guard descriptor >= 0 else { fatalError("cannot create the fuzz input file \(created): errno \(errno)") }
+        unlink(created)
+        path = "/proc/self/fd/\(descriptor)"
     }
 
     /// Makes the file hold exactly `count` bytes from `data`; returns its path.
@@ -41,9 +42,6 @@ public final class InputFile: @unchecked Sendable {
         return path
     }
 }
-
-/// The input files to remove at exit (a crash leaves its file behind, beside libFuzzer's copy of the input).
-nonisolated(unsafe) private var inputPaths: [String] = []
 
 /// The repository's `Weights/` folder: `FUZZ_WEIGHTS` when set, else found from this file's place in the tree.
 public let weightsFolder: URL = {
