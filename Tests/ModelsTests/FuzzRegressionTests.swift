@@ -4,7 +4,7 @@ import Models
 import Tensor
 
 /// Inputs the libFuzzer targets (Fuzz/, `make fuzz`) found, minimised, each checked here the way its target
-/// checks it. A test that still traps is disabled (a trap would end the whole test run) with the issue that fixes it.
+/// checks it. A test that still traps is disabled (a trap would end the whole test run) until the fix lands.
 @Suite("Inputs found by fuzzing")
 struct FuzzRegressionTests {
     /// Writes `bytes` to a fresh file and returns its path; the folder is removed by `cleanUp`.
@@ -26,10 +26,11 @@ struct FuzzRegressionTests {
         return (records, nil)
     }
 
-    /// FuzzDrawing, 2026-11-23: `split(into:)` traps (index out of range, `rest[end - 1]` before the slice's start)
-    /// when fewer bytes than parts follow the header — `classify shape --dataset tiny.csv` on a 2-core machine dies
-    /// with SIGILL (exit 132) where `--jobs 1` reports "tiny.csv:2: 1 fields, but the header has 5" (exit 65).
-    @Test(.disabled("issue 12: CSVReader.split(into:) traps when fewer bytes than parts follow the header"),
+    /// FuzzDrawing, 2026-11-23: `split(into:)` trapped (index out of range, `rest[end - 1]` before the slice's
+    /// start) when fewer bytes than parts followed the header — `classify shape --dataset tiny.csv` on a 2-core
+    /// machine died with SIGILL (exit 132) where `--jobs 1` reported "tiny.csv:2: 1 fields, but the header has 5"
+    /// (exit 65). Fixed by 634f99e.
+    @Test(
           arguments: [
               (Array("drawing,label,stroke,x,y\n1".utf8), 2),
               (Array("x,y\n1,2".utf8), 4),
@@ -84,10 +85,10 @@ struct FuzzRegressionTests {
     }
 
     /// FuzzWeights, 2026-11-23: a weights file with a valid checksum whose values are finite but extreme (the
-    /// shipped f32 shape classifier with `9.weight` set to ±3e38) loads, and every probability it answers is NaN:
-    /// `classify shape circle.csv --weights extreme.weights` prints "circle (confidence -nan%)", `--json` prints
-    /// `{}`, exit 0. The file must be refused, or its answers must be probabilities.
-    @Test(.disabled("issue 12: finite but extreme weights answer NaN probabilities (silent nonsense)"))
+    /// shipped f32 shape classifier with `9.weight` set to ±3e38) loaded, and every probability it answered was NaN:
+    /// `classify shape circle.csv --weights extreme.weights` printed "circle (confidence -nan%)", `--json` printed
+    /// `{}`, exit 0. The file must be refused, or its answers must be probabilities. Fixed by 0a8de68 and 5788fc7.
+    @Test
     func extremeFiniteShapeWeightsAreRefusedOrAnswerProbabilities() throws {
         guard let file = Self.loadedUnlessRefused(try Self.extreme("shape-classifier.f32", tensor: "9.weight")) else { return }
         let recognizer = ShapeRecognizer(engine: .model(try ShapeClassifier(file: file)), model: "extreme")
@@ -103,8 +104,8 @@ struct FuzzRegressionTests {
     }
 
     /// FuzzWeights, 2026-11-23: the same for the motion classifier (the shipped f32 file with `2.weight` at ±3e38):
-    /// every window of the example walk is "walking" with confidence NaN.
-    @Test(.disabled("issue 12: finite but extreme weights answer NaN probabilities (silent nonsense)"))
+    /// every window of the example walk was "walking" with confidence NaN.
+    @Test
     func extremeFiniteMotionWeightsAreRefusedOrAnswerProbabilities() throws {
         guard let file = Self.loadedUnlessRefused(try Self.extreme("motion-state.f32", tensor: "2.weight")) else { return }
         let classifier = try MotionClassifier(file: file)
