@@ -62,6 +62,11 @@ struct ChainOptions: ParsableArguments {
     /// fails, one `error:` line listing the attempts and exit 70.
     func loadShapeRecognizer() throws -> ShapeRecognizer {
         do {
+            try locator.checkEnvironmentFolder()
+        } catch {
+            throw failure(error)
+        }
+        do {
             return try ShapeRecognizer.load(variants: variants(of: "shape-classifier"), source: locator, policy: policy, report: warn)
         } catch {
             throw exit(for: error)
@@ -70,6 +75,11 @@ struct ChainOptions: ParsableArguments {
 
     /// Loads the motion recognizer through the chain, reporting like `loadShapeRecognizer`.
     func loadMotionRecognizer() throws -> MotionRecognizer {
+        do {
+            try locator.checkEnvironmentFolder()
+        } catch {
+            throw failure(error)
+        }
         do {
             return try MotionRecognizer.load(variants: variants(of: "motion-state"), source: locator, policy: policy, report: warn)
         } catch {

@@ -109,6 +109,13 @@ public struct WeightsLocator: WeightsSource {
         throw WeightsNotFound(variant: variant, places: places)
     }
 
+    /// Checks, before any model is tried, that `$CLASSIFY_WEIGHTS` (when set and no `--weights` is given) names an
+    /// existing folder: the user's mistake is then one error, not a failed attempt of every link.
+    public func checkEnvironmentFolder() throws(DataError) {
+        guard explicitFile == nil, let (origin, folder) = folders.first, let folder else { return }
+        _ = try contents(of: folder, origin: origin)
+    }
+
     /// The names in `folder`; for `$CLASSIFY_WEIGHTS`, a missing folder or a file is an error, for the other
     /// places it holds nothing.
     func contents(of folder: String, origin: String) throws(DataError) -> [String] {
