@@ -1,8 +1,8 @@
 import Tensor
 
-/// The two tasks and the network each starts from: small convolutional networks sized for on-device use. The
-/// shape and motion issues tune them by measurement.
-public enum Task: String, Sendable, CaseIterable {
+/// The two recognition tasks and the network each trains: small networks sized for on-device use. (Named so that
+/// it does not hide Swift Concurrency's `Task` from code that imports Models.)
+public enum RecognitionTask: String, Sendable, CaseIterable {
     /// A drawing → circle, triangle, square or star.
     case shape
     /// A motion recording → walking or running, per window.

@@ -73,7 +73,7 @@ private func removeLeftovers(of url: URL) {
 /// data), so that the files' confidences are calibrated; and the same run identity: the checksum of the f32
 /// file encoded without it.
 public func prepareExport(
-    _ network: Network, task: Task, classNames: [String], inputShape: [Int], preprocessing: [String: JSONValue],
+    _ network: Network, task: RecognitionTask, classNames: [String], inputShape: [Int], preprocessing: [String: JSONValue],
     training metadata: TrainingMetadata, validation: Examples, formats: [StorageFormat], prefix: URL
 ) throws(WeightsFileError) -> ExportPlan {
     let model = network.exportedModel()

@@ -7,7 +7,7 @@ import Train
 /// update per step), and the share of that time spent inside BLAS products.
 struct TrainBenchmark {
     struct Row {
-        let task: Task
+        let task: RecognitionTask
         let parameters: Int
         let samplesPerSecond: Double
         let blasShare: Double
@@ -16,7 +16,7 @@ struct TrainBenchmark {
     let steps: Int
 
     func run() -> [Row] {
-        Task.allCases.map { task in
+        RecognitionTask.allCases.map { task in
             var generator = SeededGenerator(seed: 31)
             var network = Network(converting: task.layers(classes: task == .shape ? 4 : 2, seed: 32))
             let inputs = Tensor(randomUniform: [64] + task.inputShape(), in: 0..<1, generator: &generator)

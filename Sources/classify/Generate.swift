@@ -24,7 +24,7 @@ struct Generate: ParsableCommand {
     )
 
     @Argument(help: "What to generate: shape or motion.")
-    var task: Task
+    var task: RecognitionTask
 
     @Option(help: "The dataset folder (shapes/ and examples/ are written inside it).")
     var out: String

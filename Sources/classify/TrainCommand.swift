@@ -4,7 +4,7 @@ import Models
 import Tensor
 import Train
 
-extension Task: ExpressibleByArgument {}
+extension RecognitionTask: ExpressibleByArgument {}
 
 extension StorageFormat: ExpressibleByArgument {}
 
@@ -16,7 +16,7 @@ struct PreparedData {
 
 /// Reads a dataset file for `task` into examples labelled by `classNames` (or by the dataset's own labels).
 func prepare(
-    _ path: String, task: Task, classNames: [String]?, rasterizer: ShapeRasterizer, windowing: MotionWindowing,
+    _ path: String, task: RecognitionTask, classNames: [String]?, rasterizer: ShapeRasterizer, windowing: MotionWindowing,
     augment: Int = 0, seed: UInt64 = 1
 ) throws(DataError) -> PreparedData {
     switch task {
@@ -57,7 +57,7 @@ struct TrainCommand: ParsableCommand {
     )
 
     @Argument(help: "What to train: shape or motion.")
-    var task: Task
+    var task: RecognitionTask
 
     @Option(help: "The training dataset (CSV; see README for its columns).")
     var data: String
@@ -249,7 +249,7 @@ struct Evaluate: ParsableCommand {
     )
 
     @Argument(help: "What to evaluate: shape or motion.")
-    var task: Task
+    var task: RecognitionTask
 
     @Option(help: "The labelled dataset (CSV).")
     var data: String

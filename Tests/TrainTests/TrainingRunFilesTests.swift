@@ -74,8 +74,8 @@ struct TrainingRunFilesTests {
 
     func plan(seed: UInt64 = 1) throws -> ExportPlan {
         let rasterizer = ShapeRasterizer(size: 8)
-        let inputShape = Task.shape.inputShape(rasterizer: rasterizer)
-        let network = Network(converting: Task.shape.layers(classes: 2, seed: seed, inputShape: inputShape))
+        let inputShape = RecognitionTask.shape.inputShape(rasterizer: rasterizer)
+        let network = Network(converting: RecognitionTask.shape.layers(classes: 2, seed: seed, inputShape: inputShape))
         return try prepareExport(
             network, task: .shape, classNames: ["circle", "square"], inputShape: inputShape, preprocessing: rasterizer.parameters,
             training: TrainingMetadata(seed: seed), validation: examples([0, 1, 0, 1], classNames: ["circle", "square"], inputShape: inputShape),
