@@ -101,13 +101,36 @@ struct MotionWindowTests {
 
     @Test(arguments: [(8, 1, 1), (8, 3, 7), (8, 8, 7), (9, 7, 4), (17, 17, 16), (33, 33, 1), (33, 1, 32), (50, 7, 49),
                       (64, 17, 33), (100, 33, 99), (100, 30, 17), (128, 32, 64), (255, 64, 96), (256, 64, 1), (256, 64, 255),
-                      (256, 256, 96), (300, 1, 299), (300, 3, 150), (300, 17, 31), (500, 125, 200)])
+                      (256, 256, 96), (300, 1, 299), (300, 3, 150), (300, 17, 31), (500, 125, 200), (2000, 500, 150)])
     func awkwardWindowings(window: Int, hop: Int, lags: Int) {
-        // (Window 500 is past `directStackWindow`: `input` takes its scratch from the heap.)
+        // (Window 2000 is past `directStackWindow`: `input` takes its scratch from the heap.)
         let windowing = MotionWindowing(window: window, hop: hop, lags: lags)
         for count in [window, window + 1, window + 2 * hop + 3, window + 5 * hop] {
             let (vertical, horizontal) = noisySignals(count: count, period: Double(window) / 3.3, seed: UInt64(window * 1000 + hop + count))
             expectFastPathsMatchReference(windowing, vertical: vertical, horizontal: horizontal, "noisy gait")
+        }
+    }
+
+    @Test(arguments: [(8, 1), (17, 16), (64, 33), (100, 63), (256, 96), (256, 255), (300, 129)])
+    func theDirectKernelAtEveryLevel(window: Int, lags: Int) {
+        // Each instruction-set level of `Kernels.autocorrelation` against the naive twin (tile counts 1…4 and a
+        // partial last tile), not only the level this CPU picks.
+        let windowing = MotionWindowing(window: window, hop: 1, lags: lags)
+        let (vertical, horizontal) = noisySignals(count: window, period: Double(window) / 3.3, seed: UInt64(window + lags))
+        var expected = [Float](repeating: .nan, count: windowing.inputSize)
+        vertical.withUnsafeBufferPointer { v in
+            horizontal.withUnsafeBufferPointer { h in
+                expected.withUnsafeMutableBufferPointer { windowing.referenceInput(vertical: v, horizontal: h, into: $0) }
+            }
+        }
+        for level in Kernels.availableLevels {
+            var actual = [Float](repeating: .nan, count: windowing.inputSize)
+            vertical.withUnsafeBufferPointer { v in
+                horizontal.withUnsafeBufferPointer { h in
+                    actual.withUnsafeMutableBufferPointer { windowing.input(vertical: v, horizontal: h, into: $0, level: level) }
+                }
+            }
+            expectClose(actual, expected, tolerance: MotionWindowing.autocorrelationTolerance, "level \(level), window \(window), lags \(lags)")
         }
     }
 
@@ -149,7 +172,7 @@ struct MotionWindowTests {
         expectFastPathsMatchReference(MotionWindowing(), vertical: vertical, horizontal: horizontal, "drifting mean")
     }
 
-    @Test(arguments: [0, 1, 2, 3, 7, 17, 33])
+    @Test(arguments: [0, 1, 2, 3, 7, 8, 9, 17, 33, 256, 257])
     func signalsAreTheFeaturesOfEachSample(count: Int) {
         // The naive twin is `features(of:)` one sample at a time; the bits must match (the windows' inputs, and so
         // the shipped answers, rest on them). Some samples have no gravity, some an acceleration along it only.
@@ -163,6 +186,17 @@ struct MotionWindowTests {
         let (vertical, horizontal) = MotionWindowing.signals(samples)
         #expect(vertical.map(\.bitPattern) == samples.map { Float(MotionWindowing.features(of: $0).vertical).bitPattern })
         #expect(horizontal.map(\.bitPattern) == samples.map { Float(MotionWindowing.features(of: $0).horizontal).bitPattern })
+        // Every level of the C kernel (eight samples at a time, then one by one), not only this CPU's best.
+        for level in Kernels.availableLevels {
+            var v = [Float](repeating: .nan, count: count), h = [Float](repeating: .nan, count: count)
+            samples.withUnsafeBufferPointer { s in
+                v.withUnsafeMutableBufferPointer { v in
+                    h.withUnsafeMutableBufferPointer { h in MotionWindowing.signals(s, vertical: v, horizontal: h, level: level) }
+                }
+            }
+            #expect(v.map(\.bitPattern) == vertical.map(\.bitPattern), "level \(level)")
+            #expect(h.map(\.bitPattern) == horizontal.map(\.bitPattern), "level \(level)")
+        }
     }
 
     @Test func windowsOfSamplesUseTheSharedPath() {

@@ -136,4 +136,23 @@ void odml_raster_stroke(const odml_raster_stroke_args *args, int level);
 void odml_raster_coverage(const double *nearest, int count, double reach, double reachSquared, float *image,
                           int level);
 
+/// The motion windows' two signals of `count` device-motion samples: per sample, with gravity g and user
+/// acceleration u (three doubles each, at `gravityOffset` and `accelerationOffset` bytes into the sample; samples
+/// `stride` bytes apart), `vertical[i] = (float)(|g| > 0 ? u·g / |g| : 0)` and
+/// `horizontal[i] = (float)√max(0, |u|² − vertical²)` (the vertical before rounding to float). In double, with
+/// the arithmetic (and order) of the Swift reference `MotionWindowing.features(of:)`: bit-identical to it.
+void odml_motion_signals(const void *samples, int count, ptrdiff_t stride, ptrdiff_t gravityOffset,
+                         ptrdiff_t accelerationOffset, float *vertical, float *horizontal, int level);
+
+/// Zeros `odml_autocorrelation_f32` keeps after the window in its scratch.
+#define ODML_AUTOCORRELATION_PAD 64
+
+/// One window's normalized autocorrelation: `signal` (`window` floats) less its mean (in double) is written to
+/// `scratch` (`window + ODML_AUTOCORRELATION_PAD` floats) as floats, with zeros after it; `output[l − 1]` for
+/// l = 1…lags (lags < window) receives Σ_{t < window − l} c_t·c_{t+l} / Σ c_t² (zeros when Σ c_t² ≤
+/// `noiseEnergy`); `mean` and `energy` receive the mean and Σ c_t² (in double). The lag sums run in float fused
+/// multiply-adds, 64 values of t at a time, then in double.
+void odml_autocorrelation_f32(const float *signal, int window, int lags, double noiseEnergy, float *scratch,
+                              float *output, double *mean, double *energy, int level);
+
 #endif

@@ -129,18 +129,29 @@ public struct MotionWindowing: Sendable, Equatable {
 
     /// The vertical and horizontal signals of `samples` written to `vertical` and `horizontal` (as many values as
     /// samples), without allocating: `features(of:)` of each (the same operations in the same order, so the same
-    /// bits) less the rotation rate, whose square root the windows never read.
+    /// bits) less the rotation rate, whose square root the windows never read. Eight samples at a time in the C
+    /// kernel `Kernels.motionSignals` (square roots and divisions are correctly rounded in every lane).
     public static func signals(_ samples: UnsafeBufferPointer<MotionSample>, vertical: UnsafeMutableBufferPointer<Float>,
                                horizontal: UnsafeMutableBufferPointer<Float>) {
+        signals(samples, vertical: vertical, horizontal: horizontal, level: Kernels.level)
+    }
+
+    /// `signals(_:vertical:horizontal:)` with the kernel at `level` (tests compare every level).
+    static func signals(_ samples: UnsafeBufferPointer<MotionSample>, vertical: UnsafeMutableBufferPointer<Float>,
+                        horizontal: UnsafeMutableBufferPointer<Float>, level: Kernels.Level) {
         shapePrecondition(vertical.count == samples.count && horizontal.count == samples.count,
                           "MotionWindowing.signals: \(samples.count) samples into \(vertical.count) vertical and \(horizontal.count) horizontal values")
-        for (i, sample) in samples.enumerated() {
-            let g = sample.gravity, a = sample.userAcceleration
-            let gravityNorm = (g.x * g.x + g.y * g.y + g.z * g.z).squareRoot()
-            let up = gravityNorm > 0 ? (a.x * g.x + a.y * g.y + a.z * g.z) / gravityNorm : 0
-            vertical[i] = Float(up)
-            horizontal[i] = Float(max(0, a.x * a.x + a.y * a.y + a.z * a.z - up * up).squareRoot())
+        guard let base = samples.baseAddress, let v = vertical.baseAddress, let h = horizontal.baseAddress else { return }
+        guard let gravity = MemoryLayout<MotionSample>.offset(of: \.gravity),
+              let acceleration = MemoryLayout<MotionSample>.offset(of: \.userAcceleration) else {
+            for (i, sample) in samples.enumerated() {
+                let f = features(of: sample)
+                (v[i], h[i]) = (Float(f.vertical), Float(f.horizontal))
+            }
+            return
         }
+        Kernels.motionSignals(UnsafeRawPointer(base), count: samples.count, stride: MemoryLayout<MotionSample>.stride,
+                              gravityOffset: gravity, accelerationOffset: acceleration, vertical: v, horizontal: h, level: level)
     }
 
     /// The inputs of every window of `samples`, `[windows, inputSize]`, by the shared path

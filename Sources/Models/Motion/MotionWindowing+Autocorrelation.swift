@@ -4,29 +4,21 @@ import Tensor
 // The two fast paths of the windows' autocorrelations. Their naive twin is `MotionWindowing.referenceInput`
 // (MotionWindowing+Reference.swift); MotionWindowTests compares them on awkward windowings.
 //
-// One window, `input(vertical:horizontal:into:)`: each signal loses its mean (in Double), then the lag sums
-// Σ_t c_t·c_{t+l} run in Float SIMD over four values of t at a time, eight lags at a time, on four copies of the
-// centred window shifted by 0…3 values, so that every load is aligned (c_{t+l} for t a multiple of 4 is copy
-// l mod 4 at t + l − l mod 4); sums go to Double every `directChunk` values of t. The copies live on the stack
-// for windows up to `directStackWindow` samples.
+// One window, `input(vertical:horizontal:into:)`: the C kernel `Kernels.autocorrelation` per signal: the mean and
+// the centring in Double, then the lag sums Σ_t c_t·c_{t+l} in Float fused multiply-adds, sixteen lags per vector
+// and up to 64 lags per pass over t (each c_t broadcast once), going to Double every 64 values of t; compiled for
+// AVX-512, AVX2 and a portable baseline, chosen by `Kernels.level`. Its scratch (the centred window and zeros
+// after it) lives on the stack for windows up to `directStackWindow` samples.
 //
 // Many windows, `windows(vertical:horizontal:into:)`: the windows of one recording overlap (by 3/4 with the
 // shipped windowing), so the lagged products are computed once per hop-sized block and each window is
 // assembled from its blocks (SharedAutocorrelation.swift).
 
-/// Lags per tile of the direct kernel: eight `SIMD4<Float>` accumulators.
-private let directLanes = 8
-/// The direct kernel adds its Float sums into Double every this many values of t: each Float lane has summed 64
-/// products (at most 64 · 2⁻²⁴ ≈ 4e-6 of the window's energy in error) whatever the window's length.
-private let directChunk = 256
-/// Floats of the stack scratch of `input` (the `InlineArray` there has this size): four copies of
-/// `directStride(window)` values, and 4 to align them.
+/// Floats of the stack scratch of `input` (the `InlineArray` there has this size).
 private let directStackFloats = 2048
-/// Values per shifted copy: the window, the reads of a tile's last lanes past its end (zeros), a multiple of 4.
-private func directStride(_ window: Int) -> Int { (window + 12 + 3) / 4 * 4 }
 /// The largest window `input(vertical:horizontal:into:)` computes without a heap allocation: the largest whose
-/// four copies and alignment fit `directStackFloats` (4 · `directStride(496)` + 4 = 2036).
-let directStackWindow = 496
+/// centred copy and the kernel's zeros after it fit `directStackFloats`.
+let directStackWindow = directStackFloats - Kernels.autocorrelationPad
 
 extension MotionWindowing {
     /// How many windows `count` samples hold (`starts(count:)` without building the array).
@@ -62,26 +54,31 @@ extension MotionWindowing {
     }
 
     /// One window's input from its `window` vertical and horizontal values, written to `output` (`inputSize`),
-    /// without allocating (windows up to 496 samples; longer ones use one heap buffer). Matches `referenceInput`
-    /// within `MotionWindowing.autocorrelationTolerance`.
+    /// without allocating (windows up to `directStackWindow` samples; longer ones use one heap buffer). Matches
+    /// `referenceInput` within `MotionWindowing.autocorrelationTolerance`.
     public func input(vertical: UnsafeBufferPointer<Float>, horizontal: UnsafeBufferPointer<Float>,
                       into output: UnsafeMutableBufferPointer<Float>) {
+        input(vertical: vertical, horizontal: horizontal, into: output, level: Kernels.level)
+    }
+
+    /// `input(vertical:horizontal:into:)` with the kernel at `level` (tests compare every level).
+    func input(vertical: UnsafeBufferPointer<Float>, horizontal: UnsafeBufferPointer<Float>,
+               into output: UnsafeMutableBufferPointer<Float>, level: Kernels.Level) {
         shapePrecondition(vertical.count == window && horizontal.count == window && output.count == inputSize,
                           "MotionWindowing.input: \(vertical.count) vertical and \(horizontal.count) horizontal values into \(output.count); "
                           + "expected \(window), \(window) into \(inputSize)")
-        let floats = 4 * directStride(window) + 4
-        if floats <= directStackFloats {
+        if window <= directStackWindow {
             var stack = InlineArray<2048, Float>(repeating: 0)
             var span = stack.mutableSpan
             span.withUnsafeMutableBufferPointer { scratch in
-                directInput(vertical, scratch, channel: 0, into: output)
-                directInput(horizontal, scratch, channel: 1, into: output)
+                directInput(vertical, scratch, channel: 0, into: output, level: level)
+                directInput(horizontal, scratch, channel: 1, into: output, level: level)
             }
         } else {
-            var heap = [Float](repeating: 0, count: floats)
+            var heap = [Float](repeating: 0, count: window + Kernels.autocorrelationPad)
             heap.withUnsafeMutableBufferPointer { scratch in
-                directInput(vertical, scratch, channel: 0, into: output)
-                directInput(horizontal, scratch, channel: 1, into: output)
+                directInput(vertical, scratch, channel: 0, into: output, level: level)
+                directInput(horizontal, scratch, channel: 1, into: output, level: level)
             }
         }
     }
@@ -103,87 +100,13 @@ extension MotionWindowing {
         return total
     }
 
-    /// One channel of one window by the direct kernel; `scratch` holds `4 · directStride(window) + 4` zeros, or
-    /// what an earlier call of the same window length left there (it writes only the same places).
+    /// One channel of one window by the C kernel: its autocorrelations, then its intensity.
     private func directInput(_ signal: UnsafeBufferPointer<Float>, _ scratch: UnsafeMutableBufferPointer<Float>, channel: Int,
-                             into output: UnsafeMutableBufferPointer<Float>) {
-        guard let base = scratch.baseAddress, let x = signal.baseAddress else { return }
-        let stride = directStride(window)
-        // Copy k (k = 0…3) holds c_{i+k} at i, 16-byte aligned.
-        let copies = UnsafeMutableRawPointer(base).alignedUp(toMultipleOf: 16).assumingMemoryBound(to: Float.self)
-        let mean = Self.sum(signal) / Double(window)
-        // Centre in Double (where the horizontal signal's mean would cancel), then keep the values as Float.
-        var energies = SIMD4<Double>(), t = 0
-        while t + 4 <= window {
-            let centered = SIMD4<Double>(UnsafeRawPointer(x + t).loadUnaligned(as: SIMD4<Float>.self)) - SIMD4(repeating: mean)
-            energies += centered * centered
-            UnsafeMutableRawPointer(copies + t).storeBytes(of: SIMD4<Float>(centered), as: SIMD4<Float>.self)
-            t += 4
-        }
-        var energy = energies.sum()
-        while t < window {
-            let centered = Double(x[t]) - mean
-            energy += centered * centered
-            copies[t] = Float(centered)
-            t += 1
-        }
-        // Copies 1…3 from copy 0, four values at a time (its zeros past the window fill theirs).
-        let raw = UnsafeMutableRawPointer(copies)
-        for k in 1..<4 {
-            var i = 0
-            while i < window - k {
-                raw.storeBytes(of: raw.loadUnaligned(fromByteOffset: (i + k) * 4, as: SIMD4<Float>.self),
-                               toByteOffset: (k * stride + i) * 4, as: SIMD4<Float>.self)
-                i += 4
-            }
-        }
-        let inverse = energy > Double(window) * Self.noiseEnergyPerSample ? 1 / energy : 0
-        var l0 = 1
-        while l0 <= lags {
-            let sums = SIMD8<Float>(directLagSums(copies, stride: stride, lag: l0) * SIMD8(repeating: inverse))
-            if l0 + directLanes - 1 <= lags, let out = output.baseAddress {
-                UnsafeMutableRawPointer(out + channel * lags + l0 - 1).storeBytes(of: sums, as: SIMD8<Float>.self)
-            } else {
-                for lane in 0..<(lags - l0 + 1) { output[channel * lags + l0 + lane - 1] = sums[lane] }
-            }
-            l0 += directLanes
-        }
+                             into output: UnsafeMutableBufferPointer<Float>, level: Kernels.Level) {
+        guard let x = signal.baseAddress, let out = output.baseAddress else { return }
+        let (mean, energy) = Kernels.autocorrelation(x, window: window, lags: lags, noiseEnergy: Double(window) * Self.noiseEnergyPerSample,
+                                                     scratch: scratch, into: out + channel * lags, level: level)
         let level = channel == 0 ? (energy / Double(window)).squareRoot() : mean
         output[2 * lags + channel] = Float(log(max(level, Self.intensityFloor)))
-    }
-
-    /// Σ_{t < W−l} c_t·c_{t+l} for the eight lags l0…l0+7 (zeros past the window fill the lanes past W − l).
-    private func directLagSums(_ copies: UnsafePointer<Float>, stride: Int, lag l0: Int) -> SIMD8<Double> {
-        let raw = UnsafeRawPointer(copies)
-        func copy(_ lane: Int) -> UnsafeRawPointer {
-            let lag = l0 + lane
-            return raw + ((lag & 3) * stride + lag - (lag & 3)) * MemoryLayout<Float>.stride
-        }
-        let (p0, p1, p2, p3, p4, p5, p6, p7) = (copy(0), copy(1), copy(2), copy(3), copy(4), copy(5), copy(6), copy(7))
-        var totals = SIMD8<Double>(), from = 0
-        let end = window - l0
-        while from < end {
-            var a0 = SIMD4<Float>(), a1 = SIMD4<Float>(), a2 = SIMD4<Float>(), a3 = SIMD4<Float>()
-            var a4 = SIMD4<Float>(), a5 = SIMD4<Float>(), a6 = SIMD4<Float>(), a7 = SIMD4<Float>()
-            var t = from
-            let to = min(end, from + directChunk)
-            while t < to {
-                let offset = t &* MemoryLayout<Float>.stride
-                let c = raw.load(fromByteOffset: offset, as: SIMD4<Float>.self)
-                a0 += c * p0.load(fromByteOffset: offset, as: SIMD4<Float>.self)
-                a1 += c * p1.load(fromByteOffset: offset, as: SIMD4<Float>.self)
-                a2 += c * p2.load(fromByteOffset: offset, as: SIMD4<Float>.self)
-                a3 += c * p3.load(fromByteOffset: offset, as: SIMD4<Float>.self)
-                a4 += c * p4.load(fromByteOffset: offset, as: SIMD4<Float>.self)
-                a5 += c * p5.load(fromByteOffset: offset, as: SIMD4<Float>.self)
-                a6 += c * p6.load(fromByteOffset: offset, as: SIMD4<Float>.self)
-                a7 += c * p7.load(fromByteOffset: offset, as: SIMD4<Float>.self)
-                t &+= 4
-            }
-            totals += SIMD8<Double>(Double(a0.sum()), Double(a1.sum()), Double(a2.sum()), Double(a3.sum()),
-                                    Double(a4.sum()), Double(a5.sum()), Double(a6.sum()), Double(a7.sum()))
-            from = to
-        }
-        return totals
     }
 }

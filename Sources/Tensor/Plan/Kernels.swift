@@ -101,5 +101,38 @@ public enum Kernels {
     }
 }
 
+extension Kernels {
+    /// The motion windows' vertical and horizontal signals of `count` samples, each sample's gravity and user
+    /// acceleration three `Double`s at `gravityOffset` and `accelerationOffset` bytes into it, samples `stride`
+    /// bytes apart; see `odml_motion_signals` in CKernels.h. Bit-identical to `MotionWindowing.features(of:)`.
+    public static func motionSignals(
+        _ samples: UnsafeRawPointer, count: Int, stride: Int, gravityOffset: Int, accelerationOffset: Int,
+        vertical: UnsafeMutablePointer<Float>, horizontal: UnsafeMutablePointer<Float>, level: Level = Kernels.level
+    ) {
+        precondition(count >= 0 && count <= Int(Int32.max), "Kernels.motionSignals: \(count) samples (≤ Int32.max)")
+        odml_motion_signals(samples, Int32(count), stride, gravityOffset, accelerationOffset, vertical, horizontal, Int32(level.rawValue))
+    }
+
+    /// Zeros `autocorrelation` keeps after the window in its scratch: it needs `window + autocorrelationPad` floats.
+    public static let autocorrelationPad = Int(ODML_AUTOCORRELATION_PAD)
+
+    /// One window's autocorrelation at lags 1…`lags` normalized by its energy (zeros when the energy is at most
+    /// `noiseEnergy`) into `output` (`lags` floats); returns the window's mean and energy. See
+    /// `odml_autocorrelation_f32` in CKernels.h.
+    public static func autocorrelation(
+        _ signal: UnsafePointer<Float>, window: Int, lags: Int, noiseEnergy: Double, scratch: UnsafeMutableBufferPointer<Float>,
+        into output: UnsafeMutablePointer<Float>, level: Level = Kernels.level
+    ) -> (mean: Double, energy: Double) {
+        precondition(window >= 2 && window <= Int(Int32.max) / 2 && lags >= 1 && lags < window
+                     && scratch.count >= window + autocorrelationPad,
+                     "Kernels.autocorrelation: window \(window), lags \(lags), scratch \(scratch.count) "
+                     + "(need 1 ≤ lags < window and window + \(autocorrelationPad) floats of scratch)")
+        var mean = 0.0, energy = 0.0
+        guard let base = scratch.baseAddress else { return (0, 0) }
+        odml_autocorrelation_f32(signal, Int32(window), Int32(lags), noiseEnergy, base, output, &mean, &energy, Int32(level.rawValue))
+        return (mean, energy)
+    }
+}
+
 /// `count` rounded up to a multiple of 8: the output width the float kernels' weight packing uses.
 @inline(__always) func paddedToEight(_ count: Int) -> Int { (count + 7) & ~7 }

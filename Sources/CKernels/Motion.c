@@ -1,0 +1,161 @@
+// Motion window kernels: the two orientation-free signals of each sample, and one window's normalized
+// autocorrelation (see CKernels.h for the contracts).
+//
+// The signals must come out bit for bit as the Swift reference (`MotionWindowing.features(of:)`) computes them, so
+// they are in double, in the Swift code's order, and never contracted into fused multiply-adds; square roots and
+// divisions are correctly rounded in every lane, so eight samples at a time give the same bits as one.
+#include "Common.h"
+
+#pragma clang fp contract(off)
+
+typedef double odml_v8d __attribute__((ext_vector_type(8)));
+typedef float odml_v16f __attribute__((ext_vector_type(16)));
+/// What comparing two `odml_v8d` gives: 64-bit lanes, all ones where true.
+typedef __typeof__((odml_v8d)0 < (odml_v8d)0) odml_v8l;
+
+/// `mask ? a : b` per lane.
+ODML_INLINE odml_v8d odml_select8d(odml_v8l mask, odml_v8d a, odml_v8d b) {
+    return (odml_v8d)((mask & (odml_v8l)a) | (~mask & (odml_v8l)b));
+}
+
+typedef struct {
+    const char *samples;
+    ptrdiff_t stride, gravity, acceleration;
+    int count;
+    float *vertical, *horizontal;
+} signals_args;
+
+ODML_INLINE void motion_signals_impl(const signals_args *a) {
+    int i = 0;
+    for (; i + 8 <= a->count; i += 8) {
+        odml_v8d gx, gy, gz, ax, ay, az;
+#pragma clang loop unroll(full)
+        for (int k = 0; k < 8; k++) {
+            const char *sample = a->samples + (ptrdiff_t)(i + k) * a->stride;
+            double g[3], u[3];
+            __builtin_memcpy(g, sample + a->gravity, sizeof g);
+            __builtin_memcpy(u, sample + a->acceleration, sizeof u);
+            gx[k] = g[0]; gy[k] = g[1]; gz[k] = g[2];
+            ax[k] = u[0]; ay[k] = u[1]; az[k] = u[2];
+        }
+        const odml_v8d norm = __builtin_elementwise_sqrt(gx * gx + gy * gy + gz * gz);
+        const odml_v8d up = odml_select8d(norm > 0, (ax * gx + ay * gy + az * gz) / norm, (odml_v8d)0);
+        const odml_v8d rest = ax * ax + ay * ay + az * az - up * up;
+        // Swift's max(0, rest): rest when rest ≥ 0 (−0 included), else 0 (NaN included).
+        const odml_v8d across = __builtin_elementwise_sqrt(odml_select8d(rest >= 0, rest, (odml_v8d)0));
+        const odml_v8f v = __builtin_convertvector(up, odml_v8f), h = __builtin_convertvector(across, odml_v8f);
+        __builtin_memcpy(a->vertical + i, &v, sizeof v);
+        __builtin_memcpy(a->horizontal + i, &h, sizeof h);
+    }
+    for (; i < a->count; i++) {
+        const char *sample = a->samples + (ptrdiff_t)i * a->stride;
+        double g[3], u[3];
+        __builtin_memcpy(g, sample + a->gravity, sizeof g);
+        __builtin_memcpy(u, sample + a->acceleration, sizeof u);
+        const double norm = __builtin_sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+        const double up = norm > 0 ? (u[0] * g[0] + u[1] * g[1] + u[2] * g[2]) / norm : 0;
+        const double rest = u[0] * u[0] + u[1] * u[1] + u[2] * u[2] - up * up;
+        a->vertical[i] = (float)up;
+        a->horizontal[i] = (float)__builtin_sqrt(rest >= 0 ? rest : 0);
+    }
+}
+
+ODML_DISPATCH(motion_signals, motion_signals_impl, const signals_args *)
+
+void odml_motion_signals(const void *samples, int count, ptrdiff_t stride, ptrdiff_t gravityOffset,
+                         ptrdiff_t accelerationOffset, float *vertical, float *horizontal, int level) {
+    const signals_args args = {samples, stride, gravityOffset, accelerationOffset, count, vertical, horizontal};
+    motion_signals_dispatch(&args, level);
+}
+
+// The autocorrelation may contract (its tolerance is stated, not bit-identity).
+#pragma clang fp contract(fast)
+
+typedef struct {
+    const float *signal;
+    int window, lags;
+    double noiseEnergy;
+    float *scratch, *output;
+    double *mean, *energy;
+} autocorrelation_args;
+
+/// Values of t summed in Float before the sums go to Double: each lag's sum is one chain of FMAs, so at most
+/// this many products (at most 64 · 2⁻²⁴ ≈ 4e-6 of the window's energy in error) whatever the window's length.
+enum { odml_lag_chunk = 64 };
+
+/// Lags l0 … l0 + 16·tiles − 1 of the centred window `c` (zeros from `window` on, at least 16·tiles − 1 + l0
+/// of them past the last product read): Σ_{t < window − l0} c_t · c_{t+l}, scaled by `inverse`, into `out`
+/// (only the lags up to `last`).
+ODML_INLINE void lag_tiles(const float *c, int window, int l0, int tiles, int last, double inverse, float *out) {
+    odml_v8d totals[8];
+    for (int j = 0; j < 2 * tiles; j++) totals[j] = (odml_v8d)0;
+    const int end = window - l0;
+    for (int from = 0; from < end; from += odml_lag_chunk) {
+        const int to = from + odml_lag_chunk < end ? from + odml_lag_chunk : end;
+        odml_v16f s[4] = {0, 0, 0, 0};
+        for (int t = from; t < to; t++) {
+            const float x = c[t];
+            const float *p = c + t + l0;
+            for (int j = 0; j < tiles; j++) {
+                odml_v16f y;
+                __builtin_memcpy(&y, p + 16 * j, sizeof y);
+                s[j] += x * y;
+            }
+        }
+        for (int j = 0; j < tiles; j++) {
+            totals[2 * j] += __builtin_convertvector(__builtin_shufflevector(s[j], s[j], 0, 1, 2, 3, 4, 5, 6, 7), odml_v8d);
+            totals[2 * j + 1] += __builtin_convertvector(__builtin_shufflevector(s[j], s[j], 8, 9, 10, 11, 12, 13, 14, 15), odml_v8d);
+        }
+    }
+    for (int j = 0; j < 2 * tiles; j++) {
+        const odml_v8f scaled = __builtin_convertvector(totals[j] * inverse, odml_v8f);
+        odml_store8f_partial(out + 8 * j, scaled, last - (l0 + 8 * j) + 1);
+    }
+}
+
+ODML_INLINE void autocorrelation_impl(const autocorrelation_args *a) {
+    const int window = a->window, lags = a->lags;
+    const float *x = a->signal;
+    float *c = a->scratch;
+    odml_v8d lanes = 0;
+    int t = 0;
+    for (; t + 8 <= window; t += 8) lanes += __builtin_convertvector(odml_load8f(x + t), odml_v8d);
+    double sum = 0;
+    for (int k = 0; k < 8; k++) sum += lanes[k];
+    for (; t < window; t++) sum += (double)x[t];
+    const double mean = sum / window;
+    // Centre in double (where the horizontal signal's mean would cancel), then keep the values as float.
+    odml_v8d energies = 0;
+    for (t = 0; t + 8 <= window; t += 8) {
+        const odml_v8d centred = __builtin_convertvector(odml_load8f(x + t), odml_v8d) - mean;
+        energies += centred * centred;
+        odml_store8f(c + t, __builtin_convertvector(centred, odml_v8f));
+    }
+    double energy = 0;
+    for (int k = 0; k < 8; k++) energy += energies[k];
+    for (; t < window; t++) {
+        const double centred = (double)x[t] - mean;
+        energy += centred * centred;
+        c[t] = (float)centred;
+    }
+    for (int i = window; i < window + ODML_AUTOCORRELATION_PAD; i++) c[i] = 0;
+    const double inverse = energy > a->noiseEnergy ? 1 / energy : 0;
+    // Up to four tiles of 16 lags per pass over t (one broadcast of c_t feeds them all).
+    int l0 = 1;
+    for (; l0 + 63 <= lags; l0 += 64) lag_tiles(c, window, l0, 4, lags, inverse, a->output + l0 - 1);
+    const int rest = lags - l0 + 1;
+    if (rest > 48) lag_tiles(c, window, l0, 4, lags, inverse, a->output + l0 - 1);
+    else if (rest > 32) lag_tiles(c, window, l0, 3, lags, inverse, a->output + l0 - 1);
+    else if (rest > 16) lag_tiles(c, window, l0, 2, lags, inverse, a->output + l0 - 1);
+    else if (rest > 0) lag_tiles(c, window, l0, 1, lags, inverse, a->output + l0 - 1);
+    *a->mean = mean;
+    *a->energy = energy;
+}
+
+ODML_DISPATCH(autocorrelation, autocorrelation_impl, const autocorrelation_args *)
+
+void odml_autocorrelation_f32(const float *signal, int window, int lags, double noiseEnergy, float *scratch,
+                              float *output, double *mean, double *energy, int level) {
+    const autocorrelation_args args = {signal, window, lags, noiseEnergy, scratch, output, mean, energy};
+    autocorrelation_dispatch(&args, level);
+}
