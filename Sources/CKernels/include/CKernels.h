@@ -110,6 +110,17 @@ void odml_conv2d_i8(const odml_conv2d_i8_args *args, int level);
 void odml_quantize_u8(const float *input, int pixels, int channels, ptrdiff_t inPixelStride, uint8_t *output,
                       int outChannels, float inverseScale, int zeroPoint, int level);
 
+/// The most (padded) inputs `odml_dense_i8` takes: its bytes live on the stack.
+#define ODML_DENSE_I8_MAX_INPUT 4096
+
+/// An 8-bit dense layer of one sample with a float input: `input` (`inFeatures` floats) quantized as
+/// `odml_quantize_u8` does (padded to `paddedIn` bytes, a multiple of 4, ≤ ODML_DENSE_I8_MAX_INPUT, with the zero
+/// point), then `odml_conv2d_i8` as a 1×1 convolution of a one-pixel image (weights `[paddedIn / 4][paddedOut][4]`)
+/// writing `outFeatures` floats to `output`. The same values as those two calls.
+void odml_dense_i8(const float *input, int inFeatures, float inverseScale, int zeroPoint, int paddedIn,
+                   const int8_t *weights, const int32_t *correction, const float *scale, const float *bias,
+                   int outFeatures, float *output, int relu, int level);
+
 /// One stroke of a drawing lowered into a shape rasterizer's distance map: each point goes through the affine
 /// map `(x, y) ↦ (a u + b v + e, c u + d v + f)`, `u = (x − originX) · inverseUnit` and `v` alike, and each
 /// segment between mapped points (a point closer than ½ pixel to the previous kept one is skipped unless it is

@@ -34,6 +34,14 @@ extension PlanCompiler {
         var input = activations.count - 1
         let source = activations[input]
         let paddedIn = (layer.inChannels + 3) & ~3
+        if layer.isDense, source.height == 1, source.width == 1, source.channels == layer.inChannels, !source.isBytes,
+           paddedIn <= Kernels.integerDenseMaxInput {
+            // A dense layer on a float vector: quantizing and the dot products in one kernel call, no byte activation.
+            activations.append(layoutOf(outputShape))
+            steps.append(.integerDense(input: input, output: input + 1, Self.integerConvolution(
+                layer, paddedIn: paddedIn, quantization: quantization, outputSize: (1, 1)), quantization))
+            return
+        }
         var bytes = layer.isDense
             ? ActivationLayout(height: 1, width: 1, channels: paddedIn)
             : ActivationLayout(height: source.height, width: source.width, channels: paddedIn)

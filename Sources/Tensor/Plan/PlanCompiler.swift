@@ -18,6 +18,9 @@ enum Step: Sendable, CustomStringConvertible {
     case quantize(input: Int, output: Int, ActivationQuantization)
     /// A direct convolution (or a dense layer as a 1×1 one) in 8-bit integers.
     case integerConvolution(input: Int, output: Int, IntegerConvolutionStep)
+    /// A dense layer in 8-bit integers reading a float input: the input quantized with the
+    /// `ActivationQuantization` and the integer kernel in one call (a 1×1 convolution step's weights).
+    case integerDense(input: Int, output: Int, IntegerConvolutionStep, ActivationQuantization)
     /// The layer's own `forward` on a batch of one (allocates).
     case fallback(input: Int, output: Int, any Layer, inputShape: [Int], outputShape: [Int])
 
@@ -52,7 +55,12 @@ enum Step: Sendable, CustomStringConvertible {
     }
 
     var isFallback: Bool { if case .fallback = self { true } else { false } }
-    var isInteger: Bool { if case .integerConvolution = self { true } else { false } }
+    var isInteger: Bool {
+        switch self {
+        case .integerConvolution, .integerDense: true
+        default: false
+        }
+    }
 
     var description: String {
         switch self {
@@ -70,6 +78,9 @@ enum Step: Sendable, CustomStringConvertible {
         case let .integerConvolution(_, _, c):
             "int8 conv \(c.kernel.height)x\(c.kernel.width) stride \(c.stride.height)x\(c.stride.width) \(c.inChannels)→\(c.outChannels)"
                 + (c.relu ? " + relu" : "") + (c.maxPool ? " + max pool 2x2" : "") + (c.requantize != nil ? " → int8" : "")
+        case let .integerDense(_, _, c, q):
+            "int8 dense \(c.inChannels)→\(c.outChannels)" + (c.relu ? " + relu" : "")
+                + " (input quantized in the kernel: scale \(q.scale), zero point \(q.zeroPoint))"
         case let .fallback(_, _, layer, inputShape, outputShape):
             "\(type(of: layer)) \(describeShape(inputShape)) → \(describeShape(outputShape)) (layer forward, allocates)"
         }
@@ -181,6 +192,11 @@ struct PlanCompiler {
             var fused = step
             fused.relu = true
             steps[index] = .integerConvolution(input: input, output: output, fused)
+            return true
+        case let .integerDense(input, output, step, quantization) where !step.relu:
+            var fused = step
+            fused.relu = true
+            steps[index] = .integerDense(input: input, output: output, fused, quantization)
             return true
         default:
             return false

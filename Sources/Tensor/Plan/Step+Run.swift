@@ -105,6 +105,22 @@ extension Step {
                     }
                 }
             }
+        case let .integerDense(input, output, step, quantization):
+            let (source, destination) = (activations[input], activations[output])
+            step.weights.withUnsafeBufferPointer { weights in
+                step.correction.withUnsafeBufferPointer { correction in
+                    step.scale.withUnsafeBufferPointer { scale in
+                        step.bias.withUnsafeBufferPointer { bias in
+                            guard let weights = weights.baseAddress, let correction = correction.baseAddress,
+                                  let scale = scale.baseAddress, let bias = bias.baseAddress else { return }
+                            Kernels.integerDense(
+                                base + source.interior, inFeatures: source.count, quantization: quantization, paddedIn: step.inChannels,
+                                weights: weights, correction: correction, scale: scale, bias: bias, outFeatures: step.outChannels,
+                                output: base + destination.interior, relu: step.relu, level: level)
+                        }
+                    }
+                }
+            }
         case let .fallback(input, output, layer, inputShape, _):
             let (source, destination) = (activations[input], activations[output])
             let values = Tensor(uninitializedShape: [1] + inputShape) { buffer in source.load(into: buffer, base: base) }
