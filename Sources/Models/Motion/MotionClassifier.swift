@@ -101,13 +101,17 @@ extension MotionWindowClassifier {
         }
         try windowing.requireWindow(in: recording, source: source)
         var windows: [MotionWindowPrediction] = []
+        let labels = labels, classes = labels.count, size = windowing.inputSize, intensity = 2 * windowing.lags
+        // One row buffer for every window, and the tensors' scalars read by offset: no allocation per window.
+        var row = [Double](repeating: 0, count: classes)
         for (segment, segmentStart) in zip(recording.segments, recording.segmentStarts) {
             let starts = windowing.starts(count: segment.count)
             if starts.isEmpty { continue }
-            let inputs = windowing.windows(segment)
-            let probabilities = smoothed(probabilities(inputs), over: smoothing)
+            let windowInputs = windowing.windows(segment)
+            let inputs = windowInputs.scalars
+            let probabilities = smoothed(probabilities(windowInputs), over: smoothing).scalars
             for (index, start) in starts.enumerated() {
-                let row = (0..<labels.count).map { Double(probabilities[index, $0]) }
+                for column in 0..<classes { row[column] = Double(probabilities[index * classes + column]) }
                 let best = row.indices.max { row[$0] < row[$1] } ?? 0
                 let from = segmentStart + Double(start) / windowing.rate, to = from + Double(windowing.window) / windowing.rate
                 var window = MotionWindowPrediction(start: from, end: to, label: labels[best], confidence: row[best])
@@ -119,7 +123,8 @@ extension MotionWindowClassifier {
                     window.reason = String(format: "no samples for %.2f s from %.2f s: too long a gap to resolve a stride "
                                            + "(at most %.2f s is bridged)", gap.upperBound - gap.lowerBound, gap.lowerBound,
                                            MotionRecordingReader.maximumBridge)
-                } else if let still = MotionStillness.confidence(inputs, row: index, windowing: windowing) {
+                } else if let still = MotionStillness.confidence(logDeviation: inputs[index * size + intensity],
+                                                                 logHorizontal: inputs[index * size + intensity + 1]) {
                     (window.label, window.confidence) = (MotionStillness.label, still)
                 }
                 windows.append(window)
@@ -243,7 +248,13 @@ public enum MotionStillness {
     /// The confidence that window `row` of `inputs` is still, or `nil` when it is not: a logistic in
     /// log(`stillLevel` / level), with level the larger of the vertical standard deviation and horizontal mean.
     public static func confidence(_ inputs: Tensor, row: Int, windowing: MotionWindowing) -> Double? {
-        let deviation = exp(Double(inputs[row, 2 * windowing.lags])), horizontal = exp(Double(inputs[row, 2 * windowing.lags + 1]))
+        confidence(logDeviation: inputs[row, 2 * windowing.lags], logHorizontal: inputs[row, 2 * windowing.lags + 1])
+    }
+
+    /// `confidence(_:row:windowing:)` from a window's two intensity inputs: the logarithms of its vertical standard
+    /// deviation and horizontal mean.
+    public static func confidence(logDeviation: Float, logHorizontal: Float) -> Double? {
+        let deviation = exp(Double(logDeviation)), horizontal = exp(Double(logHorizontal))
         let level = max(deviation, horizontal)
         guard level < stillLevel else { return nil }
         return 1 / (1 + exp(-log(stillLevel / level) / confidenceScale))
