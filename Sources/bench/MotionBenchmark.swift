@@ -88,6 +88,23 @@ struct MotionBenchmark {
             computeFeatures(windows[advance()])
             return features[0]
         }])
+        // The two parts of the features: the signals into buffers of the caller's (no allocation), and the
+        // autocorrelations and intensities of those signals.
+        let verticalBuffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: window)
+        let horizontalBuffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: window)
+        verticalBuffer.initialize(repeating: 0)
+        horizontalBuffer.initialize(repeating: 0)
+        defer { verticalBuffer.deallocate(); horizontalBuffer.deallocate() }
+        report.time(plan, [Workload(name: "motion: window signals only (into a caller's buffers)") {
+            windows[advance()].withUnsafeBufferPointer {
+                MotionWindowing.signals($0, vertical: verticalBuffer, horizontal: horizontalBuffer)
+            }
+            return verticalBuffer[0]
+        }])
+        report.time(plan, [Workload(name: "motion: window autocorrelations only") {
+            windowing.input(vertical: UnsafeBufferPointer(verticalBuffer), horizontal: UnsafeBufferPointer(horizontalBuffer), into: features)
+            return features[0]
+        }])
         report.time(plan, [int8, f32].map { variant in
             Workload(name: "motion: \(variant.format) plan") { inputs[advance()].withUnsafeBufferPointer { variant.plan.run($0) } }
         })
