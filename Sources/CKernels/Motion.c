@@ -79,8 +79,9 @@ typedef struct {
     double *mean, *energy;
 } autocorrelation_args;
 
-/// Values of t summed in Float before the sums go to Double: each lag's sum is one chain of FMAs, so at most
-/// this many products (at most 64 · 2⁻²⁴ ≈ 4e-6 of the window's energy in error) whatever the window's length.
+/// Values of t summed in Float before the sums go to Double: each lag's sum is two chains of FMAs (even and odd
+/// t), so at most this many products (at most 64 · 2⁻²⁴ ≈ 4e-6 of the window's energy in error) whatever the
+/// window's length.
 enum { odml_lag_chunk = 64 };
 
 /// Lags l0 … l0 + 16·tiles − 1 of the centred window `c` (zeros from `window` on, at least 16·tiles − 1 + l0
@@ -92,19 +93,33 @@ ODML_INLINE void lag_tiles(const float *c, int window, int l0, int tiles, int la
     const int end = window - l0;
     for (int from = 0; from < end; from += odml_lag_chunk) {
         const int to = from + odml_lag_chunk < end ? from + odml_lag_chunk : end;
-        odml_v16f s[4] = {0, 0, 0, 0};
-        for (int t = from; t < to; t++) {
-            const float x = c[t];
+        // Even and odd t in separate sums: twice the chains of FMAs in flight, so fewer than four tiles are not
+        // bound by the FMA latency.
+        odml_v16f s[4] = {0, 0, 0, 0}, o[4] = {0, 0, 0, 0};
+        int t = from;
+        for (; t + 2 <= to; t += 2) {
+            const float x0 = c[t], x1 = c[t + 1];
             const float *p = c + t + l0;
             for (int j = 0; j < tiles; j++) {
+                odml_v16f y0, y1;
+                __builtin_memcpy(&y0, p + 16 * j, sizeof y0);
+                __builtin_memcpy(&y1, p + 1 + 16 * j, sizeof y1);
+                s[j] += x0 * y0;
+                o[j] += x1 * y1;
+            }
+        }
+        if (t < to) {
+            const float x = c[t];
+            for (int j = 0; j < tiles; j++) {
                 odml_v16f y;
-                __builtin_memcpy(&y, p + 16 * j, sizeof y);
+                __builtin_memcpy(&y, c + t + l0 + 16 * j, sizeof y);
                 s[j] += x * y;
             }
         }
         for (int j = 0; j < tiles; j++) {
-            totals[2 * j] += __builtin_convertvector(__builtin_shufflevector(s[j], s[j], 0, 1, 2, 3, 4, 5, 6, 7), odml_v8d);
-            totals[2 * j + 1] += __builtin_convertvector(__builtin_shufflevector(s[j], s[j], 8, 9, 10, 11, 12, 13, 14, 15), odml_v8d);
+            const odml_v16f sum = s[j] + o[j];
+            totals[2 * j] += __builtin_convertvector(__builtin_shufflevector(sum, sum, 0, 1, 2, 3, 4, 5, 6, 7), odml_v8d);
+            totals[2 * j + 1] += __builtin_convertvector(__builtin_shufflevector(sum, sum, 8, 9, 10, 11, 12, 13, 14, 15), odml_v8d);
         }
     }
     for (int j = 0; j < 2 * tiles; j++) {
@@ -113,10 +128,9 @@ ODML_INLINE void lag_tiles(const float *c, int window, int l0, int tiles, int la
     }
 }
 
-ODML_INLINE void autocorrelation_impl(const autocorrelation_args *a) {
+ODML_INLINE void autocorrelation_impl(const autocorrelation_args *a, float *c) {
     const int window = a->window, lags = a->lags;
     const float *x = a->signal;
-    float *c = a->scratch;
     odml_v8d lanes = 0;
     int t = 0;
     for (; t + 8 <= window; t += 8) lanes += __builtin_convertvector(odml_load8f(x + t), odml_v8d);
@@ -152,7 +166,18 @@ ODML_INLINE void autocorrelation_impl(const autocorrelation_args *a) {
     *a->energy = energy;
 }
 
-ODML_DISPATCH(autocorrelation, autocorrelation_impl, const autocorrelation_args *)
+/// The kernel with the scratch the caller gave, or (none given, a window up to ODML_AUTOCORRELATION_STACK_WINDOW) an
+/// uninitialized one on this stack: nothing to zero beforehand, nothing on the heap.
+ODML_INLINE void autocorrelation_scratch_impl(const autocorrelation_args *a) {
+    if (a->scratch) {
+        autocorrelation_impl(a, a->scratch);
+    } else if (a->window <= ODML_AUTOCORRELATION_STACK_WINDOW) {
+        float scratch[a->window + ODML_AUTOCORRELATION_PAD];
+        autocorrelation_impl(a, scratch);
+    }
+}
+
+ODML_DISPATCH(autocorrelation, autocorrelation_scratch_impl, const autocorrelation_args *)
 
 void odml_autocorrelation_f32(const float *signal, int window, int lags, double noiseEnergy, float *scratch,
                               float *output, double *mean, double *energy, int level) {

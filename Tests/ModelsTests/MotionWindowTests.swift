@@ -101,9 +101,9 @@ struct MotionWindowTests {
 
     @Test(arguments: [(8, 1, 1), (8, 3, 7), (8, 8, 7), (9, 7, 4), (17, 17, 16), (33, 33, 1), (33, 1, 32), (50, 7, 49),
                       (64, 17, 33), (100, 33, 99), (100, 30, 17), (128, 32, 64), (255, 64, 96), (256, 64, 1), (256, 64, 255),
-                      (256, 256, 96), (300, 1, 299), (300, 3, 150), (300, 17, 31), (500, 125, 200), (2000, 500, 150)])
+                      (256, 256, 96), (300, 1, 299), (300, 3, 150), (300, 17, 31), (500, 125, 200), (2000, 500, 150), (4200, 2000, 40)])
     func awkwardWindowings(window: Int, hop: Int, lags: Int) {
-        // (Window 2000 is past `directStackWindow`: `input` takes its scratch from the heap.)
+        // (Window 4200 is past `directStackWindow`: `input` takes its scratch from the heap.)
         let windowing = MotionWindowing(window: window, hop: hop, lags: lags)
         for count in [window, window + 1, window + 2 * hop + 3, window + 5 * hop] {
             let (vertical, horizontal) = noisySignals(count: count, period: Double(window) / 3.3, seed: UInt64(window * 1000 + hop + count))

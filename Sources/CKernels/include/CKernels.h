@@ -158,11 +158,15 @@ void odml_motion_signals(const void *samples, int count, ptrdiff_t stride, ptrdi
 /// Zeros `odml_autocorrelation_f32` keeps after the window in its scratch.
 #define ODML_AUTOCORRELATION_PAD 64
 
+/// The longest window `odml_autocorrelation_f32` takes without a scratch of the caller's.
+#define ODML_AUTOCORRELATION_STACK_WINDOW 4096
+
 /// One window's normalized autocorrelation: `signal` (`window` floats) less its mean (in double) is written to
-/// `scratch` (`window + ODML_AUTOCORRELATION_PAD` floats) as floats, with zeros after it; `output[l − 1]` for
+/// `scratch` (`window + ODML_AUTOCORRELATION_PAD` floats; NULL for windows up to
+/// ODML_AUTOCORRELATION_STACK_WINDOW: then the kernel's own stack) as floats, with zeros after it; `output[l − 1]` for
 /// l = 1…lags (lags < window) receives Σ_{t < window − l} c_t·c_{t+l} / Σ c_t² (zeros when Σ c_t² ≤
 /// `noiseEnergy`); `mean` and `energy` receive the mean and Σ c_t² (in double). The lag sums run in float fused
-/// multiply-adds, 64 values of t at a time, then in double.
+/// multiply-adds, 64 values of t at a time (even and odd t apart), then in double.
 void odml_autocorrelation_f32(const float *signal, int window, int lags, double noiseEnergy, float *scratch,
                               float *output, double *mean, double *energy, int level);
 

@@ -8,17 +8,15 @@ import Tensor
 // the centring in Double, then the lag sums Σ_t c_t·c_{t+l} in Float fused multiply-adds, sixteen lags per vector
 // and up to 64 lags per pass over t (each c_t broadcast once), going to Double every 64 values of t; compiled for
 // AVX-512, AVX2 and a portable baseline, chosen by `Kernels.level`. Its scratch (the centred window and zeros
-// after it) lives on the stack for windows up to `directStackWindow` samples.
+// after it) lives on the kernel's stack for windows up to `directStackWindow` samples.
 //
 // Many windows, `windows(vertical:horizontal:into:)`: the windows of one recording overlap (by 3/4 with the
 // shipped windowing), so the lagged products are computed once per hop-sized block and each window is
 // assembled from its blocks (SharedAutocorrelation.swift).
 
-/// Floats of the stack scratch of `input` (the `InlineArray` there has this size).
-private let directStackFloats = 2048
-/// The largest window `input(vertical:horizontal:into:)` computes without a heap allocation: the largest whose
-/// centred copy and the kernel's zeros after it fit `directStackFloats`.
-let directStackWindow = directStackFloats - Kernels.autocorrelationPad
+/// The largest window `input(vertical:horizontal:into:)` computes without a heap allocation (the kernel's scratch
+/// is then on its own stack).
+let directStackWindow = Kernels.autocorrelationStackWindow
 
 extension MotionWindowing {
     /// How many windows `count` samples hold (`starts(count:)` without building the array).
@@ -68,12 +66,8 @@ extension MotionWindowing {
                           "MotionWindowing.input: \(vertical.count) vertical and \(horizontal.count) horizontal values into \(output.count); "
                           + "expected \(window), \(window) into \(inputSize)")
         if window <= directStackWindow {
-            var stack = InlineArray<2048, Float>(repeating: 0)
-            var span = stack.mutableSpan
-            span.withUnsafeMutableBufferPointer { scratch in
-                directInput(vertical, scratch, channel: 0, into: output, level: level)
-                directInput(horizontal, scratch, channel: 1, into: output, level: level)
-            }
+            directInput(vertical, nil, channel: 0, into: output, level: level)
+            directInput(horizontal, nil, channel: 1, into: output, level: level)
         } else {
             var heap = [Float](repeating: 0, count: window + Kernels.autocorrelationPad)
             heap.withUnsafeMutableBufferPointer { scratch in
@@ -101,7 +95,7 @@ extension MotionWindowing {
     }
 
     /// One channel of one window by the C kernel: its autocorrelations, then its intensity.
-    private func directInput(_ signal: UnsafeBufferPointer<Float>, _ scratch: UnsafeMutableBufferPointer<Float>, channel: Int,
+    private func directInput(_ signal: UnsafeBufferPointer<Float>, _ scratch: UnsafeMutableBufferPointer<Float>?, channel: Int,
                              into output: UnsafeMutableBufferPointer<Float>, level: Kernels.Level) {
         guard let x = signal.baseAddress, let out = output.baseAddress else { return }
         let (mean, energy) = Kernels.autocorrelation(x, window: window, lags: lags, noiseEnergy: Double(window) * Self.noiseEnergyPerSample,

@@ -130,20 +130,24 @@ extension Kernels {
     /// Zeros `autocorrelation` keeps after the window in its scratch: it needs `window + autocorrelationPad` floats.
     public static let autocorrelationPad = Int(ODML_AUTOCORRELATION_PAD)
 
+    /// The longest window `autocorrelation` computes with a scratch of its own (uninitialized, on the C stack).
+    public static let autocorrelationStackWindow = Int(ODML_AUTOCORRELATION_STACK_WINDOW)
+
     /// One window's autocorrelation at lags 1…`lags` normalized by its energy (zeros when the energy is at most
-    /// `noiseEnergy`) into `output` (`lags` floats); returns the window's mean and energy. See
+    /// `noiseEnergy`) into `output` (`lags` floats); returns the window's mean and energy. `scratch` (`window +
+    /// autocorrelationPad` floats) may be `nil` for windows up to `autocorrelationStackWindow`. See
     /// `odml_autocorrelation_f32` in CKernels.h.
     public static func autocorrelation(
-        _ signal: UnsafePointer<Float>, window: Int, lags: Int, noiseEnergy: Double, scratch: UnsafeMutableBufferPointer<Float>,
+        _ signal: UnsafePointer<Float>, window: Int, lags: Int, noiseEnergy: Double, scratch: UnsafeMutableBufferPointer<Float>?,
         into output: UnsafeMutablePointer<Float>, level: Level = Kernels.level
     ) -> (mean: Double, energy: Double) {
         precondition(window >= 2 && window <= Int(Int32.max) / 2 && lags >= 1 && lags < window
-                     && scratch.count >= window + autocorrelationPad,
-                     "Kernels.autocorrelation: window \(window), lags \(lags), scratch \(scratch.count) "
-                     + "(need 1 ≤ lags < window and window + \(autocorrelationPad) floats of scratch)")
+                     && (scratch.map { $0.count >= window + autocorrelationPad && $0.baseAddress != nil } ?? (window <= autocorrelationStackWindow)),
+                     "Kernels.autocorrelation: window \(window), lags \(lags), scratch \(scratch?.count ?? 0) (need 1 ≤ lags < window "
+                     + "and window + \(autocorrelationPad) floats of scratch, or none up to window \(autocorrelationStackWindow))")
         var mean = 0.0, energy = 0.0
-        guard let base = scratch.baseAddress else { return (0, 0) }
-        odml_autocorrelation_f32(signal, Int32(window), Int32(lags), noiseEnergy, base, output, &mean, &energy, Int32(level.rawValue))
+        odml_autocorrelation_f32(signal, Int32(window), Int32(lags), noiseEnergy, scratch?.baseAddress, output, &mean, &energy,
+                                 Int32(level.rawValue))
         return (mean, energy)
     }
 }
