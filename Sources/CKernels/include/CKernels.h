@@ -1,5 +1,6 @@
 // The engine's hand-written compute kernels: direct convolution, pooling and matrix-vector products for small
-// networks, in float and in 8-bit integers, and the shape rasterizer's drawing pass (in double). Only the Tensor
+// networks, in float and in 8-bit integers, the shape rasterizer's drawing pass (in double), and the motion
+// windows' signals and autocorrelations. Only the Tensor
 // module imports this; every call is in Sources/Tensor/Plan/Kernels.swift.
 //
 // Each kernel is compiled several times, for a portable baseline and for wider instruction sets (AVX2 with FMA,
