@@ -199,3 +199,235 @@ void odml_raster_coverage(const double *nearest, int count, double reach, double
     const coverage_args args = {nearest, image, count, reach, reachSquared};
     raster_coverage_dispatch(&args, level);
 }
+
+// ---- Convex hull (the levelling's): the Swift reference `convexHull`'s sort and monotone chain on indices ----
+
+/// Whether point `a` sorts before point `b`: by x, then y (the reference's `sorted` predicate).
+ODML_INLINE int odml_precedes(const double *xs, const double *ys, uint16_t a, uint16_t b) {
+    return xs[a] < xs[b] || (xs[a] == xs[b] && ys[a] < ys[b]);
+}
+
+/// Stable insertion sort of `count` indices.
+static void odml_insertion_sort(const double *xs, const double *ys, uint16_t *items, int count) {
+    for (int i = 1; i < count; i++) {
+        const uint16_t item = items[i];
+        int j = i;
+        while (j > 0 && odml_precedes(xs, ys, item, items[j - 1])) {
+            items[j] = items[j - 1];
+            j--;
+        }
+        items[j] = item;
+    }
+}
+
+/// Stable bottom-up merge sort of `count` indices, with `scratch` of as many.
+static void odml_merge_sort(const double *xs, const double *ys, uint16_t *items, int count, uint16_t *scratch) {
+    const int run = 8;
+    for (int start = 0; start < count; start += run) {
+        odml_insertion_sort(xs, ys, items + start, count - start < run ? count - start : run);
+    }
+    uint16_t *source = items, *target = scratch;
+    for (int width = run; width < count; width *= 2) {
+        for (int start = 0; start < count; start += 2 * width) {
+            const int middle = start + width < count ? start + width : count;
+            const int end = start + 2 * width < count ? start + 2 * width : count;
+            int i = start, j = middle, k = start;
+            while (i < middle && j < end) target[k++] = odml_precedes(xs, ys, source[j], source[i]) ? source[j++] : source[i++];
+            while (i < middle) target[k++] = source[i++];
+            while (j < end) target[k++] = source[j++];
+        }
+        uint16_t *swap = source;
+        source = target;
+        target = swap;
+    }
+    if (source != items) __builtin_memcpy(items, source, (size_t)count * sizeof *items);
+}
+
+/// Sorts `order` (0..<n, n ≥ 3) by `odml_precedes`: a counting sort into n − 1 buckets of x (x is in [0, 1]),
+/// then one insertion pass (only points within a bucket can be out of order), or a merge sort past a budget of
+/// moves (a large bucket in reverse order, as a vertical side drawn upwards gives). `stack` (2n) is scratch.
+static void odml_sort_points(const double *xs, const double *ys, int n, uint16_t *order, uint16_t *stack) {
+    const int buckets = n - 1;
+    const double scale = (double)buckets;
+    uint16_t *keys = stack, *starts = stack + n;
+    __builtin_memset(starts, 0, (size_t)(buckets + 1) * sizeof *starts);
+    for (int i = 0; i < n; i++) {
+        // x in [0, 1]; anything else (a NaN from a drawing the checks reject) goes to an end.
+        const double v = xs[i] * scale;
+        const int key = v < scale ? (v > 0 ? (int)v : 0) : buckets - 1;
+        keys[i] = (uint16_t)key;
+        starts[key + 1]++;
+    }
+    for (int b = 1; b <= buckets; b++) starts[b] = (uint16_t)(starts[b] + starts[b - 1]);
+    for (int i = 0; i < n; i++) order[starts[keys[i]]++] = (uint16_t)i;
+    long budget = 8L * n + 64;
+    for (int i = 1; i < n; i++) {
+        const uint16_t item = order[i];
+        int j = i;
+        while (j > 0 && odml_precedes(xs, ys, item, order[j - 1])) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = item;
+        budget -= i - j;
+        if (budget < 0) {
+            odml_merge_sort(xs, ys, order, n, stack);
+            return;
+        }
+    }
+}
+
+/// The monotone chain through the sorted indices (drawings too long for the gathered arrays): the same tests.
+static int odml_hull_indexed(const double *xs, const double *ys, int n, const uint16_t *order, uint16_t *stack) {
+    int lengths[2] = {0, 0};
+    for (int pass = 0; pass < 2; pass++) {
+        const int first = pass == 0 ? 0 : n - 1, end = pass == 0 ? n : -1, step = pass == 0 ? 1 : -1;
+        uint16_t *chain = stack + (pass == 0 ? 0 : lengths[0] - 1);
+        int top = 0;
+        double ox = 0, oy = 0, ax = 0, ay = 0;
+        for (int i = first; i != end; i += step) {
+            const uint16_t p = order[i];
+            const double px = xs[p], py = ys[p];
+            while (top >= 2 && (ax - ox) * (py - oy) - (ay - oy) * (px - ox) <= 0) {
+                top--;
+                ax = ox;
+                ay = oy;
+                if (top >= 2) {
+                    const uint16_t k = chain[top - 2];
+                    ox = xs[k];
+                    oy = ys[k];
+                }
+            }
+            chain[top++] = p;
+            ox = ax;
+            oy = ay;
+            ax = px;
+            ay = py;
+        }
+        lengths[pass] = top;
+    }
+    return lengths[0] - 1 + lengths[1] - 1;
+}
+
+/// One half of Andrew's monotone chain over the sorted points (sx[i], sy[i]) for i = first, first + step, … (not
+/// `end`): the reference's loop, its test `cross(chain[top − 2], chain[top − 1], p) <= 0` operand for operand.
+/// The chain keeps each point's coordinates beside its index (cx, cy), so a pop reloads the new second-from-top
+/// point with one load, and the two top points stay in registers. Returns the chain's length.
+ODML_INLINE int odml_chain(const double *sx, const double *sy, const uint16_t *order, int first, int end, int step,
+                           uint16_t *chain, double *cx, double *cy) {
+    int top = 0;
+    double ox = 0, oy = 0, ax = 0, ay = 0;
+    for (int i = first; i != end; i += step) {
+        const double px = sx[i], py = sy[i];
+        while (top >= 2 && (ax - ox) * (py - oy) - (ay - oy) * (px - ox) <= 0) {
+            top--;
+            ax = ox;
+            ay = oy;
+            if (top >= 2) {
+                ox = cx[top - 2];
+                oy = cy[top - 2];
+            }
+        }
+        chain[top] = order[i];
+        cx[top] = px;
+        cy[top] = py;
+        top++;
+        ox = ax;
+        oy = ay;
+        ax = px;
+        ay = py;
+    }
+    return top;
+}
+
+/// The most points the hull gathers into its own stack arrays (32 KiB each); longer drawings read through the
+/// sorted indices.
+#define ODML_HULL_GATHERED 1024
+
+int odml_convex_hull(const double *xs, const double *ys, int n, uint16_t *order, uint16_t *stack) {
+    if (n <= 0) return 0;
+    if (n < 3) {
+        order[0] = 0;
+        if (n == 2) {
+            const int swapped = odml_precedes(xs, ys, 1, 0);
+            order[0] = (uint16_t)swapped;
+            order[1] = (uint16_t)!swapped;
+        }
+        __builtin_memcpy(stack, order, (size_t)n * sizeof *stack);
+        return n;
+    }
+    odml_sort_points(xs, ys, n, order, stack);
+    // The lower chain left to right in stack[0..<lower]; then the upper chain right to left from the lower
+    // chain's last point, so that the reference's `lower.dropLast() + upper.dropLast()` is
+    // stack[0..<lower − 1 + upper − 1]. Points in sorted order in sx, sy; the chain's coordinates in cx, cy.
+    if (n <= ODML_HULL_GATHERED) {
+        double sx[ODML_HULL_GATHERED], sy[ODML_HULL_GATHERED], cx[ODML_HULL_GATHERED], cy[ODML_HULL_GATHERED];
+        for (int i = 0; i < n; i++) {
+            sx[i] = xs[order[i]];
+            sy[i] = ys[order[i]];
+        }
+        const int lower = odml_chain(sx, sy, order, 0, n, 1, stack, cx, cy);
+        const int upper = odml_chain(sx, sy, order, n - 1, -1, -1, stack + (lower - 1), cx, cy);
+        return lower - 1 + upper - 1;
+    }
+    return odml_hull_indexed(xs, ys, n, order, stack);
+}
+
+// ---- The smallest rectangle around the hull (the levelling's): the Swift `minimumRectangle`, operand for operand ----
+
+#include <math.h>
+
+/// Hull vertex k's coordinates.
+#define ODML_HX(k) xs[hull[k]]
+#define ODML_HY(k) ys[hull[k]]
+
+double odml_minimum_rectangle(const double *xs, const double *ys, const uint16_t *hull, int n, double *directionX,
+                              double *directionY) {
+    double best = __builtin_inf(), bestX = 1, bestY = 0;
+    int ahead = 0, behind = 0, out = 0, first = 1;
+#define ODML_NEXT(k) ((k) + 1 == n ? 0 : (k) + 1)
+    for (int i = 0; i < n; i++) {
+        const int j = ODML_NEXT(i);
+        const double axp = ODML_HX(i), ayp = ODML_HY(i);
+        const double ex = ODML_HX(j) - axp, ey = ODML_HY(j) - ayp;
+        const double length = hypot(ex, ey);
+        if (!(length > 0)) continue;
+        const double ux = ex / length, uy = ey / length;
+#define ODML_ALONG(k) (ODML_HX(k) * ux + ODML_HY(k) * uy)
+#define ODML_ACROSS(k) fabs((ODML_HX(k) - axp) * uy - (ODML_HY(k) - ayp) * ux)
+        if (first) {
+            // The first edge: whole scans, keeping the first extreme (as Swift's `max(by:)` and `min(by:)`).
+            double most = ODML_ALONG(0), least = most, widest = ODML_ACROSS(0);
+            ahead = behind = out = 0;
+            for (int k = 1; k < n; k++) {
+                const double along = ODML_ALONG(k), across = ODML_ACROSS(k);
+                if (most < along) { most = along; ahead = k; }
+                if (along < least) { least = along; behind = k; }
+                if (widest < across) { widest = across; out = k; }
+            }
+            first = 0;
+        } else {
+            int steps = 0;
+            while (steps < n && ODML_ALONG(ODML_NEXT(ahead)) >= ODML_ALONG(ahead)) { ahead = ODML_NEXT(ahead); steps++; }
+            steps = 0;
+            while (steps < n && ODML_ACROSS(ODML_NEXT(out)) >= ODML_ACROSS(out)) { out = ODML_NEXT(out); steps++; }
+            steps = 0;
+            while (steps < n && ODML_ALONG(ODML_NEXT(behind)) <= ODML_ALONG(behind)) { behind = ODML_NEXT(behind); steps++; }
+        }
+        const double area = (ODML_ALONG(ahead) - ODML_ALONG(behind)) * ODML_ACROSS(out);
+        if (area < best) {
+            best = area;
+            bestX = ux;
+            bestY = uy;
+        }
+#undef ODML_ALONG
+#undef ODML_ACROSS
+    }
+#undef ODML_NEXT
+    *directionX = bestX;
+    *directionY = bestY;
+    return best;
+}
+
+#undef ODML_HX
+#undef ODML_HY

@@ -237,6 +237,15 @@ struct ShapeRasterizerSpeedTests {
             }
             #expect(found.count == expected.count && zip(found, expected).allSatisfy { $0.x == $1.x && $0.y == $1.y },
                     "cloud \(number) of \(cloud.count) points: hull of \(found.count) vertices, reference \(expected.count)")
+            // The calipers in C against the Swift ones, area and direction bit for bit.
+            if expected.count >= 3 {
+                let swift = minimumRectangle(expected)
+                let indices = (0..<expected.count).map { UInt16($0) }
+                let c = Kernels.minimumRectangle(xs: expected.map(\.x), ys: expected.map(\.y), hull: indices, count: expected.count)
+                #expect(c.area.bitPattern == swift.area.bitPattern && c.direction.0.bitPattern == swift.direction.0.bitPattern
+                        && c.direction.1.bitPattern == swift.direction.1.bitPattern,
+                        "cloud \(number): calipers in C \(c), in Swift \(swift)")
+            }
         }
     }
 

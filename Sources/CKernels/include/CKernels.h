@@ -171,4 +171,16 @@ void odml_motion_signals(const void *samples, int count, ptrdiff_t stride, ptrdi
 void odml_autocorrelation_f32(const float *signal, int window, int lags, double noiseEnergy, float *scratch,
                               float *output, double *mean, double *energy, int level);
 
+/// The convex hull of `n` points (1 ≤ n ≤ 65,535) as the Swift reference `convexHull` finds it — sorted by x
+/// then y, Andrew's monotone chain with its test operand for operand — as indices: returns the vertex count h and
+/// leaves the vertices in `stack[0..<h]`. `order` (n) and `stack` (2n) are scratch; fewer than 3 points come back
+/// sorted, as there.
+int odml_convex_hull(const double *xs, const double *ys, int n, uint16_t *order, uint16_t *stack);
+
+/// The smallest rectangle around a convex polygon of n ≥ 3 vertices (`xs[hull[k]]`, `ys[hull[k]]`), as the Swift
+/// `minimumRectangle` finds it (rotating calipers, operand for operand, bit for bit): returns its area and writes
+/// the direction of its side along a hull edge (a unit vector; (1, 0) when no edge has a length).
+double odml_minimum_rectangle(const double *xs, const double *ys, const uint16_t *hull, int n, double *directionX,
+                              double *directionY);
+
 #endif

@@ -113,6 +113,30 @@ public enum Kernels {
         precondition(count >= 0 && count <= Int(Int32.max), "Kernels.rasterCoverage: \(count) pixels (≤ Int32.max)")
         odml_raster_coverage(nearest, Int32(count), reach, reachSquared, image, Int32(level.rawValue))
     }
+
+    /// The convex hull of `count` points (`xs[i]`, `ys[i]`) as the shape rasterizer's reference `convexHull` finds
+    /// it (sorted by x then y; Andrew's monotone chain, its test operand for operand), as indices into the points:
+    /// returns the vertex count h, the vertices in `stack[0..<h]`. `order` (`count` entries) and `stack` (2 ·
+    /// `count`) are scratch; fewer than 3 points come back sorted. Bit-identical to the reference.
+    public static func convexHull(
+        xs: UnsafePointer<Double>, ys: UnsafePointer<Double>, count: Int, order: UnsafeMutablePointer<UInt16>,
+        stack: UnsafeMutablePointer<UInt16>
+    ) -> Int {
+        precondition(count >= 0 && count <= Int(UInt16.max), "Kernels.convexHull: \(count) points (0…65,535)")
+        return Int(odml_convex_hull(xs, ys, Int32(count), order, stack))
+    }
+
+    /// The smallest rectangle around a convex polygon of `count` ≥ 3 vertices (`xs[hull[k]]`, `ys[hull[k]]`), as
+    /// the shape rasterizer's `minimumRectangle` finds it (rotating calipers, bit for bit): its area and the direction
+    /// of its side along a hull edge, a unit vector.
+    public static func minimumRectangle(
+        xs: UnsafePointer<Double>, ys: UnsafePointer<Double>, hull: UnsafePointer<UInt16>, count: Int
+    ) -> (area: Double, direction: (Double, Double)) {
+        precondition(count >= 3 && count <= Int(UInt16.max), "Kernels.minimumRectangle: \(count) vertices (3…65,535)")
+        var (x, y) = (1.0, 0.0)
+        let area = odml_minimum_rectangle(xs, ys, hull, Int32(count), &x, &y)
+        return (area, (x, y))
+    }
 }
 
 extension Kernels {
