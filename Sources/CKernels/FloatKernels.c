@@ -5,13 +5,21 @@ ODML_INLINE odml_v8f odml_relu8(odml_v8f v, int relu) {
     return relu ? __builtin_elementwise_max(v, (odml_v8f)0) : v;
 }
 
+/// `mask ? a : b` per lane (`mask` lanes all ones or all zeros, as vector comparisons give).
+ODML_INLINE odml_v8f odml_select8f(odml_v8i mask, odml_v8f a, odml_v8f b) {
+    return (odml_v8f)((mask & (odml_v8i)a) | (~mask & (odml_v8i)b));
+}
+
 /// The fields of a convolution call, copied into locals so the compiler knows stores to the output cannot
 /// change them.
 typedef struct {
     const float *input, *weights, *bias;
     float *output;
+    uint8_t *output8;
     ptrdiff_t inRow, step, outRow, outPixel;
     int run, kernelHeight, strideHeight, strideWidth, inPixel, outChannels, padded, relu;
+    float outInverseScale, outZeroPoint;
+    int outBlockChannels;
 } conv_plan;
 
 /// The convolution at `P` output pixels — pixel i reads the input from `x + offsets[i]` — for `B` blocks of 8
@@ -45,10 +53,40 @@ ODML_INLINE void conv_tile(const conv_plan *p, const float *x, const ptrdiff_t *
     }
 }
 
-/// Stores `B` blocks of one output pixel, ReLU applied when asked.
-ODML_INLINE void conv_store(const conv_plan *p, float *o, int cb, const odml_v8f *blocks, const int B) {
+/// `y` as bytes, as `odml_quantize_u8` quantizes channels c … c+7 of an image of `p->outChannels` channels:
+/// `round(y · inverseScale) + zeroPoint` clamped to 0…255 after clamping the product to ±512 (a NaN to −512),
+/// with its rounding — halves away from zero in its blocks of eight channels (c < outBlockChannels), +½ or −½
+/// then truncation in the channels after them — so the bytes are the ones it writes.
+ODML_INLINE void conv_requantize8(const conv_plan *p, odml_v8f y, int c, uint8_t *o, int count) {
+    odml_v8f scaled = y * p->outInverseScale;
+    scaled = __builtin_elementwise_min(__builtin_elementwise_max(scaled, (odml_v8f)-512.0f), (odml_v8f)512.0f);
+    const odml_v8f blockRounded = __builtin_elementwise_round(scaled);
+    const odml_v8f half = odml_select8f(scaled < (odml_v8f)0, (odml_v8f)-0.5f, (odml_v8f)0.5f);
+    const odml_v8f tailRounded = __builtin_convertvector(__builtin_convertvector(scaled + half, odml_v8i), odml_v8f);
+    const odml_v8i lane = {0, 1, 2, 3, 4, 5, 6, 7};
+    odml_v8f q = odml_select8f(lane + c < p->outBlockChannels, blockRounded, tailRounded) + p->outZeroPoint;
+    q = __builtin_elementwise_min(__builtin_elementwise_max(q, (odml_v8f)0), (odml_v8f)255);
+    uint8_t bytes[8];
 #pragma clang loop unroll(full)
-    for (int j = 0; j < B; j++) odml_store8f_partial(o + 8 * j, odml_relu8(blocks[j], p->relu), p->outChannels - cb - 8 * j);
+    for (int i = 0; i < 8; i++) bytes[i] = (uint8_t)q[i];
+    if (count >= 8) { __builtin_memcpy(o, bytes, 8); return; }
+#pragma clang loop vectorize(disable) unroll(disable)
+    for (int i = 0; i < count; i++) o[i] = bytes[i];
+}
+
+/// Stores `B` blocks of one output pixel at element `at` (channel `cb` of it), ReLU applied when asked: floats,
+/// or bytes requantized when `output8` is set.
+ODML_INLINE void conv_store(const conv_plan *p, ptrdiff_t at, int cb, const odml_v8f *blocks, const int B) {
+#pragma clang loop unroll(full)
+    for (int j = 0; j < B; j++) {
+        const odml_v8f y = odml_relu8(blocks[j], p->relu);
+        const int count = p->outChannels - cb - 8 * j;
+        if (p->output8) {
+            if (count > 0) conv_requantize8(p, y, cb + 8 * j, p->output8 + at + 8 * j, count);
+        } else {
+            odml_store8f_partial(p->output + at + 8 * j, y, count);
+        }
+    }
 }
 
 /// Pixels ox ..< ox + P of row oy (P = 1 or 4): pairs of channel blocks, then a last single block (with 8
@@ -56,7 +94,7 @@ ODML_INLINE void conv_store(const conv_plan *p, float *o, int cb, const odml_v8f
 ODML_INLINE void conv_row_pixels(const conv_plan *p, int oy, int ox, int outWidth, const int P) {
     const float *x = p->input + (ptrdiff_t)oy * p->strideHeight * p->inRow + (ptrdiff_t)ox * p->step;
     const ptrdiff_t offsets[8] = {0, p->step, 2 * p->step, 3 * p->step, 4 * p->step, 5 * p->step, 6 * p->step, 7 * p->step};
-    float *o = p->output + (ptrdiff_t)oy * p->outRow + (ptrdiff_t)ox * p->outPixel;
+    const ptrdiff_t o = (ptrdiff_t)oy * p->outRow + (ptrdiff_t)ox * p->outPixel;
     odml_v8f acc[8];
     int cb = 0;
     for (; cb + 16 <= p->padded; cb += 16) {
@@ -79,7 +117,7 @@ ODML_INLINE void conv_pooled_pixels(const conv_plan *p, int py, int px, const in
     const float *x = p->input + (ptrdiff_t)(2 * py) * down + (ptrdiff_t)(2 * px) * right;
     // Quad q's four pixels: (0,0), (0,1), (1,0), (1,1), then the next quad two columns on.
     const ptrdiff_t offsets[8] = {0, right, down, down + right, 2 * right, 3 * right, down + 2 * right, down + 3 * right};
-    float *o = p->output + (ptrdiff_t)py * p->outRow + (ptrdiff_t)px * p->outPixel;
+    const ptrdiff_t o = (ptrdiff_t)py * p->outRow + (ptrdiff_t)px * p->outPixel;
     odml_v8f acc[8];
     int cb = 0;
     for (; cb + 16 <= p->padded; cb += 16) {
@@ -108,10 +146,11 @@ ODML_INLINE void conv_pooled_pixels(const conv_plan *p, int py, int px, const in
 
 ODML_INLINE void conv2d_f32_impl(const odml_conv2d_f32_args *a) {
     const conv_plan p = {
-        a->input, a->weights, a->bias, a->output,
+        a->input, a->weights, a->bias, a->output, a->output8,
         a->inRowStride, (ptrdiff_t)a->strideWidth * a->inPixelStride, a->outRowStride, a->outPixelStride,
         a->kernelWidth * a->inChannels, a->kernelHeight, a->strideHeight, a->strideWidth, (int)a->inPixelStride,
         a->outChannels, (a->outChannels + 7) & ~7, a->relu,
+        a->outInverseScale, (float)a->outZeroPoint, a->outChannels & ~7,
     };
     // The contiguous run needs pixels to be exactly inChannels floats apart.
     if (a->inPixelStride != a->inChannels) __builtin_trap();

@@ -107,8 +107,41 @@ private struct FakeQuantize: Layer {
             }),
             inputShape: [16, 16, 1], quantization: [ActivationQuantization(layer: 3, scale: 0.01, zeroPoint: 0),
                                                     ActivationQuantization(layer: 6, scale: 0.02, zeroPoint: 0)])
-        #expect(plan.stepDescriptions.filter { $0.hasPrefix("quantize") }.count == 1, "one quantize step: \(plan.stepDescriptions)")
+        #expect(plan.stepDescriptions.filter { $0.hasPrefix("quantize") }.isEmpty, "no quantize step: \(plan.stepDescriptions)")
         #expect(plan.stepDescriptions.contains { $0.hasSuffix("→ int8") }, "requantized in the kernel: \(plan.stepDescriptions)")
+        #expect(plan.stepDescriptions.contains { $0.hasPrefix("conv ") && $0.hasSuffix("→ int8 (direct)") },
+                "the float convolution writes bytes: \(plan.stepDescriptions)")
+    }
+
+    /// A float convolution followed by an 8-bit one writes the bytes itself; they are the quantize step's, bit for
+    /// bit. The twin plan has a second ReLU (a no-op on ReLU'd values) between the two, which keeps the quantize
+    /// step. Channel counts below, at and past a block of 8 (the quantize kernel rounds its blocks and the channels
+    /// after them differently), a zero point, pooled and not.
+    @Test func floatConvolutionWritesTheQuantizeStepsBytes() {
+        var g = SeededGenerator(seed: 35)
+        for (channels, pool) in [(1, false), (3, true), (8, false), (12, true), (17, true), (33, false)] {
+            let first = Conv2D(inChannels: 2, outChannels: channels, kernel: (3, 3), padding: .same, generator: &g)
+            let second = QuantizedConv2D(
+                quantizing: Conv2D(inChannels: channels, outChannels: 5, kernel: (3, 3), padding: .same, generator: &g), as: .int8)
+            let head: [any Layer] = [first, Activation(.relu)] + (pool ? [Pool2D(.max, size: (2, 2))] : [])
+            let fusedLayers = head + [second]
+            let twinLayers = head + [Activation(.relu), second]
+            let scale = ActivationQuantization(layer: 0, scale: 0.0173, zeroPoint: 3)
+            var fusedScale = scale, twinScale = scale
+            fusedScale.layer = fusedLayers.count - 1
+            twinScale.layer = twinLayers.count - 1
+            let input = randomTensor([3, 6, 10, 2], seed: UInt64(channels))
+            for level in Kernels.availableLevels {
+                let fused = InferencePlan(Sequential(fusedLayers), inputShape: [6, 10, 2], quantization: [fusedScale], level: level)
+                let twin = InferencePlan(Sequential(twinLayers), inputShape: [6, 10, 2], quantization: [twinScale], level: level)
+                #expect(fused.stepDescriptions.allSatisfy { !$0.hasPrefix("quantize") }, "\(fused.stepDescriptions)")
+                #expect(twin.stepDescriptions.contains { $0.hasPrefix("quantize") }, "\(twin.stepDescriptions)")
+                let (a, b) = (fused.run(input).scalars, twin.run(input).scalars)
+                let first = a.indices.first { $0 >= b.count || a[$0].bitPattern != b[$0].bitPattern }
+                #expect(a.count == b.count && first == nil,
+                        "\(channels) channels, pool \(pool) at \(level): first difference at \(String(describing: first))")
+            }
+        }
     }
 
     @Test func quantizedLayersWithoutAScaleRunDequantizedInFloat() {

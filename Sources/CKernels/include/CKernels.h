@@ -35,6 +35,9 @@ int odml_cpu_level(void);
 /// With `maxPool2x2` set, the convolution is followed by 2×2 max pooling with stride 2 (no padding): output
 /// (py, px) is the max over convolution outputs (2py…2py+1, 2px…2px+1), written at
 /// `output[py * outRowStride + px * outPixelStride + o]`; `outHeight`/`outWidth` are still the convolution's.
+/// With `output8` set instead of `output`, each result is written there as the byte `odml_quantize_u8` makes of it
+/// with `outInverseScale` and `outZeroPoint` for an image of `outChannels` channels (its rounding, block and tail
+/// alike), so the next 8-bit layer reads it without a quantize pass; strides are then in bytes.
 typedef struct {
     const float *input;
     ptrdiff_t inRowStride, inPixelStride;
@@ -47,6 +50,9 @@ typedef struct {
     ptrdiff_t outRowStride, outPixelStride;
     int relu;
     int maxPool2x2;
+    uint8_t *output8;
+    float outInverseScale;
+    int outZeroPoint;
 } odml_conv2d_f32_args;
 
 void odml_conv2d_f32(const odml_conv2d_f32_args *args, int level);

@@ -28,8 +28,8 @@ struct IntegerLayer {
 }
 
 extension PlanCompiler {
-    /// Adds an 8-bit convolution: the input quantized with `quantization` (by the previous 8-bit step when there
-    /// is one, else by a quantize step), then the integer kernel, whose output is float.
+    /// Adds an 8-bit convolution: the input quantized with `quantization` (by the previous convolution step, 8-bit
+    /// or float, when there is one, else by a quantize step), then the integer kernel, whose output is float.
     mutating func appendInteger(_ layer: IntegerLayer, quantization: ActivationQuantization, outputShape: [Int]) {
         var input = activations.count - 1
         let source = activations[input]
@@ -52,6 +52,13 @@ extension PlanCompiler {
             var fused = step
             fused.requantize = quantization
             steps[last] = .integerConvolution(input: from, output: to, fused)
+            activations[input] = bytes
+        } else if let last = steps.indices.last, case let .convolution(from, to, step) = steps[last], to == input,
+                  step.requantize == nil, !layer.isDense {
+            // A float convolution before it writes the bytes itself: no quantize pass over its output.
+            var fused = step
+            fused.requantize = quantization
+            steps[last] = .convolution(input: from, output: to, fused)
             activations[input] = bytes
         } else {
             activations.append(bytes)

@@ -33,6 +33,9 @@ enum Step: Sendable, CustomStringConvertible {
         var relu: Bool
         /// Whether a 2×2, stride-2 max pooling is fused in (the step's output is then the pooled image).
         var maxPool = false
+        /// When set, the output is written as bytes quantized with this (for a following 8-bit layer), as the
+        /// quantize step would make them.
+        var requantize: ActivationQuantization?
     }
 
     /// The packed weights and per-channel numbers of an 8-bit convolution (see `odml_conv2d_i8_args`).
@@ -66,7 +69,8 @@ enum Step: Sendable, CustomStringConvertible {
         switch self {
         case let .convolution(_, _, c):
             "conv \(c.kernel.height)x\(c.kernel.width) stride \(c.stride.height)x\(c.stride.width) \(c.inChannels)→\(c.outChannels)"
-                + (c.relu ? " + relu" : "") + (c.maxPool ? " + max pool 2x2" : "") + " (direct)"
+                + (c.relu ? " + relu" : "") + (c.maxPool ? " + max pool 2x2" : "") + (c.requantize != nil ? " → int8" : "")
+                + " (direct)"
         case let .dense(_, _, weights, _, out, relu):
             "dense \(weights.count / Swift.max(paddedToEight(out), 1))→\(out)" + (relu ? " + relu" : "")
         case let .pool(_, _, kind, window, stride):
@@ -180,7 +184,7 @@ struct PlanCompiler {
     /// Sets the ReLU flag of step `index` when it is a convolution or dense step without one.
     private mutating func fuseReLU(into index: Int) -> Bool {
         switch steps[index] {
-        case let .convolution(input, output, step) where !step.relu:
+        case let .convolution(input, output, step) where !step.relu && step.requantize == nil:
             var fused = step
             fused.relu = true
             steps[index] = .convolution(input: input, output: output, fused)
@@ -208,7 +212,7 @@ struct PlanCompiler {
     private mutating func fuseMaxPool(_ pooledShape: [Int]) -> Bool {
         guard let index = steps.indices.last, pooledShape.count == 3 else { return false }
         switch steps[index] {
-        case let .convolution(input, output, step) where !step.maxPool && output == activations.count - 1:
+        case let .convolution(input, output, step) where !step.maxPool && step.requantize == nil && output == activations.count - 1:
             var fused = step
             fused.maxPool = true
             steps[index] = .convolution(input: input, output: output, fused)
