@@ -207,8 +207,9 @@ ODML_INLINE int odml_precedes(const double *xs, const double *ys, uint16_t a, ui
     return xs[a] < xs[b] || (xs[a] == xs[b] && ys[a] < ys[b]);
 }
 
-/// Stable insertion sort of `count` indices.
-static void odml_insertion_sort(const double *xs, const double *ys, uint16_t *items, int count) {
+/// Stable insertion sort of `count` indices, giving up (returning 0, the indices still a permutation) once it
+/// has moved them `budget` places in all; 1 when sorted.
+static int odml_insertion_sort(const double *xs, const double *ys, uint16_t *items, int count, long budget) {
     for (int i = 1; i < count; i++) {
         const uint16_t item = items[i];
         int j = i;
@@ -217,14 +218,17 @@ static void odml_insertion_sort(const double *xs, const double *ys, uint16_t *it
             j--;
         }
         items[j] = item;
+        budget -= i - j;
+        if (budget < 0) return 0;
     }
+    return 1;
 }
 
 /// Stable bottom-up merge sort of `count` indices, with `scratch` of as many.
 static void odml_merge_sort(const double *xs, const double *ys, uint16_t *items, int count, uint16_t *scratch) {
     const int run = 8;
     for (int start = 0; start < count; start += run) {
-        odml_insertion_sort(xs, ys, items + start, count - start < run ? count - start : run);
+        odml_insertion_sort(xs, ys, items + start, count - start < run ? count - start : run, run * run);
     }
     uint16_t *source = items, *target = scratch;
     for (int width = run; width < count; width *= 2) {
@@ -260,21 +264,7 @@ static void odml_sort_points(const double *xs, const double *ys, int n, uint16_t
     }
     for (int b = 1; b <= buckets; b++) starts[b] = (uint16_t)(starts[b] + starts[b - 1]);
     for (int i = 0; i < n; i++) order[starts[keys[i]]++] = (uint16_t)i;
-    long budget = 8L * n + 64;
-    for (int i = 1; i < n; i++) {
-        const uint16_t item = order[i];
-        int j = i;
-        while (j > 0 && odml_precedes(xs, ys, item, order[j - 1])) {
-            order[j] = order[j - 1];
-            j--;
-        }
-        order[j] = item;
-        budget -= i - j;
-        if (budget < 0) {
-            odml_merge_sort(xs, ys, order, n, stack);
-            return;
-        }
-    }
+    if (!odml_insertion_sort(xs, ys, order, n, 8L * n + 64)) odml_merge_sort(xs, ys, order, n, stack);
 }
 
 /// The monotone chain through the sorted indices (drawings too long for the gathered arrays): the same tests.
