@@ -30,8 +30,10 @@ public enum MotionRecordingReader {
     /// Standard gravity: 1 g in m/s².
     public static let standardGravity = 9.80665
 
-    /// Reads `path` (`-` for standard input). `assumedRate` applies when there is no `timestamp` column.
-    public static func read(_ path: String, assumedRate: Double = 50, rate: Double = 50, window: Int = 128) throws(DataError) -> MotionRecording {
+    /// Reads `path` (`-` for standard input). `assumedRate` applies when there is no `timestamp` column; `rate` and
+    /// `window` are the model's (the defaults are the shipped motion model's windowing, `MotionWindowing()`).
+    public static func read(_ path: String, assumedRate: Double = 50, rate: Double = MotionWindowing().rate,
+                            window: Int = MotionWindowing().window) throws(DataError) -> MotionRecording {
         var reader = try CSVReader(path: path)
         let gravityColumns = ["gravity.x", "gravity.y", "gravity.z"].compactMap(reader.optionalColumn)
         let userColumns = ["userAcceleration.x", "userAcceleration.y", "userAcceleration.z"].compactMap(reader.optionalColumn)
