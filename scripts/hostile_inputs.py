@@ -10,7 +10,8 @@ With --before, an older binary runs every case too and the table puts the two si
 regression table. Nothing here is part of `make test` (the tests cover each case one by one); it exists so the
 whole list can be re-run and compared in one go.
 
-Needs: Python 3.8+, root for the device-node case (skipped otherwise). Files it crafts (weights with extreme
+Needs: Python 3.8+, GNU time at /usr/bin/time (Debian's `time` package) for the peak memory, root for the
+device-node case (skipped otherwise). Files it crafts (weights with extreme
 values or crafted architectures) are written by the small encoder below, which follows Weights/FORMAT.md.
 """
 
