@@ -92,22 +92,8 @@ extension ShapeRasterizer {
                 }
             }
         }
-        var (minU, minV, maxU, maxV) = (lowestUV.x, lowestUV.y, highestUV.x, highestUV.y)
-        if canonical && maxV - minV > maxU - minU {
-            (ux, uy) = (-uy, ux)
-            (minU, maxU, minV, maxV) = (minV, maxV, -maxU, -minU)
-        }
-        let fill = Double(size) - 2 * margin - 1
-        let extent = max(maxU - minU, maxV - minV)
-        guard extent > 0 else {
-            return AffineMap(originX: minX, originY: minY, inverseUnit: 0, a: 0, b: 0, c: 0, d: 0, e: middle, f: middle)
-        }
-        let scaleU = fill / extent
-        let scaleV = canonical ? fill / max(maxV - minV, extent / maxStretch) : scaleU
-        let (centreU, centreV) = ((minU + maxU) / 2, (minV + maxV) / 2)
-        return AffineMap(originX: minX, originY: minY, inverseUnit: inverseUnit,
-                         a: scaleU * ux, b: scaleU * uy, c: -scaleV * uy, d: scaleV * ux,
-                         e: middle - scaleU * centreU, f: middle - scaleV * centreV)
+        return affineMap(origin: (minX, minY), inverseUnit: inverseUnit, axis: (ux, uy),
+                         extents: (lowestUV.x, highestUV.x, lowestUV.y, highestUV.y))
     }
 }
 

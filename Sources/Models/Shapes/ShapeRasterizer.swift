@@ -186,6 +186,20 @@ public struct ShapeRasterizer: Sendable, Equatable {
                 minV = min(minV, v); maxV = max(maxV, v)
             }
         }
+        return affineMap(origin: (bounds.minX, bounds.minY), inverseUnit: inverseUnit, axis: (ux, uy),
+                         extents: (minU, maxU, minV, maxV))
+    }
+
+    /// The map that fits a drawing measured along `axis` (`u` along it, `v` across, in units of the drawing's size
+    /// from `origin`) into the image: the long side horizontal when levelling, the larger extent filling the image
+    /// between the margins, the other stretched by at most `maxStretch`, centred. Shared by `placement(of:)` and
+    /// its fast twin, which differ only in how they find the axis and the extents.
+    @inline(__always)
+    func affineMap(origin: (x: Double, y: Double), inverseUnit: Double, axis: (Double, Double),
+                   extents: (minU: Double, maxU: Double, minV: Double, maxV: Double)) -> AffineMap {
+        var (ux, uy) = axis
+        var (minU, maxU, minV, maxV) = extents
+        let middle = Double(size - 1) / 2
         if canonical && maxV - minV > maxU - minU {
             // The long side horizontal: measure along the other axis.
             (ux, uy) = (-uy, ux)
@@ -194,14 +208,14 @@ public struct ShapeRasterizer: Sendable, Equatable {
         let fill = Double(size) - 2 * margin - 1
         let extent = max(maxU - minU, maxV - minV)
         guard extent > 0 else {
-            return AffineMap(originX: bounds.minX, originY: bounds.minY, inverseUnit: 0, a: 0, b: 0, c: 0, d: 0, e: middle, f: middle)
+            return AffineMap(originX: origin.x, originY: origin.y, inverseUnit: 0, a: 0, b: 0, c: 0, d: 0, e: middle, f: middle)
         }
         let scaleU = fill / extent
         let scaleV = canonical ? fill / max(maxV - minV, extent / maxStretch) : scaleU
         let (centreU, centreV) = ((minU + maxU) / 2, (minV + maxV) / 2)
         // px = scaleU (u − centreU) + middle, py = scaleV (v − centreV) + middle, with u = x ux + y uy, v = −x uy + y ux
         // in the drawing's units.
-        return AffineMap(originX: bounds.minX, originY: bounds.minY, inverseUnit: inverseUnit,
+        return AffineMap(originX: origin.x, originY: origin.y, inverseUnit: inverseUnit,
                          a: scaleU * ux, b: scaleU * uy, c: -scaleV * uy, d: scaleV * ux,
                          e: middle - scaleU * centreU, f: middle - scaleV * centreV)
     }
