@@ -14,7 +14,7 @@ struct Bench: ParsableCommand {
             implementations of one workload are sampled in turn, so the ratios compare like with like. \
             Run a release build: swift run -c release bench engine
             """,
-        subcommands: [Engine.self, Quant.self, TrainSpeed.self, Shape.self, Motion.self, CLI.self, QuantChild.self, PlanOutputs.self]
+        subcommands: [Engine.self, Quant.self, TrainSpeed.self, Shape.self, Motion.self, CLI.self, Loop.self, QuantChild.self, PlanOutputs.self]
     )
 }
 
