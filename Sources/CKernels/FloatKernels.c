@@ -144,6 +144,103 @@ ODML_INLINE void conv_pooled_pixels(const conv_plan *p, int py, int px, const in
     }
 }
 
+typedef float odml_v16f __attribute__((ext_vector_type(16)));
+
+/// The 8×8 transpose of `rows` (row r, lane c → row c, lane r).
+ODML_INLINE void odml_transpose8x8(odml_v8f rows[8]) {
+    odml_v8f t[8], u[8];
+#pragma clang loop unroll(full)
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = __builtin_shufflevector(rows[i], rows[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+        t[i + 1] = __builtin_shufflevector(rows[i], rows[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+    }
+#pragma clang loop unroll(full)
+    for (int i = 0; i < 8; i += 4) {
+        u[i] = __builtin_shufflevector(t[i], t[i + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+        u[i + 1] = __builtin_shufflevector(t[i], t[i + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+        u[i + 2] = __builtin_shufflevector(t[i + 1], t[i + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+        u[i + 3] = __builtin_shufflevector(t[i + 1], t[i + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+    }
+#pragma clang loop unroll(full)
+    for (int i = 0; i < 4; i++) {
+        rows[i] = __builtin_shufflevector(u[i], u[i + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+        rows[i + 4] = __builtin_shufflevector(u[i], u[i + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+    }
+}
+
+/// One output row `oy`, columns x0 … x0+15, channels cb … cb+7 of a one-channel, stride-1 convolution, one vector
+/// of 16 pixels per channel: `acc[c] = bias + Σ_(ky, kx) input · weight` in the order `conv_tile` sums them (the
+/// bias, then kernel row by kernel row, column by column), so each value is the one the generic path computes.
+ODML_INLINE void conv_single_channel_row(const conv_plan *p, int kernelWidth, int oy, int x0, int cb, odml_v16f acc[8]) {
+#pragma clang loop unroll(full)
+    for (int c = 0; c < 8; c++) acc[c] = p->bias[cb + c];
+    for (int ky = 0; ky < p->kernelHeight; ky++) {
+        const float *row = p->input + (ptrdiff_t)(oy + ky) * p->inRow + x0;
+        const float *w = p->weights + (ptrdiff_t)ky * kernelWidth * p->padded + cb;
+        for (int kx = 0; kx < kernelWidth; kx++) {
+            odml_v16f x;
+            __builtin_memcpy(&x, row + kx, sizeof x);
+#pragma clang loop unroll(full)
+            for (int c = 0; c < 8; c++) acc[c] += x * w[(ptrdiff_t)kx * p->padded + c];
+        }
+    }
+}
+
+/// A one-channel, stride-1 convolution over columns 0 ..< 16·⌊outWidth/16⌋ (pooled: the pooled columns over
+/// them), sixteen pixels a vector instead of one pixel's channels: a single input channel gives the channel
+/// vectors of `conv_tile` only one product per kernel tap. Returns the first output column (pooled: pooled
+/// column) left for the generic path.
+ODML_INLINE int conv_single_channel(const conv_plan *p, const odml_conv2d_f32_args *a) {
+    const int chunks = a->outWidth / 16, kernelWidth = a->kernelWidth;
+    if (a->maxPool2x2) {
+        const int pooledHeight = a->outHeight / 2;
+        for (int py = 0; py < pooledHeight; py++) {
+            for (int chunk = 0; chunk < chunks; chunk++) {
+                for (int cb = 0; cb < p->padded; cb += 8) {
+                    odml_v16f top[8], bottom[8];
+                    conv_single_channel_row(p, kernelWidth, 2 * py, 16 * chunk, cb, top);
+                    conv_single_channel_row(p, kernelWidth, 2 * py + 1, 16 * chunk, cb, bottom);
+                    // Channel c's 8 pooled pixels, then pixel-major for the store: max over each 2×2 quad.
+                    odml_v8f pooled[8];
+#pragma clang loop unroll(full)
+                    for (int c = 0; c < 8; c++) {
+                        const odml_v16f v = __builtin_elementwise_max(top[c], bottom[c]);
+                        pooled[c] = __builtin_elementwise_max(__builtin_shufflevector(v, v, 0, 2, 4, 6, 8, 10, 12, 14),
+                                                              __builtin_shufflevector(v, v, 1, 3, 5, 7, 9, 11, 13, 15));
+                    }
+                    odml_transpose8x8(pooled);
+                    const ptrdiff_t o = (ptrdiff_t)py * p->outRow + (ptrdiff_t)(8 * chunk) * p->outPixel + cb;
+#pragma clang loop unroll(full)
+                    for (int i = 0; i < 8; i++) conv_store(p, o + i * p->outPixel, cb, &pooled[i], 1);
+                }
+            }
+        }
+        return 8 * chunks;
+    }
+    for (int oy = 0; oy < a->outHeight; oy++) {
+        for (int chunk = 0; chunk < chunks; chunk++) {
+            for (int cb = 0; cb < p->padded; cb += 8) {
+                odml_v16f acc[8];
+                conv_single_channel_row(p, kernelWidth, oy, 16 * chunk, cb, acc);
+#pragma clang loop unroll(full)
+                for (int half = 0; half < 2; half++) {
+                    odml_v8f pixels[8];
+#pragma clang loop unroll(full)
+                    for (int c = 0; c < 8; c++) {
+                        pixels[c] = half == 0 ? __builtin_shufflevector(acc[c], acc[c], 0, 1, 2, 3, 4, 5, 6, 7)
+                                              : __builtin_shufflevector(acc[c], acc[c], 8, 9, 10, 11, 12, 13, 14, 15);
+                    }
+                    odml_transpose8x8(pixels);
+                    const ptrdiff_t o = (ptrdiff_t)oy * p->outRow + (ptrdiff_t)(16 * chunk + 8 * half) * p->outPixel + cb;
+#pragma clang loop unroll(full)
+                    for (int i = 0; i < 8; i++) conv_store(p, o + i * p->outPixel, cb, &pixels[i], 1);
+                }
+            }
+        }
+    }
+    return 16 * chunks;
+}
+
 ODML_INLINE void conv2d_f32_impl(const odml_conv2d_f32_args *a) {
     const conv_plan p = {
         a->input, a->weights, a->bias, a->output, a->output8,
@@ -154,10 +251,12 @@ ODML_INLINE void conv2d_f32_impl(const odml_conv2d_f32_args *a) {
     };
     // The contiguous run needs pixels to be exactly inChannels floats apart.
     if (a->inPixelStride != a->inChannels) __builtin_trap();
+    // One input channel at stride 1: rows of 16 pixels at a time first, the generic path for the columns left.
+    const int first = a->inChannels == 1 && a->strideHeight == 1 && a->strideWidth == 1 ? conv_single_channel(&p, a) : 0;
     if (a->maxPool2x2) {
         const int pooledHeight = a->outHeight / 2, pooledWidth = a->outWidth / 2;
         for (int py = 0; py < pooledHeight; py++) {
-            int px = 0;
+            int px = first;
             for (; px + 2 <= pooledWidth; px += 2) conv_pooled_pixels(&p, py, px, 2);
             for (; px < pooledWidth; px++) conv_pooled_pixels(&p, py, px, 1);
         }
@@ -165,7 +264,7 @@ ODML_INLINE void conv2d_f32_impl(const odml_conv2d_f32_args *a) {
     }
     const int outHeight = a->outHeight, outWidth = a->outWidth;
     for (int oy = 0; oy < outHeight; oy++) {
-        int ox = 0;
+        int ox = first;
         for (; ox + 4 <= outWidth; ox += 4) conv_row_pixels(&p, oy, ox, outWidth, 4);
         for (; ox < outWidth; ox++) conv_row_pixels(&p, oy, ox, outWidth, 1);
     }

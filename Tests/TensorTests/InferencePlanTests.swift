@@ -57,6 +57,25 @@ import Testing
         #expect(plan.stepDescriptions == ["conv 3x3 stride 1x1 1→2 + relu + max pool 2x2 (direct)"])
     }
 
+    /// One input channel at stride 1 runs sixteen output pixels a vector (the columns past the last full 16 on
+    /// the per-pixel path): widths below, at and past 16 and 32, pooled and not, channel counts around a block.
+    @Test func singleChannelConvolutionsSixteenPixelsAtATime() {
+        var g = SeededGenerator(seed: 14)
+        for outChannels in [1, 8, 9, 16, 20] {
+            for (size, kernel) in [((16, 16), (3, 3)), ((5, 33), (3, 3)), ((18, 40), (5, 3)), ((4, 15), (3, 3)), ((3, 17), (1, 2))] {
+                let conv = Conv2D(inChannels: 1, outChannels: outChannels, kernel: kernel, padding: .same, generator: &g)
+                let biased = Conv2D(weight: conv.weight, bias: randomTensor([outChannels], seed: 6), padding: .same)
+                let valid = Conv2D(weight: conv.weight, bias: randomTensor([outChannels], seed: 7), padding: .valid)
+                let pool = Pool2D(.max, size: (2, 2))
+                let context = "1→\(outChannels) k\(kernel) on \(size)"
+                expectPlanMatches([biased], inputShape: [size.0, size.1, 1], "conv \(context)")
+                expectPlanMatches([valid, Activation(.relu)], inputShape: [size.0, size.1, 1], "valid conv+relu \(context)")
+                expectPlanMatches([biased, Activation(.relu), pool], inputShape: [size.0, size.1, 1], "conv+relu+pool \(context)")
+                expectPlanMatches([biased, pool], inputShape: [size.0, size.1, 1], "conv+pool \(context)")
+            }
+        }
+    }
+
     @Test func conv1DAndPooling() {
         var g = SeededGenerator(seed: 4)
         for length in [8, 17, 33] {

@@ -119,8 +119,11 @@ private struct FakeQuantize: Layer {
     /// after them differently), a zero point, pooled and not.
     @Test func floatConvolutionWritesTheQuantizeStepsBytes() {
         var g = SeededGenerator(seed: 35)
-        for (channels, pool) in [(1, false), (3, true), (8, false), (12, true), (17, true), (33, false)] {
-            let first = Conv2D(inChannels: 2, outChannels: channels, kernel: (3, 3), padding: .same, generator: &g)
+        // Two input channels go the per-pixel way; one input channel on a 34-wide image runs 16 pixels a vector.
+        for (channels, pool, inChannels) in [(1, false, 2), (3, true, 2), (8, false, 2), (12, true, 2), (17, true, 2), (33, false, 2),
+                                             (8, true, 1), (3, false, 1), (12, true, 1), (17, false, 1)] {
+            let width = inChannels == 1 ? 34 : 10
+            let first = Conv2D(inChannels: inChannels, outChannels: channels, kernel: (3, 3), padding: .same, generator: &g)
             let second = QuantizedConv2D(
                 quantizing: Conv2D(inChannels: channels, outChannels: 5, kernel: (3, 3), padding: .same, generator: &g), as: .int8)
             let head: [any Layer] = [first, Activation(.relu)] + (pool ? [Pool2D(.max, size: (2, 2))] : [])
@@ -130,16 +133,16 @@ private struct FakeQuantize: Layer {
             var fusedScale = scale, twinScale = scale
             fusedScale.layer = fusedLayers.count - 1
             twinScale.layer = twinLayers.count - 1
-            let input = randomTensor([3, 6, 10, 2], seed: UInt64(channels))
+            let input = randomTensor([3, 6, width, inChannels], seed: UInt64(channels))
             for level in Kernels.availableLevels {
-                let fused = InferencePlan(Sequential(fusedLayers), inputShape: [6, 10, 2], quantization: [fusedScale], level: level)
-                let twin = InferencePlan(Sequential(twinLayers), inputShape: [6, 10, 2], quantization: [twinScale], level: level)
+                let fused = InferencePlan(Sequential(fusedLayers), inputShape: [6, width, inChannels], quantization: [fusedScale], level: level)
+                let twin = InferencePlan(Sequential(twinLayers), inputShape: [6, width, inChannels], quantization: [twinScale], level: level)
                 #expect(fused.stepDescriptions.allSatisfy { !$0.hasPrefix("quantize") }, "\(fused.stepDescriptions)")
                 #expect(twin.stepDescriptions.contains { $0.hasPrefix("quantize") }, "\(twin.stepDescriptions)")
                 let (a, b) = (fused.run(input).scalars, twin.run(input).scalars)
                 let first = a.indices.first { $0 >= b.count || a[$0].bitPattern != b[$0].bitPattern }
                 #expect(a.count == b.count && first == nil,
-                        "\(channels) channels, pool \(pool) at \(level): first difference at \(String(describing: first))")
+                        "\(inChannels)→\(channels) channels, pool \(pool) at \(level): first difference at \(String(describing: first))")
             }
         }
     }
