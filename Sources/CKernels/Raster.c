@@ -267,9 +267,18 @@ static void odml_sort_points(const double *xs, const double *ys, int n, uint16_t
     if (!odml_insertion_sort(xs, ys, order, n, 8L * n + 64)) odml_merge_sort(xs, ys, order, n, stack);
 }
 
-/// The monotone chain through the sorted indices (drawings too long for the gathered arrays): the same tests.
+/// Which side of the line from the first sorted point f to the last r point p lies on: the reference's
+/// `cross(f, r, p)`, operand for operand (< 0 below: a candidate for the lower chain only; > 0 above: the upper
+/// chain only; 0 on the line: neither, as a point on the segment between the chains' ends is no vertex).
+ODML_INLINE double odml_side(double fx, double fy, double rx, double ry, double px, double py) {
+    return (rx - fx) * (py - fy) - (ry - fy) * (px - fx);
+}
+
+/// The monotone chains through the sorted indices (drawings too long for the gathered arrays): the same tests,
+/// the points of the other side skipped as they come.
 static int odml_hull_indexed(const double *xs, const double *ys, int n, const uint16_t *order, uint16_t *stack) {
     int lengths[2] = {0, 0};
+    const double fx = xs[order[0]], fy = ys[order[0]], rx = xs[order[n - 1]], ry = ys[order[n - 1]];
     for (int pass = 0; pass < 2; pass++) {
         const int first = pass == 0 ? 0 : n - 1, end = pass == 0 ? n : -1, step = pass == 0 ? 1 : -1;
         uint16_t *chain = stack + (pass == 0 ? 0 : lengths[0] - 1);
@@ -278,6 +287,10 @@ static int odml_hull_indexed(const double *xs, const double *ys, int n, const ui
         for (int i = first; i != end; i += step) {
             const uint16_t p = order[i];
             const double px = xs[p], py = ys[p];
+            if (i != 0 && i != n - 1) {
+                const double side = odml_side(fx, fy, rx, ry, px, py);
+                if (pass == 0 ? !(side < 0) : !(side > 0)) continue;
+            }
             while (top >= 2 && (ax - ox) * (py - oy) - (ay - oy) * (px - ox) <= 0) {
                 top--;
                 ax = ox;
@@ -351,13 +364,43 @@ int odml_convex_hull(const double *xs, const double *ys, int n, uint16_t *order,
     // chain's last point, so that the reference's `lower.dropLast() + upper.dropLast()` is
     // stack[0..<lower − 1 + upper − 1]. Points in sorted order in sx, sy; the chain's coordinates in cx, cy.
     if (n <= ODML_HULL_GATHERED) {
+        // The points below the line from the first sorted point to the last go to the lower chain (compacted in
+        // place in sx, sy, order), the ones above it to the upper chain (ux, uy, upperOrder), both keeping the
+        // ends and the sorted order, without a branch: each chain then sees mostly its own side's vertices.
         double sx[ODML_HULL_GATHERED], sy[ODML_HULL_GATHERED], cx[ODML_HULL_GATHERED], cy[ODML_HULL_GATHERED];
+        double ux[ODML_HULL_GATHERED], uy[ODML_HULL_GATHERED];
+        uint16_t upperOrder[ODML_HULL_GATHERED];
         for (int i = 0; i < n; i++) {
             sx[i] = xs[order[i]];
             sy[i] = ys[order[i]];
         }
-        const int lower = odml_chain(sx, sy, order, 0, n, 1, stack, cx, cy);
-        const int upper = odml_chain(sx, sy, order, n - 1, -1, -1, stack + (lower - 1), cx, cy);
+        const double fx = sx[0], fy = sy[0], rx = sx[n - 1], ry = sy[n - 1];
+        const uint16_t last = order[n - 1];
+        int lowerCount = 1, upperCount = 1;
+        ux[0] = fx;
+        uy[0] = fy;
+        upperOrder[0] = order[0];
+        for (int i = 1; i < n - 1; i++) {
+            const double px = sx[i], py = sy[i];
+            const uint16_t index = order[i];
+            const double side = odml_side(fx, fy, rx, ry, px, py);
+            sx[lowerCount] = px;
+            sy[lowerCount] = py;
+            order[lowerCount] = index;
+            lowerCount += side < 0;
+            ux[upperCount] = px;
+            uy[upperCount] = py;
+            upperOrder[upperCount] = index;
+            upperCount += side > 0;
+        }
+        sx[lowerCount] = rx;
+        sy[lowerCount] = ry;
+        order[lowerCount++] = last;
+        ux[upperCount] = rx;
+        uy[upperCount] = ry;
+        upperOrder[upperCount++] = last;
+        const int lower = odml_chain(sx, sy, order, 0, lowerCount, 1, stack, cx, cy);
+        const int upper = odml_chain(ux, uy, upperOrder, upperCount - 1, -1, -1, stack + (lower - 1), cx, cy);
         return lower - 1 + upper - 1;
     }
     return odml_hull_indexed(xs, ys, n, order, stack);
@@ -367,12 +410,12 @@ int odml_convex_hull(const double *xs, const double *ys, int n, uint16_t *order,
 
 #include <math.h>
 
-/// Hull vertex k's coordinates.
-#define ODML_HX(k) xs[hull[k]]
-#define ODML_HY(k) ys[hull[k]]
-
-double odml_minimum_rectangle(const double *xs, const double *ys, const uint16_t *hull, int n, double *directionX,
-                              double *directionY) {
+/// The calipers over hull vertex k at (ODML_HX(k), ODML_HY(k)): through `hull` into xs, ys, or (`gathered`) at
+/// xs[k], ys[k] directly. Each extreme's value is kept as it moves, so a step computes one new value, not two.
+ODML_INLINE double odml_calipers(const double *xs, const double *ys, const uint16_t *hull, int n, const int gathered,
+                                 double *directionX, double *directionY) {
+#define ODML_HX(k) (gathered ? xs[k] : xs[hull[k]])
+#define ODML_HY(k) (gathered ? ys[k] : ys[hull[k]])
     double best = __builtin_inf(), bestX = 1, bestY = 0;
     int ahead = 0, behind = 0, out = 0, first = 1;
 #define ODML_NEXT(k) ((k) + 1 == n ? 0 : (k) + 1)
@@ -385,9 +428,12 @@ double odml_minimum_rectangle(const double *xs, const double *ys, const uint16_t
         const double ux = ex / length, uy = ey / length;
 #define ODML_ALONG(k) (ODML_HX(k) * ux + ODML_HY(k) * uy)
 #define ODML_ACROSS(k) fabs((ODML_HX(k) - axp) * uy - (ODML_HY(k) - ayp) * ux)
+        double most, least, widest;
         if (first) {
             // The first edge: whole scans, keeping the first extreme (as Swift's `max(by:)` and `min(by:)`).
-            double most = ODML_ALONG(0), least = most, widest = ODML_ACROSS(0);
+            most = ODML_ALONG(0);
+            least = most;
+            widest = ODML_ACROSS(0);
             ahead = behind = out = 0;
             for (int k = 1; k < n; k++) {
                 const double along = ODML_ALONG(k), across = ODML_ACROSS(k);
@@ -397,14 +443,29 @@ double odml_minimum_rectangle(const double *xs, const double *ys, const uint16_t
             }
             first = 0;
         } else {
-            int steps = 0;
-            while (steps < n && ODML_ALONG(ODML_NEXT(ahead)) >= ODML_ALONG(ahead)) { ahead = ODML_NEXT(ahead); steps++; }
-            steps = 0;
-            while (steps < n && ODML_ACROSS(ODML_NEXT(out)) >= ODML_ACROSS(out)) { out = ODML_NEXT(out); steps++; }
-            steps = 0;
-            while (steps < n && ODML_ALONG(ODML_NEXT(behind)) <= ODML_ALONG(behind)) { behind = ODML_NEXT(behind); steps++; }
+            most = ODML_ALONG(ahead);
+            for (int steps = 0; steps < n; steps++) {
+                const double next = ODML_ALONG(ODML_NEXT(ahead));
+                if (!(next >= most)) break;
+                ahead = ODML_NEXT(ahead);
+                most = next;
+            }
+            widest = ODML_ACROSS(out);
+            for (int steps = 0; steps < n; steps++) {
+                const double next = ODML_ACROSS(ODML_NEXT(out));
+                if (!(next >= widest)) break;
+                out = ODML_NEXT(out);
+                widest = next;
+            }
+            least = ODML_ALONG(behind);
+            for (int steps = 0; steps < n; steps++) {
+                const double next = ODML_ALONG(ODML_NEXT(behind));
+                if (!(next <= least)) break;
+                behind = ODML_NEXT(behind);
+                least = next;
+            }
         }
-        const double area = (ODML_ALONG(ahead) - ODML_ALONG(behind)) * ODML_ACROSS(out);
+        const double area = (most - least) * widest;
         if (area < best) {
             best = area;
             bestX = ux;
@@ -414,10 +475,22 @@ double odml_minimum_rectangle(const double *xs, const double *ys, const uint16_t
 #undef ODML_ACROSS
     }
 #undef ODML_NEXT
+#undef ODML_HX
+#undef ODML_HY
     *directionX = bestX;
     *directionY = bestY;
     return best;
 }
 
-#undef ODML_HX
-#undef ODML_HY
+double odml_minimum_rectangle(const double *xs, const double *ys, const uint16_t *hull, int n, double *directionX,
+                              double *directionY) {
+    if (n <= ODML_HULL_GATHERED) {
+        double hx[ODML_HULL_GATHERED], hy[ODML_HULL_GATHERED];
+        for (int k = 0; k < n; k++) {
+            hx[k] = xs[hull[k]];
+            hy[k] = ys[hull[k]];
+        }
+        return odml_calipers(hx, hy, hull, n, 1, directionX, directionY);
+    }
+    return odml_calipers(xs, ys, hull, n, 0, directionX, directionY);
+}

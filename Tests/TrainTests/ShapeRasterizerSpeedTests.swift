@@ -249,6 +249,44 @@ struct ShapeRasterizerSpeedTests {
         }
     }
 
+    /// The reference hull is the convex hull: on whole-number points (every cross product exact in Double) its
+    /// vertices are input points, each turn is strictly to the left, and no point lies outside any edge. Ties in x,
+    /// collinear runs, duplicates, a vertical or a horizontal line, and points only above or only below the line
+    /// from the first sorted point to the last.
+    @Test func theReferenceHullIsConvexAndHoldsEveryPoint() {
+        var clouds: [[(x: Double, y: Double)]] = []
+        var generator = SeededGenerator(seed: 32)
+        for count in [3, 4, 6, 10, 50, 300] {
+            for range in [3.0, 12, 1000] {
+                clouds.append((0..<count).map { _ in (x: generator.nextUniform(in: 0..<range).rounded(), y: generator.nextUniform(in: 0..<range).rounded()) })
+            }
+        }
+        clouds.append((0..<9).map { (x: 4.0, y: Double($0 % 4)) })
+        clouds.append((0..<9).map { (x: Double($0 % 5), y: 7.0) })
+        clouds.append([(0, 0), (10, 0), (5, 3), (2, 1), (8, 1), (5, 1)])
+        clouds.append([(0, 0), (10, 0), (5, -3), (2, -1), (8, -1), (5, -1)])
+        clouds.append(Array(repeating: (x: 2.0, y: 2.0), count: 5))
+        func cross(_ o: (x: Double, y: Double), _ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) -> Double {
+            (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
+        }
+        for (number, cloud) in clouds.enumerated() {
+            let hull = convexHull(cloud)
+            #expect(hull.allSatisfy { vertex in cloud.contains { $0 == vertex } }, "cloud \(number): a vertex that is no input point")
+            let distinct = Set(cloud.map { "\($0.x),\($0.y)" }).count
+            guard hull.count >= 3 else {
+                // No area: the two ends of the line (or the one point, twice or once).
+                #expect(cloud.allSatisfy { cross(cloud[0], cloud[cloud.count - 1], $0) == 0 } || distinct <= 2,
+                        "cloud \(number): \(hull.count) vertices for points with an area")
+                continue
+            }
+            for i in hull.indices {
+                let (a, b, c) = (hull[i], hull[(i + 1) % hull.count], hull[(i + 2) % hull.count])
+                #expect(cross(a, b, c) > 0, "cloud \(number): no strict left turn at vertex \((i + 1) % hull.count) of \(hull.count)")
+                #expect(cloud.allSatisfy { cross(a, b, $0) >= 0 }, "cloud \(number): a point outside edge \(i) of \(hull.count)")
+            }
+        }
+    }
+
     /// Drawings `problem(with:)` rejects: the fast path promises no image, but no crash, no write outside the
     /// output and no NaN either.
     @Test func rejectedDrawingsDoNotCrash() {

@@ -178,7 +178,8 @@ void odml_autocorrelation_f32(const float *signal, int window, int lags, double 
                               float *output, double *mean, double *energy, int level);
 
 /// The convex hull of `n` points (1 ≤ n ≤ 65,535) as the Swift reference `convexHull` finds it — sorted by x
-/// then y, Andrew's monotone chain with its test operand for operand — as indices: returns the vertex count h and
+/// then y, the points split by the side of the line from the first to the last they lie on, Andrew's monotone
+/// chain over each side with its test operand for operand — as indices: returns the vertex count h and
 /// leaves the vertices in `stack[0..<h]`. `order` (n) and `stack` (2n) are scratch; fewer than 3 points come back
 /// sorted, as there.
 int odml_convex_hull(const double *xs, const double *ys, int n, uint16_t *order, uint16_t *stack);

@@ -86,12 +86,19 @@ func convexHull(_ points: [(x: Double, y: Double)]) -> [(x: Double, y: Double)] 
     func cross(_ o: (x: Double, y: Double), _ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) -> Double {
         (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
     }
+    // Only points below the line from the first sorted point to the last can be vertices of the lower chain, and
+    // only points above it of the upper one (a point on it lies between the two ends): each chain runs over its
+    // own side, both ends included.
+    guard let first = sorted.first, let last = sorted.last else { return sorted }
+    let inner = sorted.dropFirst().dropLast()
+    let below = [first] + inner.filter { cross(first, last, $0) < 0 } + [last]
+    let above = [last] + inner.reversed().filter { cross(first, last, $0) > 0 } + [first]
     var lower: [(x: Double, y: Double)] = [], upper: [(x: Double, y: Double)] = []
-    for p in sorted {
+    for p in below {
         while lower.count >= 2 && cross(lower[lower.count - 2], lower[lower.count - 1], p) <= 0 { lower.removeLast() }
         lower.append(p)
     }
-    for p in sorted.reversed() {
+    for p in above {
         while upper.count >= 2 && cross(upper[upper.count - 2], upper[upper.count - 1], p) <= 0 { upper.removeLast() }
         upper.append(p)
     }
