@@ -81,7 +81,8 @@ public struct InferencePlan: Sendable {
                 + "\(describeShape(inputShape)) → \(describeShape(outputShape)) needs \(inputCount), \(outputCount), \(workspaceCount)")
         let base = workspace.storage
         activations[0].store(input, base: base)
-        for step in steps { step.run(base: base, activations: activations, level: level) }
+        // By index, so that no step (and none of its arrays) is copied and retained per run.
+        for index in steps.indices { steps[index].run(base: base, activations: activations, level: level) }
         activations[activations.count - 1].load(into: output, base: base)
     }
 
