@@ -56,7 +56,7 @@ struct EngineBenchmark {
             if let times = matmulRatios["matmul \(size)"] {
                 targets.append(Target(
                     description: "Tensor matmul \(size) throughput / raw cblas_sgemm", ratio: times.cblas / times.tensor,
-                    limit: 0.9, atLeast: true))
+                    limit: 0.97, atLeast: true))
             }
         }
         targets.append(Target(
