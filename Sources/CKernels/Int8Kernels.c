@@ -75,7 +75,9 @@ typedef uint8_t odml_v8u __attribute__((ext_vector_type(8)));
 } while (0)
 #define ODML_I8_TARGET ODML_TARGET_VNNI
 #define ODML_I8_SUFFIX vnni
+#define ODML_I8_WIDE 1
 #include "Int8Conv.inc"
+#undef ODML_I8_WIDE
 #undef ODML_I8_TARGET
 #undef ODML_I8_SUFFIX
 #undef ODML_DOT

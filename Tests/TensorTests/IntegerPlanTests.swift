@@ -59,12 +59,13 @@ private struct FakeQuantize: Layer {
     @Test func oneIntegerConvolutionEqualsItsFloatSpelling() {
         var g = SeededGenerator(seed: 31)
         for inChannels in [1, 3, 4, 7] {
-            for outChannels in awkwardSizes + [16, 24] {
+            // 16 and 32 channels take the VNNI kernel's 16-lane sums (two pooled pixels at once where a row has them).
+            for outChannels in awkwardSizes + [16, 24, 32] {
                 for (kernel, padding) in [((3, 3), Padding.same), ((1, 1), .valid), ((2, 3), .valid)] {
                     let conv = Conv2D(weight: Conv2D(inChannels: inChannels, outChannels: outChannels, kernel: kernel, padding: padding,
                                                      generator: &g).weight,
                                       bias: randomTensor([outChannels], seed: 3), padding: padding)
-                    for size in [(3, 3), (5, 8), (8, 8)] {
+                    for size in [(3, 3), (5, 8), (8, 8), (6, 10)] {
                         check([conv], quantized: [0: Self.signed], inputShape: [size.0, size.1, inChannels],
                               tolerance: Tolerance.kernelRelative, "int8 conv \(inChannels)→\(outChannels) k\(kernel) \(padding) on \(size)")
                         guard padding == .same else { continue }
