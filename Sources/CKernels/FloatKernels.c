@@ -171,9 +171,12 @@ ODML_INLINE void odml_transpose8x8(odml_v8f rows[8]) {
 /// One output row `oy`, columns x0 … x0+15, channels cb … cb+7 of a one-channel, stride-1 convolution, one vector
 /// of 16 pixels per channel: `acc[c] = bias + Σ_(ky, kx) input · weight` in the order `conv_tile` sums them (the
 /// bias, then kernel row by kernel row, column by column), so each value is the one the generic path computes.
-ODML_INLINE void conv_single_channel_row(const conv_plan *p, int kernelWidth, int oy, int x0, int cb, odml_v16f acc[8]) {
+///
+/// `CH` (8, or 4 for a last block of at most 4 real channels) is how many channels it computes; the others are 0.
+ODML_INLINE void conv_single_channel_row(const conv_plan *p, int kernelWidth, int oy, int x0, int cb, odml_v16f acc[8],
+                                         const int CH) {
 #pragma clang loop unroll(full)
-    for (int c = 0; c < 8; c++) acc[c] = p->bias[cb + c];
+    for (int c = 0; c < 8; c++) acc[c] = c < CH ? p->bias[cb + c] : 0;
     for (int ky = 0; ky < p->kernelHeight; ky++) {
         const float *row = p->input + (ptrdiff_t)(oy + ky) * p->inRow + x0;
         const float *w = p->weights + (ptrdiff_t)ky * kernelWidth * p->padded + cb;
@@ -181,7 +184,7 @@ ODML_INLINE void conv_single_channel_row(const conv_plan *p, int kernelWidth, in
             odml_v16f x;
             __builtin_memcpy(&x, row + kx, sizeof x);
 #pragma clang loop unroll(full)
-            for (int c = 0; c < 8; c++) acc[c] += x * w[(ptrdiff_t)kx * p->padded + c];
+            for (int c = 0; c < CH; c++) acc[c] += x * w[(ptrdiff_t)kx * p->padded + c];
         }
     }
 }
@@ -198,8 +201,13 @@ ODML_INLINE int conv_single_channel(const conv_plan *p, const odml_conv2d_f32_ar
             for (int chunk = 0; chunk < chunks; chunk++) {
                 for (int cb = 0; cb < p->padded; cb += 8) {
                     odml_v16f top[8], bottom[8];
-                    conv_single_channel_row(p, kernelWidth, 2 * py, 16 * chunk, cb, top);
-                    conv_single_channel_row(p, kernelWidth, 2 * py + 1, 16 * chunk, cb, bottom);
+                    if (p->outChannels - cb > 4) {
+                        conv_single_channel_row(p, kernelWidth, 2 * py, 16 * chunk, cb, top, 8);
+                        conv_single_channel_row(p, kernelWidth, 2 * py + 1, 16 * chunk, cb, bottom, 8);
+                    } else {
+                        conv_single_channel_row(p, kernelWidth, 2 * py, 16 * chunk, cb, top, 4);
+                        conv_single_channel_row(p, kernelWidth, 2 * py + 1, 16 * chunk, cb, bottom, 4);
+                    }
                     // Channel c's 8 pooled pixels, then pixel-major for the store: max over each 2×2 quad.
                     odml_v8f pooled[8];
 #pragma clang loop unroll(full)
@@ -221,7 +229,8 @@ ODML_INLINE int conv_single_channel(const conv_plan *p, const odml_conv2d_f32_ar
         for (int chunk = 0; chunk < chunks; chunk++) {
             for (int cb = 0; cb < p->padded; cb += 8) {
                 odml_v16f acc[8];
-                conv_single_channel_row(p, kernelWidth, oy, 16 * chunk, cb, acc);
+                if (p->outChannels - cb > 4) conv_single_channel_row(p, kernelWidth, oy, 16 * chunk, cb, acc, 8);
+                else conv_single_channel_row(p, kernelWidth, oy, 16 * chunk, cb, acc, 4);
 #pragma clang loop unroll(full)
                 for (int half = 0; half < 2; half++) {
                     odml_v8f pixels[8];
