@@ -32,8 +32,15 @@ struct Motion: ParsableCommand {
             cadence recognizer (stride rate and intensity), which needs no weights. A transient failure is \
             retried (--retries); a missing, corrupt or incompatible weights file moves on at once.
 
+            --follow reads one recording line by line as it grows (a file, followed until interrupted, or - \
+            until standard input ends) and prints each change of state as soon as --confirm windows in a row agree \
+            on it (the time, the new state, the windows' mean confidence, and since when): a live run, not a \
+            summary. Units and a raw accelerometer's gravity are then judged from the first second of samples; a \
+            pause of more than a window starts afresh. Exit 65 when the input ends before one window.
+
             Examples: classify motion Datasets/examples/running.csv --json
                       classify motion --dataset Datasets/motion/test.csv
+                      phone-sensor-logger | classify motion --follow -
             """
     )
 
@@ -51,14 +58,43 @@ struct Motion: ParsableCommand {
     @Option(help: "Average each window's probabilities with this many neighbours on each side.")
     var smooth = 0
 
+    @Flag(help: "Follow one recording as it grows (a file, or - for standard input) and print each change of state as it happens.")
+    var follow = false
+
+    @Option(help: "With --follow: how many windows in a row must agree before a new state is printed (1–20).")
+    var confirm = 2
+
     func validate() throws {
         if dataset != nil && !recordings.isEmpty { throw ValidationError("give recordings or --dataset FILE, not both") }
         guard !recordings.isEmpty || dataset != nil else { throw ValidationError("give a recording (a CSV file, a folder or -) or --dataset FILE") }
         guard rate > 0 && rate <= 10_000 else { throw ValidationError("--rate must be between 0 and 10000 Hz, got \(rate)") }
         guard smooth >= 0 && smooth <= 1000 else { throw ValidationError("--smooth must be between 0 and 1000, got \(smooth)") }
+        guard confirm >= 1 && confirm <= 20 else { throw ValidationError("--confirm must be between 1 and 20, got \(confirm)") }
+        if follow {
+            guard dataset == nil, recordings.count == 1 else { throw ValidationError("--follow takes one recording (a file or -), not a batch or --dataset") }
+            guard smooth == 0 else { throw ValidationError("--smooth averages with later windows, which --follow has not seen yet; leave it out") }
+        } else if confirm != 2 {
+            throw ValidationError("--confirm applies to --follow only")
+        }
     }
 
     func run() throws {
+        if follow {
+            do {
+                try requireExisting(recordings[0])
+            } catch {
+                throw failure(error)
+            }
+            let recognizer = try chain.loadMotionRecognizer()
+            do {
+                let status = try MotionFollower(path: recordings[0], recognizer: recognizer, confirmations: confirm, assumedRate: rate,
+                                                json: chain.json).run()
+                if status != 0 { throw ExitCode(status) }
+            } catch let error as DataError {
+                throw failure(error)
+            }
+            return
+        }
         let files: [String]
         do {
             files = try expandInputs(recordings)

@@ -17,6 +17,11 @@ enum StandardStreams {
         return ferror(stdout) == 0
     }
 
+    /// Sends what standard output holds on its way now (a follower's reader sees each line as it is printed).
+    static func flush() {
+        fflush(stdout)
+    }
+
     /// Writes `text` to standard error unbuffered. A failure here has nowhere left to be reported, so it is
     /// ignored (as every Unix tool does).
     static func writeError(_ text: String) {

@@ -112,25 +112,34 @@ extension MotionWindowClassifier {
             let probabilities = smoothed(probabilities(windowInputs), over: smoothing).scalars
             for (index, start) in starts.enumerated() {
                 for column in 0..<classes { row[column] = Double(probabilities[index * classes + column]) }
-                let best = row.indices.max { row[$0] < row[$1] } ?? 0
                 let from = segmentStart + Double(start) / windowing.rate, to = from + Double(windowing.window) / windowing.rate
-                var window = MotionWindowPrediction(start: from, end: to, label: labels[best], confidence: row[best])
-                if let reason = Decision.nonFiniteReason(labels: labels, scores: row) {
-                    // Never a NaN confidence: the window is unknown and does not vote.
-                    (window.label, window.confidence, window.uncertain, window.reason) = (MotionTimeline.unknownLabel, 0, true, reason)
-                } else if let gap = recording.bridgedGaps.first(where: { $0.overlaps(from...to) }) {
-                    window.uncertain = true
-                    window.reason = String(format: "no samples for %.2f s from %.2f s: too long a gap to resolve a stride "
-                                           + "(at most %.2f s is bridged)", gap.upperBound - gap.lowerBound, gap.lowerBound,
-                                           MotionRecordingReader.maximumBridge)
-                } else if let still = MotionStillness.confidence(logDeviation: inputs[index * size + intensity],
-                                                                 logHorizontal: inputs[index * size + intensity + 1]) {
-                    (window.label, window.confidence) = (MotionStillness.label, still)
-                }
-                windows.append(window)
+                windows.append(prediction(scores: row, intensity: (inputs[index * size + intensity], inputs[index * size + intensity + 1]),
+                                          from: from, to: to, bridgedGaps: recording.bridgedGaps))
             }
         }
         return MotionTimeline(windows: windows)
+    }
+
+    /// One window's answer from its class scores (`labels` order) and its two intensity inputs (the logarithms of
+    /// its vertical standard deviation and horizontal mean), the window running `from`…`to` seconds: the best
+    /// class; `unknown` and uncertain when a score is not finite; uncertain when it spans one of `bridgedGaps`;
+    /// `still` when the phone barely moves. `classify` and `MotionStream` label every window with it.
+    public func prediction(scores row: [Double], intensity: (Float, Float), from: Double, to: Double,
+                           bridgedGaps: [ClosedRange<Double>]) -> MotionWindowPrediction {
+        let best = row.indices.max { row[$0] < row[$1] } ?? 0
+        var window = MotionWindowPrediction(start: from, end: to, label: labels[best], confidence: row[best])
+        if let reason = Decision.nonFiniteReason(labels: labels, scores: row) {
+            // Never a NaN confidence: the window is unknown and does not vote.
+            (window.label, window.confidence, window.uncertain, window.reason) = (MotionTimeline.unknownLabel, 0, true, reason)
+        } else if let gap = bridgedGaps.first(where: { $0.overlaps(from...to) }) {
+            window.uncertain = true
+            window.reason = String(format: "no samples for %.2f s from %.2f s: too long a gap to resolve a stride "
+                                   + "(at most %.2f s is bridged)", gap.upperBound - gap.lowerBound, gap.lowerBound,
+                                   MotionRecordingReader.maximumBridge)
+        } else if let still = MotionStillness.confidence(logDeviation: intensity.0, logHorizontal: intensity.1) {
+            (window.label, window.confidence) = (MotionStillness.label, still)
+        }
+        return window
     }
 
     /// Each row averaged with up to `radius` rows on each side.

@@ -334,14 +334,18 @@ public enum MotionRecordingReader {
             while j + 1 < times.count - 1 && times[t0 + j + 1] < t { j += 1 }
             let span = times[t0 + j + 1] - times[t0 + j]
             let f = span > 0 ? min(1, max(0, (t - times[t0 + j]) / span)) : 0
-            let (a, b) = (samples[s0 + j], samples[s0 + j + 1])
-            func mix(_ p: (x: Double, y: Double, z: Double), _ q: (x: Double, y: Double, z: Double)) -> (Double, Double, Double) {
-                (p.x + (q.x - p.x) * f, p.y + (q.y - p.y) * f, p.z + (q.z - p.z) * f)
-            }
-            result.append(MotionSample(gravity: mix(a.gravity, b.gravity), rotationRate: mix(a.rotationRate, b.rotationRate),
-                                       userAcceleration: mix(a.userAcceleration, b.userAcceleration)))
+            result.append(interpolate(samples[s0 + j], samples[s0 + j + 1], f))
         }
         return result
+    }
+
+    /// The sample the fraction `f` of the way from `a` to `b` (0 gives `a`, 1 gives `b`): each field linearly.
+    static func interpolate(_ a: MotionSample, _ b: MotionSample, _ f: Double) -> MotionSample {
+        func mix(_ p: (x: Double, y: Double, z: Double), _ q: (x: Double, y: Double, z: Double)) -> (Double, Double, Double) {
+            (p.x + (q.x - p.x) * f, p.y + (q.y - p.y) * f, p.z + (q.z - p.z) * f)
+        }
+        return MotionSample(gravity: mix(a.gravity, b.gravity), rotationRate: mix(a.rotationRate, b.rotationRate),
+                            userAcceleration: mix(a.userAcceleration, b.userAcceleration))
     }
 }
 

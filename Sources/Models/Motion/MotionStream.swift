@@ -1,0 +1,326 @@
+import Foundation
+import Tensor
+
+/// One motion sensor sample as it arrives: Core Motion's device motion (gravity, user acceleration and rotation
+/// rate) or a raw accelerometer (and, if there is one, a gyroscope), at the time the sensor took it.
+public struct MotionStreamSample: Sendable, Equatable {
+    /// Seconds on any clock that only moves forward (Core Motion's `timestamp`, say).
+    public var time: Double
+    /// Core Motion: gravity; raw: the measured acceleration (gravity included). In g or m/s² (see
+    /// `MotionStream.Units`).
+    public var acceleration: (x: Double, y: Double, z: Double)
+    /// Core Motion: user acceleration (gravity removed); `nil` for a raw accelerometer.
+    public var userAcceleration: (x: Double, y: Double, z: Double)?
+    /// The rotation rate in rad/s, zeros when there is no gyroscope.
+    public var rotationRate: (x: Double, y: Double, z: Double)
+
+    /// A Core Motion device-motion sample.
+    public init(time: Double, gravity: (x: Double, y: Double, z: Double), userAcceleration: (x: Double, y: Double, z: Double),
+                rotationRate: (x: Double, y: Double, z: Double) = (0, 0, 0)) {
+        self.time = time
+        acceleration = gravity
+        self.userAcceleration = userAcceleration
+        self.rotationRate = rotationRate
+    }
+
+    /// A raw accelerometer sample (gravity included), with the gyroscope's rotation rate when there is one.
+    public init(time: Double, acceleration: (x: Double, y: Double, z: Double), rotationRate: (x: Double, y: Double, z: Double) = (0, 0, 0)) {
+        self.time = time
+        self.acceleration = acceleration
+        userAcceleration = nil
+        self.rotationRate = rotationRate
+    }
+
+    /// Whether it came from Core Motion (with gravity and user acceleration apart).
+    public var isCoreMotion: Bool { userAcceleration != nil }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.time == b.time && a.acceleration == b.acceleration && a.rotationRate == b.rotationRate
+            && a.userAcceleration.map { [$0.x, $0.y, $0.z] } == b.userAcceleration.map { [$0.x, $0.y, $0.z] }
+    }
+}
+
+/// The state a `MotionStream` reports, when it changes.
+public struct MotionStateChange: Sendable, Equatable {
+    /// The state before (`nil` for the first one reported).
+    public var from: String?
+    /// The new state: one of the model's labels (`walking`, `running`) or `still`.
+    public var to: String
+    /// When it was reported: the end of the window that confirmed it (the latest sample's time then).
+    public var time: Double
+    /// The start of the first window of the run that confirmed it: the change happened after this, and the
+    /// windows before it still said otherwise.
+    public var since: Double
+    /// The mean confidence of the windows that confirmed it.
+    public var confidence: Double
+}
+
+/// What a `MotionStream` says after a sample: each window as it completes, and state changes.
+public enum MotionStreamEvent: Sendable, Equatable {
+    /// A window completed (every `hop` samples of the model's rate, once a whole window has arrived).
+    case window(MotionWindowPrediction)
+    /// The state changed: `confirmations` windows in a row agreed on a new one.
+    case change(MotionStateChange)
+}
+
+/// Live motion classification, for an app that reads the sensors as they run: samples go in one at a time, at
+/// whatever rate the phone delivers them; a window's answer comes out every hop (1.28 s with the shipped model,
+/// once 5.12 s have arrived); the state — `walking`, `running` or `still` — changes only when `confirmations`
+/// windows in a row agree on the new one, so one odd window does not flip it.
+///
+/// Each window is what `MotionRecognizer.classify` says of the same samples, up to the rounding of the two ways of
+/// computing the autocorrelations (one window at a time here, shared between windows there): the same unit
+/// conversion, gravity filter, resampling onto the model's grid and labelling, but done as the samples arrive.
+/// Two things must be decided before a whole recording exists, so they are decided from its first
+/// `MotionStream.headSamples` samples: whether accelerations are in g or m/s² (`Units.automatic`) and where a raw
+/// accelerometer's gravity filter starts (their mean).
+///
+/// A pause — `pause()`, or no sample for longer than a window — ends the stretch of samples: windows never span
+/// it and the next sample starts a new one; the state stays until new windows say otherwise. A gap longer than
+/// `MotionRecordingReader.maximumBridge` but shorter than a window is bridged by interpolation, and the windows
+/// across it are uncertain (they neither confirm nor break a change).
+public struct MotionStream: Sendable {
+    /// How accelerations are given.
+    public enum Units: Sendable, Equatable {
+        /// Decided from the first samples: a median magnitude above 4 means m/s², as `MotionRecordingReader` decides.
+        case automatic
+        /// In g (Core Motion's unit).
+        case g
+        /// In m/s².
+        case metersPerSecondSquared
+    }
+
+    /// What labels the windows.
+    public let recognizer: MotionRecognizer
+    /// How many windows in a row must agree on a new state before it is reported (1 reports every change at once).
+    public let confirmations: Int
+    /// The unit of accelerations.
+    public let units: Units
+
+    /// The state last reported, `nil` before the first.
+    public private(set) var state: String?
+    /// Every change reported so far, in order.
+    public private(set) var changes: [MotionStateChange] = []
+
+    /// Samples that decide the units and start a raw accelerometer's gravity filter: the first second at 50 Hz.
+    public static let headSamples = 50
+
+    private var windowing: MotionWindowing { recognizer.windowing }
+    /// Whether the first sample was Core Motion's (every later one must be the same kind).
+    private var coreMotion: Bool?
+    /// g per given unit, once known.
+    private var scale: Double?
+    /// Samples held until `headSamples` have arrived (or a pause), to decide the units and the filter's start.
+    private var head: [MotionStreamSample] = []
+    /// A raw accelerometer's gravity estimate (`MotionRecordingReader.separateGravity`'s filter).
+    private var gravity: (Double, Double, Double)?
+    /// The last sample of the current stretch, its time and its converted value.
+    private var previous: (time: Double, sample: MotionSample)?
+    /// The first sample's time of the current stretch: the model's grid is laid from it.
+    private var stretchStart: Double?
+    /// Grid points of the current stretch made so far.
+    private var gridCount = 0
+    /// The vertical and horizontal signals of the current stretch's last grid points (at most a window and a hop).
+    private var vertical: [Float] = [], horizontal: [Float] = []
+    /// The grid index of `vertical[0]`.
+    private var bufferStart = 0
+    /// The grid index where the next window starts.
+    private var nextWindow = 0
+    /// Bridged gaps of the current stretch, in the samples' own times.
+    private var bridgedGaps: [ClosedRange<Double>] = []
+    /// The run of windows agreeing on a state other than `state`: its label, length, start and summed confidence.
+    private var streak: (label: String, count: Int, since: Double, confidence: Double)?
+    /// The time of the last sample taken, across pauses (times must keep increasing).
+    private var lastTime: Double?
+
+    /// A stream labelling windows with `recognizer`, reporting a new state after `confirmations` (≥ 1) windows in
+    /// a row agree on it.
+    public init(recognizer: MotionRecognizer, confirmations: Int = 2, units: Units = .automatic) {
+        precondition(confirmations >= 1, "MotionStream: confirmations must be at least 1, got \(confirmations)")
+        self.recognizer = recognizer
+        self.confirmations = confirmations
+        self.units = units
+        switch units {
+        case .automatic: scale = nil
+        case .g: scale = 1
+        case .metersPerSecondSquared: scale = 1 / MotionRecordingReader.standardGravity
+        }
+    }
+
+    /// Takes one sample and returns what it completed: windows, and a state change when one was confirmed.
+    ///
+    /// Throws, and takes nothing, when the sample's time does not come after the last one's, when a value is not
+    /// finite or beyond any phone sensor's range (`MotionRecordingReader.maximumSensorMagnitude`), or when a raw
+    /// sample follows Core Motion ones or the other way round.
+    public mutating func append(_ sample: MotionStreamSample) throws(DataError) -> [MotionStreamEvent] {
+        try check(sample)
+        lastTime = sample.time
+        if let last = previous?.time ?? head.last?.time, sample.time - last > Double(windowing.window) / windowing.rate {
+            // No sample for longer than a window: as in a recording, the stretch ends here.
+            var events = finishHead()
+            endStretch()
+            events += take(sample)
+            return events
+        }
+        return take(sample)
+    }
+
+    /// Ends the current stretch of samples (the app stopped reading the sensors): no window will span the pause.
+    /// Returns what the held samples still completed. The state stays as it was.
+    public mutating func pause() -> [MotionStreamEvent] {
+        let events = finishHead()
+        endStretch()
+        return events
+    }
+
+    // MARK: - Samples in
+
+    private func check(_ sample: MotionStreamSample) throws(DataError) {
+        let source = "motion stream"
+        guard sample.time.isFinite else { throw DataError(file: source, message: "sample time \(sample.time) is not a finite number") }
+        if let lastTime, !(sample.time > lastTime) {
+            throw DataError(file: source, message: "sample time \(sample.time) does not come after \(lastTime); times must increase")
+        }
+        if let coreMotion, coreMotion != sample.isCoreMotion {
+            throw DataError(file: source, message: coreMotion
+                ? "a raw accelerometer sample after Core Motion ones; a stream takes one kind"
+                : "a Core Motion sample after raw accelerometer ones; a stream takes one kind")
+        }
+        let u = sample.userAcceleration ?? (0, 0, 0)
+        let values = [sample.acceleration.x, sample.acceleration.y, sample.acceleration.z, u.x, u.y, u.z,
+                      sample.rotationRate.x, sample.rotationRate.y, sample.rotationRate.z]
+        if let bad = values.first(where: { !(abs($0) <= MotionRecordingReader.maximumSensorMagnitude) }) {
+            throw DataError(file: source, message: "sample at \(sample.time): \(bad) is not a finite value within a phone sensor's "
+                            + "range (at most \(Int(MotionRecordingReader.maximumSensorMagnitude)) in magnitude)")
+        }
+    }
+
+    /// Holds `sample` until the head is full, then runs the held ones through.
+    private mutating func take(_ sample: MotionStreamSample) -> [MotionStreamEvent] {
+        coreMotion = sample.isCoreMotion
+        guard scale == nil || (!sample.isCoreMotion && gravity == nil) else { return process(sample) }
+        head.append(sample)
+        return head.count >= Self.headSamples ? finishHead() : []
+    }
+
+    /// Decides what the head decides (units; a raw accelerometer's filter start) and runs its samples through.
+    private mutating func finishHead() -> [MotionStreamEvent] {
+        guard !head.isEmpty else { return [] }
+        if scale == nil {
+            let magnitudes = head.map { ($0.acceleration.x * $0.acceleration.x + $0.acceleration.y * $0.acceleration.y
+                                         + $0.acceleration.z * $0.acceleration.z).squareRoot() }
+            scale = (MotionRecordingReader.middle(magnitudes) ?? 0) > 4 ? 1 / MotionRecordingReader.standardGravity : 1
+        }
+        if coreMotion == false, gravity == nil {
+            let s = scale ?? 1, n = Double(head.count)
+            gravity = (head.map { $0.acceleration.x * s }.reduce(0, +) / n, head.map { $0.acceleration.y * s }.reduce(0, +) / n,
+                       head.map { $0.acceleration.z * s }.reduce(0, +) / n)
+        }
+        let held = head
+        head = []
+        return held.flatMap { process($0) }
+    }
+
+    /// The sample in g, gravity apart, then onto the model's grid.
+    private mutating func process(_ sample: MotionStreamSample) -> [MotionStreamEvent] {
+        let s = scale ?? 1, a = sample.acceleration, r = sample.rotationRate
+        let converted: MotionSample
+        if let u = sample.userAcceleration {
+            converted = MotionSample(gravity: (a.x * s, a.y * s, a.z * s), rotationRate: (r.x, r.y, r.z),
+                                     userAcceleration: (u.x * s, u.y * s, u.z * s))
+        } else {
+            let raw = (a.x * s, a.y * s, a.z * s)
+            var g = gravity ?? raw
+            let dt = previous.map { max(sample.time - $0.time, 1e-4) } ?? 0.02
+            let alpha = dt / (dt + 1 / (2 * Double.pi * 0.3))
+            g = (g.0 + alpha * (raw.0 - g.0), g.1 + alpha * (raw.1 - g.1), g.2 + alpha * (raw.2 - g.2))
+            gravity = g
+            converted = MotionSample(gravity: g, rotationRate: (r.x, r.y, r.z), userAcceleration: (raw.0 - g.0, raw.1 - g.1, raw.2 - g.2))
+        }
+        guard let (lastTime, last) = previous, let start = stretchStart else {
+            // The stretch's first sample is its first grid point.
+            stretchStart = sample.time
+            previous = (sample.time, converted)
+            gridCount = 0
+            return addGridPoint(converted, time: sample.time)
+        }
+        let span = sample.time - lastTime
+        if span > MotionRecordingReader.maximumBridge { bridgedGaps.append(lastTime...sample.time) }
+        previous = (sample.time, converted)
+        var events: [MotionStreamEvent] = []
+        // Grid points up to this sample (with `resample`'s hair of slack), each between the last sample and this one.
+        let rate = windowing.rate
+        let through = Int(((sample.time - start) * rate + 1e-6).rounded(.down))
+        while gridCount <= through {
+            let t = start + Double(gridCount) / rate
+            let f = span > 0 ? min(1, max(0, (t - lastTime) / span)) : 0
+            events += addGridPoint(MotionRecordingReader.interpolate(last, converted, f), time: t)
+        }
+        return events
+    }
+
+    /// Adds grid point `gridCount` and labels the window it completes, if any.
+    private mutating func addGridPoint(_ sample: MotionSample, time: Double) -> [MotionStreamEvent] {
+        let signals = MotionWindowing.features(of: sample)
+        vertical.append(Float(signals.vertical))
+        horizontal.append(Float(signals.horizontal))
+        gridCount += 1
+        let (window, hop) = (windowing.window, windowing.hop)
+        guard gridCount == nextWindow + window, let start = stretchStart else { return [] }
+        let offset = nextWindow - bufferStart
+        var input = [Float](repeating: 0, count: windowing.inputSize)
+        input.withUnsafeMutableBufferPointer { out in
+            windowing.input(vertical: vertical[offset..<(offset + window)], horizontal: horizontal[offset..<(offset + window)], into: out)
+        }
+        let scores = recognizer.classifier.probabilities(Tensor(shape: [1, windowing.inputSize], scalars: input)).scalars.map(Double.init)
+        let from = start + Double(nextWindow) / windowing.rate, to = from + Double(window) / windowing.rate
+        let intensity = 2 * windowing.lags
+        let prediction = recognizer.classifier.prediction(scores: scores, intensity: (input[intensity], input[intensity + 1]),
+                                                          from: from, to: to, bridgedGaps: bridgedGaps)
+        nextWindow += hop
+        // Keep only what later windows read.
+        let drop = nextWindow - bufferStart
+        if drop > 0, drop <= vertical.count {
+            vertical.removeFirst(drop)
+            horizontal.removeFirst(drop)
+            bufferStart = nextWindow
+        }
+        bridgedGaps.removeAll { $0.upperBound < from }
+        return [.window(prediction)] + confirm(prediction)
+    }
+
+    /// Counts `window` towards a change of state; returns the change when this window confirms one.
+    mutating func confirm(_ window: MotionWindowPrediction) -> [MotionStreamEvent] {
+        // Uncertain windows (a gap, a model that overflowed) neither confirm nor break a run.
+        guard !window.uncertain else { return [] }
+        guard window.label != state else {
+            streak = nil
+            return []
+        }
+        var run = streak.flatMap { $0.label == window.label ? $0 : nil }
+            ?? (label: window.label, count: 0, since: window.start, confidence: 0)
+        run.count += 1
+        run.confidence += window.confidence
+        streak = run
+        guard run.count >= confirmations else { return [] }
+        let change = MotionStateChange(from: state, to: run.label, time: window.end, since: run.since,
+                                       confidence: run.confidence / Double(run.count))
+        state = run.label
+        streak = nil
+        changes.append(change)
+        return [.change(change)]
+    }
+
+    /// Forgets the current stretch: the next sample starts a new one (the units and a raw filter's state stay).
+    private mutating func endStretch() {
+        previous = nil
+        stretchStart = nil
+        gridCount = 0
+        vertical.removeAll(keepingCapacity: true)
+        horizontal.removeAll(keepingCapacity: true)
+        bufferStart = 0
+        nextWindow = 0
+        bridgedGaps = []
+        streak = nil
+    }
+}

@@ -1,0 +1,197 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+@preconcurrency import Darwin
+#endif
+import Models
+
+/// `classify motion --follow FILE|-`: a recording read line by line as it grows, through `MotionStream`, printing
+/// each change of state as it is confirmed.
+struct MotionFollower {
+    let path: String
+    let recognizer: MotionRecognizer
+    let confirmations: Int
+    /// Samples per second when the recording has no timestamp column.
+    let assumedRate: Double
+    let json: Bool
+    /// How long to wait for a growing file to grow, in seconds.
+    let poll = 0.25
+
+    /// The columns of a recording's header: where each sensor value and the timestamp are.
+    struct Columns {
+        let coreMotion: Bool
+        /// Gravity then user acceleration (Core Motion), or raw acceleration.
+        let values: [Int]
+        /// Rotation rate (Core Motion) or gyroscope, or none.
+        let spins: [Int]
+        let time: Int?
+        let header: [String]
+
+        init(header: [String], file: String) throws(DataError) {
+            self.header = header
+            func find(_ names: [String]) -> [Int] { names.compactMap { header.firstIndex(of: $0) } }
+            let gravity = find(["gravity.x", "gravity.y", "gravity.z"]), user = find(["userAcceleration.x", "userAcceleration.y", "userAcceleration.z"])
+            let rotation = find(["rotationRate.x", "rotationRate.y", "rotationRate.z"])
+            let acc = find(["acc.x", "acc.y", "acc.z"]), gyro = find(["gyro.x", "gyro.y", "gyro.z"])
+            coreMotion = gravity.count == 3 && user.count == 3
+            guard coreMotion || acc.count == 3 else {
+                throw DataError(file: file, line: 1, message: "missing columns: a recording needs gravity.x/y/z and userAcceleration.x/y/z "
+                    + "(Core Motion), or acc.x/y/z (raw accelerometer); the header has \(header.count) columns: "
+                    + header.prefix(12).joined(separator: ","))
+            }
+            values = coreMotion ? gravity + user : acc
+            spins = coreMotion ? (rotation.count == 3 ? rotation : []) : (gyro.count == 3 ? gyro : [])
+            time = header.firstIndex(of: "timestamp")
+        }
+    }
+
+    /// Follows the recording until standard input ends (a file is followed until the command is interrupted).
+    /// Returns the exit status: 0, or 65 when the input ended before one window.
+    func run() throws(DataError) -> Int32 {
+        let descriptor: Int32
+        if path == "-" {
+            descriptor = 0
+        } else {
+            descriptor = open(path, O_RDONLY)
+            guard descriptor >= 0 else {
+                let code = errno
+                throw DataError(file: path, message: code == ENOENT ? "no such file" : "cannot be read: \(String(cString: strerror(code)))",
+                                kind: code == ENOENT ? .missingFile : .unreadable)
+            }
+        }
+        defer { if descriptor != 0 { close(descriptor) } }
+        var stream = MotionStream(recognizer: recognizer, confirmations: confirmations)
+        var columns: Columns?
+        var lineNumber = 0, samples = 0, windows = 0
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var sawEnd = false
+        while !sawEnd {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw DataError(file: path, message: "cannot be read: \(String(cString: strerror(errno)))", kind: .unreadable)
+            }
+            if count == 0 {
+                // The end of standard input ends the run; a file may still grow.
+                if path == "-" { sawEnd = true } else { usleep(useconds_t(poll * 1_000_000)); continue }
+            }
+            pending += buffer[0..<count]
+            // Every whole line (and, at the end, the last one without a newline).
+            var lineStart = 0
+            for index in pending.indices where pending[index] == UInt8(ascii: "\n") || (sawEnd && index == pending.count - 1) {
+                let end = pending[index] == UInt8(ascii: "\n") ? index : index + 1
+                var line = String(decoding: pending[lineStart..<end], as: UTF8.self)
+                lineStart = index + 1
+                lineNumber += 1
+                if line.hasSuffix("\r") { line.removeLast() }
+                if lineNumber == 1, line.hasPrefix("\u{FEFF}") { line.removeFirst() }
+                if trimmed(line).isEmpty { continue }
+                let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+                guard let known = columns else {
+                    columns = try Columns(header: fields.map(trimmed), file: path)
+                    continue
+                }
+                let sample = try parse(fields, columns: known, line: lineNumber, index: samples)
+                samples += 1
+                let events: [MotionStreamEvent]
+                do {
+                    events = try stream.append(sample)
+                } catch {
+                    throw DataError(file: path, line: lineNumber, message: error.message)
+                }
+                windows += report(events)
+            }
+            pending.removeFirst(lineStart)
+        }
+        windows += report(stream.pause())
+        guard columns != nil else { throw DataError(file: path, line: 1, message: "no header: the input is empty") }
+        guard windows > 0 else {
+            let windowing = recognizer.windowing
+            throw DataError(file: path, message: "the input ended after \(samples) samples, before one window "
+                            + "(\(windowing.window) samples at \(Int(windowing.rate)) Hz, " + seconds(Double(windowing.window) / windowing.rate) + ")")
+        }
+        return 0
+    }
+
+    /// One line's sample.
+    func parse(_ fields: [String], columns: Columns, line: Int, index: Int) throws(DataError) -> MotionStreamSample {
+        guard fields.count == columns.header.count else {
+            throw DataError(file: path, line: line, message: "\(fields.count) fields; the header has \(columns.header.count)")
+        }
+        func number(_ column: Int) throws(DataError) -> Double {
+            let text = trimmed(fields[column])
+            guard let value = Double(text), value.isFinite else {
+                throw DataError(file: path, line: line, column: (column + 1, columns.header[column]),
+                                message: "expected a finite number, got \"\(text.prefix(40))\"")
+            }
+            return value
+        }
+        let v = try columns.values.map { column throws(DataError) in try number(column) }
+        let s = try columns.spins.map { column throws(DataError) in try number(column) }
+        let spin = s.count == 3 ? (s[0], s[1], s[2]) : (0.0, 0.0, 0.0)
+        let time = try columns.time.map { column throws(DataError) in try number(column) } ?? Double(index) / assumedRate
+        return columns.coreMotion
+            ? MotionStreamSample(time: time, gravity: (v[0], v[1], v[2]), userAcceleration: (v[3], v[4], v[5]), rotationRate: spin)
+            : MotionStreamSample(time: time, acceleration: (v[0], v[1], v[2]), rotationRate: spin)
+    }
+
+    /// Prints each change at once (flushed: whoever reads the output sees it as it happens); returns how many
+    /// windows `events` held.
+    func report(_ events: [MotionStreamEvent]) -> Int {
+        var windows = 0
+        for event in events {
+            switch event {
+            case .window:
+                windows += 1
+            case let .change(change):
+                if json {
+                    StandardStreams.write(jsonText(FollowJSON(change: change, model: recognizer.model)) + "\n")
+                } else {
+                    StandardStreams.write(seconds(change.time).leftPadded(to: 10) + "  " + change.to.padding(toLength: 8, withPad: " ", startingAt: 0)
+                                          + percentText(change.confidence) + "  (since " + seconds(change.since) + ")\n")
+                }
+                StandardStreams.flush()
+            }
+        }
+        return windows
+    }
+
+    /// `12.34 s`.
+    func seconds(_ value: Double) -> String {
+        let hundredths = (value * 100).rounded()
+        let whole = Int(hundredths / 100), fraction = Int(abs(hundredths).truncatingRemainder(dividingBy: 100))
+        return "\(whole).\(fraction < 10 ? "0" : "")\(fraction) s"
+    }
+}
+
+/// One state change as `--follow --json` prints it.
+struct FollowJSON: Encodable {
+    let time: Double
+    let from: String?
+    let to: String
+    let since: Double
+    let confidence: Double
+    let model: String
+
+    init(change: MotionStateChange, model: String) {
+        time = (change.time * 1000).rounded() / 1000
+        from = change.from
+        to = change.to
+        since = (change.since * 1000).rounded() / 1000
+        confidence = change.confidence
+        self.model = model
+    }
+}
+
+/// `text` without spaces or tabs at either end.
+func trimmed(_ text: String) -> String {
+    let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+    guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) }) else { return "" }
+    return String(text[first...last])
+}
+
+extension String {
+    /// The string with spaces before it to `width` characters.
+    func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+
+/// `classify motion --follow`: a recording read as it grows, each change of state printed as it is confirmed.
+@Suite("classify motion --follow")
+struct MotionFollowTests {
+    static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Datasets/examples")
+
+    /// The bundled walking and running examples played one after the other with a phone lying still after each,
+    /// 50 Hz, as one CSV: its text and when each activity begins.
+    static func walkStopRunStop() throws -> (csv: String, activities: [(label: String, start: Double)]) {
+        var lines: [String] = []
+        var header: [String] = []
+        var time = 0.0
+        var activities: [(String, Double)] = []
+        var noise: UInt64 = 12345
+        func small() -> Double {
+            noise = noise &* 6364136223846793005 &+ 1442695040888963407
+            return (Double(noise >> 11) / Double(1 << 53) - 0.5) * 0.004
+        }
+        var lastGravity = ["0", "0", "-1"]
+        for name in ["walking", "running"] {
+            let text = try String(contentsOf: examples.appendingPathComponent("\(name).csv"), encoding: .utf8)
+            let rows = text.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+            header = rows[0]
+            if lines.isEmpty { lines.append(header.joined(separator: ",")) }
+            let timeColumn = header.firstIndex(of: "timestamp") ?? 0
+            let gravity = ["gravity.x", "gravity.y", "gravity.z"].compactMap { header.firstIndex(of: $0) }
+            activities.append((name, time))
+            for var row in rows.dropFirst().prefix(1300) {
+                row[timeColumn] = String(format: "%.3f", time)
+                lines.append(row.joined(separator: ","))
+                lastGravity = gravity.map { row[$0] }
+                time += 0.02
+            }
+            activities.append(("still", time))
+            for _ in 0..<600 {
+                var row = [String](repeating: "0", count: header.count)
+                row[timeColumn] = String(format: "%.3f", time)
+                for (axis, column) in gravity.enumerated() { row[column] = String(format: "%.4f", (Double(lastGravity[axis]) ?? 0) + small()) }
+                for name in ["userAcceleration.x", "userAcceleration.y", "userAcceleration.z"] {
+                    if let column = header.firstIndex(of: name) { row[column] = String(format: "%.4f", small()) }
+                }
+                lines.append(row.joined(separator: ","))
+                time += 0.02
+            }
+        }
+        return (lines.joined(separator: "\n") + "\n", activities)
+    }
+
+    /// From standard input: walking, still, running, still — each once, in order, each soon after it began.
+    @Test func standardInputPrintsEachChangeOnceSoonAfterIt() throws {
+        let (csv, activities) = try Self.walkStopRunStop()
+        let run = try CommandRun.run(CommandRun.builtClassify, ["motion", "--follow", "-", "--json"], input: csv)
+        #expect(run.status == 0, "\(run.standardError)")
+        let changes = run.standardOutput.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(changes.compactMap { $0["to"] as? String } == activities.map(\.label), "\(run.standardOutput)")
+        for (change, activity) in zip(changes, activities) {
+            let latency = (change["time"] as? Double ?? .infinity) - activity.start
+            #expect(latency >= 0 && latency <= 5.12 + 2 * 1.28 + 0.05, "\(activity.label) printed \(latency) s after it began")
+        }
+        let text = try CommandRun.run(CommandRun.builtClassify, ["motion", "--follow", "-"], input: csv)
+        #expect(text.standardOutput.split(separator: "\n").count == activities.count, "\(text.standardOutput)")
+        #expect(text.standardOutput.contains("walking") && text.standardOutput.contains("(since "), "\(text.standardOutput)")
+    }
+
+    /// A file is followed as it grows: a change in lines written after the command started is printed.
+    @Test func aGrowingFileIsFollowed() throws {
+        let (csv, _) = try Self.walkStopRunStop()
+        let lines = csv.split(separator: "\n", omittingEmptySubsequences: false)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("follow-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("live.csv")
+        // The walking part first; the rest once the command has printed `walking`.
+        let firstPart = lines.prefix(1400).joined(separator: "\n") + "\n"
+        try Data(firstPart.utf8).write(to: file)
+        let process = Process()
+        process.executableURL = CommandRun.builtClassify
+        process.arguments = ["motion", "--follow", file.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        var seen = ""
+        func read(until word: String) {
+            let deadline = Date().addingTimeInterval(120)
+            while !seen.contains(word) && Date() < deadline && process.isRunning {
+                let data = output.fileHandleForReading.availableData
+                if data.isEmpty { break }
+                seen += String(decoding: data, as: UTF8.self)
+            }
+        }
+        read(until: "walking")
+        #expect(seen.contains("walking"), "before the file grew: \(seen)")
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data((lines.dropFirst(1400).joined(separator: "\n")).utf8))
+        try handle.close()
+        read(until: "running")
+        #expect(seen.contains("still") && seen.contains("running"), "after the file grew: \(seen)")
+        #expect(process.isRunning, "a followed file keeps being followed")
+    }
+
+    @Test func badInputStopsWithWhereAndWhat() throws {
+        let (csv, _) = try Self.walkStopRunStop()
+        var lines = csv.split(separator: "\n").map(String.init)
+        var fields = lines[400].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        fields[5] = "north"
+        lines[400] = fields.joined(separator: ",")
+        let run = try CommandRun.run(CommandRun.builtClassify, ["motion", "--follow", "-"], input: lines.joined(separator: "\n"))
+        #expect(run.status == 65, "\(run.standardError)")
+        #expect(run.standardError.contains("-:401: column 6 ("), "\(run.standardError)")
+        #expect(run.standardError.contains("expected a finite number, got \"north\""), "\(run.standardError)")
+
+        let short = lines.prefix(100).joined(separator: "\n")
+        let shortRun = try CommandRun.run(CommandRun.builtClassify, ["motion", "--follow", "-"], input: short)
+        #expect(shortRun.status == 65 && shortRun.standardError.contains("before one window"), "\(shortRun.standardError)")
+
+        let backwards = [lines[0], lines[2], lines[1]].joined(separator: "\n")
+        let backRun = try CommandRun.run(CommandRun.builtClassify, ["motion", "--follow", "-"], input: backwards)
+        #expect(backRun.status == 65 && backRun.standardError.contains("-:3: ") && backRun.standardError.contains("times must increase"),
+                "\(backRun.standardError)")
+    }
+
+    @Test func optionsThatCannotFollowAreUsageErrors() throws {
+        for (arguments, expected) in [(["--follow", "-", "--smooth", "2"], "--smooth"), (["--follow", "a.csv", "b.csv"], "one recording"),
+                                      (["-", "--confirm", "3"], "--follow only"), (["--follow", "-", "--confirm", "0"], "between 1 and 20")] {
+            let run = try CommandRun.classify(["motion"] + arguments)
+            #expect(run.status == 64 && run.standardError.contains(expected), "\(arguments): \(run.standardError)")
+        }
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import Testing
+@testable import Models
+import Tensor
+@testable import Train
+
+/// The package root: the shipped Weights/ are found relative to it.
+private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// The shipped int8 motion recognizer, without fallback.
+private func shippedMotion() throws -> MotionRecognizer {
+    let file = try ModelFile(contentsOf: root.appendingPathComponent("Weights/motion-state.int8.weights"))
+    return MotionRecognizer(classifier: try MotionClassifier(file: file), model: "motion-state.int8")
+}
+
+/// A played-back session: Core Motion rows (gravity, user acceleration, rotation rate), their times, and when
+/// each activity began.
+struct Playback {
+    var times: [Double] = []
+    var rows: [[Double]] = []
+    var activities: [(label: String, start: Double)] = []
+
+    /// `seconds` of a generated gait session (walking or running), continuing the times at 50 Hz.
+    mutating func add(_ session: MotionGenerator.Session, seconds: Double) {
+        let start = (times.last ?? -0.02) + 0.02
+        activities.append((session.label, start))
+        for (time, row) in zip(session.times, session.rows) where time < seconds {
+            times.append(start + time)
+            rows.append(Array(row[3..<6] + row[9..<12] + row[6..<9]))
+        }
+    }
+
+    /// `seconds` of a phone lying still: gravity as the last row left it, a few mg of sensor noise.
+    mutating func addStill(seconds: Double, generator: inout SeededGenerator) {
+        let start = (times.last ?? -0.02) + 0.02
+        activities.append((MotionStillness.label, start))
+        let gravity = rows.last.map { Array($0[0..<3]) } ?? [0, 0, -1]
+        for k in 0..<Int(seconds * 50) {
+            times.append(start + Double(k) * 0.02)
+            let noise = (0..<6).map { _ in generator.nextNormal(standardDeviation: 0.002) }
+            rows.append(gravity + Array(noise[0..<3]) + Array(noise[3..<6]))
+        }
+    }
+
+    func sample(_ i: Int) -> MotionStreamSample {
+        let r = rows[i]
+        return MotionStreamSample(time: times[i], gravity: (r[0], r[1], r[2]), userAcceleration: (r[3], r[4], r[5]),
+                                  rotationRate: (r[6], r[7], r[8]))
+    }
+
+    /// The label of the activity under way at `time`.
+    func truth(at time: Double) -> String {
+        activities.last { $0.start <= time }?.label ?? ""
+    }
+}
+
+/// Walk 30 s, stand still 15 s, run 30 s, stand still 15 s.
+private func walkStopRunStop() -> Playback {
+    var generator = MotionGenerator(seed: 301)
+    let sessions = generator.sessions(people: 1, seconds: 40)
+    var noise = SeededGenerator(seed: 302)
+    var playback = Playback()
+    if let walking = sessions.first(where: { $0.label == "walking" }) { playback.add(walking, seconds: 30) }
+    playback.addStill(seconds: 15, generator: &noise)
+    if let running = sessions.first(where: { $0.label == "running" }) { playback.add(running, seconds: 30) }
+    playback.addStill(seconds: 15, generator: &noise)
+    return playback
+}
+
+@Suite("Live motion: MotionStream against the whole recording")
+struct MotionStreamTests {
+    /// Sample by sample, every window is the whole recording's window: the same times, the same label, the
+    /// confidence within the rounding of the two autocorrelation paths.
+    @Test func everyWindowIsTheRecordingsWindow() throws {
+        let recognizer = try shippedMotion()
+        let playback = walkStopRunStop()
+        let recording = MotionRecordingReader.assemble(playback.rows, times: playback.times, coreMotion: true,
+                                                       rate: recognizer.windowing.rate, window: recognizer.windowing.window)
+        let offline = try recognizer.classify(recording).windows
+        var stream = MotionStream(recognizer: recognizer, confirmations: 1)
+        var live: [MotionWindowPrediction] = []
+        for i in playback.times.indices {
+            for event in try stream.append(playback.sample(i)) { if case let .window(w) = event { live.append(w) } }
+        }
+        live += stream.pause().compactMap { if case let .window(w) = $0 { w } else { nil } }
+        #expect(live.count == offline.count, "\(live.count) windows live, \(offline.count) in the recording")
+        // The recording counts from its first sample; the stream keeps the samples' own clock.
+        let origin = playback.times[0]
+        for (a, b) in zip(live, offline) {
+            #expect(abs(a.start - origin - b.start) < 1e-9 && abs(a.end - origin - b.end) < 1e-9, "window at \(a.start) vs \(b.start)")
+            #expect(a.label == b.label && abs(a.confidence - b.confidence) < 1e-3 && a.uncertain == b.uncertain,
+                    "window at \(a.start): live \(a.label) \(a.confidence), recording \(b.label) \(b.confidence)")
+        }
+    }
+
+    /// Walk, stop, run, stop: four changes in that order, each reported within a window and two hops of the real
+    /// change, and no other.
+    @Test func statesChangeOnceEachAndSoon() throws {
+        let recognizer = try shippedMotion()
+        let playback = walkStopRunStop()
+        var stream = MotionStream(recognizer: recognizer)
+        var changes: [MotionStateChange] = []
+        for i in playback.times.indices {
+            for event in try stream.append(playback.sample(i)) { if case let .change(c) = event { changes.append(c) } }
+        }
+        #expect(changes.map(\.to) == playback.activities.map(\.label), "changes \(changes.map(\.to)), truth \(playback.activities.map(\.label))")
+        let windowing = recognizer.windowing
+        let bound = Double(windowing.window + 2 * windowing.hop) / windowing.rate
+        for (change, activity) in zip(changes, playback.activities) {
+            let latency = change.time - activity.start
+            #expect(latency >= 0 && latency <= bound, "\(change.to) reported \(latency) s after it began (at most \(bound) s)")
+        }
+        #expect(stream.changes == changes && stream.state == playback.activities.last?.label)
+    }
+
+    /// One window that disagrees does not flip the state; two in a row do (confirmations 2).
+    @Test func oneOddWindowDoesNotFlipTheState() throws {
+        let recognizer = try shippedMotion()
+        var stream = MotionStream(recognizer: recognizer, confirmations: 2)
+        // Drive the state machine with windows directly: the labelling is the recording's (tested above).
+        let labels = ["walking", "walking", "running", "walking", "walking", "running", "running", "running"]
+        var reported: [String] = []
+        for (i, label) in labels.enumerated() {
+            let window = MotionWindowPrediction(start: Double(i), end: Double(i) + 5.12, label: label, confidence: 0.9)
+            reported += stream.confirm(window).compactMap { if case let .change(c) = $0 { c.to } else { nil } }
+        }
+        #expect(reported == ["walking", "running"])
+    }
+
+    /// A pause ends the stretch: no window spans it, and windows resume a whole window after the next sample.
+    @Test func aPauseIsNeverSpanned() throws {
+        let recognizer = try shippedMotion()
+        let playback = walkStopRunStop()
+        var stream = MotionStream(recognizer: recognizer)
+        var windows: [MotionWindowPrediction] = []
+        let pauseAt = 20.0, resumeAt = 26.0
+        for i in playback.times.indices where playback.times[i] < pauseAt || playback.times[i] >= resumeAt {
+            if playback.times[i] >= resumeAt, playback.times[i - 1] < resumeAt {
+                windows += stream.pause().compactMap { if case let .window(w) = $0 { w } else { nil } }
+            }
+            windows += try stream.append(playback.sample(i)).compactMap { if case let .window(w) = $0 { w } else { nil } }
+        }
+        #expect(!windows.isEmpty)
+        #expect(windows.allSatisfy { $0.end <= pauseAt + 1e-9 || $0.start >= resumeAt - 1e-9 }, "a window spans the pause")
+        let firstAfter = windows.first { $0.start >= resumeAt - 1e-9 }
+        #expect(firstAfter.map { abs($0.start - resumeAt) < 0.03 } == true, "first window after the pause: \(String(describing: firstAfter))")
+    }
+
+    /// A raw accelerometer in m/s², gravity included: the units are found and the windows say what Core Motion's do.
+    @Test func aRawAccelerometerInMetresPerSecondSquaredReadsAlike() throws {
+        let recognizer = try shippedMotion()
+        let playback = walkStopRunStop()
+        var coreMotion = MotionStream(recognizer: recognizer), raw = MotionStream(recognizer: recognizer)
+        var a: [String] = [], b: [String] = []
+        for i in playback.times.indices {
+            let r = playback.rows[i]
+            let g = MotionRecordingReader.standardGravity
+            let sample = MotionStreamSample(time: playback.times[i], acceleration: ((r[0] + r[3]) * g, (r[1] + r[4]) * g, (r[2] + r[5]) * g),
+                                            rotationRate: (r[6], r[7], r[8]))
+            a += try coreMotion.append(playback.sample(i)).compactMap { if case let .change(c) = $0 { c.to } else { nil } }
+            b += try raw.append(sample).compactMap { if case let .change(c) = $0 { c.to } else { nil } }
+        }
+        #expect(a == b, "Core Motion \(a), raw \(b)")
+    }
+
+    /// Bad samples are refused with a reason and change nothing.
+    @Test func badSamplesAreRefused() throws {
+        let recognizer = try shippedMotion()
+        var stream = MotionStream(recognizer: recognizer)
+        let good = MotionStreamSample(time: 1, gravity: (0, 0, -1), userAcceleration: (0, 0, 0))
+        _ = try stream.append(good)
+        let cases: [(MotionStreamSample, String)] = [
+            (MotionStreamSample(time: 1, gravity: (0, 0, -1), userAcceleration: (0, 0, 0)), "does not come after"),
+            (MotionStreamSample(time: 0.5, gravity: (0, 0, -1), userAcceleration: (0, 0, 0)), "does not come after"),
+            (MotionStreamSample(time: .nan, gravity: (0, 0, -1), userAcceleration: (0, 0, 0)), "not a finite number"),
+            (MotionStreamSample(time: 2, gravity: (0, .nan, -1), userAcceleration: (0, 0, 0)), "not a finite value"),
+            (MotionStreamSample(time: 2, gravity: (0, 0, -1), userAcceleration: (1e6, 0, 0)), "range"),
+            (MotionStreamSample(time: 2, acceleration: (0, 0, -1)), "raw accelerometer sample after Core Motion"),
+        ]
+        for (sample, expected) in cases {
+            #expect(throws: DataError.self) { _ = try stream.append(sample) }
+            do { _ = try stream.append(sample) } catch { #expect(error.message.contains(expected), "\(error.message)") }
+        }
+        #expect(try stream.append(MotionStreamSample(time: 1.02, gravity: (0, 0, -1), userAcceleration: (0, 0, 0))).isEmpty)
+    }
+}
