@@ -163,6 +163,21 @@ struct MotionStreamTests {
         #expect(a == b, "Core Motion \(a), raw \(b)")
     }
 
+    /// Samples slower than 10 Hz cannot resolve a stride: those windows are uncertain and change nothing.
+    @Test func windowsFilledTooSlowlyAreUncertain() throws {
+        let recognizer = try shippedMotion()
+        let playback = walkStopRunStop()
+        var stream = MotionStream(recognizer: recognizer, confirmations: 1)
+        var windows: [MotionWindowPrediction] = []
+        // Every sixth sample: about 8 Hz.
+        for i in stride(from: 0, to: playback.times.count, by: 6) {
+            windows += try stream.append(playback.sample(i)).compactMap { if case let .window(w) = $0 { w } else { nil } }
+        }
+        #expect(!windows.isEmpty && windows.allSatisfy { $0.uncertain && ($0.reason ?? "").contains("Hz in this window") },
+                "\(windows.first.map { "\($0)" } ?? "no windows")")
+        #expect(stream.state == nil && stream.changes.isEmpty)
+    }
+
     /// Bad samples are refused with a reason and change nothing.
     @Test func badSamplesAreRefused() throws {
         let recognizer = try shippedMotion()

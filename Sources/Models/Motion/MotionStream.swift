@@ -128,6 +128,8 @@ public struct MotionStream: Sendable {
     private var nextWindow = 0
     /// Bridged gaps of the current stretch, in the samples' own times.
     private var bridgedGaps: [ClosedRange<Double>] = []
+    /// The times of the current stretch's samples that later windows still span.
+    private var arrivals: [Double] = []
     /// The run of windows agreeing on a state other than `state`: its label, length, start and summed confidence.
     private var streak: (label: String, count: Int, since: Double, confidence: Double)?
     /// The time of the last sample taken, across pauses (times must keep increasing).
@@ -237,6 +239,7 @@ public struct MotionStream: Sendable {
             gravity = g
             converted = MotionSample(gravity: g, rotationRate: (r.x, r.y, r.z), userAcceleration: (raw.0 - g.0, raw.1 - g.1, raw.2 - g.2))
         }
+        arrivals.append(sample.time)
         guard let (lastTime, last) = previous, let start = stretchStart else {
             // The stretch's first sample is its first grid point.
             stretchStart = sample.time
@@ -275,8 +278,16 @@ public struct MotionStream: Sendable {
         let scores = recognizer.classifier.probabilities(Tensor(shape: [1, windowing.inputSize], scalars: input)).scalars.map(Double.init)
         let from = start + Double(nextWindow) / windowing.rate, to = from + Double(window) / windowing.rate
         let intensity = 2 * windowing.lags
-        let prediction = recognizer.classifier.prediction(scores: scores, intensity: (input[intensity], input[intensity + 1]),
+        var prediction = recognizer.classifier.prediction(scores: scores, intensity: (input[intensity], input[intensity + 1]),
                                                           from: from, to: to, bridgedGaps: bridgedGaps)
+        // A recording that arrives too slowly is refused whole; a stream marks the windows it fills too slowly.
+        let arrived = Double(arrivals.count { $0 >= from - 1e-9 && $0 <= to + 1e-9 }) / (to - from)
+        if !prediction.uncertain, arrived < MotionRecordingReader.minimumSampleRate {
+            prediction.uncertain = true
+            prediction.reason = String(format: "samples arrived at %.1f Hz in this window; resolving a stride of up to %.1f steps a "
+                                       + "second needs at least %.0f Hz", arrived, MotionRecordingReader.fastestStepRate,
+                                       MotionRecordingReader.minimumSampleRate)
+        }
         nextWindow += hop
         // Keep only what later windows read.
         let drop = nextWindow - bufferStart
@@ -285,7 +296,9 @@ public struct MotionStream: Sendable {
             horizontal.removeFirst(drop)
             bufferStart = nextWindow
         }
-        bridgedGaps.removeAll { $0.upperBound < from }
+        let nextFrom = start + Double(nextWindow) / windowing.rate
+        bridgedGaps.removeAll { $0.upperBound < nextFrom }
+        arrivals.removeAll { $0 < nextFrom - 1e-9 }
         return [.window(prediction)] + confirm(prediction)
     }
 
@@ -321,6 +334,7 @@ public struct MotionStream: Sendable {
         bufferStart = 0
         nextWindow = 0
         bridgedGaps = []
+        arrivals = []
         streak = nil
     }
 }
