@@ -159,21 +159,36 @@ struct ShapeJSON: Encodable {
 
 /// `--render`: the strokes as drawn, the model's view of them, and the probabilities as bars.
 enum ShapeRendering {
+    /// The drawing as drawn, the image the model saw, and the answer: the verdict written out on top (uncertain or
+    /// unknown said in words, with the reason), then a bar per class with its probability, all inside the picture.
     static func svg(_ drawing: Drawing, answer: ShapeAnswer) -> String {
         let view = answer.view, model = answer.model
-        let panel = 240.0, gap = 20.0
-        var parts = [#"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(3 * panel + 4 * gap))" height="\#(Int(panel + 2 * gap + 24))" font-family="sans-serif" font-size="12">"#,
+        let panel = 240.0, gap = 20.0, header = 52.0
+        let width = 3 * panel + 4 * gap, top = header
+        var parts = [#"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(width))" height="\#(Int(top + panel + gap + 24))" font-family="sans-serif" font-size="12">"#,
                      #"<rect width="100%" height="100%" fill="white"/>"#]
-        // The strokes, scaled into the first panel (y down, as drawn).
+        // The verdict, in words, across the top.
+        let verdict: String
+        if answer.label == DecisionRule.unknownLabel {
+            verdict = "unknown: none of the classes (nearest \(answer.best))"
+        } else {
+            verdict = "\(answer.label), " + percentText(answer.confidence)
+        }
+        let verdictColor = answer.uncertain || answer.label == DecisionRule.unknownLabel ? "#b35900" : "black"
+        parts.append(#"<text x="\#(gap)" y="24" font-size="16" font-weight="bold" fill="\#(verdictColor)">\#(escapeXML(verdict))</text>"#)
+        let detail = (answer.uncertain ? "uncertain: \(answer.reason ?? "the model is not sure") · " : "") + "model \(model)"
+        parts.append(#"<text x="\#(gap)" y="42" fill="\#(answer.uncertain ? "#b35900" : "dimgray")">\#(escapeXML(String(detail.prefix(120))))</text>"#)
+        // The strokes, scaled into the first panel (y down, as drawn), keeping their proportions.
         if let b = drawing.bounds {
             let extent = max(b.maxX - b.minX, b.maxY - b.minY, 1e-9)
             let scale = (panel - 20) / extent
             for stroke in drawing.strokes {
-                let points = stroke.map { String(format: "%.1f,%.1f", gap + 10 + ($0.x - b.minX) * scale, gap + 10 + ($0.y - b.minY) * scale) }
+                let points = stroke.map { String(format: "%.1f,%.1f", gap + 10 + ($0.x - b.minX) * scale, top + 10 + ($0.y - b.minY) * scale) }
                 parts.append(#"<polyline fill="none" stroke="black" stroke-width="2" points="\#(points.joined(separator: " "))"/>"#)
             }
         }
-        parts.append(#"<text x="\#(gap)" y="\#(panel + gap + 16)">input: \#(drawing.strokes.count) stroke(s), \#(drawing.pointCount) points</text>"#)
+        parts.append(#"<rect x="\#(gap)" y="\#(top)" width="\#(panel)" height="\#(panel)" fill="none" stroke="gainsboro"/>"#)
+        parts.append(#"<text x="\#(gap)" y="\#(top + panel + 16)">input: \#(drawing.strokes.count) stroke(s), \#(drawing.pointCount) points</text>"#)
         // The model's view: one grey square per pixel.
         let left = panel + 2 * gap
         if let view {
@@ -181,25 +196,32 @@ enum ShapeRendering {
             for y in 0..<size {
                 for x in 0..<size where view[y, x, 0] > 0 {
                     let grey = Int(255 * (1 - Double(view[y, x, 0])))
-                    parts.append(#"<rect x="\#(left + Double(x) * cell)" y="\#(gap + Double(y) * cell)" width="\#(cell)" height="\#(cell)" fill="rgb(\#(grey),\#(grey),\#(grey))"/>"#)
+                    parts.append(#"<rect x="\#(left + Double(x) * cell)" y="\#(top + Double(y) * cell)" width="\#(cell)" height="\#(cell)" fill="rgb(\#(grey),\#(grey),\#(grey))"/>"#)
                 }
             }
-            parts.append(#"<rect x="\#(left)" y="\#(gap)" width="\#(panel)" height="\#(panel)" fill="none" stroke="gray"/>"#)
-            parts.append(#"<text x="\#(left)" y="\#(panel + gap + 16)">model's view: \#(size)×\#(size)</text>"#)
+            parts.append(#"<rect x="\#(left)" y="\#(top)" width="\#(panel)" height="\#(panel)" fill="none" stroke="gray"/>"#)
+            parts.append(#"<text x="\#(left)" y="\#(top + panel + 16)">model's view: \#(size)×\#(size)</text>"#)
         } else {
-            parts.append(#"<text x="\#(left)" y="\#(gap + 16)">(geometric recognizer: no image)</text>"#)
+            parts.append(#"<text x="\#(left)" y="\#(top + 16)">(geometric recognizer: no image)</text>"#)
         }
-        // The probabilities.
-        let barsLeft = 2 * panel + 3 * gap
+        // The probabilities: a bar each, the percentage after it, never past the picture's edge.
+        let barsLeft = 2 * panel + 3 * gap, labelWidth = 62.0, textWidth = 50.0
+        let longest = panel - labelWidth - textWidth
         for (row, entry) in answer.probabilities.enumerated() {
-            let y = gap + 20 + Double(row) * 44
-            let width = (panel - 70) * entry.probability
-            parts.append(#"<text x="\#(barsLeft)" y="\#(y + 14)">\#(entry.label)</text>"#)
-            parts.append(#"<rect x="\#(barsLeft + 62)" y="\#(y)" width="\#(String(format: "%.1f", width))" height="20" fill="\#(entry.label == answer.label || (answer.label == DecisionRule.unknownLabel && entry.label == DecisionRule.otherLabel) ? "steelblue" : "lightgray")"/>"#)
-            parts.append(#"<text x="\#(barsLeft + 66 + width)" y="\#(y + 14)">\#(percentText(entry.probability))</text>"#)
+            let y = top + 8 + Double(row) * 40
+            let barWidth = longest * min(max(entry.probability, 0), 1)
+            let chosen = entry.label == answer.label || (answer.label == DecisionRule.unknownLabel && entry.label == DecisionRule.otherLabel)
+            parts.append(#"<text x="\#(barsLeft)" y="\#(y + 14)">\#(escapeXML(String(entry.label.prefix(9))))</text>"#)
+            parts.append(#"<rect x="\#(barsLeft + labelWidth)" y="\#(y)" width="\#(String(format: "%.1f", barWidth))" height="20" fill="\#(chosen ? "steelblue" : "lightgray")"/>"#)
+            parts.append(#"<text x="\#(String(format: "%.1f", barsLeft + labelWidth + barWidth + 4))" y="\#(y + 14)">\#(percentText(entry.probability))</text>"#)
         }
-        parts.append(#"<text x="\#(barsLeft)" y="\#(panel + gap + 16)">\#(answer.label)\#(answer.uncertain ? " (uncertain)" : "") (\#(model))</text>"#)
+        parts.append(#"<text x="\#(barsLeft)" y="\#(top + panel + 16)">probabilities</text>"#)
         parts.append("</svg>")
         return parts.joined(separator: "\n") + "\n"
+    }
+
+    /// `text` safe inside an SVG element.
+    static func escapeXML(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
     }
 }
