@@ -1,7 +1,7 @@
 # make demo · make test · make bench — each installs OpenBLAS first when it is missing.
 SWIFT ?= swift
 
-.PHONY: demo test bench deps install fuzz
+.PHONY: demo test bench deps install fuzz docs
 
 PREFIX ?= /usr/local
 
@@ -50,6 +50,24 @@ install: deps
 	install -m 755 -s .build-static/release/classify "$(DESTDIR)$(PREFIX)/bin/classify"
 	install -m 644 Weights/*.weights "$(DESTDIR)$(PREFIX)/share/classify/Weights/"
 	@echo "installed $(DESTDIR)$(PREFIX)/bin/classify and its weights in $(DESTDIR)$(PREFIX)/share/classify/Weights"
+
+# API documentation: a DocC archive per library (Tensor, Models, Train) in .build/docs, from the public symbols and
+# each module's catalog (Sources/MODULE/MODULE.docc); any warning (a broken link, an unknown symbol) fails it.
+# `docc preview` or any static host shows an archive; DOCC_FLAGS="--transform-for-static-hosting" makes one servable.
+DOCC ?= docc
+DOCC_FLAGS ?=
+docs: deps
+	$(SWIFT) package dump-symbol-graph --minimum-access-level public > .build/symbolgraph.log 2>&1 || { cat .build/symbolgraph.log; exit 1; }
+	@graphs=$$(sed -n 's/^Files written to //p' .build/symbolgraph.log); \
+	for module in Tensor Models Train; do \
+		rm -rf .build/docs/graphs/$$module && mkdir -p .build/docs/graphs/$$module; \
+		cp $$graphs/$$module.symbols.json .build/docs/graphs/$$module/; \
+		cp $$graphs/$$module@*.symbols.json .build/docs/graphs/$$module/ 2>/dev/null || true; \
+		echo "$$ docc convert Sources/$$module/$$module.docc -> .build/docs/$$module.doccarchive"; \
+		$(DOCC) convert Sources/$$module/$$module.docc --additional-symbol-graph-dir .build/docs/graphs/$$module \
+			--fallback-display-name $$module --fallback-bundle-identifier org.ondeviceml.$$module \
+			--output-path .build/docs/$$module.doccarchive --warnings-as-errors $(DOCC_FLAGS) || exit 1; \
+	done
 
 # Coverage-guided fuzzing of the readers (Fuzz/README.md): builds the libFuzzer targets (their own package, with
 # ASan) and runs each for FUZZ_SECONDS on a fresh copy of its seed corpus in .build-fuzz/run/TARGET, printing
