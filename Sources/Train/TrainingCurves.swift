@@ -27,7 +27,7 @@ public enum TrainingCurves {
             legendX += 110
         }
         let bestEpoch = history.last(where: \.isBest)
-        if let bestEpoch {
+        if bestEpoch != nil {
             parts.append(#"<line x1="\#(legendX)" y1="38" x2="\#(legendX + 22)" y2="38" stroke="green" stroke-dasharray="4 3"/>"#)
             parts.append(#"<text x="\#(legendX + 28)" y="42">best epoch (its weights are kept)</text>"#)
         }
