@@ -19,15 +19,15 @@ deps:
 demo: deps
 	$(SWIFT) build -c release --product classify
 	@for shape in circle triangle square star other; do \
-		echo "$$ classify shape Datasets/examples/$$shape.csv"; \
+		echo "$$ .build/release/classify shape Datasets/examples/$$shape.csv"; \
 		.build/release/classify shape Datasets/examples/$$shape.csv || exit 1; \
 	done
 	@for state in walking running; do \
-		echo "$$ classify motion Datasets/examples/$$state.csv | head -4"; \
+		echo "$$ .build/release/classify motion Datasets/examples/$$state.csv | head -4"; \
 		.build/release/classify motion Datasets/examples/$$state.csv > .build/motion-demo.txt || exit 1; \
 		head -4 .build/motion-demo.txt; \
 	done
-	@echo "$$ classify inspect Weights/shape-classifier.int8.weights"
+	@echo "$$ .build/release/classify inspect Weights/shape-classifier.int8.weights"
 	@.build/release/classify inspect Weights/shape-classifier.int8.weights
 
 test: deps
