@@ -19,18 +19,11 @@ struct MotionBenchmark {
     /// Seconds of the long recording.
     static let recordingSeconds = 600.0
 
-    /// A generated session as a recording (its rows hold attitude, gravity, rotation rate, user acceleration;
-    /// `assemble` takes gravity, user acceleration, rotation rate).
-    static func recording(_ session: MotionGenerator.Session, windowing: MotionWindowing) -> MotionRecording {
-        MotionRecordingReader.assemble(session.rows.map { Array($0[3..<6] + $0[9..<12] + $0[6..<9]) }, times: session.times,
-                                       coreMotion: true, rate: windowing.rate, window: windowing.window)
-    }
-
     /// Eight generated 12-second recordings of both gaits, and 16 windows cut from their starts and ends: what the
     /// latency rows cycle through.
     static func windows(windowing: MotionWindowing) -> (recordings: [MotionRecording], windows: [[MotionSample]]) {
         var generator = MotionGenerator(seed: 78)
-        let recordings = generator.sessions(people: 4, seconds: 12).map { recording($0, windowing: windowing) }
+        let recordings = generator.sessions(people: 4, seconds: 12).map { $0.recording(windowing: windowing) }
         let window = windowing.window
         let windows = recordings.flatMap { recording -> [[MotionSample]] in
             guard let segment = recording.segments.first, segment.count >= window else { return [] }
@@ -62,7 +55,7 @@ struct MotionBenchmark {
             return one
         }
         var generator = MotionGenerator(seed: 79)
-        let long = generator.sessions(people: 1, seconds: Self.recordingSeconds).first.map { Self.recording($0, windowing: windowing) }
+        let long = generator.sessions(people: 1, seconds: Self.recordingSeconds).first.map { $0.recording(windowing: windowing) }
             ?? template
         let longWindows = long.segments.map { windowing.starts(count: $0.count).count }.reduce(0, +)
 

@@ -24,9 +24,9 @@ struct Playback {
     mutating func add(_ session: MotionGenerator.Session, seconds: Double) {
         let start = (times.last ?? -0.02) + 0.02
         activities.append((session.label, start))
-        for (time, row) in zip(session.times, session.rows) where time < seconds {
+        for (time, row) in zip(session.times, session.assembledRows) where time < seconds {
             times.append(start + time)
-            rows.append(Array(row[3..<6] + row[9..<12] + row[6..<9]))
+            rows.append(row)
         }
     }
 

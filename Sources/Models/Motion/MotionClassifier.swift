@@ -101,7 +101,8 @@ extension MotionWindowClassifier {
         }
         try windowing.requireWindow(in: recording, source: source)
         var windows: [MotionWindowPrediction] = []
-        let labels = labels, classes = labels.count, size = windowing.inputSize, intensity = 2 * windowing.lags
+        let classes = labels.count, size = windowing.inputSize
+        let (deviation, horizontal) = (windowing.logVerticalDeviationIndex, windowing.logHorizontalMeanIndex)
         // One row buffer for every window, and the tensors' scalars read by offset: no allocation per window.
         var row = [Double](repeating: 0, count: classes)
         for (segment, segmentStart) in zip(recording.segments, recording.segmentStarts) {
@@ -113,7 +114,7 @@ extension MotionWindowClassifier {
             for (index, start) in starts.enumerated() {
                 for column in 0..<classes { row[column] = Double(probabilities[index * classes + column]) }
                 let from = segmentStart + Double(start) / windowing.rate, to = from + Double(windowing.window) / windowing.rate
-                windows.append(prediction(scores: row, intensity: (inputs[index * size + intensity], inputs[index * size + intensity + 1]),
+                windows.append(prediction(scores: row, intensity: (inputs[index * size + deviation], inputs[index * size + horizontal]),
                                           from: from, to: to, bridgedGaps: recording.bridgedGaps))
             }
         }
@@ -216,7 +217,7 @@ public struct CadenceRecognizer: MotionWindowClassifier {
         if let stride = windowing.strideRate(input), stride.strength >= Self.minimumRepetition {
             running = 1 / (1 + exp(-(stride.frequency - Self.runningStrideRate) / 0.04))
         } else {
-            let deviation = exp(Double(input[2 * windowing.lags]))
+            let deviation = exp(Double(input[windowing.logVerticalDeviationIndex]))
             running = 1 / (1 + exp(-log(deviation / Self.runningIntensity) / 0.1))
         }
         return (1 - running, running)
@@ -257,7 +258,7 @@ public enum MotionStillness {
     /// The confidence that window `row` of `inputs` is still, or `nil` when it is not: a logistic in
     /// log(`stillLevel` / level), with level the larger of the vertical standard deviation and horizontal mean.
     public static func confidence(_ inputs: Tensor, row: Int, windowing: MotionWindowing) -> Double? {
-        confidence(logDeviation: inputs[row, 2 * windowing.lags], logHorizontal: inputs[row, 2 * windowing.lags + 1])
+        confidence(logDeviation: inputs[row, windowing.logVerticalDeviationIndex], logHorizontal: inputs[row, windowing.logHorizontalMeanIndex])
     }
 
     /// `confidence(_:row:windowing:)` from a window's two intensity inputs: the logarithms of its vertical standard

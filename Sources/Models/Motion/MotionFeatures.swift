@@ -68,6 +68,15 @@ public struct MotionWindowing: Sendable, Equatable {
     /// Values per window: two autocorrelations and two intensities.
     public var inputSize: Int { 2 * lags + 2 }
 
+    /// Where, in a window's input, the vertical signal's autocorrelations at lags 1…lags are.
+    public var verticalAutocorrelations: Range<Int> { 0..<lags }
+    /// Where the horizontal signal's autocorrelations at lags 1…lags are.
+    public var horizontalAutocorrelations: Range<Int> { lags..<(2 * lags) }
+    /// Where the logarithm of the vertical standard deviation is.
+    public var logVerticalDeviationIndex: Int { 2 * lags }
+    /// Where the logarithm of the horizontal mean is.
+    public var logHorizontalMeanIndex: Int { 2 * lags + 1 }
+
     /// The parameters as a weights file's `preprocessing` header stores them.
     public var parameters: [String: JSONValue] {
         ["kind": .string("motion-autocorrelation"), "window": .number(Double(window)), "hop": .number(Double(hop)),

@@ -277,8 +277,8 @@ public struct MotionStream: Sendable {
         }
         let scores = recognizer.classifier.probabilities(Tensor(shape: [1, windowing.inputSize], scalars: input)).scalars.map(Double.init)
         let from = start + Double(nextWindow) / windowing.rate, to = from + Double(window) / windowing.rate
-        let intensity = 2 * windowing.lags
-        var prediction = recognizer.classifier.prediction(scores: scores, intensity: (input[intensity], input[intensity + 1]),
+        var prediction = recognizer.classifier.prediction(
+            scores: scores, intensity: (input[windowing.logVerticalDeviationIndex], input[windowing.logHorizontalMeanIndex]),
                                                           from: from, to: to, bridgedGaps: bridgedGaps)
         // A recording that arrives too slowly is refused whole; a stream marks the windows it fills too slowly.
         let arrived = Double(arrivals.count { $0 >= from - 1e-9 && $0 <= to + 1e-9 }) / (to - from)

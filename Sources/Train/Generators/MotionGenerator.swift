@@ -29,7 +29,22 @@ public struct MotionGenerator: Sendable {
         public let label: String
         public let person: Int
         public let times: [Double]
+        /// Per sample, in `coreMotionColumns` order: attitude (roll, pitch, yaw), gravity, rotation rate, user
+        /// acceleration.
         public let rows: [[Double]]
+
+        /// The rows as `MotionRecordingReader.assemble` takes them: gravity, user acceleration, rotation rate.
+        public var assembledRows: [[Double]] {
+            rows.map { Array($0[Self.gravity] + $0[Self.userAcceleration] + $0[Self.rotationRate]) }
+        }
+
+        /// The session as a recording at `windowing`'s rate, as `classify` would read its CSV.
+        public func recording(windowing: MotionWindowing = MotionWindowing()) -> MotionRecording {
+            MotionRecordingReader.assemble(assembledRows, times: times, coreMotion: true, rate: windowing.rate, window: windowing.window)
+        }
+
+        /// Where each quantity is in a row.
+        static let gravity = 3..<6, rotationRate = 6..<9, userAcceleration = 9..<12
     }
 
     /// `people` people, each recorded walking and running for `seconds` seconds at about 50 Hz.
