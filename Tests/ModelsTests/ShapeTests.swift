@@ -30,7 +30,7 @@ let circlePoints: [DrawingPoint] = (0...64).map { i in
 
 @Suite("Shape preprocessing and the geometric recognizer")
 struct ShapeTests {
-    let rasterizer = ShapeRasterizer(size: 16)
+    let rasterizer = ShapeRasterizer(size: 16, canonical: false, maxStretch: 1)
 
     @Test func theImageDoesNotDependOnWhereHowLargeOrWhichWayAShapeWasDrawn() {
         let square = Drawing(strokes: [outline(squareCorners)])

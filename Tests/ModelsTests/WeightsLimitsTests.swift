@@ -321,7 +321,7 @@ struct WeightsLimitsTests {
         // Global average pooling sums 64 × 64 values of up to 9e34 before it divides: 3.7e38 overflows.
         let conv = Conv2D(weight: Tensor(shape: [1, 3, 3, 1], scalars: [Float](repeating: 1e34, count: 9)), bias: Tensor(zeros: [1]),
                           padding: .same)
-        let rasterizer = ShapeRasterizer(size: 64)
+        let rasterizer = ShapeRasterizer(size: 64, canonical: false, maxStretch: 1)
         #expect {
             try ModelFile(name: "gap", model: Sequential([conv, GlobalAveragePool()]), labels: ["circle"],
                           input: InputSpec(shape: [64, 64, 1], description: ""), preprocessing: rasterizer.parameters)

@@ -14,7 +14,7 @@ struct GeneratorTests {
     @Test func everyDrawingIsUsableAndTheClassesAreBalanced() {
         var generator = ShapeGenerator(seed: 11)
         let samples = generator.samples(people: 10, perPerson: 20)
-        let rasterizer = ShapeRasterizer(size: 16)
+        let rasterizer = ShapeRasterizer(size: 16, canonical: false, maxStretch: 1)
         #expect(samples.allSatisfy { rasterizer.problem(with: $0.drawing) == nil })
         #expect(ShapeGenerator.labels == ["circle", "triangle", "square", "star", "other"])
         for label in ShapeGenerator.labels { #expect(samples.filter { $0.label == label }.count == 40) }

@@ -73,7 +73,7 @@ struct TrainingRunFilesTests {
     }
 
     func plan(seed: UInt64 = 1) throws -> ExportPlan {
-        let rasterizer = ShapeRasterizer(size: 8)
+        let rasterizer = ShapeRasterizer(size: 8, canonical: false, maxStretch: 1)
         let inputShape = RecognitionTask.shape.inputShape(rasterizer: rasterizer)
         let network = Network(converting: RecognitionTask.shape.layers(classes: 2, seed: seed, inputShape: inputShape))
         return try prepareExport(

@@ -25,11 +25,12 @@ public struct ShapeRasterizer: Sendable, Equatable {
     public var maxStretch: Double
 
     /// The shipped shape model's preprocessing: 16×16, 2-pixel lines, 2 pixels of margin, turned level and
-    /// stretched by up to 4×.
-    public static let shipped = ShapeRasterizer(size: 16, canonical: true, maxStretch: 4)
+    /// stretched by up to 4× (the defaults).
+    public static let shipped = ShapeRasterizer()
 
-    /// Creates a rasterizer.
-    public init(size: Int = 16, lineWidth: Double = 2, margin: Double = 2, canonical: Bool = false, maxStretch: Double = 1) {
+    /// Creates a rasterizer; the defaults are the shipped model's preprocessing (`shipped`). `canonical: false,
+    /// maxStretch: 1` keeps a drawing as drawn, only centred and scaled.
+    public init(size: Int = 16, lineWidth: Double = 2, margin: Double = 2, canonical: Bool = true, maxStretch: Double = 4) {
         precondition(size >= 4 && lineWidth > 0 && margin >= 0 && maxStretch >= 1,
                      "ShapeRasterizer: size \(size) ≥ 4, lineWidth \(lineWidth) > 0, margin \(margin) ≥ 0, maxStretch \(maxStretch) ≥ 1")
         self.size = size
