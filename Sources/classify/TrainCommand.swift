@@ -8,32 +8,6 @@ extension RecognitionTask: ExpressibleByArgument {}
 
 extension StorageFormat: ExpressibleByArgument {}
 
-/// The examples of a dataset file for a task, with the preprocessing it used.
-struct PreparedData {
-    let examples: Examples
-    let groupsDescription: String
-}
-
-/// Reads a dataset file for `task` into examples labelled by `classNames` (or by the dataset's own labels).
-func prepare(
-    _ path: String, task: RecognitionTask, classNames: [String]?, rasterizer: ShapeRasterizer, windowing: MotionWindowing,
-    augment: Int = 0, seed: UInt64 = 1
-) throws(DataError) -> PreparedData {
-    switch task {
-    case .shape:
-        let drawings = try ShapeDataset.read(path, rasterizer: rasterizer)
-        let examples = try ShapeDataset.examples(
-            drawings, classNames: classNames ?? ShapeDataset.classNames(for: drawings), rasterizer: rasterizer, file: path,
-            augment: augment, seed: seed)
-        return PreparedData(examples: examples, groupsDescription: "\(drawings.count) drawings")
-    case .motion:
-        let sessions = try MotionDataset.read(path, windowing: windowing)
-        let examples = try MotionDataset.examples(
-            sessions, classNames: classNames ?? MotionDataset.classNames(for: sessions), windowing: windowing, file: path)
-        return PreparedData(examples: examples, groupsDescription: "\(sessions.count) sessions, \(examples.count) windows")
-    }
-}
-
 /// `classify train shape|motion --data TRAIN.csv --out PREFIX`
 struct TrainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -140,70 +114,33 @@ struct TrainCommand: ParsableCommand {
         }
     }
 
-    /// Every file the run writes: the weights variants and the curves.
-    var targets: [URL] {
-        ([StorageFormat.f32] + formats.filter { $0 != .f32 }).map { URL(fileURLWithPath: "\(out).\($0).weights") }
-            + [URL(fileURLWithPath: out + ".curves.svg")]
+    /// The run the options describe (the pipeline lives in Train: `TrainingRun`).
+    var trainingRun: TrainingRun {
+        TrainingRun(task: task, data: data, validation: validation, epochs: epochs, batchSize: batchSize, seed: seed, patience: patience,
+                    learningRate: learningRate, rasterizer: ShapeRasterizer(size: imageSize, canonical: canonical, maxStretch: maxStretch),
+                    windowing: MotionWindowing(window: window, hop: hop, lags: lags), augment: augment, formats: formats, out: out)
     }
 
     func run() throws {
+        let run = trainingRun
+        let prepared: TrainingRun.Data
         do {
-            for target in targets { try AtomicFile.checkWritable(target) }
+            for target in run.targets { try AtomicFile.checkWritable(target) }
+            prepared = try run.prepare()
         } catch {
             throw failure(error)
         }
-        let rasterizer = ShapeRasterizer(size: imageSize, canonical: canonical, maxStretch: maxStretch), windowing = MotionWindowing(window: window, hop: hop, lags: lags)
-        let trainingData: PreparedData, validationData: PreparedData?
-        do {
-            trainingData = try prepare(data, task: task, classNames: nil, rasterizer: rasterizer, windowing: windowing,
-                                       augment: augment, seed: seed)
-            validationData = try validation.map { path throws(DataError) in
-                try prepare(path, task: task, classNames: trainingData.examples.classNames, rasterizer: rasterizer, windowing: windowing)
-            }
-        } catch {
-            throw failure(error)
-        }
-        let all = trainingData.examples
-        let training: Examples, heldOut: Examples
-        do {
-            (training, heldOut) = try trainingSplit(all, validation: validationData?.examples, seed: seed,
-                                                    unit: task == .shape ? "drawings" : "sessions", file: data)
-        } catch {
-            throw failure(error)
-        }
-        print("training \(task.modelName) on \(data): \(trainingData.groupsDescription), \(all.classNames.count) classes "
-              + "(\(all.classNames.joined(separator: ", "))); \(training.count) training and \(heldOut.count) validation examples")
-
-        let steps = epochs * ((training.count + batchSize - 1) / batchSize)
-        let configuration = TrainingConfiguration(
-            epochs: epochs, batchSize: batchSize, seed: seed, patience: patience,
-            optimizer: Optimizer(.adamDefault, learningRate: learningRate,
-                                 schedule: .cosine(totalSteps: steps, minimumFactor: 0.1)))
-        let network = Network(converting: task.layers(
-            classes: all.classNames.count, seed: seed, inputShape: task.inputShape(rasterizer: rasterizer, windowing: windowing)))
+        print(prepared.summary)
         let printer = ProgressPrinter()
-        let result = train(network, on: training, validation: heldOut, configuration: configuration) { printer($0) }
-
+        let (result, report) = run.train(prepared) { printer($0) }
         let best = result.history.first { $0.epoch == result.bestEpoch }
-        let report = ClassificationReport(
-            labels: all.classNames, truth: heldOut.labels, predicted: result.network.logits(heldOut.inputs).argmax(axis: 1))
         print("best epoch \(result.bestEpoch) of \(result.history.count): validation accuracy \(percent(best?.validationAccuracy ?? report.accuracy))")
         print(report.text)
-
-        let checksum = CRC32.checksum(ofFile: data).map { String(format: "crc32:%08x", $0) }
-        let metadata = TrainingMetadata(
-            dataset: data, datasetChecksum: checksum, seed: seed, epochs: result.bestEpoch, validationAccuracy: report.accuracy)
-        let preprocessing = task == .shape ? rasterizer.parameters : windowing.parameters
         do {
-            let plan = try prepareExport(
-                result.network, task: task, classNames: all.classNames,
-                inputShape: task.inputShape(rasterizer: rasterizer, windowing: windowing), preprocessing: preprocessing,
-                training: metadata, validation: heldOut, formats: formats, prefix: URL(fileURLWithPath: out))
-            let variants = plan.variants
-            let curves = TrainingCurves.svg(result.history, title: "\(task.modelName) — \(data)", run: plan.run)
-            try plan.write(adding: [(URL(fileURLWithPath: out + ".curves.svg"), Array(curves.utf8))], prefix: URL(fileURLWithPath: out)) {
+            let plan = try run.export(result, report: report, data: prepared) {
                 reportWarning("another training run is writing \(out).*; waiting for it to finish")
             }
+            let variants = plan.variants
             print("weights (run \(plan.run))")
             let reference = variants.first?.accuracy ?? 0
             for variant in variants {

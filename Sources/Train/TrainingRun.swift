@@ -1,0 +1,134 @@
+import Foundation
+import Models
+import Tensor
+
+/// The examples of a dataset file for a task, with how many drawings or sessions they came from.
+public struct PreparedData: Sendable {
+    /// The examples, labelled.
+    public let examples: Examples
+    /// `2400 drawings`, `24 sessions, 1800 windows`.
+    public let groupsDescription: String
+
+    /// Reads a dataset file for `task` into examples labelled by `classNames` (or by the dataset's own labels).
+    public init(
+        _ path: String, task: RecognitionTask, classNames: [String]?, rasterizer: ShapeRasterizer, windowing: MotionWindowing,
+        augment: Int = 0, seed: UInt64 = 1
+    ) throws(DataError) {
+        switch task {
+        case .shape:
+            let drawings = try ShapeDataset.read(path, rasterizer: rasterizer)
+            examples = try ShapeDataset.examples(
+                drawings, classNames: classNames ?? ShapeDataset.classNames(for: drawings), rasterizer: rasterizer, file: path,
+                augment: augment, seed: seed)
+            groupsDescription = "\(drawings.count) drawings"
+        case .motion:
+            let sessions = try MotionDataset.read(path, windowing: windowing)
+            examples = try MotionDataset.examples(
+                sessions, classNames: classNames ?? MotionDataset.classNames(for: sessions), windowing: windowing, file: path)
+            groupsDescription = "\(sessions.count) sessions, \(examples.count) windows"
+        }
+    }
+}
+
+/// One training run from dataset files to weights files: what `classify train` does, for any caller. Read the
+/// data (`prepare`), train with early stopping (`train`), then write the weights files and curves as one set
+/// (`export`); each step reports what the command prints.
+public struct TrainingRun: Sendable {
+    /// What to train.
+    public var task: RecognitionTask
+    /// The training dataset file.
+    public var data: String
+    /// A validation dataset file; without one, a seeded 20% of the training drawings or sessions.
+    public var validation: String?
+    /// Epochs, batch size, seed, patience and optimizer.
+    public var configuration: TrainingConfiguration
+    /// The shape model's preprocessing.
+    public var rasterizer: ShapeRasterizer
+    /// The motion model's preprocessing.
+    public var windowing: MotionWindowing
+    /// Extra augmented copies of each training drawing (shape).
+    public var augment: Int
+    /// Quantized formats to write besides f32.
+    public var formats: [StorageFormat]
+    /// The output prefix (`Weights/shape-classifier`).
+    public var out: String
+
+    /// A run with Adam at `learningRate`, cosine-decayed to a tenth over the run's steps once the data is read.
+    public init(task: RecognitionTask, data: String, validation: String?, epochs: Int, batchSize: Int, seed: UInt64, patience: Int,
+                learningRate: Float, rasterizer: ShapeRasterizer, windowing: MotionWindowing, augment: Int, formats: [StorageFormat],
+                out: String) {
+        self.task = task
+        self.data = data
+        self.validation = validation
+        configuration = TrainingConfiguration(epochs: epochs, batchSize: batchSize, seed: seed, patience: patience,
+                                              optimizer: Optimizer(.adamDefault, learningRate: learningRate))
+        self.rasterizer = rasterizer
+        self.windowing = windowing
+        self.augment = augment
+        self.formats = formats
+        self.out = out
+    }
+
+    /// Every file the run writes: the weights variants and the curves.
+    public var targets: [URL] {
+        ([StorageFormat.f32] + formats.filter { $0 != .f32 }).map { URL(fileURLWithPath: "\(out).\($0).weights") }
+            + [URL(fileURLWithPath: out + ".curves.svg")]
+    }
+
+    /// The input shape of the task's network.
+    public var inputShape: [Int] { task.inputShape(rasterizer: rasterizer, windowing: windowing) }
+
+    /// The data read and split: everything, the part trained on, the part held out, and the sentence that says so.
+    public struct Data: Sendable {
+        public let all: Examples
+        public let training: Examples
+        public let heldOut: Examples
+        /// `training shape-classifier on FILE: 2400 drawings, 5 classes (…); 1920 training and 480 validation examples`.
+        public let summary: String
+    }
+
+    /// Reads the training (and validation) data and splits it.
+    public func prepare() throws(DataError) -> Data {
+        let trainingData = try PreparedData(data, task: task, classNames: nil, rasterizer: rasterizer, windowing: windowing,
+                                            augment: augment, seed: configuration.seed)
+        let validationData = try validation.map { path throws(DataError) in
+            try PreparedData(path, task: task, classNames: trainingData.examples.classNames, rasterizer: rasterizer, windowing: windowing)
+        }
+        let all = trainingData.examples
+        let (training, heldOut) = try trainingSplit(all, validation: validationData?.examples, seed: configuration.seed,
+                                                    unit: task == .shape ? "drawings" : "sessions", file: data)
+        let summary = "training \(task.modelName) on \(data): \(trainingData.groupsDescription), \(all.classNames.count) classes "
+            + "(\(all.classNames.joined(separator: ", "))); \(training.count) training and \(heldOut.count) validation examples"
+        return Data(all: all, training: training, heldOut: heldOut, summary: summary)
+    }
+
+    /// Trains the task's network on `data` (the learning rate cosine-decayed to a tenth over the run's steps),
+    /// keeping the best epoch on the held-out part; `report` hears every epoch. Returns the result and the
+    /// held-out report of the best epoch's network.
+    public func train(_ data: Data, report: (TrainingEvent) -> Void = { _ in }) -> (result: TrainingResult, report: ClassificationReport) {
+        var configuration = configuration
+        let steps = configuration.epochs * ((data.training.count + configuration.batchSize - 1) / configuration.batchSize)
+        configuration.optimizer.schedule = .cosine(totalSteps: steps, minimumFactor: 0.1)
+        let network = Network(converting: task.layers(classes: data.all.classNames.count, seed: configuration.seed, inputShape: inputShape))
+        let result = Train.train(network, on: data.training, validation: data.heldOut, configuration: configuration, report: report)
+        let classification = ClassificationReport(
+            labels: data.all.classNames, truth: data.heldOut.labels, predicted: result.network.logits(data.heldOut.inputs).argmax(axis: 1))
+        return (result, classification)
+    }
+
+    /// Writes the weights files (f32 and each of `formats`, each decoded back and evaluated on the held-out part)
+    /// and the curves as one set under the output lock; `waiting` is called when another run holds the lock.
+    /// Returns the plan written (its run identity and variants).
+    public func export(_ result: TrainingResult, report: ClassificationReport, data: Data, waiting: () -> Void = {}) throws -> ExportPlan {
+        let checksum = CRC32.checksum(ofFile: self.data).map { String(format: "crc32:%08x", $0) }
+        let metadata = TrainingMetadata(dataset: self.data, datasetChecksum: checksum, seed: configuration.seed, epochs: result.bestEpoch,
+                                        validationAccuracy: report.accuracy)
+        let preprocessing = task == .shape ? rasterizer.parameters : windowing.parameters
+        let plan = try prepareExport(result.network, task: task, classNames: data.all.classNames, inputShape: inputShape,
+                                     preprocessing: preprocessing, training: metadata, validation: data.heldOut, formats: formats,
+                                     prefix: URL(fileURLWithPath: out))
+        let curves = TrainingCurves.svg(result.history, title: "\(task.modelName) — \(self.data)", run: plan.run)
+        try plan.write(adding: [(URL(fileURLWithPath: out + ".curves.svg"), Array(curves.utf8))], prefix: URL(fileURLWithPath: out), waiting: waiting)
+        return plan
+    }
+}
