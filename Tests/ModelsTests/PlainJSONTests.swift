@@ -104,5 +104,8 @@ private func replacing(_ json: [UInt8], _ old: String, _ new: String) -> [UInt8]
             #expect(PlainJSON.parse(Array(text.utf8)[...]) == nil, "parsed \(text)")
         }
         #expect(PlainJSON.parse(Array("[[1]]".utf8)[...]) == .array([.array([.number("1")])]))
+        let members = { (count: Int) in "{" + (0..<count).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + "}" }
+        #expect(PlainJSON.parse(Array(members(PlainJSON.maximumMembers).utf8)[...]) != nil)
+        #expect(PlainJSON.parse(Array(members(PlainJSON.maximumMembers + 1).utf8)[...]) == nil)
     }
 }

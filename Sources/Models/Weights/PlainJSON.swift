@@ -3,10 +3,11 @@
 /// `JSONDecoder` builds generic containers and looks up protocol conformances at run time for every type it
 /// decodes, which costs `classify` about a millisecond per process before it classifies anything. This parser
 /// reads the same bytes with plain code. It is deliberately narrow: anything it is not sure `JSONDecoder` would
-/// read the same way — a string with an escape, a repeated key, a nesting deeper than `maximumDepth`, a number
-/// that does not fit — makes it give up (`nil`), and the caller decodes with `JSONDecoder` as before, so
-/// errors and every unusual input keep `JSONDecoder`'s behaviour. Numbers keep their text, so each field converts
-/// them as `JSONDecoder` does (`Float` straight from the text, not through `Double`).
+/// read the same way — a string with an escape, a repeated key, a nesting deeper than `maximumDepth`, an object
+/// larger than `maximumMembers`, a number that does not fit — makes it give up (`nil`), and the caller decodes
+/// with `JSONDecoder` as before, so errors and every unusual input keep `JSONDecoder`'s behaviour. Numbers keep
+/// their text, so each field converts them as `JSONDecoder` does (`Float` straight from the text, not through
+/// `Double`).
 enum PlainJSON: Equatable {
     /// An object's members in file order; a key appears at most once.
     case object([(key: String, value: PlainJSON)])
@@ -23,6 +24,8 @@ enum PlainJSON: Equatable {
 
     /// Deeper documents are left to `JSONDecoder`.
     static let maximumDepth = 32
+    /// Objects with more members are left to `JSONDecoder` (header objects have a dozen at most).
+    static let maximumMembers = 64
 
     static func == (lhs: PlainJSON, rhs: PlainJSON) -> Bool {
         switch (lhs, rhs) {
@@ -77,7 +80,6 @@ enum PlainJSON: Equatable {
         mutating func object(depth: Int) -> PlainJSON? {
             index += 1
             var members: [(key: String, value: PlainJSON)] = []
-            var keys: Set<String> = []
             skipWhitespace()
             if index < bytes.endIndex, bytes[index] == UInt8(ascii: "}") {
                 index += 1
@@ -85,8 +87,10 @@ enum PlainJSON: Equatable {
             }
             while true {
                 skipWhitespace()
-                guard index < bytes.endIndex, bytes[index] == UInt8(ascii: "\""), let key = string(),
-                      keys.insert(key).inserted else { return nil }
+                // Header objects have a few keys: a linear search for a repeat costs less than hashing them, and
+                // larger objects are left to JSONDecoder.
+                guard members.count < PlainJSON.maximumMembers, index < bytes.endIndex, bytes[index] == UInt8(ascii: "\""),
+                      let key = string(), !members.contains(where: { $0.key == key }) else { return nil }
                 skipWhitespace()
                 guard index < bytes.endIndex, bytes[index] == UInt8(ascii: ":") else { return nil }
                 index += 1
