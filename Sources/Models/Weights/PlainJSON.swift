@@ -80,53 +80,44 @@ enum PlainJSON: Equatable {
         mutating func object(depth: Int) -> PlainJSON? {
             index += 1
             var members: [(key: String, value: PlainJSON)] = []
-            skipWhitespace()
-            if index < bytes.endIndex, bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return .object(members)
-            }
+            if consume(UInt8(ascii: "}")) { return .object(members) }
             while true {
                 skipWhitespace()
                 // Header objects have a few keys: a linear search for a repeat costs less than hashing them, and
                 // larger objects are left to JSONDecoder.
                 guard members.count < PlainJSON.maximumMembers, index < bytes.endIndex, bytes[index] == UInt8(ascii: "\""),
-                      let key = string(), !members.contains(where: { $0.key == key }) else { return nil }
-                skipWhitespace()
-                guard index < bytes.endIndex, bytes[index] == UInt8(ascii: ":") else { return nil }
-                index += 1
-                guard let member = value(depth: depth + 1) else { return nil }
+                      let key = string(), !members.contains(where: { $0.key == key }),
+                      consume(UInt8(ascii: ":")), let member = value(depth: depth + 1) else { return nil }
                 members.append((key, member))
-                skipWhitespace()
-                guard index < bytes.endIndex else { return nil }
-                if bytes[index] == UInt8(ascii: "}") {
-                    index += 1
-                    return .object(members)
-                }
-                guard bytes[index] == UInt8(ascii: ",") else { return nil }
-                index += 1
+                guard let closed = closingOrComma(UInt8(ascii: "}")) else { return nil }
+                if closed { return .object(members) }
             }
         }
 
         mutating func array(depth: Int) -> PlainJSON? {
             index += 1
             var elements: [PlainJSON] = []
-            skipWhitespace()
-            if index < bytes.endIndex, bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return .array(elements)
-            }
+            if consume(UInt8(ascii: "]")) { return .array(elements) }
             while true {
                 guard let element = value(depth: depth + 1) else { return nil }
                 elements.append(element)
-                skipWhitespace()
-                guard index < bytes.endIndex else { return nil }
-                if bytes[index] == UInt8(ascii: "]") {
-                    index += 1
-                    return .array(elements)
-                }
-                guard bytes[index] == UInt8(ascii: ",") else { return nil }
-                index += 1
+                guard let closed = closingOrComma(UInt8(ascii: "]")) else { return nil }
+                if closed { return .array(elements) }
             }
+        }
+
+        /// Skips whitespace, then `byte` when it comes next; whether it did.
+        mutating func consume(_ byte: UInt8) -> Bool {
+            skipWhitespace()
+            guard index < bytes.endIndex, bytes[index] == byte else { return false }
+            index += 1
+            return true
+        }
+
+        /// After a member or an element: `true` past the `closing` bracket, `false` past a comma, `nil` otherwise.
+        mutating func closingOrComma(_ closing: UInt8) -> Bool? {
+            if consume(closing) { return true }
+            return consume(UInt8(ascii: ",")) ? false : nil
         }
 
         /// A string without escapes or control characters, in valid UTF-8; `index` is at its opening quote.
