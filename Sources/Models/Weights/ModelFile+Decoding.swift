@@ -164,12 +164,16 @@ extension ModelFile {
         guard dataStart <= bytes.count - 4 else {
             throw fail(.corruptHeader("a header of \(headerLength) bytes does not fit a file of \(bytes.count) bytes"))
         }
+        let headerBytes = bytes[Self.preambleBytes..<(Self.preambleBytes + headerLength)]
         let header: WeightsHeader
-        do {
-            header = try JSONDecoder().decode(
-                WeightsHeader.self, from: Data(bytes[Self.preambleBytes..<(Self.preambleBytes + headerLength)]))
-        } catch {
-            throw fail(.corruptHeader(Self.describe(decodingError: error)))
+        if let plain = WeightsHeader(plainJSON: headerBytes) {
+            header = plain  // the form the encoder writes, read without JSONDecoder's start-up cost
+        } else {
+            do {
+                header = try JSONDecoder().decode(WeightsHeader.self, from: Data(headerBytes))
+            } catch {
+                throw fail(.corruptHeader(Self.describe(decodingError: error)))
+            }
         }
 
         let dataBytes = bytes.count - 4 - dataStart
