@@ -145,9 +145,9 @@ struct MotionBenchmark {
         }
 
         report.targets = [
-            report.latencyTarget("window features + int8 plan (issue 13)", row: "motion: window features + int8 plan",
+            report.latencyTarget("window features + int8 plan", row: "motion: window features + int8 plan",
                                  limitMicroseconds: 4),
-            report.latencyTarget("preprocess + int8 inference, one-window recording through the recognizer (issue 11)",
+            report.latencyTarget("preprocess + int8 inference, one-window recording through the recognizer",
                                  row: "motion: int8 recognizer, one-window recording", limitMicroseconds: 30),
             report.ratioTarget("int8 plan time / f32 plan time", "motion: int8 plan", over: "motion: f32 plan", limit: 1),
             report.noAllocationTarget("int8 plan run"),
