@@ -39,6 +39,8 @@ public struct MotionTimeline: Sendable, Equatable {
     public var uncertain: Bool
     /// Why the recording is uncertain, or `nil`.
     public var reason: String?
+    /// The model that labelled the windows (`motion-state.int8`, …, `cadence`), when a `MotionRecognizer` did.
+    public var model: String?
     /// The votes: each label of a window that is not uncertain and how many such windows have it, most first.
     public var votes: [(label: String, count: Int)] {
         var counts: [String: Int] = [:], order: [String] = []

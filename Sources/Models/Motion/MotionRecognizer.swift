@@ -44,6 +44,8 @@ public struct MotionRecognizer: Sendable {
 
     /// Every window of `recording` labelled, and the majority label (see `MotionWindowClassifier.classify`).
     public func classify(_ recording: MotionRecording, smoothing: Int = 0, source: String = "recording") throws(DataError) -> MotionTimeline {
-        try classifier.classify(recording, smoothing: smoothing, source: source)
+        var timeline = try classifier.classify(recording, smoothing: smoothing, source: source)
+        timeline.model = model
+        return timeline
     }
 }
