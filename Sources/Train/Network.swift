@@ -1,3 +1,5 @@
+import Foundation
+import Models
 import Tensor
 
 /// A network being trained: trainable layers from input to logits. `exportedModel()` gives the inference
@@ -55,19 +57,70 @@ public struct Network: Sendable {
         }
     }
 
+    /// Parts a training step's batch is cut into when every layer trains sample by sample (see
+    /// `TrainableLayer.trainsSampleBySample`): each part runs forward and backward on its own thread and the parts'
+    /// gradients are added in part order. The count is fixed, not the machine's core count, so the same data and seed
+    /// give the same weights on any machine.
+    public static let trainingParts = 2
+
+    /// Batches smaller than this run as one part: below it, handing work to a second thread costs more than it saves.
+    public static let smallestSplitBatch = 16
+
+    /// The threads a training step uses by default: one per part, at most the machine's active cores.
+    public static var defaultTrainingThreads: Int {
+        min(trainingParts, ProcessInfo.processInfo.activeProcessorCount)
+    }
+
     /// One training step on a batch: forward in training mode, the loss, backward, one optimizer update, and the
     /// layers' running statistics. Returns the batch loss and the logits (before the update).
+    ///
+    /// When every layer trains sample by sample and the batch has at least `smallestSplitBatch` rows, the batch is
+    /// cut into `trainingParts` parts that run forward and backward on up to `threads` threads at once (BLAS runs one
+    /// thread per product meanwhile); the loss is taken over the whole batch, and the gradients of the parts are
+    /// added in part order, so the result does not depend on `threads`.
     @discardableResult
     public mutating func trainingStep(
         _ inputs: Tensor, labels: [Int], loss: SoftmaxCrossEntropy, optimizer: inout Optimizer,
-        generator: inout SeededGenerator
+        generator: inout SeededGenerator, threads: Int = Network.defaultTrainingThreads
     ) -> (loss: Float, logits: Tensor) {
-        let (logits, records) = forward(inputs, mode: .training, generator: &generator)
+        let rows = inputs.shape.first ?? 0
+        guard rows >= Network.smallestSplitBatch, layers.allSatisfy(\.trainsSampleBySample) else {
+            let (logits, records) = forward(inputs, mode: .training, generator: &generator)
+            let (batchLoss, dLogits) = loss(logits: logits, labels: labels)
+            var updated = parameters
+            optimizer.update(&updated, gradients: backward(dLogits, records: records))
+            parameters = updated
+            absorb(records)
+            return (batchLoss, logits)
+        }
+        let parts = splitRows(rows, into: Network.trainingParts)
+        let network = self
+        let workers = max(1, min(threads, parts.count))
+        // Each part's products are small; one BLAS thread per worker keeps the workers from fighting over cores.
+        let savedBLASThreads = BLAS.maxThreads
+        if workers > 1 { BLAS.maxThreads = 1 }
+        defer { if workers > 1 { BLAS.maxThreads = savedBLASThreads } }
+        // Layers that train sample by sample draw no random numbers, so each part gets a copy it leaves unused.
+        let partGenerator = generator
+        let forwards = parallelMap(count: parts.count, threads: workers) { part in
+            var unused = partGenerator
+            return network.forward(inputs.rows(parts[part]), mode: .training, generator: &unused)
+        }
+        let logits = Tensor.concatenate(forwards.map(\.logits), axis: 0)
         let (batchLoss, dLogits) = loss(logits: logits, labels: labels)
+        let partGradients = parallelMap(count: parts.count, threads: workers) { part in
+            network.backward(dLogits.rows(parts[part]), records: forwards[part].records)
+        }
+        var gradients = partGradients[0]
+        for part in partGradients.dropFirst() {
+            for layer in gradients.indices {
+                for index in gradients[layer].indices { gradients[layer][index] = gradients[layer][index] + part[layer][index] }
+            }
+        }
         var updated = parameters
-        optimizer.update(&updated, gradients: backward(dLogits, records: records))
+        optimizer.update(&updated, gradients: gradients)
         parameters = updated
-        absorb(records)
+        for part in forwards { absorb(part.records) }
         return (batchLoss, logits)
     }
 
@@ -123,5 +176,17 @@ extension Tensor {
             values.append(contentsOf: scalars[(index * width)..<((index + 1) * width)])
         }
         return Tensor(shape: rowShape, scalars: values)
+    }
+}
+
+/// `count` rows cut into `parts` consecutive ranges whose lengths differ by at most one (the first ones longer).
+func splitRows(_ count: Int, into parts: Int) -> [Range<Int>] {
+    let parts = max(1, min(parts, count))
+    let base = count / parts, extra = count % parts
+    var start = 0
+    return (0..<parts).map { part in
+        let length = base + (part < extra ? 1 : 0)
+        defer { start += length }
+        return start..<(start + length)
     }
 }

@@ -59,29 +59,6 @@ extension Bench {
         }
     }
 
-    struct TrainSpeed: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "train",
-            abstract: "Training throughput of the shape and motion architectures at batch 64, and the share in BLAS.",
-            discussion: "Example: swift run -c release bench train"
-        )
-
-        @Flag(help: "Fewer steps.")
-        var quick = false
-
-        func run() throws {
-            #if DEBUG
-            FileHandle.standardError.write(Data("warning: this is a debug build; measure with `swift run -c release bench train`\n".utf8))
-            #endif
-            print(padded("architecture", 20) + padded("parameters", 12) + padded("samples/s", 12) + "time in BLAS")
-            for row in TrainBenchmark(steps: quick ? 10 : 60).run() {
-                print(padded(row.task.modelName, 20) + padded(String(row.parameters), 12)
-                      + padded(String(format: "%.0f", row.samplesPerSecond), 12) + String(format: "%.1f%%", 100 * row.blasShare))
-            }
-            print("\nbatch 64; one step = forward, backward, Adam update; BLAS threads ≤ \(BLAS.maxThreads)")
-        }
-    }
-
     struct CLI: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "cli",

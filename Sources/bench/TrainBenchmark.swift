@@ -1,38 +1,161 @@
+import ArgumentParser
 import Foundation
 import Models
 import Tensor
 import Train
 
+extension Bench {
+    struct TrainSpeed: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "train",
+            abstract: "Training throughput of the shape and motion architectures at batch 64, and the share in BLAS.",
+            discussion: """
+                One step is forward, backward and an Adam update on a batch of 64; the architectures are sampled \
+                in turn and each figure is the median samples/s over the samples. There is no target here: the \
+                comparison with Keras lives in peers/peers.py --train, which runs this with --json in the same run.
+
+                Example: swift run -c release bench train --json
+                """
+        )
+
+        @Flag(help: "Fewer and shorter samples.")
+        var quick = false
+
+        @Flag(help: "Print one JSON object per architecture per line (name, architecture, threads, samples_per_s, ...).")
+        var json = false
+
+        @Option(help: "Threads a training step may use (default: \(Network.defaultTrainingThreads) here, one per part of the batch).")
+        var threads: Int?
+
+        func validate() throws {
+            if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, got \(threads)") }
+        }
+
+        func run() throws {
+            #if DEBUG
+            FileHandle.standardError.write(Data("warning: this is a debug build; measure with `swift run -c release bench train`\n".utf8))
+            #endif
+            let threads = threads ?? Network.defaultTrainingThreads
+            let benchmark = TrainBenchmark(stepsPerSample: quick ? 5 : 20, samples: quick ? 3 : 9, threads: threads)
+            let rows = benchmark.run()
+            if json {
+                for row in rows { print(row.jsonLine(batch: benchmark.batch, threads: threads)) }
+                return
+            }
+            print(padded("architecture", 20) + padded("parameters", 12) + padded("samples/s", 12) + "time in BLAS")
+            for row in rows {
+                print(padded(row.task.modelName, 20) + padded(String(row.parameters), 12)
+                      + padded(String(format: "%.0f", row.samplesPerSecond), 12) + String(format: "%.1f%%", 100 * row.blasShare))
+            }
+            print("\nbatch \(benchmark.batch); one step = forward, backward, Adam update; \(threads) thread\(threads == 1 ? "" : "s") "
+                  + "(the batch in \(Network.trainingParts) parts when every layer trains sample by sample), BLAS threads ≤ "
+                  + "\(BLAS.maxThreads); median of \(benchmark.samples) samples of \(benchmark.stepsPerSample) steps")
+        }
+    }
+}
+
 /// `bench train`: training throughput of each task's architecture at batch 64 (forward, backward and an Adam
 /// update per step), and the share of that time spent inside BLAS products.
+///
+/// The architectures are sampled in turn (shape, motion, shape, …), each sample a fixed number of steps, so a
+/// noisy moment of a shared machine lands on both; each figure is the median over the samples.
 struct TrainBenchmark {
     struct Row {
         let task: RecognitionTask
+        let architecture: [LayerSpec]
+        let inputShape: [Int]
+        let classes: Int
         let parameters: Int
         let samplesPerSecond: Double
         let blasShare: Double
-    }
+        let samples: Int
 
-    let steps: Int
-
-    func run() -> [Row] {
-        RecognitionTask.allCases.map { task in
-            var generator = SeededGenerator(seed: 31)
-            var network = Network(converting: task.layers(classes: task == .shape ? 4 : 2, seed: 32))
-            let inputs = Tensor(randomUniform: [64] + task.inputShape(), in: 0..<1, generator: &generator)
-            let labels = (0..<64).map { $0 % (task == .shape ? 4 : 2) }
-            var optimizer = Optimizer(.adamDefault, learningRate: 1e-3)
-            func step() {
-                network.trainingStep(inputs, labels: labels, loss: SoftmaxCrossEntropy(), optimizer: &optimizer, generator: &generator)
-            }
-            for _ in 0..<3 { step() }  // warm-up
-            let clock = ContinuousClock()
-            let start = clock.now
-            let (_, blasSeconds) = BLAS.measuringTime { for _ in 0..<steps { step() } }
-            let elapsed = clock.now - start
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-            return Row(task: task, parameters: network.parameters.joined().reduce(0) { $0 + $1.count },
-                       samplesPerSecond: Double(64 * steps) / seconds, blasShare: blasSeconds / seconds)
+        /// One JSON object: name, input shape, classes, the architecture as weights files record it, batch, threads,
+        /// samples/s and the BLAS share.
+        func jsonLine(batch: Int, threads: Int) -> String {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let layers = (try? encoder.encode(architecture)).flatMap { String(data: $0, encoding: .utf8) } ?? "null"
+            return "{\"name\":\(jsonString(task.modelName)),\"input_shape\":\(inputShape),\"classes\":\(classes),"
+                + "\"architecture\":\(layers),\"parameters\":\(parameters),\"batch\":\(batch),\"threads\":\(threads),"
+                + "\"optimizer\":\"adam\",\"samples_per_s\":\(String(format: "%.6g", samplesPerSecond)),"
+                + "\"blas_share\":\(String(format: "%.4g", blasShare)),\"samples\":\(samples)}"
         }
     }
+
+    /// Rows per step.
+    let batch = 64
+    /// Steps per timed sample.
+    let stepsPerSample: Int
+    /// Timed samples of each architecture.
+    let samples: Int
+    /// Threads a step may use.
+    let threads: Int
+
+    func run() -> [Row] {
+        struct Setup {
+            let task: RecognitionTask
+            let classes: Int
+            let architecture: [LayerSpec]
+            let step: () -> Void
+            let parameterCount: () -> Int
+        }
+        let setups: [Setup] = RecognitionTask.allCases.map { task in
+            let classes = task == .shape ? 4 : 2
+            var generator = SeededGenerator(seed: 31)
+            let layers = task.layers(classes: classes, seed: 32)
+            let box = NetworkBox(network: Network(converting: layers))
+            let inputs = Tensor(randomUniform: [batch] + task.inputShape(), in: 0..<1, generator: &generator)
+            let labels = (0..<batch).map { $0 % classes }
+            var optimizer = Optimizer(.adamDefault, learningRate: 1e-3)
+            let threads = self.threads
+            // The architecture as a weights file would record it (what `peers.py --train` rebuilds in Keras).
+            let file = try? ModelFile(
+                name: task.modelName, model: Sequential(layers), labels: (0..<classes).map { "class\($0)" },
+                input: InputSpec(shape: task.inputShape(), description: "benchmark input"))
+            return Setup(
+                task: task, classes: classes, architecture: file?.architecture ?? [],
+                step: {
+                    box.network.trainingStep(inputs, labels: labels, loss: SoftmaxCrossEntropy(), optimizer: &optimizer,
+                                             generator: &generator, threads: threads)
+                },
+                parameterCount: { box.network.parameters.joined().reduce(0) { $0 + $1.count } })
+        }
+        for setup in setups { for _ in 0..<3 { setup.step() } }  // warm-up: caches, page faults, thread start
+        var rates = [[Double]](repeating: [], count: setups.count)
+        var blasShares = [[Double]](repeating: [], count: setups.count)
+        let clock = ContinuousClock()
+        for _ in 0..<samples {
+            for (index, setup) in setups.enumerated() {
+                let start = clock.now
+                let (_, blasSeconds) = BLAS.measuringTime { for _ in 0..<stepsPerSample { setup.step() } }
+                let elapsed = seconds(clock.now - start)
+                rates[index].append(Double(batch * stepsPerSample) / elapsed)
+                blasShares[index].append(blasSeconds / elapsed)
+            }
+        }
+        return setups.indices.map { index in
+            let setup = setups[index]
+            return Row(task: setup.task, architecture: setup.architecture, inputShape: setup.task.inputShape(),
+                       classes: setup.classes, parameters: setup.parameterCount(), samplesPerSecond: median(rates[index]),
+                       blasShare: median(blasShares[index]), samples: rates[index].count)
+        }
+    }
+}
+
+/// The network a benchmark closure trains, held by reference so the closure can mutate it.
+private final class NetworkBox {
+    var network: Network
+    init(network: Network) { self.network = network }
+}
+
+private func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return 0 }
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+private func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
 }

@@ -45,6 +45,9 @@ extension BatchNorm: TrainableLayer {
         return (dX.reshaped(record.input.shape), [dGamma, dBeta])
     }
 
+    /// No: training normalizes with the whole batch's statistics.
+    public var trainsSampleBySample: Bool { false }
+
     /// Moves the running statistics towards the batch's; the variance is made unbiased (`m / (m − 1)`).
     public mutating func absorb(_ record: ForwardRecord) {
         guard record.saved.count == 4 else { return }

@@ -42,6 +42,9 @@ public struct Dropout: TrainableLayer {
         return (dOutput * mask, [])
     }
 
+    /// Only without dropping: the mask is drawn from the step's generator in batch order.
+    public var trainsSampleBySample: Bool { rate == 0 }
+
     /// Not exported: inference skips dropout.
     public var exported: (any Layer)? { nil }
 }

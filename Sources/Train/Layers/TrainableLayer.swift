@@ -45,6 +45,11 @@ public protocol TrainableLayer: Layer {
 
     /// The inference layer to export, or `nil` when inference skips it (dropout).
     var exported: (any Layer)? { get }
+
+    /// Whether the layer's training forward pass treats each sample on its own and draws no random numbers, so that a
+    /// batch may be cut into parts trained on separate threads (not batch normalization, which measures the whole
+    /// batch, nor dropout, which draws its mask).
+    var trainsSampleBySample: Bool { get }
 }
 
 extension TrainableLayer {
@@ -58,6 +63,9 @@ extension TrainableLayer {
 
     /// Most layers export themselves.
     public var exported: (any Layer)? { self }
+
+    /// Most layers treat samples one by one.
+    public var trainsSampleBySample: Bool { true }
 }
 
 /// Replaces a layer's two parameter tensors with `values`, which must have the same shapes: the setter of
