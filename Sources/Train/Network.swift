@@ -41,6 +41,11 @@ public struct Network: Sendable {
         var gradients = [[Tensor]](repeating: [], count: layers.count)
         var dOutput = dLogits
         for index in layers.indices.reversed() {
+            if index == 0 {
+                // The input is data: its gradient is never used.
+                gradients[index] = layers[index].parameterGradients(dOutput, record: records[index])
+                break
+            }
             let (dInput, layerGradients) = layers[index].backward(dOutput, record: records[index])
             gradients[index] = layerGradients
             dOutput = dInput

@@ -190,4 +190,7 @@ int odml_convex_hull(const double *xs, const double *ys, int n, uint16_t *order,
 double odml_minimum_rectangle(const double *xs, const double *ys, const uint16_t *hull, int n, double *directionX,
                               double *directionY);
 
+// The training kernels (weight gradients), in their own header.
+#include "TrainKernels.h"
+
 #endif

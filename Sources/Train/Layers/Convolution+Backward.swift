@@ -53,13 +53,40 @@ extension Conv2D: TrainableLayer {
         set { assign(newValue, to: &weight, &bias, layer: "Conv2D") }
     }
 
-    /// `dX` by col2im, `dW` and `db` from the unrolled input.
+    /// The direct kernels when the stride is 1 (the bordered input recorded for the weight gradient); im2col and
+    /// `sgemm` otherwise.
+    public func trainingForward(_ input: Tensor, mode: Mode, generator: inout SeededGenerator) -> ForwardRecord {
+        guard let direct = direct(for: input.shape) else { return ForwardRecord(input: input, output: forward(input)) }
+        let bordered = direct.bordered(input)
+        return ForwardRecord(input: input, output: direct.forward(bordered: bordered, weight: weight, bias: bias), saved: [bordered])
+    }
+
+    /// `dX`, `dW` and `db` by the direct kernels when the stride is 1; by col2im and the unrolled input otherwise.
     public func backward(_ dOutput: Tensor, record: ForwardRecord) -> (dInput: Tensor, gradients: [Tensor]) {
+        let (dX, gradients) = backward(dOutput, record: record, inputGradient: true)
+        return (dX ?? Tensor(zeros: record.input.shape), gradients)
+    }
+
+    /// The weight and bias gradients alone: the first layer's input gradient is never used.
+    public func parameterGradients(_ dOutput: Tensor, record: ForwardRecord) -> [Tensor] {
+        backward(dOutput, record: record, inputGradient: false).gradients
+    }
+
+    private func backward(_ dOutput: Tensor, record: ForwardRecord, inputGradient: Bool) -> (dInput: Tensor?, gradients: [Tensor]) {
+        if let direct = direct(for: record.input.shape) {
+            let bordered = record.saved.first ?? direct.bordered(record.input)
+            let (dX, dW, dB) = direct.gradients(bordered: bordered, weight: weight, dOutput: dOutput, inputGradient: inputGradient)
+            return (dX, [dW, dB])
+        }
         let window = SlidingWindow2D(
             inputShape: record.input.shape, windowHeight: weight.shape[1], windowWidth: weight.shape[2],
             strideHeight: stride.height, strideWidth: stride.width, padding: padding)
         let (dX, dW, dB) = convolutionBackward(image: record.input, weight: weight, dOutput: dOutput, window: window)
         return (dX, [dW, dB])
+    }
+
+    private func direct(for inputShape: [Int]) -> DirectConvolution2D? {
+        DirectConvolution2D(inputShape: inputShape, weightShape: weight.shape, stride: stride, padding: padding)
     }
 }
 

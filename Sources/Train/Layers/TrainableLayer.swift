@@ -37,6 +37,10 @@ public protocol TrainableLayer: Layer {
     /// respect to the output.
     func backward(_ dOutput: Tensor, record: ForwardRecord) -> (dInput: Tensor, gradients: [Tensor])
 
+    /// The gradients of the parameters alone, for a first layer whose input gradient nobody uses (a layer that can
+    /// skip computing it says so here).
+    func parameterGradients(_ dOutput: Tensor, record: ForwardRecord) -> [Tensor]
+
     /// The learned parameters, in a fixed order (weight, bias; gamma, beta).
     var parameters: [Tensor] { get set }
 
@@ -56,6 +60,11 @@ extension TrainableLayer {
     /// Layers without parameters or training behaviour: the inference forward pass, recorded.
     public func trainingForward(_ input: Tensor, mode: Mode, generator: inout SeededGenerator) -> ForwardRecord {
         ForwardRecord(input: input, output: forward(input))
+    }
+
+    /// The gradients `backward` gives.
+    public func parameterGradients(_ dOutput: Tensor, record: ForwardRecord) -> [Tensor] {
+        backward(dOutput, record: record).gradients
     }
 
     /// Most layers measure nothing.
