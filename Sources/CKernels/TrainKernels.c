@@ -2,6 +2,20 @@
 #include "Common.h"
 #include "TrainKernels.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+int odml_keep_freed_memory(int mmapThreshold, int trimThreshold) {
+#if defined(__GLIBC__)
+    return mallopt(M_MMAP_THRESHOLD, mmapThreshold) == 1 && mallopt(M_TRIM_THRESHOLD, trimThreshold) == 1;
+#else
+    (void)mmapThreshold;
+    (void)trimThreshold;
+    return 0;
+#endif
+}
+
 /// The most output-channel blocks of 8 one tile holds.
 #define DW_MAX_BLOCKS 4
 /// The most accumulators and reduction elements of one tile.

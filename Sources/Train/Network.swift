@@ -88,6 +88,7 @@ public struct Network: Sendable {
         _ inputs: Tensor, labels: [Int], loss: SoftmaxCrossEntropy, optimizer: inout Optimizer,
         generator: inout SeededGenerator, threads: Int = Network.defaultTrainingThreads
     ) -> (loss: Float, logits: Tensor) {
+        TrainingMemory.keepFreedMemory()
         let rows = inputs.shape.first ?? 0
         guard rows >= Network.smallestSplitBatch, layers.allSatisfy(\.trainsSampleBySample) else {
             let (logits, records) = forward(inputs, mode: .training, generator: &generator)

@@ -31,4 +31,9 @@ typedef struct {
 
 void odml_conv2d_weight_gradient_f32(const odml_conv2d_weight_gradient_f32_args *args, int level);
 
+/// Asks glibc's allocator (mallopt) to serve allocations below `mmapThreshold` bytes from the heap and to keep up to
+/// `trimThreshold` bytes of free heap top instead of handing it back to the kernel. Process-wide. Returns 1 when
+/// both took effect, 0 otherwise (and elsewhere than glibc, where it does nothing).
+int odml_keep_freed_memory(int mmapThreshold, int trimThreshold);
+
 #endif
