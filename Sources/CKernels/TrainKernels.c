@@ -105,3 +105,79 @@ ODML_DISPATCH(conv2d_weight_gradient_f32, conv2d_weight_gradient_f32_impl, const
 void odml_conv2d_weight_gradient_f32(const odml_conv2d_weight_gradient_f32_args *args, int level) {
     conv2d_weight_gradient_f32_dispatch(args, level);
 }
+
+typedef struct {
+    const float *dOutput, *output;
+    float *dInput;
+    ptrdiff_t count;
+} relu_backward_args;
+
+ODML_INLINE void relu_backward_impl(const relu_backward_args *a) {
+    ptrdiff_t i = 0;
+    for (; i + 8 <= a->count; i += 8) {
+        const odml_v8f y = odml_load8f(a->output + i), g = odml_load8f(a->dOutput + i);
+        const odml_v8i positive = y > (odml_v8f)0;
+        odml_store8f(a->dInput + i, (odml_v8f)(positive & (odml_v8i)g));
+    }
+    for (; i < a->count; i++) a->dInput[i] = a->output[i] > 0 ? a->dOutput[i] : 0;
+}
+
+ODML_DISPATCH(relu_backward, relu_backward_impl, const relu_backward_args *)
+
+void odml_relu_backward_f32(const float *dOutput, const float *output, float *dInput, ptrdiff_t count, int level) {
+    const relu_backward_args args = {dOutput, output, dInput, count};
+    relu_backward_dispatch(&args, level);
+}
+
+/// The most cells of one pooling window the vector path tracks.
+#define POOL_MAX_CELLS 64
+
+ODML_INLINE void max_pool_backward_impl(const odml_max_pool_backward_f32_args *a) {
+    const int C = a->channels, W = a->width, cells = a->windowHeight * a->windowWidth;
+    const ptrdiff_t imageSize = (ptrdiff_t)a->height * W * C;
+    for (ptrdiff_t i = 0; i < (ptrdiff_t)a->images * imageSize; i++) a->dInput[i] = 0;
+    ptrdiff_t offsets[POOL_MAX_CELLS];
+    if (cells > POOL_MAX_CELLS) __builtin_trap();
+    for (int k = 0; k < cells; k++) offsets[k] = ((ptrdiff_t)(k / a->windowWidth) * W + k % a->windowWidth) * C;
+    const float *g = a->dOutput;
+    for (int n = 0; n < a->images; n++) {
+        for (int py = 0; py < a->outHeight; py++) {
+            for (int px = 0; px < a->outWidth; px++, g += C) {
+                const ptrdiff_t corner = n * imageSize + ((ptrdiff_t)py * a->windowHeight * W + (ptrdiff_t)px * a->windowWidth) * C;
+                const float *x = a->input + corner;
+                float *dx = a->dInput + corner;
+                int c = 0;
+                for (; c + 8 <= C; c += 8) {
+                    // Per lane: the largest value so far and the cell it is in (strictly larger replaces, so the first
+                    // cell of a tie stays; −1 while every cell was NaN).
+                    odml_v8f best = (odml_v8f)(-__builtin_inff());
+                    odml_v8i where = (odml_v8i)(-1);
+                    for (int k = 0; k < cells; k++) {
+                        const odml_v8f v = odml_load8f(x + offsets[k] + c);
+                        const odml_v8i larger = v > best;
+                        best = (odml_v8f)((larger & (odml_v8i)v) | (~larger & (odml_v8i)best));
+                        where = (larger & (odml_v8i)k) | (~larger & where);
+                    }
+                    const odml_v8f gv = odml_load8f(g + c);
+                    for (int k = 0; k < cells; k++) {
+                        odml_store8f(dx + offsets[k] + c, (odml_v8f)((where == (odml_v8i)k) & (odml_v8i)gv));
+                    }
+                }
+                for (; c < C; c++) {
+                    float best = -__builtin_inff();
+                    int where = -1;
+                    for (int k = 0; k < cells; k++) {
+                        if (x[offsets[k] + c] > best) { best = x[offsets[k] + c]; where = k; }
+                    }
+                    if (where >= 0) dx[offsets[where] + c] = g[c];
+                }
+            }
+        }
+    }
+}
+
+ODML_DISPATCH(max_pool_backward, max_pool_backward_impl, const odml_max_pool_backward_f32_args *)
+
+void odml_max_pool_backward_f32(const odml_max_pool_backward_f32_args *args, int level) {
+    max_pool_backward_dispatch(args, level);
+}

@@ -71,6 +71,29 @@ public struct Network: Sendable {
     /// Batches smaller than this run as one part: below it, handing work to a second thread costs more than it saves.
     public static let smallestSplitBatch = 16
 
+    /// Steps of fewer forward multiply-adds than this (rows × `multiplyAddsPerSample`) run as one part on the calling
+    /// thread: a step of the motion network (64 rows, 400k multiply-adds, about 100 µs) would spend more on waking a
+    /// second thread twice than it saves. The shape network's step is 19M.
+    public static let smallestSplitWork = 1 << 22
+
+    /// The multiply-adds of one sample's forward pass through the dense and convolution layers, for an input of
+    /// `sampleShape` (without the batch axis).
+    public func multiplyAddsPerSample(sampleShape: [Int]) -> Int {
+        var shape = [1] + sampleShape
+        var total = 0
+        for layer in layers {
+            let output = layer.outputShape(for: shape)
+            switch layer {
+            case let dense as Dense: total += dense.weight.count
+            case let conv as Conv2D: total += output.reduce(1, *) / max(conv.weight.shape[0], 1) * conv.weight.count
+            case let conv as Conv1D: total += output.reduce(1, *) / max(conv.weight.shape[0], 1) * conv.weight.count
+            default: break
+            }
+            shape = output
+        }
+        return total
+    }
+
     /// The threads a training step uses by default: one per part, at most the machine's active cores.
     public static var defaultTrainingThreads: Int {
         min(trainingParts, ProcessInfo.processInfo.activeProcessorCount)
@@ -79,10 +102,11 @@ public struct Network: Sendable {
     /// One training step on a batch: forward in training mode, the loss, backward, one optimizer update, and the
     /// layers' running statistics. Returns the batch loss and the logits (before the update).
     ///
-    /// When every layer trains sample by sample and the batch has at least `smallestSplitBatch` rows, the batch is
-    /// cut into `trainingParts` parts that run forward and backward on up to `threads` threads at once (BLAS runs one
-    /// thread per product meanwhile); the loss is taken over the whole batch, and the gradients of the parts are
-    /// added in part order, so the result does not depend on `threads`.
+    /// When every layer trains sample by sample, the batch has at least `smallestSplitBatch` rows and the step at
+    /// least `smallestSplitWork` multiply-adds, the batch is cut into `trainingParts` parts that run forward and
+    /// backward on up to `threads` threads at once (BLAS runs one thread per product meanwhile); the loss is taken
+    /// over the whole batch, and the gradients of the parts are added in part order. Whether to cut depends only on
+    /// the network and the batch, never on `threads`, so the result does not depend on `threads`.
     @discardableResult
     public mutating func trainingStep(
         _ inputs: Tensor, labels: [Int], loss: SoftmaxCrossEntropy, optimizer: inout Optimizer,
@@ -90,7 +114,9 @@ public struct Network: Sendable {
     ) -> (loss: Float, logits: Tensor) {
         TrainingMemory.keepFreedMemory()
         let rows = inputs.shape.first ?? 0
-        guard rows >= Network.smallestSplitBatch, layers.allSatisfy(\.trainsSampleBySample) else {
+        guard rows >= Network.smallestSplitBatch, layers.allSatisfy(\.trainsSampleBySample),
+              rows * multiplyAddsPerSample(sampleShape: Array(inputs.shape.dropFirst())) >= Network.smallestSplitWork
+        else {
             let (logits, records) = forward(inputs, mode: .training, generator: &generator)
             let (batchLoss, dLogits) = loss(logits: logits, labels: labels)
             var updated = parameters

@@ -31,6 +31,25 @@ typedef struct {
 
 void odml_conv2d_weight_gradient_f32(const odml_conv2d_weight_gradient_f32_args *args, int level);
 
+/// ReLU's backward pass: `dInput[i] = output[i] > 0 ? dOutput[i] : 0` for i < count (`output` is the ReLU's output, or
+/// its input: both are positive at the same places).
+void odml_relu_backward_f32(const float *dOutput, const float *output, float *dInput, ptrdiff_t count, int level);
+
+/// Max pooling's backward pass over a batch of channels-last images whose windows tile them without overlap or padding
+/// (stride = window): each window passes `dOutput` of each channel to the first cell (row by row) holding the
+/// window's maximum — none when every cell is NaN — and every other input cell, in a window or not, gets 0.
+/// `input` and `dInput` are `[images][height][width][channels]`, `dOutput` `[images][outHeight][outWidth][channels]`
+/// with outHeight · windowHeight ≤ height and outWidth · windowWidth ≤ width.
+typedef struct {
+    const float *input;
+    const float *dOutput;
+    float *dInput;
+    int images, height, width, channels;
+    int windowHeight, windowWidth, outHeight, outWidth;
+} odml_max_pool_backward_f32_args;
+
+void odml_max_pool_backward_f32(const odml_max_pool_backward_f32_args *args, int level);
+
 /// Asks glibc's allocator (mallopt) to serve allocations below `mmapThreshold` bytes from the heap and to keep up to
 /// `trimThreshold` bytes of free heap top instead of handing it back to the kernel. Process-wide. Returns 1 when
 /// both took effect, 0 otherwise (and elsewhere than glibc, where it does nothing).

@@ -14,13 +14,13 @@ extension Activation: TrainableLayer {
         let dX: Tensor
         switch function {
         case .relu:
-            dX = Tensor.broadcasting(dOutput, x) { dy, x in x > 0 ? dy : 0 }
+            dX = ActivationGradients.relu(dOutput, output: y)
         case .leakyRelu(let alpha):
-            dX = Tensor.broadcasting(dOutput, x) { dy, x in x > 0 ? dy : alpha * dy }
+            dX = elementwise(dOutput, x) { dy, x in x > 0 ? dy : alpha * dy }
         case .sigmoid:
-            dX = Tensor.broadcasting(dOutput, y) { dy, y in dy * y * (1 - y) }
+            dX = elementwise(dOutput, y) { dy, y in dy * y * (1 - y) }
         case .tanh:
-            dX = Tensor.broadcasting(dOutput, y) { dy, y in dy * (1 - y * y) }
+            dX = elementwise(dOutput, y) { dy, y in dy * (1 - y * y) }
         case .softmax:
             // dX = y ⊙ (dY − Σ_j dY_j y_j), row by row.
             let dot = (dOutput * y).sum(axis: -1)
@@ -31,6 +31,22 @@ extension Activation: TrainableLayer {
             dX = rowwise(dOutput, y, total) { dy, y, total in dy - Foundation.exp(y) * total }
         }
         return (dX, [])
+    }
+}
+
+/// `combine(a[i], b[i])` for tensors of one shape, in a loop the compiler sees whole (so it inlines `combine` and
+/// vectorizes), unlike `Tensor.broadcasting`, which calls its closure once per element from another module.
+@inline(__always)
+func elementwise(_ a: Tensor, _ b: Tensor, _ combine: (Float, Float) -> Float) -> Tensor {
+    shapePrecondition(a.shape == b.shape, "activation backward: gradient \(describeShape(a.shape)) and recorded \(describeShape(b.shape)) differ")
+    let count = a.count
+    return Tensor(uninitializedShape: a.shape) { out in
+        a.withUnsafeBufferPointer { a in
+            b.withUnsafeBufferPointer { b in
+                guard let out = out.baseAddress, let a = a.baseAddress, let b = b.baseAddress else { return }
+                for i in 0..<count { out[i] = combine(a[i], b[i]) }
+            }
+        }
     }
 }
 

@@ -4,6 +4,9 @@ import Tensor
 /// the maximum, an average window shares it equally among the real (non-padding) cells it covers.
 func poolBackward(image: Tensor, dOutput: Tensor, kind: PoolingKind, window: SlidingWindow2D) -> Tensor {
     let (channels, outHeight, outWidth) = (window.channels, window.rows.outputLength, window.columns.outputLength)
+    if kind == .max, let dImage = ActivationGradients.maxPool(input: image, dOutput: dOutput, window: window) {
+        return dImage
+    }
     var dImage = Tensor(zeros: image.shape)
     dImage.withUnsafeMutableBufferPointer { dX in
         image.withUnsafeBufferPointer { x in

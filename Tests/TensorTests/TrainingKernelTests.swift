@@ -127,3 +127,76 @@ struct DirectConvolutionTests {
         #expect(direct?.bordered(x) == Tensor(shape: [1, 4, 4, 1], scalars: [0, 0, 0, 0, 0, 1, 2, 0, 0, 3, 4, 0, 0, 0, 0, 0]))
     }
 }
+
+/// The ReLU and max-pooling backward kernels against loop-only twins. They only select and copy, so the results
+/// must be identical, not close.
+@Suite("ReLU and max-pooling backward kernels against naive twins")
+struct ActivationGradientTests {
+    /// `dX[i] = output[i] > 0 ? dY[i] : 0`.
+    static func reluReference(_ dOutput: Tensor, output: Tensor) -> Tensor {
+        Tensor(shape: output.shape, scalars: zip(dOutput.scalars, output.scalars).map { $1 > 0 ? $0 : 0 })
+    }
+
+    /// Each window's gradient to the first cell (row by row) holding its maximum, none when every cell is NaN.
+    static func maxPoolReference(input: Tensor, dOutput: Tensor, window: (height: Int, width: Int)) -> Tensor {
+        let (batch, channels) = (input.shape[0], input.shape[3])
+        var dX = Tensor(zeros: input.shape)
+        for n in 0..<batch {
+            for py in 0..<dOutput.shape[1] {
+                for px in 0..<dOutput.shape[2] {
+                    for c in 0..<channels {
+                        var best = -Float.infinity, at: (Int, Int)?
+                        for y in (py * window.height)..<((py + 1) * window.height) {
+                            for x in (px * window.width)..<((px + 1) * window.width) where input[n, y, x, c] > best {
+                                best = input[n, y, x, c]
+                                at = (y, x)
+                            }
+                        }
+                        if let (y, x) = at { dX[n, y, x, c] += dOutput[n, py, px, c] }
+                    }
+                }
+            }
+        }
+        return dX
+    }
+
+    @Test(arguments: awkwardSizes)
+    func relu(count: Int) {
+        var output = randomTensor([count, 3], seed: 5).relu()
+        if count > 1 { output.withUnsafeMutableBufferPointer { $0[1] = .nan } }
+        let dY = randomTensor([count, 3], seed: 6)
+        for level in Kernels.availableLevels {
+            let dX = ActivationGradients.relu(dY, output: output, level: level)
+            #expect(dX == Self.reluReference(dY, output: output), "ReLU backward of \(count)x3 at \(level)")
+        }
+    }
+
+    @Test(arguments: [
+        ([2, 16, 16, 12], 2, 2), ([1, 8, 8, 24], 2, 2), ([3, 5, 7, 3], 2, 2), ([1, 6, 9, 17], 3, 3), ([2, 4, 6, 33], 2, 3),
+        ([1, 2, 2, 1], 2, 2), ([1, 7, 7, 8], 1, 1),
+    ])
+    func maxPool(shape: [Int], windowHeight: Int, windowWidth: Int) {
+        var x = randomTensor(shape, seed: 7)
+        // Ties and NaNs: the first cell of a tie wins; a window of NaNs passes nothing on.
+        x.withUnsafeMutableBufferPointer { values in
+            if values.count > shape[3] { values[shape[3]] = values[0] }
+            if values.count > 2 * shape[3] + 1 { values[2 * shape[3] + 1] = .nan }
+        }
+        let window = SlidingWindow2D(inputShape: shape, windowHeight: windowHeight, windowWidth: windowWidth,
+                                     strideHeight: windowHeight, strideWidth: windowWidth, padding: .valid)
+        let dY = randomTensor([shape[0], window.rows.outputLength, window.columns.outputLength, shape[3]], seed: 8)
+        let expected = Self.maxPoolReference(input: x, dOutput: dY, window: (windowHeight, windowWidth))
+        for level in Kernels.availableLevels {
+            let dX = ActivationGradients.maxPool(input: x, dOutput: dY, window: window, level: level)
+            #expect(dX == expected, "max pool backward \(shape) \(windowHeight)x\(windowWidth) at \(level)")
+        }
+    }
+
+    @Test func overlappingOrPaddedWindowsAreLeftToTheGeneralPath() {
+        let x = randomTensor([1, 5, 5, 2], seed: 9)
+        let overlapping = SlidingWindow2D(inputShape: x.shape, windowHeight: 3, windowWidth: 3, strideHeight: 2, strideWidth: 2, padding: .valid)
+        let padded = SlidingWindow2D(inputShape: x.shape, windowHeight: 2, windowWidth: 2, strideHeight: 2, strideWidth: 2, padding: .same)
+        #expect(ActivationGradients.maxPool(input: x, dOutput: randomTensor([1, 2, 2, 2]), window: overlapping) == nil)
+        #expect(ActivationGradients.maxPool(input: x, dOutput: randomTensor([1, 3, 3, 2]), window: padded) == nil)
+    }
+}
