@@ -15,6 +15,12 @@ For each model (shape, motion) this script
    the input and output) and at batch 1024 (items/s), with one thread;
 5. runs `bench shape --json` / `bench motion --json` in the same run and prints our figures and ratios.
 
+With --train it compares training instead: for each architecture `bench train --json` reports (the shipped ones,
+as weights files record them), the same network built in Keras is trained with `fit` at batch 64, Adam (1e-3),
+sparse softmax cross-entropy on logits, on 2 threads (TensorFlow's intra- and inter-op pools both set to 2), and
+our `bench train --json --threads 2` runs in the same run, the two alternating round by round; it prints samples/s,
+ours / theirs, and checks the shape architecture's target (ours ≥ 2× Keras).
+
 Optional and slow (TensorFlow loads in ~10 s): never part of `make test`. See peers/README.md for the venv.
 """
 import argparse
@@ -113,24 +119,27 @@ def describe(header):
 # The same network in Keras and in ONNX
 # ---------------------------------------------------------------------------------------------------------------
 
-def keras_model(header, tensors):
-    """Our architecture in Keras, with our weights."""
+def keras_model(header, tensors=None):
+    """Our architecture in Keras, with our weights (`tensors`), or Keras's own initial weights without them. `header`
+    needs only `input.shape` and `architecture`."""
     import keras
     from keras import layers
 
     inputs = keras.Input(tuple(header["input"]["shape"]))
     x = inputs
     for index, kind, p in layers_of(header):
-        weight, bias = tensors.get(f"{index}.weight"), tensors.get(f"{index}.bias")
+        weight, bias = (tensors.get(f"{index}.weight"), tensors.get(f"{index}.bias")) if tensors else (None, None)
         if kind == "conv2D":
             layer = layers.Conv2D(p["outChannels"], (p["kernelHeight"], p["kernelWidth"]),
                                   strides=(p["strideHeight"], p["strideWidth"]), padding=p["padding"])
             x = layer(x)
-            layer.set_weights([weight.transpose(1, 2, 3, 0), bias])  # [out, kh, kw, in] → [kh, kw, in, out]
+            if weight is not None:
+                layer.set_weights([weight.transpose(1, 2, 3, 0), bias])  # [out, kh, kw, in] → [kh, kw, in, out]
         elif kind == "dense":
             layer = layers.Dense(p["outFeatures"])
             x = layer(x)
-            layer.set_weights([weight.T, bias])  # [out, in] → [in, out]
+            if weight is not None:
+                layer.set_weights([weight.T, bias])  # [out, in] → [in, out]
         elif kind == "activation":
             x = layers.Activation(activation_name(p))(x)
         elif kind == "pool2D":
@@ -375,6 +384,105 @@ def compare(name, theirs, reference, label, strict):
     return not strict or difference <= F32_TOLERANCE
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# Training: Keras fit beside our bench train, same architectures, same run
+# ---------------------------------------------------------------------------------------------------------------
+
+TRAIN_BATCH = 64
+TRAIN_THREADS = 2
+TRAIN_TARGET = 2.0  # ours / Keras samples/s the shape architecture must reach (issue 13)
+
+
+def our_training(bench, quick):
+    """`bench train --json --threads 2`: one object per architecture, by name."""
+    stdout, _ = run_bench(bench, ["train", "--json", "--threads", str(TRAIN_THREADS)] + (["--quick"] if quick else []))
+    rows = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    if not rows:
+        fail(f"{bench} train --json printed no architectures")
+    for row in rows:
+        if row.get("batch") != TRAIN_BATCH or row.get("threads") != TRAIN_THREADS:
+            fail(f"{bench} train measured batch {row.get('batch')} on {row.get('threads')} threads, not batch "
+                 f"{TRAIN_BATCH} on {TRAIN_THREADS}")
+    return {row["name"]: row for row in rows}
+
+
+class KerasTraining:
+    """One architecture in Keras, compiled as a Keras user trains it: Adam (1e-3), sparse softmax cross-entropy on
+    the logits, `fit` at batch 64 on random data of the right shape (speed does not depend on the values)."""
+
+    def __init__(self, row, steps):
+        import keras
+
+        header = {"input": {"shape": row["input_shape"]}, "architecture": row["architecture"]}
+        with quiet():
+            self.model = keras_model(header)
+            self.model.compile(optimizer=keras.optimizers.Adam(1e-3),
+                               loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        generator = np.random.default_rng(31)
+        self.count = TRAIN_BATCH * steps
+        self.x = generator.random((self.count, *row["input_shape"]), dtype=np.float32)
+        self.y = generator.integers(0, row["classes"], self.count)
+        self.parameters = self.model.count_params()
+        self.fit()  # warm-up: traces and compiles the train function
+
+    def fit(self):
+        with quiet():
+            self.model.fit(self.x, self.y, batch_size=TRAIN_BATCH, epochs=1, verbose=0)
+
+    def samples_per_second(self):
+        start = time.perf_counter()
+        self.fit()
+        return self.count / (time.perf_counter() - start)
+
+
+def train_comparison(arguments):
+    """Rounds of (ours, theirs) for every architecture; medians; ratios; the shape target."""
+    import tensorflow as tf
+
+    rounds = 1 if arguments.quick else 3
+    names = {"shape": "shape-classifier", "motion": "motion-state"}
+    wanted = [names[m] for m in arguments.models.split(",") if m in names]
+    if len(wanted) != len(arguments.models.split(",")):
+        fail(f"unknown model in {arguments.models}; use shape and/or motion")
+    first = our_training(arguments.bench, arguments.quick)
+    missing = [name for name in wanted if name not in first]
+    if missing:
+        fail(f"bench train --json reported no {', '.join(missing)}")
+    # Epochs of 400 steps, as ../shared/peers measured Keras: long enough that fit's per-epoch set-up is amortized.
+    steps = {name: 40 if arguments.quick else 400 for name in wanted}
+    theirs = {name: KerasTraining(first[name], steps[name]) for name in wanted}
+    ours_rates = {name: [] for name in wanted}
+    their_rates = {name: [] for name in wanted}
+    for round_index in range(rounds):
+        ours_now = first if round_index == 0 else our_training(arguments.bench, arguments.quick)
+        for name in wanted:
+            ours_rates[name].append(ours_now[name]["samples_per_s"])
+            their_rates[name].append(theirs[name].samples_per_second())
+
+    print(f"training, batch {TRAIN_BATCH}, Adam, {TRAIN_THREADS} threads each; {rounds} round(s) of ours then Keras, medians")
+    print(f"TensorFlow {tf.__version__} Keras fit: intra-op threads {tf.config.threading.get_intra_op_parallelism_threads()}, "
+          f"inter-op {tf.config.threading.get_inter_op_parallelism_threads()}")
+    print(f"{'architecture':20s}{'parameters':>12s}{'ours samples/s':>17s}{'Keras samples/s':>18s}{'ours / Keras':>14s}")
+    ratios = {}
+    for name in wanted:
+        row = first[name]
+        ours_rate, their_rate = float(np.median(ours_rates[name])), float(np.median(their_rates[name]))
+        ratios[name] = ours_rate / their_rate
+        if theirs[name].parameters != row["parameters"]:
+            fail(f"{name}: Keras built {theirs[name].parameters} parameters, ours has {row['parameters']}")
+        print(f"{name:20s}{row['parameters']:>12,d}{ours_rate:>17,.0f}{their_rate:>18,.0f}{ratios[name]:>13.2f}x")
+        if len(ours_rates[name]) > 1:
+            print(f"  rounds: ours {', '.join(f'{r:,.0f}' for r in ours_rates[name])}; "
+                  f"Keras {', '.join(f'{r:,.0f}' for r in their_rates[name])}")
+    if "shape-classifier" in ratios:
+        ratio = ratios["shape-classifier"]
+        verdict = "PASS" if ratio >= TRAIN_TARGET else "FAIL"
+        print(f"{verdict}  shape-classifier training samples/s, ours / Keras fit (batch {TRAIN_BATCH}, {TRAIN_THREADS} "
+              f"threads): {ratio:.2f} (≥ {TRAIN_TARGET:g})")
+        if verdict == "FAIL":
+            sys.exit(1)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--weights", default="Weights", help="folder with <model>.f32.weights and .int8.weights")
@@ -382,6 +490,8 @@ def main():
     parser.add_argument("--models", default="shape,motion", help="shape, motion or both (comma separated)")
     parser.add_argument("--quick", action="store_true", help="shorter sampling, ours and theirs")
     parser.add_argument("--verbose", action="store_true", help="let TensorFlow and LiteRT log what they do")
+    parser.add_argument("--train", action="store_true",
+                        help="compare training speed with Keras fit instead (batch 64, Adam, 2 threads each)")
     arguments = parser.parse_args()
     global VERBOSE
     VERBOSE = arguments.verbose
@@ -392,6 +502,13 @@ def main():
     with quiet():
         import tensorflow as tf  # noqa: F401  (loads once, before any timing)
         import keras  # noqa: F401
+        if arguments.train:
+            # Before TensorFlow runs anything: its thread pools are fixed at their first use.
+            tf.config.threading.set_intra_op_parallelism_threads(TRAIN_THREADS)
+            tf.config.threading.set_inter_op_parallelism_threads(TRAIN_THREADS)
+    if arguments.train:
+        train_comparison(arguments)
+        return
 
     for model_name in arguments.models.split(","):
         if model_name not in names:
