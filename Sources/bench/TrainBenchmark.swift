@@ -24,6 +24,9 @@ extension Bench {
         @Flag(help: "Print one JSON object per architecture per line (name, architecture, threads, samples_per_s, ...).")
         var json = false
 
+        @Flag(help: "Also time each convolution of the shape network at a part's batch (32 rows) both ways: im2col and sgemm, and the direct kernels.")
+        var layers = false
+
         @Option(help: "Threads a training step may use (default: \(Network.defaultTrainingThreads) here, one per part of the batch).")
         var threads: Int?
 
@@ -47,10 +50,53 @@ extension Bench {
                 print(padded(row.task.modelName, 20) + padded(String(row.parameters), 12)
                       + padded(String(format: "%.0f", row.samplesPerSecond), 12) + String(format: "%.1f%%", 100 * row.blasShare))
             }
+            if layers { printLayerComparison() }
             print("\nbatch \(benchmark.batch); one step = forward, backward, Adam update; \(threads) thread\(threads == 1 ? "" : "s") "
                   + "(the batch in \(Network.trainingParts) parts when every layer trains sample by sample), BLAS threads ≤ "
                   + "\(BLAS.maxThreads); median of \(benchmark.samples) samples of \(benchmark.stepsPerSample) steps")
         }
+    }
+}
+
+extension Bench.TrainSpeed {
+    /// Each convolution of the shape network at a part's batch: im2col and sgemm against the direct kernels, forward
+    /// and backward (the first layer's direct backward skips the input gradient, as training does), one BLAS thread.
+    func printLayerComparison() {
+        let saved = BLAS.maxThreads
+        BLAS.maxThreads = 1
+        defer { BLAS.maxThreads = saved }
+        let plan: TimingPlan = quick ? .quick : .full
+        print("\nper convolution, batch \(Network.smallestSplitBatch * 2) (one part), one thread: im2col + sgemm vs direct kernels")
+        print(padded("layer", 34) + padded("pass", 10) + padded("im2col", 12) + padded("direct", 12) + "im2col / direct")
+        var shape = [32] + RecognitionTask.shape.inputShape()
+        for (index, layer) in RecognitionTask.shape.layers(classes: 4, seed: 32).enumerated() {
+            defer { shape = layer.outputShape(for: shape) }
+            guard let conv = layer as? Conv2D,
+                  let direct = DirectConvolution2D(inputShape: shape, weightShape: conv.weight.shape, stride: conv.stride, padding: conv.padding)
+            else { continue }
+            var generator = SeededGenerator(seed: 40)
+            let x = Tensor(randomUniform: shape, in: 0..<1, generator: &generator)
+            let dY = Tensor(randomUniform: conv.outputShape(for: shape), in: -1..<1, generator: &generator)
+            let window = SlidingWindow2D(inputShape: shape, windowHeight: conv.weight.shape[1], windowWidth: conv.weight.shape[2],
+                                         strideHeight: 1, strideWidth: 1, padding: conv.padding)
+            let name = "\(index) Conv2D \(describeShape(shape)) → \(conv.weight.shape[0])"
+            let firstLayer = index == 0
+            let forward = measure(name, flops: nil, plan: plan, [
+                Candidate(impl: "im2col") { conv.forward(x).scalars[0] },
+                Candidate(impl: "direct") { direct.forward(bordered: direct.bordered(x), weight: conv.weight, bias: conv.bias).scalars[0] },
+            ])
+            let backward = measure(name, flops: nil, plan: plan, [
+                Candidate(impl: "im2col") { convolutionBackward(image: x, weight: conv.weight, dOutput: dY, window: window).dWeight.scalars[0] },
+                Candidate(impl: "direct") {
+                    direct.gradients(bordered: direct.bordered(x), weight: conv.weight, dOutput: dY, inputGradient: !firstLayer).dWeight.scalars[0]
+                },
+            ])
+            for (pass, pair) in [("forward", forward), (firstLayer ? "backward*" : "backward", backward)] {
+                print(padded(name, 34) + padded(pass, 10) + padded(humanSeconds(pair[0].medianSeconds), 12)
+                      + padded(humanSeconds(pair[1].medianSeconds), 12) + String(format: "%.2fx", pair[0].medianSeconds / pair[1].medianSeconds))
+            }
+        }
+        print("(* the direct backward of the first layer skips the input gradient, which training never uses)")
     }
 }
 

@@ -32,8 +32,9 @@ func col2im(_ dColumns: Tensor, window: SlidingWindow2D) -> Tensor {
 }
 
 /// The gradients of a convolution computed as `im2col(X) · Wᵀ + b` over an image batch `[N, H, W, C]`:
-/// `dW = dYᵀ · cols`, `db = Σ dY`, `dX = col2im(dY · W)`.
-func convolutionBackward(
+/// `dW = dYᵀ · cols`, `db = Σ dY`, `dX = col2im(dY · W)`. The path of strides other than 1 (stride 1 takes
+/// `DirectConvolution2D`); public so that `bench train --layers` can time both on each layer's shape.
+public func convolutionBackward(
     image: Tensor, weight: Tensor, dOutput: Tensor, window: SlidingWindow2D
 ) -> (dImage: Tensor, dWeight: Tensor, dBias: Tensor) {
     let outChannels = weight.shape[0]
