@@ -114,28 +114,45 @@ public struct Network: Sendable {
     ) -> (loss: Float, logits: Tensor) {
         TrainingMemory.keepFreedMemory()
         let rows = inputs.shape.first ?? 0
-        guard rows >= Network.smallestSplitBatch, layers.allSatisfy(\.trainsSampleBySample),
-              rows * multiplyAddsPerSample(sampleShape: Array(inputs.shape.dropFirst())) >= Network.smallestSplitWork
-        else {
-            let (logits, records) = forward(inputs, mode: .training, generator: &generator)
-            let (batchLoss, dLogits) = loss(logits: logits, labels: labels)
-            var updated = parameters
-            optimizer.update(&updated, gradients: backward(dLogits, records: records))
-            parameters = updated
-            absorb(records)
-            return (batchLoss, logits)
-        }
-        let parts = splitRows(rows, into: Network.trainingParts)
-        let network = self
+        let cut = rows >= Network.smallestSplitBatch && layers.allSatisfy(\.trainsSampleBySample)
+            && rows * multiplyAddsPerSample(sampleShape: Array(inputs.shape.dropFirst())) >= Network.smallestSplitWork
+        let pass = cut
+            ? partsPass(inputs, labels: labels, loss: loss, generator: generator, threads: threads)
+            : wholePass(inputs, labels: labels, loss: loss, generator: &generator)
+        var updated = parameters
+        optimizer.update(&updated, gradients: pass.gradients)
+        parameters = updated
+        for records in pass.records { absorb(records) }
+        return (pass.loss, pass.logits)
+    }
+
+    /// What one step's forward and backward passes give: the batch loss, the logits, the gradients, and the forward
+    /// records of each part (one part when the batch is not cut).
+    private typealias Pass = (loss: Float, logits: Tensor, gradients: [[Tensor]], records: [[ForwardRecord]])
+
+    private func wholePass(
+        _ inputs: Tensor, labels: [Int], loss: SoftmaxCrossEntropy, generator: inout SeededGenerator
+    ) -> Pass {
+        let (logits, records) = forward(inputs, mode: .training, generator: &generator)
+        let (batchLoss, dLogits) = loss(logits: logits, labels: labels)
+        return (batchLoss, logits, backward(dLogits, records: records), [records])
+    }
+
+    /// The batch in `trainingParts` parts on up to `threads` threads; the loss over the whole batch; the parts'
+    /// gradients added in part order.
+    private func partsPass(
+        _ inputs: Tensor, labels: [Int], loss: SoftmaxCrossEntropy, generator: SeededGenerator, threads: Int
+    ) -> Pass {
+        let parts = splitRows(inputs.shape[0], into: Network.trainingParts)
         let workers = max(1, min(threads, parts.count))
         // Each part's products are small; one BLAS thread per worker keeps the workers from fighting over cores.
         let savedBLASThreads = BLAS.maxThreads
         if workers > 1 { BLAS.maxThreads = 1 }
         defer { if workers > 1 { BLAS.maxThreads = savedBLASThreads } }
-        // Layers that train sample by sample draw no random numbers, so each part gets a copy it leaves unused.
-        let partGenerator = generator
+        let network = self
         let forwards = parallelMap(count: parts.count, threads: workers) { part in
-            var unused = partGenerator
+            // Layers that train sample by sample draw no random numbers: each part gets a copy it leaves unused.
+            var unused = generator
             return network.forward(inputs.rows(parts[part]), mode: .training, generator: &unused)
         }
         let logits = Tensor.concatenate(forwards.map(\.logits), axis: 0)
@@ -149,11 +166,7 @@ public struct Network: Sendable {
                 for index in gradients[layer].indices { gradients[layer][index] = gradients[layer][index] + part[layer][index] }
             }
         }
-        var updated = parameters
-        optimizer.update(&updated, gradients: gradients)
-        parameters = updated
-        for part in forwards { absorb(part.records) }
-        return (batchLoss, logits)
+        return (batchLoss, logits, gradients, forwards.map(\.records))
     }
 
     /// Lets each layer take in what its training forward pass measured.
