@@ -1,3 +1,4 @@
+import Models
 import Testing
 @testable import Train
 import Tensor
@@ -8,18 +9,10 @@ import Tensor
 /// the largest gradient of the tensor (at least 1e-3).
 let splitGradientRelativeTolerance: Float = 1e-4
 
-/// The shipped shape network's layers (16×16×1 → conv 12/24/32 → GAP → dense 4): a step of 64 rows is 19M
+/// The shipped shape architecture (16×16×1 → conv 12/24/32 → GAP → dense 4): a step of 64 rows is 19M
 /// multiply-adds, above `Network.smallestSplitWork`, so its batch is cut.
 func shapeNetwork(seed: UInt64) -> Network {
-    var g = SeededGenerator(seed: seed)
-    return Network([
-        Conv2D(inChannels: 1, outChannels: 12, kernel: (3, 3), padding: .same, generator: &g), Activation(.relu),
-        Pool2D(.max, size: (2, 2)),
-        Conv2D(inChannels: 12, outChannels: 24, kernel: (3, 3), padding: .same, generator: &g), Activation(.relu),
-        Pool2D(.max, size: (2, 2)),
-        Conv2D(inChannels: 24, outChannels: 32, kernel: (3, 3), padding: .same, generator: &g), Activation(.relu),
-        GlobalAveragePool(), Dense(inFeatures: 32, outFeatures: 4, generator: &g),
-    ])
+    Network(converting: RecognitionTask.shape.layers(classes: 4, seed: seed))
 }
 
 @Suite("A training step cut into parts on threads")
