@@ -51,7 +51,8 @@ struct ChainOptions: ParsableArguments {
     }
 
     /// Where weights are looked for.
-    var locator: WeightsLocator { WeightsLocator(explicitFile: weights, shippedFolder: Self.shippedWeights) }
+    /// Where weights are looked for: the folders, then the weights built into the binary.
+    var locator: WeightsLocator { WeightsLocator(explicitFile: weights, shippedFolder: Self.shippedWeights, builtIn: ShippedWeights()) }
 
     /// The weights variants of `model`: the given file, or int8 then f32.
     func variants(of model: String) -> [String] {

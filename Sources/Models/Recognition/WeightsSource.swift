@@ -62,6 +62,9 @@ public struct WeightsLocator: WeightsSource {
     public let explicitFile: String?
     /// The folders, in order, each with how it was found (for error messages).
     public let folders: [(origin: String, path: String?)]
+    /// Where to look last, when no folder holds any variant of a model: the weights built into the library
+    /// (`ShippedWeights`), or `nil` to look in the folders only.
+    public let builtIn: ShippedWeights?
 
     /// The environment variable naming a weights folder.
     public static let environmentVariable = "CLASSIFY_WEIGHTS"
@@ -69,9 +72,12 @@ public struct WeightsLocator: WeightsSource {
     public static let curvesRunAttribute = "data-training-run"
 
     /// Creates the locator; `shippedFolder` is the package's `Weights/` as built.
+    /// With `builtIn`, a model no folder holds is loaded from the weights built into the library.
     public init(explicitFile: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
-                currentDirectory: String = FileManager.default.currentDirectoryPath, shippedFolder: String?) {
+                currentDirectory: String = FileManager.default.currentDirectoryPath, shippedFolder: String?,
+                builtIn: ShippedWeights? = nil) {
         self.explicitFile = explicitFile
+        self.builtIn = builtIn
         let fromEnvironment = environment[Self.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
         var folders: [(String, String?)] = [("$\(Self.environmentVariable)", fromEnvironment),
                                             ("./Weights", URL(fileURLWithPath: currentDirectory).appendingPathComponent("Weights").path)]
@@ -105,6 +111,12 @@ public struct WeightsLocator: WeightsSource {
             }
             try checkOneSet(path, siblings: own.filter { $0 != fileName }, folder: folder, model: model)
             return try ModelFile(contentsOf: URL(fileURLWithPath: path))
+        }
+        if let builtIn {
+            guard ShippedWeights.bytes(of: variant) != nil else {
+                throw WeightsNotFound(variant: variant, places: places + ["built in (\(ShippedWeights.variants.joined(separator: ", ")))"])
+            }
+            return try builtIn.load(variant)
         }
         throw WeightsNotFound(variant: variant, places: places)
     }
