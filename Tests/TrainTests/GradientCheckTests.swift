@@ -223,7 +223,8 @@ struct GradientCheckTests {
         let record = layer.trainingForward(x, mode: mode, generator: &g)
         let dX = layer.backward(r, record: record).dInput
         // The mask is fixed once drawn, so the layer is linear in x: check against the recorded mask.
-        let mask = record.saved.first ?? Tensor(repeating: 1, shape: x.shape)
+        var mask = Tensor(repeating: 1, shape: x.shape)
+        if case let .dropoutMask(kept) = record.saved { mask = kept }
         expectGradient(dX, of: { dot($0 * mask, r) }, at: x, "Dropout dX")
         if mode == .training {
             let dropped = mask.scalars.filter { $0 == 0 }.count

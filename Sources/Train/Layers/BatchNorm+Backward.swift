@@ -22,20 +22,20 @@ extension BatchNorm: TrainableLayer {
         let inverseDeviation = (variance + epsilon).map { 1 / $0.squareRoot() }
         let normalized = centered * inverseDeviation
         let output = (normalized * gamma + beta).reshaped(input.shape)
-        return ForwardRecord(input: input, output: output, saved: [normalized, inverseDeviation, mean, variance])
+        return ForwardRecord(input: input, output: output,
+                             saved: .batchStatistics(normalized: normalized, inverseDeviation: inverseDeviation, mean: mean, variance: variance))
     }
 
     /// `dβ = Σ dY`, `dγ = Σ dY·x̂`, `dX = (γ·σ⁻¹ / m) · (m·dY − Σ dY − x̂ · Σ dY·x̂)` with sums over the batch.
     public func backward(_ dOutput: Tensor, record: ForwardRecord) -> (dInput: Tensor, gradients: [Tensor]) {
         let dY = dOutput.reshaped([-1, channels])
-        guard record.saved.count == 4 else {
+        guard case let .batchStatistics(normalized, inverseDeviation, _, _) = record.saved else {
             // Inference mode: a fixed affine map per channel.
             let inverseDeviation = (variance + epsilon).map { 1 / $0.squareRoot() }
             let normalized = (record.input.reshaped([-1, channels]) - mean) * inverseDeviation
             return ((dY * (gamma * inverseDeviation)).reshaped(record.input.shape),
                     [(dY * normalized).sum(axis: 0), dY.sum(axis: 0)])
         }
-        let (normalized, inverseDeviation) = (record.saved[0], record.saved[1])
         let m = Float(dY.shape[0])
         let dBeta = dY.sum(axis: 0)
         let dGamma = (dY * normalized).sum(axis: 0)
@@ -50,10 +50,10 @@ extension BatchNorm: TrainableLayer {
 
     /// Moves the running statistics towards the batch's; the variance is made unbiased (`m / (m − 1)`).
     public mutating func absorb(_ record: ForwardRecord) {
-        guard record.saved.count == 4 else { return }
+        guard case let .batchStatistics(_, _, batchMean, batchVariance) = record.saved else { return }
         let m = Float(record.input.count / channels)
-        let unbiased = record.saved[3] * (m > 1 ? m / (m - 1) : 1)
-        mean = mean * (1 - batchNormMomentum) + record.saved[2] * batchNormMomentum
+        let unbiased = batchVariance * (m > 1 ? m / (m - 1) : 1)
+        mean = mean * (1 - batchNormMomentum) + batchMean * batchNormMomentum
         variance = variance * (1 - batchNormMomentum) + unbiased * batchNormMomentum
     }
 }

@@ -59,7 +59,7 @@ extension Conv2D: TrainableLayer {
     public func trainingForward(_ input: Tensor, mode: Mode, generator: inout SeededGenerator) -> ForwardRecord {
         guard let direct = direct(for: input.shape) else { return ForwardRecord(input: input, output: forward(input)) }
         let bordered = direct.bordered(input)
-        return ForwardRecord(input: input, output: direct.forward(bordered: bordered, weight: weight, bias: bias), saved: [bordered])
+        return ForwardRecord(input: input, output: direct.forward(bordered: bordered, weight: weight, bias: bias), saved: .borderedInput(bordered))
     }
 
     /// `dX`, `dW` and `db` by the direct kernels when the stride is 1; by col2im and the unrolled input otherwise.
@@ -75,7 +75,8 @@ extension Conv2D: TrainableLayer {
 
     private func backward(_ dOutput: Tensor, record: ForwardRecord, inputGradient: Bool) -> (dInput: Tensor?, gradients: [Tensor]) {
         if let direct = direct(for: record.input.shape) {
-            let bordered = record.saved.first ?? direct.bordered(record.input)
+            let bordered: Tensor
+            if case let .borderedInput(kept) = record.saved { bordered = kept } else { bordered = direct.bordered(record.input) }
             let (dX, dW, dB) = direct.gradients(bordered: bordered, weight: weight, dOutput: dOutput, inputGradient: inputGradient)
             return (dX, [dW, dB])
         }

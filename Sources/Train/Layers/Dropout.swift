@@ -33,12 +33,12 @@ public struct Dropout: TrainableLayer {
         var mask = [Float](repeating: 0, count: input.count)
         for i in mask.indices where generator.nextUnitDouble() >= Double(rate) { mask[i] = keep }
         let maskTensor = Tensor(shape: input.shape, scalars: mask)
-        return ForwardRecord(input: input, output: input * maskTensor, saved: [maskTensor])
+        return ForwardRecord(input: input, output: input * maskTensor, saved: .dropoutMask(maskTensor))
     }
 
     /// The gradient through the same mask (or unchanged at inference).
     public func backward(_ dOutput: Tensor, record: ForwardRecord) -> (dInput: Tensor, gradients: [Tensor]) {
-        guard let mask = record.saved.first else { return (dOutput, []) }
+        guard case let .dropoutMask(mask) = record.saved else { return (dOutput, []) }
         return (dOutput * mask, [])
     }
 

@@ -14,12 +14,24 @@ public struct ForwardRecord: Sendable {
     public var input: Tensor
     /// The layer's output.
     public var output: Tensor
-    /// Extra tensors a layer needs (dropout's mask; batch norm's normalized input, inverse deviations, batch mean
-    /// and variance).
-    public var saved: [Tensor] = []
+    /// What else the layer kept for its backward pass.
+    public var saved: Saved = .nothing
+
+    /// What a layer keeps beyond its input and output, by name.
+    public enum Saved: Sendable {
+        /// Nothing (and, for batch normalization and dropout, the sign of an inference-mode pass).
+        case nothing
+        /// Dropout's mask: 0 for a dropped value, the keep-rate's inverse for a kept one.
+        case dropoutMask(Tensor)
+        /// Batch normalization in training mode: the normalized input and the inverse deviations (for the
+        /// backward pass), the batch's mean and variance (for the running statistics).
+        case batchStatistics(normalized: Tensor, inverseDeviation: Tensor, mean: Tensor, variance: Tensor)
+        /// A convolution's input with its zero border, as the direct kernels read it.
+        case borderedInput(Tensor)
+    }
 
     /// Creates a record.
-    public init(input: Tensor, output: Tensor, saved: [Tensor] = []) {
+    public init(input: Tensor, output: Tensor, saved: Saved = .nothing) {
         self.input = input
         self.output = output
         self.saved = saved
