@@ -190,3 +190,42 @@ public struct Decision: Sendable, Equatable {
             && a.probabilities.map(\.probability) == b.probabilities.map(\.probability)
     }
 }
+
+extension Decision {
+    /// What `Decision(labels:probabilities:rule:)` decides, without allocating: the calibrated probabilities are
+    /// written to `calibrated` (as many as `raw`), and the winner returned — the nearest real class's index, whether
+    /// the reject class won (`unknown`), the confidence and whether it is uncertain. `rejectIndex` is where
+    /// `rule.rejectLabel` stands in the labels. The initializer is its twin: the same operations in the same order,
+    /// so the same bits (tests compare them); the reasons are left to it.
+    static func decide(raw: UnsafeBufferPointer<Double>, rejectIndex: Int?, rule: DecisionRule,
+                       calibrated p: UnsafeMutableBufferPointer<Double>) -> (best: Int, unknown: Bool, confidence: Double, uncertain: Bool) {
+        precondition(raw.count == p.count && !raw.isEmpty, "Decision.decide: \(raw.count) scores, \(p.count) places")
+        if raw.contains(where: { !$0.isFinite }) {
+            p.update(repeating: 0)
+            return (0, true, 0, true)
+        }
+        if rule.temperature == 1 {
+            for i in raw.indices { p[i] = raw[i] }
+        } else {
+            // `calibrated(_:)`: logs over the temperature, shifted by their largest, exponentiated, normalized.
+            var top = -Double.infinity
+            for i in raw.indices {
+                p[i] = log(max(raw[i], 1e-38)) / rule.temperature
+                if i == 0 || p[i] > top { top = p[i] }
+            }
+            var total = 0.0
+            for i in raw.indices {
+                p[i] = exp(p[i] - top)
+                total += p[i]
+            }
+            for i in raw.indices { p[i] /= total }
+        }
+        var best = -1
+        for i in p.indices where i != rejectIndex && (best < 0 || p[best] < p[i]) { best = i }
+        if best < 0 { best = 0 }
+        if let rejectIndex, p[rejectIndex] > p[best] {
+            return (best, true, p[rejectIndex], p[rejectIndex] < rule.uncertainBelow)
+        }
+        return (best, false, p[best], p[best] < rule.uncertainBelow)
+    }
+}
