@@ -20,6 +20,8 @@ public struct CSVReader {
     private var buffer: [UInt8] = []
     private var position = 0
     private var atEnd = false
+    /// Bytes read from the file so far.
+    private var bytesRead = 0
     /// The line the next record starts on.
     public private(set) var lineNumber = 0
     /// The last record read: in `buffer` from `recordStart` (a plain record, read in place, its fields separated by
@@ -97,6 +99,10 @@ public struct CSVReader {
         position = 0
         return readers
     }
+
+    /// Where the next record starts in the file: bytes read from it (after the byte-order mark, if any, which
+    /// is counted) less those not yet parsed.
+    public var byteOffset: Int { bytesRead - (buffer.count - position) }
 
     /// Whether `bytes[index]` ends a line: an LF, or a CR that no LF follows (a CR at the end of `bytes` ends one).
     static func endsLine(_ bytes: ArraySlice<UInt8>, at index: Int) -> Bool {
@@ -211,15 +217,20 @@ public struct CSVReader {
 
     /// Parses `field` of column `index` as a finite number.
     public func number(_ field: String, column index: Int) throws(DataError) -> Double {
+        try Self.number(field, file: file, line: lineNumber, column: (index + 1, header[index]))
+    }
+
+    /// Parses `field` as a finite number (surrounding spaces allowed); the error names `file`, `line` and `column`
+    /// (1-based, with its header name). What `number(_:column:)` does for a reader's current record.
+    public static func number(_ field: String, file: String, line: Int, column: (index: Int, name: String)) throws(DataError) -> Double {
         if let value = Double(field), value.isFinite { return value }  // the common case: no spaces, a finite number
         let trimmed = field.trimmingCharacters(in: .whitespaces)
         guard let value = Double(trimmed) else {
-            throw DataError(file: file, line: lineNumber, column: (index + 1, header[index]),
+            throw DataError(file: file, line: line, column: column,
                             message: trimmed.isEmpty ? "empty field; expected a number" : "'\(trimmed.prefix(40))' is not a number")
         }
         guard value.isFinite else {
-            throw DataError(file: file, line: lineNumber, column: (index + 1, header[index]),
-                            message: "\(trimmed) is not a finite number")
+            throw DataError(file: file, line: line, column: column, message: "\(trimmed) is not a finite number")
         }
         return value
     }
@@ -246,6 +257,7 @@ public struct CSVReader {
             position = 0
         }
         buffer.append(contentsOf: chunk)
+        bytesRead += chunk.count
         return true
     }
 

@@ -1,0 +1,223 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// One drawing of a shape dataset as `DrawingReader.readDataset` hands it to a worker: its id, its lines, and the
+/// drawing or the first problem found in its rows.
+public struct DatasetDrawingRecord: Sendable {
+    /// The `drawing` column's value.
+    public let id: String
+    /// The drawing's first and last lines.
+    public let lines: ClosedRange<Int>
+    /// The drawing, or why it cannot be used.
+    public let drawing: Result<Drawing, DataError>
+}
+
+/// A drawing of a dataset with what a worker made of it (`DrawingReader.readDataset`).
+public struct DatasetItem<Value: Sendable>: Sendable {
+    /// The `drawing` column's value.
+    public let id: String
+    /// The drawing's first and last lines.
+    public let lines: ClosedRange<Int>
+    /// The worker's result for the drawing.
+    public let value: Value
+}
+
+extension DrawingReader {
+    /// Reads a shape dataset (columns `drawing,label,stroke,x,y` and optional `t`, in any order) on up to
+    /// `threads` threads and hands each drawing, in any order, to a worker, returning the workers' results in
+    /// file order. Each thread calls `makeWorker` once and keeps what it returns (a recognizer's buffers, say).
+    ///
+    /// The drawings and their errors are those of Train's `ShapeDataset.items(path)` read on one thread (tests
+    /// hold it to that): one item per run of rows with the same id; a bad row spoils only its drawing (its first
+    /// problem, with file, line and column); a row with the wrong number of fields starts a drawing of its own id,
+    /// or spoils the one above; a drawing no recognizer can see names its lines; a drawing whose rows are not
+    /// together is an error on each of its runs (`scatteredMessage`). Whole-file problems (no such file, a missing
+    /// column, no rows) are thrown.
+    ///
+    /// The file is mapped into memory and cut into runs of lines that are parsed in parallel, rows in place; a
+    /// drawing cut by a run's end is joined to its rest before it is handed over. `nil` (nothing handed over) when
+    /// the file is not plain enough for that — it holds a quote, a NUL, bytes that are not UTF-8 or a line longer
+    /// than `CSVReader.maximumLineBytes` — or is standard input (`-`), and must be read with `CSVReader` row by row.
+    /// `chunkBytes` is the size of a run (tests make it small).
+    public static func readDataset<Value: Sendable>(
+        _ path: String, threads: Int, chunkBytes: Int = 1 << 22,
+        makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value
+    ) throws(DataError) -> [DatasetItem<Value>]? {
+        precondition(threads >= 1 && chunkBytes >= 1, "DrawingReader.readDataset: threads \(threads), chunkBytes \(chunkBytes)")
+        guard path != "-" else { return nil }
+        let reader = try CSVReader(path: path)
+        let columns = try reader.columns(["drawing", "label", "stroke", "x", "y"])
+        let layout = DatasetLayout(path: path, header: reader.header, id: columns[0], stroke: columns[2], x: columns[3], y: columns[4],
+                                   t: reader.optionalColumn("t"))
+        // The file mapped into memory: its pages are read as the workers reach them, and never copied.
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+        } catch {
+            throw DataError(file: path, message: "cannot be read: \(error.localizedDescription)", kind: .unreadable)
+        }
+        let start = reader.byteOffset
+        guard start <= data.count else { return nil }
+        let results = data.withUnsafeBytes { raw in
+            let shared = UnsafeBufferPointerBox(raw.bindMemory(to: UInt8.self))
+            let chunks = DatasetChunk.cut(shared.buffer, from: start, size: chunkBytes, firstLine: reader.lineNumber + 1, threads: threads)
+            let parsed = parallelChunks(count: chunks.count, threads: threads, makeWorker: makeWorker) { index, worker in
+                layout.parse(shared.buffer, chunks[index], seed: index == 0 ? .fileStart : nil, transform: worker)
+            }
+            return (chunks, parsed)
+        }
+        let chunks = results.0
+        guard !results.1.contains(where: { $0.anomaly }) else { return nil }
+
+        // Join the drawings cut by a run's end, in file order, on this thread.
+        let transform = makeWorker()
+        var items: [DatasetItem<Value>] = []
+        var rowErrors: [Bool] = []
+        items.reserveCapacity(results.1.reduce(0) { $0 + $1.items.count + 2 })
+        rowErrors.reserveCapacity(items.capacity)
+        var open: PendingRows?
+        func emit(_ rows: PendingRows) {
+            let record = layout.finished(rows)
+            items.append(DatasetItem(id: record.id, lines: record.lines, value: transform(record)))
+            rowErrors.append(rows.error != nil)
+        }
+        for (index, first) in results.1.enumerated() {
+            var result = first
+            if result.needsSeed {
+                // The run starts with a row that belongs to whatever drawing is open: parse it again knowing which.
+                result = data.withUnsafeBytes { raw in
+                    layout.parse(raw.bindMemory(to: UInt8.self), chunks[index], seed: open.map { $0.seed() } ?? .fileStart, transform: transform)
+                }
+            }
+            if let head = result.head {
+                if let rows = open, rows.id == head.id {
+                    open = rows.joined(with: head)
+                } else {
+                    if let rows = open { emit(rows) }
+                    open = head
+                }
+            }
+            if !result.items.isEmpty || result.tail != nil {
+                if let rows = open { emit(rows) }
+                open = result.tail
+                items += result.items
+                rowErrors += result.rowErrors
+            }
+        }
+        if let rows = open { emit(rows) }
+        guard !items.isEmpty else { throw DataError(file: path, line: 2, message: "no drawings: the file has a header but no rows") }
+
+        // A drawing whose rows are not together: an error on each of its runs (one with a row error keeps it).
+        var latest: [String: Int] = Dictionary(minimumCapacity: items.count)
+        var runs: [String: [Int]] = [:]
+        for (index, item) in items.enumerated() {
+            // The first time an id comes back, its list starts with its first run.
+            if let earlier = latest.updateValue(index, forKey: item.id) { runs[item.id, default: [earlier]].append(index) }
+        }
+        for indices in runs.values {
+            let id = items[indices[0]].id
+            let message = scatteredMessage(id: id, runs: indices.map { items[$0].lines })
+            for index in indices where !rowErrors[index] {
+                let lines = items[index].lines
+                let error = DataError(file: path, line: lines.lowerBound, column: (columns[0] + 1, "drawing"), message: message)
+                let own = items[index].id
+                items[index] = DatasetItem(id: own, lines: lines, value: transform(DatasetDrawingRecord(id: own, lines: lines, drawing: .failure(error))))
+            }
+        }
+        return items
+    }
+
+    /// The error of a drawing whose id has rows at `runs` (in file order) with other drawings between them: the
+    /// first four runs (a file alternating two ids must not make every message as long as the file).
+    public static func scatteredMessage(id: String, runs: [ClosedRange<Int>]) -> String {
+        let shown = 4
+        let ranges = runs.prefix(shown).map { "\($0.lowerBound)–\($0.upperBound)" }.joined(separator: ", ")
+            + (runs.count > shown ? " and \(runs.count - shown) more runs" : "")
+        return "drawing '\(id.prefix(60))' has rows at lines \(ranges), with other drawings between them; "
+            + "the rows of one drawing must be together (or give each drawing its own id)"
+    }
+
+    /// `body(index, worker)` for each chunk index on up to `threads` threads, each thread with a worker of its own,
+    /// taking the next chunk as it finishes one; results in index order.
+    static func parallelChunks<Value, Result: Sendable>(
+        count: Int, threads: Int, makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value,
+        _ body: @Sendable (Int, @escaping (DatasetDrawingRecord) -> Value) -> Result
+    ) -> [Result] {
+        let slots = Mutex<[Result?]>(Array(repeating: nil, count: count))
+        let next = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: max(1, min(threads, count))) { _ in
+            let worker = makeWorker()
+            while case let index = next.wrappingAdd(1, ordering: .relaxed).oldValue, index < count {
+                let result = body(index, worker)
+                slots.withLock { $0[index] = result }
+            }
+        }
+        return slots.withLock { $0.compactMap { $0 } }
+    }
+}
+
+/// A run of whole lines of the rest of a dataset: `start..<end` in its bytes, the first line's number.
+struct DatasetChunk: Sendable {
+    let start: Int
+    let end: Int
+    var firstLine: Int
+
+    /// `bytes[from...]` cut into runs of about `size` bytes, each ending at a line end, with
+    /// their first lines' numbers (line ends counted on `threads` threads).
+    static func cut(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, size: Int, firstLine: Int, threads: Int) -> [DatasetChunk] {
+        var chunks: [DatasetChunk] = []
+        var begin = start
+        while begin < bytes.count {
+            var end = min(bytes.count, begin + size)
+            // A line ends at an LF, or at a CR that no LF follows.
+            while end < bytes.count && !(bytes[end - 1] == UInt8(ascii: "\n")
+                                         || (bytes[end - 1] == UInt8(ascii: "\r") && bytes[end] != UInt8(ascii: "\n"))) { end += 1 }
+            chunks.append(DatasetChunk(start: begin, end: end, firstLine: 0))
+            begin = end
+        }
+        let ranges = chunks.map { $0.start..<$0.end }
+        let shared = UnsafeBufferPointerBox(bytes)
+        let counts = parallelMap(count: ranges.count, threads: threads) { index in
+            lineEnds(UnsafeBufferPointer(rebasing: shared.buffer[ranges[index]]))
+        }
+        var line = firstLine
+        for index in chunks.indices {
+            chunks[index].firstLine = line
+            line += counts[index]
+        }
+        return chunks
+    }
+
+    /// How many lines `bytes` ends (its LFs and the CRs no LF follows; it ends at a line end), eight bytes at a
+    /// time while there is no CR.
+    static func lineEnds(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
+        let raw = UnsafeRawPointer(base)
+        var count = 0, i = 0
+        let ones: UInt64 = 0x0101_0101_0101_0101, low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        while i + 8 <= bytes.count {
+            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            // A byte equal to b is a zero byte of word ^ (b · ones); zero bytes are those whose high bit stays clear.
+            let lf = word ^ (ones &* 0x0A), cr = word ^ (ones &* 0x0D)
+            let lfNonzero = (((lf & low7) &+ low7) | lf) & ~low7
+            let crNonzero = (((cr & low7) &+ low7) | cr) & ~low7
+            if crNonzero != ~low7 { break }  // a CR: count the rest byte by byte
+            count += 8 - lfNonzero.nonzeroBitCount
+            i += 8
+        }
+        while i < bytes.count {
+            if bytes[i] == UInt8(ascii: "\n") || (bytes[i] == UInt8(ascii: "\r") && (i + 1 == bytes.count || bytes[i + 1] != UInt8(ascii: "\n"))) {
+                count += 1
+            }
+            i += 1
+        }
+        return count
+    }
+}
+
+/// A buffer pointer handed to worker threads that only read it while it is alive.
+struct UnsafeBufferPointerBox: @unchecked Sendable {
+    let buffer: UnsafeBufferPointer<UInt8>
+    init(_ buffer: UnsafeBufferPointer<UInt8>) { self.buffer = buffer }
+}

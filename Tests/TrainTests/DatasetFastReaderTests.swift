@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+import Models
+@testable import Train
+
+/// `DrawingReader.readDataset` (runs of lines parsed in parallel, rows in place) against its reference,
+/// `ShapeDataset.items` read on one thread: the same drawings, ids, lines and errors, in the same order, however
+/// the file is cut into runs and on any number of threads.
+@Suite("The parallel dataset reader gives the reference reader's drawings and errors")
+struct DatasetFastReaderTests {
+    func write(_ bytes: [UInt8]) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("fast-dataset-\(UUID().uuidString).csv")
+        try Data(bytes).write(to: url)
+        return url.path
+    }
+
+    /// Rows of drawing `id`: a square of side `side` in `strokes` strokes (stroke indices as given).
+    func rows(_ id: String, side: Int = 10, strokes: [Int] = [0], t: Bool = false) -> String {
+        var text = ""
+        for (k, stroke) in strokes.enumerated() {
+            for (n, (x, y)) in [(0, 0), (side, 0), (side, side), (0, side), (0, 0)].enumerated() {
+                text += "\(id),square,\(stroke),\(x + k),\(y)" + (t ? ",\(n * 10)" : "") + "\n"
+            }
+        }
+        return text
+    }
+
+    static let header = "drawing,label,stroke,x,y\n"
+
+    /// Every way of cutting and threading `text` gives the reference's items.
+    func expectSameAsReference(_ text: String, _ context: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let path = try write(Array(text.utf8))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let reference = Result { () throws(DataError) in try ShapeDataset.items(path, threads: 1) }
+        for chunkBytes in [1, 7, 33, 200, 1 << 22] {
+            for threads in [1, 2, 3] {
+                let fast = Result { () throws(DataError) in
+                    try DrawingReader.readDataset(path, threads: threads, chunkBytes: chunkBytes) { { $0 } }
+                }
+                switch (fast, reference) {
+                case let (.success(items?), .success(expected)):
+                    #expect(items.map(\.id) == expected.map(\.id), "\(context), runs of \(chunkBytes) bytes, \(threads) threads",
+                            sourceLocation: sourceLocation)
+                    #expect(items.map(\.lines) == expected.map(\.lines), "\(context), runs of \(chunkBytes), \(threads) threads",
+                            sourceLocation: sourceLocation)
+                    for (item, want) in zip(items, expected) where item.value.drawing != want.drawing {
+                        Issue.record("\(context), runs of \(chunkBytes), \(threads) threads: '\(item.id)': \(item.value.drawing) vs \(want.drawing)",
+                                     sourceLocation: sourceLocation)
+                    }
+                    #expect(items.map(\.value.id) == items.map(\.id) && items.map(\.value.lines) == items.map(\.lines), sourceLocation: sourceLocation)
+                case let (.failure(a), .failure(b)):
+                    #expect(a == b, "\(context): \(a) vs \(b)", sourceLocation: sourceLocation)
+                case (.success(nil), _):
+                    Issue.record("\(context): the fast reader refused a plain file", sourceLocation: sourceLocation)
+                default:
+                    Issue.record("\(context), runs of \(chunkBytes), \(threads) threads: fast \(fast) vs reference \(reference)",
+                                 sourceLocation: sourceLocation)
+                }
+            }
+        }
+    }
+
+    @Test func generatedDatasetsReadTheSame() throws {
+        var generator = ShapeGenerator(seed: 41)
+        let text = ShapeDatasetWriter.csv(generator.samples(people: 3, perPerson: 8), prefix: "g")
+        try expectSameAsReference(text, "generated")
+        try expectSameAsReference(text.replacingOccurrences(of: "\n", with: "\r\n"), "generated, CRLF")
+        try expectSameAsReference(text.replacingOccurrences(of: "\n", with: "\r"), "generated, lone CR")
+        try expectSameAsReference("\u{FEFF}" + text, "generated, byte-order mark")
+        try expectSameAsReference(String(text.dropLast()), "generated, no line end at the end")
+    }
+
+    @Test func blankLinesAndOtherLineEndsReadTheSame() throws {
+        try expectSameAsReference("\n\n" + Self.header + "\n" + rows("a") + "\n\r\n\r" + rows("b") + "\n\n", "blank lines")
+        try expectSameAsReference(Self.header + rows("a").replacingOccurrences(of: "\n", with: "\r\n") + rows("b") + "c,square,0,1,1\r", "mixed line ends")
+        try expectSameAsReference(Self.header + "a,square,0,1,1\r\r\na,square,0,5,5\r\r", "CR CR LF")
+        try expectSameAsReference(Self.header + "   \n" + rows("a"), "a line of spaces")
+    }
+
+    @Test func columnsInAnyOrderWithTimesAndExtras() throws {
+        let text = "t,extra,y,x,stroke,label,drawing\n" + rows("a", strokes: [0, 1], t: true).split(separator: "\n").map { line in
+            let f = line.split(separator: ",", omittingEmptySubsequences: false)
+            return "\(f[5]),x,\(f[4]),\(f[3]),\(f[2]),\(f[1]),\(f[0])"
+        }.joined(separator: "\n") + "\n" + "1.5e1,, 7 ,8 ,0,square,b\n2,,9,1e2,0,square,b\n"
+        try expectSameAsReference(text, "reordered columns")
+    }
+
+    @Test func scatteredIdsAreErrorsOnEveryRun() throws {
+        try expectSameAsReference(Self.header + rows("a") + rows("b") + rows("a", side: 20), "a, b, a")
+        try expectSameAsReference(Self.header + (0..<7).map { rows($0 % 2 == 0 ? "x" : "y") }.joined(), "alternating ids")
+        try expectSameAsReference(Self.header + rows("a") + "a,square,0,zz,1\n" + rows("b") + rows("a"), "a scattered run with its own error")
+    }
+
+    @Test func badNumbersAndStrokes() throws {
+        let bad = ["a,square,0,abc,1", "a,square,0,,1", "a,square,0,nan,1", "a,square,0,1,inf", "a,square,-1,1,1", "a,square,1.5,1,1",
+                   "a,square,0,2e15,1", "a,square,0,1,-3e20", "a,square,x,1,1", "a,square,0, 12 ,1", "a,square,0,0x10,1",
+                   "a,square,0,12345678901234567890123,1", "a,square,0,1e-400,1"]
+        for row in bad {
+            try expectSameAsReference(Self.header + rows("z") + row + "\n" + rows("a") + rows("b"), "row \(row)")
+        }
+    }
+
+    @Test func rowsWithTheWrongNumberOfFields() throws {
+        try expectSameAsReference(Self.header + rows("a") + "b,square,0,1\n" + rows("b"), "a short row opening a drawing")
+        try expectSameAsReference(Self.header + rows("a") + "a,square,0,1,2,3\n" + rows("b"), "a long row in a drawing")
+        try expectSameAsReference(Self.header + rows("a") + "\n,\n" + rows("b"), "a row of two empty fields")
+        try expectSameAsReference(Self.header + "oops\n" + rows("a"), "a first row of one field")
+        try expectSameAsReference(Self.header + rows("a") + "oops\n" + rows("a") + rows("b"), "a one-field row inside a drawing")
+        try expectSameAsReference(Self.header + rows("a") + String(repeating: "a,", count: 40) + "1\n" + rows("b"), "many commas")
+        // A one-field row at every place a run can start: it spoils the drawing open before it.
+        try expectSameAsReference(Self.header + (0..<6).map { rows("d\($0)") + "x\n" }.joined(), "one-field rows after every drawing")
+    }
+
+    @Test func drawingsNoRecognizerCanSee() throws {
+        try expectSameAsReference(Self.header + "a,square,0,1,1\n" + rows("b") + "c,square,0,5,5\nc,square,0,5,5\n", "one point, one place")
+        try expectSameAsReference(Self.header + rows("a", strokes: [2, 0, 1]) + rows("b", strokes: [1, 1, 0]), "strokes out of order")
+    }
+
+    @Test func wholeFileErrorsAreTheSame() throws {
+        try expectSameAsReference(Self.header, "a header only")
+        try expectSameAsReference(Self.header + "\n\n", "a header and blank lines")
+        try expectSameAsReference("drawing,label,x,y\n" + "a,square,1,1\n", "a missing column")
+        try expectSameAsReference("", "an empty file")
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-\(UUID().uuidString).csv").path
+        #expect(throws: DataError(file: missing, message: "no such file", kind: .missingFile)) {
+            try DrawingReader.readDataset(missing, threads: 2) { { $0 } }
+        }
+    }
+
+    @Test func nonASCIIIdsReadTheSame() throws {
+        try expectSameAsReference(Self.header + rows("café") + rows("naïve") + rows("café"), "accented ids, scattered")
+        // The same id in two normal forms: equal strings, different bytes.
+        try expectSameAsReference(Self.header + rows("caf\u{E9}") + rows("cafe\u{301}") + rows("b"), "two normal forms")
+    }
+
+    /// What only the row-by-row reader handles is refused, so the caller reads it that way.
+    @Test func filesThatAreNotPlainAreLeftToTheRowByRowReader() throws {
+        for (text, context) in [(Self.header + rows("a") + "\"b\",square,0,1,1\n", "a quote"),
+                                (Self.header + rows("a") + "b,square,0,1\u{0},1\n", "a NUL"),
+                                (Self.header + rows("a") + "b,square,0,1,1\n", "")] {
+            var bytes = Array(text.utf8)
+            if context.isEmpty { bytes.insert(0xFF, at: bytes.count - 4) }
+            let path = try write(bytes)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            #expect(try DrawingReader.readDataset(path, threads: 2, chunkBytes: 16) { { $0 } } == nil, "\(context.isEmpty ? "not UTF-8" : context)")
+        }
+        #expect(try DrawingReader.readDataset("-", threads: 2) { { $0 } } == nil)
+    }
+}
