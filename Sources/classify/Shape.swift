@@ -92,10 +92,23 @@ struct Shape: ParsableCommand {
             return
         }
         // A batch.
+        let threads = chain.jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        if let dataset, dataset != "-" {
+            let status: Int32?
+            do {
+                status = try runShapeDataset(dataset, recognizer: recognizer, threads: threads, json: chain.json)
+            } catch {
+                throw failure(error)
+            }
+            if let status {
+                if status != 0 { throw ExitCode(status) }
+                return
+            }
+        }
         let items: [(name: String, drawing: @Sendable () throws(DataError) -> Drawing)]
         if let dataset {
             do {
-                items = try ShapeDataset.items(dataset, threads: chain.jobs ?? ProcessInfo.processInfo.activeProcessorCount).map { item in
+                items = try ShapeDataset.items(dataset, threads: threads).map { item in
                     ("\(dataset)#\(item.id)", { () throws(DataError) in try item.drawing.get() })
                 }
             } catch {
@@ -105,7 +118,7 @@ struct Shape: ParsableCommand {
             items = files.map { path in (path, { () throws(DataError) in try readDrawing(path) }) }
         }
         let json = chain.json
-        let status = runBatch(count: items.count, threads: chain.jobs ?? ProcessInfo.processInfo.activeProcessorCount) { index in
+        let status = runBatch(count: items.count, threads: threads) { index in
             let (name, read) = items[index]
             do {
                 let answer = try recognizer.recognize(try read())
@@ -119,6 +132,99 @@ struct Shape: ParsableCommand {
         }
         if status != 0 { throw ExitCode(status) }
     }
+}
+
+/// `classify shape --dataset FILE`: the file parsed and its drawings recognized on `threads` threads at once (each
+/// with a `ShapeRecognizer.Worker` of its own), the lines formatted in parallel and written in large blocks — the
+/// output, errors and exit status of `runBatch` over `ShapeDataset.items`, in file order. `nil` when the file
+/// must be read row by row (`DrawingReader.readDataset`), before anything is printed.
+func runShapeDataset(_ dataset: String, recognizer: ShapeRecognizer, threads: Int, json: Bool) throws(DataError) -> Int32? {
+    BLAS.maxThreads = 1
+    let lines: [ItemOutcome]
+    if json {
+        guard let items = try DrawingReader.readDataset(dataset, threads: threads, makeWorker: {
+            { record in
+                let name = "\(dataset)#\(record.id)"
+                do {
+                    return ItemOutcome(line: ShapeJSON(try recognizer.recognize(try record.drawing.get()), input: name).text, status: 0)
+                } catch {
+                    return errorOutcome(error, input: name, json: true)
+                }
+            }
+        }) else { return nil }
+        lines = items.map(\.value)
+    } else {
+        guard let items = try DrawingReader.readDataset(dataset, threads: threads, makeWorker: {
+            let worker = ShapeRecognizer.Worker(recognizer)
+            return { record in record.drawing.flatMap { drawing in Result { () throws(DataError) in try worker.recognize(drawing) } } }
+        }) else { return nil }
+        return writeShapeLines(items, dataset: dataset, recognizer: recognizer, threads: threads)
+    }
+    var status: Int32 = 0, failures = 0
+    var text = ""
+    for outcome in lines {
+        text += outcome.line + "\n"
+        if outcome.status != 0 {
+            failures += 1
+            if status == 0 { status = outcome.status }
+        }
+        if text.utf8.count >= 1 << 20 {
+            guard StandardStreams.write(text) else { return ExitStatus.ioError }
+            text = ""
+        }
+    }
+    guard StandardStreams.write(text) else { return ExitStatus.ioError }
+    if failures > 0 { reportError("\(failures) of \(lines.count) inputs failed; each is reported in its place above") }
+    return status
+}
+
+/// Writes one text line per dataset drawing — `NAME  LABEL  (confidence P%, model M)[  nearest B][  uncertain]`
+/// or `NAME  error: MESSAGE` — formatted in blocks on `threads` threads; returns the first failure's status or 0
+/// (74 when standard output cannot be written), having reported how many failed.
+func writeShapeLines(_ items: [DatasetItem<Result<CompactShapeAnswer, DataError>>], dataset: String, recognizer: ShapeRecognizer,
+                     threads: Int) -> Int32 {
+    let classes = recognizer.classes
+    let modelBytes = Array(recognizer.model.utf8), datasetBytes = Array(dataset.utf8)
+    let labelBytes = classes.map { Array($0.utf8) }, unknownBytes = Array(DecisionRule.unknownLabel.utf8)
+    let block = 4096
+    let blocks = parallelMap(count: (items.count + block - 1) / block, threads: threads) { index in
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(block * 100)
+        var status: Int32 = 0, failures = 0
+        for item in items[(index * block)..<min(items.count, (index + 1) * block)] {
+            switch item.value {
+            case let .success(answer):
+                bytes += datasetBytes
+                bytes.append(UInt8(ascii: "#"))
+                bytes += item.id.utf8
+                bytes += "  ".utf8
+                bytes += answer.isUnknown ? unknownBytes : labelBytes[answer.best]
+                bytes += "  (confidence ".utf8
+                PercentText.append(answer.confidence, to: &bytes)
+                bytes += ", model ".utf8
+                bytes += modelBytes
+                bytes.append(UInt8(ascii: ")"))
+                if answer.isUnknown {
+                    bytes += "  nearest ".utf8
+                    bytes += labelBytes[answer.best]
+                }
+                if answer.uncertain { bytes += "  uncertain".utf8 }
+            case let .failure(error):
+                let outcome = errorOutcome(error, input: "\(dataset)#\(item.id)", json: false)
+                bytes += outcome.line.utf8
+                failures += 1
+                if status == 0 { status = outcome.status }
+            }
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        return (text: String(decoding: bytes, as: UTF8.self), status: status, failures: failures)
+    }
+    for block in blocks {
+        guard StandardStreams.write(block.text) else { return ExitStatus.ioError }
+    }
+    let failures = blocks.reduce(0) { $0 + $1.failures }
+    if failures > 0 { reportError("\(failures) of \(items.count) inputs failed; each is reported in its place above") }
+    return blocks.first { $0.status != 0 }?.status ?? 0
 }
 
 /// One drawing file, checked for what no recognizer can see (too few points, no extent).

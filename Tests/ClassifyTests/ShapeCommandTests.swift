@@ -130,4 +130,33 @@ struct ShapeCommandTests {
         #expect(object["label"] as? String == "square")
         #expect((object["attempts"] as? [[String: String]])?.first?["model"] == "w")
     }
+
+    /// `--dataset` on a plain file (mapped, parsed and recognized in parallel) prints byte for byte what the
+    /// row-by-row reader prints for the same file made to need it (one quoted field, the same values): answers,
+    /// per-drawing errors in their places, the closing count and the exit status, as text and JSON, on 1 and 2 jobs.
+    @Test func theParallelDatasetPathPrintsWhatTheRowByRowPathPrints() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var lines = TestDatasets.shapes(count: 300, seed: 9).split(separator: "\n").map(String.init)
+        func firstLine(of id: String) throws -> Int { try #require(lines.firstIndex { $0.hasPrefix(id + ",") }) }
+        lines.insert("d40,circle,0,nan,1", at: try firstLine(of: "d40") + 2)  // a bad number inside a drawing
+        lines.insert("d80,circle,0,1", at: try firstLine(of: "d80") + 1)      // a row with too few fields
+        lines.insert("d5,circle,0,1,1", at: try firstLine(of: "d201"))        // a scattered id
+        lines.insert("lonely,circle,0,3,3", at: try firstLine(of: "d250"))    // one point
+        let plain = lines.joined(separator: "\n") + "\n"
+        let quoted = plain.replacingOccurrences(of: "\nd7,", with: "\n\"d7\",")
+        #expect(quoted != plain)
+        let dataset = folder.appendingPathComponent("mixed.csv")
+        for arguments in [["--jobs", "2"], ["--jobs", "1"], ["--json", "--jobs", "2"]] {
+            try plain.write(to: dataset, atomically: true, encoding: .utf8)
+            let fast = try CommandRun.classifyAtRoot(["shape", "--dataset", dataset.path] + arguments)
+            try quoted.write(to: dataset, atomically: true, encoding: .utf8)
+            let reference = try CommandRun.classifyAtRoot(["shape", "--dataset", dataset.path] + arguments)
+            #expect(fast.status == 65 && reference.status == 65, "\(arguments)")
+            #expect(fast.standardOutput == reference.standardOutput, "\(arguments)")
+            #expect(fast.standardError == reference.standardError, "\(arguments)")
+            #expect(fast.standardOutput.split(separator: "\n").count == 302, "\(arguments)")
+            #expect(fast.standardError.hasSuffix("error: 5 of 302 inputs failed; each is reported in its place above\n"), "\(fast.standardError)")
+        }
+    }
 }
