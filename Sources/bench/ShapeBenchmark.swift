@@ -8,14 +8,23 @@ import Train
 /// Latency rows run one drawing at a time on one thread: rasterizing alone (`rasterize(_:into:)`, into a
 /// caller's buffer), the compiled plan alone (batch 1, into a caller's buffer), both together, and
 /// `ShapeRecognizer.recognize` (checks, rasterizing, the plan, the decision rule and the answer). Throughput rows
-/// run 256 drawings: the plan over a `[256, 16, 16, 1]` batch on one thread, and the recognizer's batch API on
-/// every core.
+/// run 256 drawings: the plan over a `[256, 16, 16, 1]` batch on one thread, `recognize(_:threads:)` (whole answers)
+/// on every core, and the compact batch API `recognize(batch:threads:)` on 1 and 2 threads (issue 13: ≥ 150k
+/// drawings/s on 2), whose allocations are counted per drawing.
 struct ShapeBenchmark {
     let plan: TimingPlan
     let weightsFolder: String
 
     /// Drawings in a throughput batch.
     static let batch = 256
+    /// Issue 13: the batch API on 2 cores passes at least 150,000 drawings a second.
+    static let batchTargetThreads = 2
+    static let batchTargetPerSecond = 150_000.0
+    /// The allocation row of the batch API: per drawing, not per call.
+    static let batchAllocationRow = "int8 batch API, per drawing (batch 256, 2 threads)"
+
+    /// The row of the compact batch API on `threads` threads.
+    func batchRow(threads: Int) -> String { "shape: int8 batch API, batch \(Self.batch), threads \(threads)" }
 
     /// The drawings every row cycles through: 256 generated ones (8 people, 32 each, every class).
     static func drawings() -> [Drawing] {
@@ -81,6 +90,13 @@ struct ShapeBenchmark {
                 variant.recognizer.recognize(drawings, threads: cores).count == count ? 1 : 0
             }
         })
+        // The compact batch API (a worker per thread), on one thread and on 2 (issue 13's figure), sampled in turn.
+        let batchThreads = [1, Self.batchTargetThreads]
+        report.time(plan, batchThreads.map { threads in
+            Workload(name: batchRow(threads: threads), items: count, threads: threads) {
+                Float(int8.recognizer.recognize(batch: drawings, threads: threads).answers[0].confidence)
+            }
+        })
 
         let image = images[0], drawing = drawings[0]
         for variant in [int8, f32] { report.countAllocations("\(variant.format) plan run") { variant.plan.run(image) } }
@@ -92,6 +108,14 @@ struct ShapeBenchmark {
                 Float((try? variant.recognizer.recognize(drawing))?.confidence ?? 0)
             }
         }
+        // Per drawing of a 256-drawing batch on 2 threads: what the call allocates once (the answer arrays, a worker
+        // per thread) spread over its drawings.
+        report.countAllocations(Self.batchAllocationRow, calls: 20) {
+            Float(int8.recognizer.recognize(batch: drawings, threads: Self.batchTargetThreads).answers[0].confidence)
+        }
+        if let index = report.allocations.firstIndex(where: { $0.name == Self.batchAllocationRow }), let perCall = report.allocations[index].perCall {
+            report.allocations[index] = AllocationRow(name: Self.batchAllocationRow, perCall: perCall / Double(count))
+        }
 
         report.targets = [
             report.latencyTarget("rasterize + int8 inference, whole recognizer path (issue 11)",
@@ -101,6 +125,9 @@ struct ShapeBenchmark {
             report.noAllocationTarget("int8 plan run"),
             report.noAllocationTarget("f32 plan run"),
             report.noAllocationTarget("int8 CompiledModel.run (pooled workspace)"),
+            Target(description: "int8 batch API on \(Self.batchTargetThreads) threads (issue 13)",
+                   ratio: (report.rows.first { $0.name == batchRow(threads: Self.batchTargetThreads) }?.itemsPerSecond ?? 0) / 1000,
+                   limit: Self.batchTargetPerSecond / 1000, atLeast: true, unit: "k drawings/s"),
         ]
         return report
     }
