@@ -140,42 +140,26 @@ struct Shape: ParsableCommand {
 /// must be read row by row (`DrawingReader.readDataset`), before anything is printed.
 func runShapeDataset(_ dataset: String, recognizer: ShapeRecognizer, threads: Int, json: Bool) throws(DataError) -> Int32? {
     BLAS.maxThreads = 1
-    let lines: [ItemOutcome]
-    if json {
-        guard let items = try DrawingReader.readDataset(dataset, threads: threads, makeWorker: {
-            { record in
-                let name = "\(dataset)#\(record.id)"
-                do {
-                    return ItemOutcome(line: ShapeJSON(try recognizer.recognize(try record.drawing.get()), input: name).text, status: 0)
-                } catch {
-                    return errorOutcome(error, input: name, json: true)
-                }
-            }
-        }) else { return nil }
-        lines = items.map(\.value)
-    } else {
+    guard json else {
         guard let items = try DrawingReader.readDataset(dataset, threads: threads, makeWorker: {
             let worker = ShapeRecognizer.Worker(recognizer)
             return { record in record.drawing.flatMap { drawing in Result { () throws(DataError) in try worker.recognize(drawing) } } }
         }) else { return nil }
         return writeShapeLines(items, dataset: dataset, recognizer: recognizer, threads: threads)
     }
-    var status: Int32 = 0, failures = 0
-    var text = ""
-    for outcome in lines {
-        text += outcome.line + "\n"
-        if outcome.status != 0 {
-            failures += 1
-            if status == 0 { status = outcome.status }
+    // JSON: each line made by the worker from the whole answer; printed as every batch prints its lines.
+    guard let items = try DrawingReader.readDataset(dataset, threads: threads, makeWorker: {
+        { record in
+            let name = "\(dataset)#\(record.id)"
+            do {
+                return ItemOutcome(line: ShapeJSON(try recognizer.recognize(try record.drawing.get()), input: name).text, status: 0)
+            } catch {
+                return errorOutcome(error, input: name, json: true)
+            }
         }
-        if text.utf8.count >= 1 << 20 {
-            guard StandardStreams.write(text) else { return ExitStatus.ioError }
-            text = ""
-        }
-    }
-    guard StandardStreams.write(text) else { return ExitStatus.ioError }
-    if failures > 0 { reportError("\(failures) of \(lines.count) inputs failed; each is reported in its place above") }
-    return status
+    }) else { return nil }
+    let outcomes = items.map(\.value)
+    return runBatch(count: outcomes.count, threads: threads, chunk: 1 << 14) { outcomes[$0] }
 }
 
 /// Writes one text line per dataset drawing — `NAME  LABEL  (confidence P%, model M)[  nearest B][  uncertain]`
