@@ -85,14 +85,13 @@ struct ShapeBenchmark {
         report.time(plan, [int8, f32].map { variant in
             Workload(name: "shape: \(variant.format) plan, batch \(count)", items: count) { variant.plan.run(batch: batch) }
         })
+        // Whole answers per drawing (`recognize(_:threads:)`) and the compact batch API (a worker per thread) on one
+        // thread and on 2 (issue 13's figure), sampled in turn so that a busy moment lands on all of them.
         report.time(plan, [int8, f32].map { variant in
             Workload(name: "shape: \(variant.format) recognizer, batch \(count)", items: count, threads: cores) {
                 variant.recognizer.recognize(drawings, threads: cores).count == count ? 1 : 0
             }
-        })
-        // The compact batch API (a worker per thread), on one thread and on 2 (issue 13's figure), sampled in turn.
-        let batchThreads = [1, Self.batchTargetThreads]
-        report.time(plan, batchThreads.map { threads in
+        } + [1, Self.batchTargetThreads].map { threads in
             Workload(name: batchRow(threads: threads), items: count, threads: threads) {
                 Float(int8.recognizer.recognize(batch: drawings, threads: threads).answers[0].confidence)
             }
