@@ -57,9 +57,23 @@ struct DatasetLayout: Sendable {
         return (bytes.count, fields)
     }
 
-    /// The field at `range` of column `column` as a finite number: plain decimals straight from the bytes, anything
-    /// else as `CSVReader.number` reads it.
+    /// The field at `range` of column `column` as a finite number: whole numbers and plain decimals straight from
+    /// the bytes (`DecimalText`), anything else as `CSVReader.number` reads it.
+    @inline(__always)
     func number(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, column: Int, line: Int) throws(DataError) -> Double {
+        // Whole numbers of up to 15 digits (what pens and clocks mostly write) are exact in a Double as they are.
+        if !range.isEmpty && range.count <= 15 {
+            var value: UInt64 = 0, plain = true
+            for k in range {
+                let digit = bytes[k] &- UInt8(ascii: "0")
+                if digit > 9 {
+                    plain = false
+                    break
+                }
+                value = value &* 10 &+ UInt64(digit)
+            }
+            if plain { return Double(value) }
+        }
         if let value = DecimalText.double(UnsafeBufferPointer(rebasing: bytes[range])) { return value }
         return try CSVReader.number(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self),
                                     file: path, line: line, column: (column + 1, header[column]))
@@ -175,17 +189,36 @@ struct DatasetRowParser<Value: Sendable> {
     }
 
     /// Whether `range` holds the open drawing's id: equal bytes, or (only when either is not ASCII) equal strings.
+    @inline(__always)
     func isOpenID(_ range: Range<Int>) -> Bool {
-        if let idRange, idRange.count == range.count {
-            var same = true
-            for k in 0..<range.count where bytes[idRange.lowerBound + k] != bytes[range.lowerBound + k] {
-                same = false
-                break
-            }
-            if same { return true }
+        if let idRange, idRange.count == range.count, let base = bytes.baseAddress,
+           memoryEqual(base + idRange.lowerBound, base + range.lowerBound, count: range.count) {
+            return true
         }
+        return isOpenIDAsText(range)
+    }
+
+    /// `isOpenID` when the bytes differ: different ids, unless either is not ASCII and the strings are equal.
+    func isOpenIDAsText(_ range: Range<Int>) -> Bool {
         if idRange != nil && (range.allSatisfy { bytes[$0] < 0x80 } && groupID.utf8.allSatisfy { $0 < 0x80 }) { return false }
         return text(range) == groupID
+    }
+
+    /// Whether `count` bytes at `a` and `b` are equal, eight at a time.
+    @inline(__always)
+    func memoryEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, count: Int) -> Bool {
+        var k = 0
+        while k + 8 <= count {
+            if UnsafeRawPointer(a).loadUnaligned(fromByteOffset: k, as: UInt64.self) != UnsafeRawPointer(b).loadUnaligned(fromByteOffset: k, as: UInt64.self) {
+                return false
+            }
+            k += 8
+        }
+        while k < count {
+            if a[k] != b[k] { return false }
+            k += 1
+        }
+        return true
     }
 
     /// The bytes at `range` as text (UTF-8, checked when the line was read).
