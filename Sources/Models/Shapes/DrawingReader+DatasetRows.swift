@@ -188,17 +188,17 @@ struct DatasetRowParser<Value: Sendable> {
         hasError = true
     }
 
-    /// Whether `range` holds the open drawing's id: equal bytes, or (only when either is not ASCII) equal strings.
+    /// Whether `range` holds the same bytes as the open drawing's id at `idRange`. (A static function of what it
+    /// needs: a method of `self` called from the parsing loop made the compiler copy the whole parser, 554 bytes,
+    /// for every row.)
     @inline(__always)
-    func isOpenID(_ range: Range<Int>) -> Bool {
-        if let idRange, idRange.count == range.count, let base = bytes.baseAddress,
-           memoryEqual(base + idRange.lowerBound, base + range.lowerBound, count: range.count) {
-            return true
-        }
-        return isOpenIDAsText(range)
+    static func isSameID(_ range: Range<Int>, as idRange: Range<Int>?, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let idRange, idRange.count == range.count, let base = bytes.baseAddress else { return false }
+        return memoryEqual(base + idRange.lowerBound, base + range.lowerBound, count: range.count)
     }
 
-    /// `isOpenID` when the bytes differ: different ids, unless either is not ASCII and the strings are equal.
+    /// Whether `range` holds the open drawing's id when its bytes differ (`isSameID`): different ids, unless either is
+    /// not ASCII and the strings are equal.
     func isOpenIDAsText(_ range: Range<Int>) -> Bool {
         if idRange != nil && (range.allSatisfy { bytes[$0] < 0x80 } && groupID.utf8.allSatisfy { $0 < 0x80 }) { return false }
         return text(range) == groupID
@@ -206,7 +206,7 @@ struct DatasetRowParser<Value: Sendable> {
 
     /// Whether `count` bytes at `a` and `b` are equal, eight at a time.
     @inline(__always)
-    func memoryEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, count: Int) -> Bool {
+    static func memoryEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, count: Int) -> Bool {
         var k = 0
         while k + 8 <= count {
             if UnsafeRawPointer(a).loadUnaligned(fromByteOffset: k, as: UInt64.self) != UnsafeRawPointer(b).loadUnaligned(fromByteOffset: k, as: UInt64.self) {
@@ -269,7 +269,7 @@ struct DatasetRowParser<Value: Sendable> {
                 // A row with the wrong number of fields starts a drawing of its own id, or spoils the one open.
                 if layout.id <= fields {
                     let range = field(layout.id, lineStart: lineStart)
-                    if !open || !isOpenID(range) { start(text(range), at: range, line: line) }
+                    if !open || !(Self.isSameID(range, as: idRange, in: bytes) || isOpenIDAsText(range)) { start(text(range), at: range, line: line) }
                 } else if !open {
                     guard seed != nil else {
                         result.needsSeed = true
@@ -282,7 +282,9 @@ struct DatasetRowParser<Value: Sendable> {
                 continue
             }
             let idField = field(layout.id, lineStart: lineStart)
-            if !open || !isOpenID(idField) { start(text(idField), at: idField, line: line) }
+            if !open || !(Self.isSameID(idField, as: idRange, in: bytes) || isOpenIDAsText(idField)) {
+                start(text(idField), at: idField, line: line)
+            }
             last = line
             guard !hasError else { continue }
             do throws(DataError) {
