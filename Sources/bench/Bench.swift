@@ -66,8 +66,8 @@ extension Bench {
             discussion: """
                 Runs the classify binary beside bench (build both with -c release) on a generated dataset CSV \
                 (100,000 drawings are 320 MB), alternating --jobs 1 and --jobs <cores>, and reports the median wall \
-                time of the whole command. Exits 1 when every core passes fewer than 40,000 drawings a second \
-                (issue 13). Example: swift build -c release && .build/release/bench cli
+                time of the whole command. Exits 1 when every core passes fewer than 40,000 drawings a second. \
+                Example: swift build -c release && .build/release/bench cli
                 """
         )
 
@@ -97,7 +97,7 @@ extension Bench {
                 failed = true
             }
             if let all = rows.last {
-                let target = Target(description: "classify shape --dataset, \(drawings) drawings, --jobs \(all.jobs), whole command (issue 13)",
+                let target = Target(description: "classify shape --dataset, \(drawings) drawings, --jobs \(all.jobs), whole command",
                                     ratio: Double(all.results) / max(all.medianSeconds, 1e-9) / 1000,
                                     limit: CLIBenchmark.targetPerSecond / 1000, atLeast: true, unit: "k drawings/s")
                 print(target.line)

@@ -9,7 +9,7 @@ import Train
 /// caller's buffer), the compiled plan alone (batch 1, into a caller's buffer), both together, and
 /// `ShapeRecognizer.recognize` (checks, rasterizing, the plan, the decision rule and the answer). Throughput rows
 /// run 256 drawings: the plan over a `[256, 16, 16, 1]` batch on one thread, `recognize(_:threads:)` (whole answers)
-/// on every core, and the compact batch API `recognize(batch:threads:)` on 1 and 2 threads (issue 13: ≥ 150k
+/// on every core, and the compact batch API `recognize(batch:threads:)` on 1 and 2 threads (target: ≥ 150k
 /// drawings/s on 2), whose allocations are counted per drawing.
 struct ShapeBenchmark {
     let plan: TimingPlan
@@ -86,7 +86,7 @@ struct ShapeBenchmark {
             Workload(name: "shape: \(variant.format) plan, batch \(count)", items: count) { variant.plan.run(batch: batch) }
         })
         // Whole answers per drawing (`recognize(_:threads:)`) and the compact batch API (a worker per thread) on one
-        // thread and on 2 (issue 13's figure), sampled in turn so that a busy moment lands on all of them.
+        // thread and on 2 (the target's figure), sampled in turn so that a busy moment lands on all of them.
         report.time(plan, [int8, f32].map { variant in
             Workload(name: "shape: \(variant.format) recognizer, batch \(count)", items: count, threads: cores) {
                 variant.recognizer.recognize(drawings, threads: cores).count == count ? 1 : 0
@@ -117,14 +117,14 @@ struct ShapeBenchmark {
         }
 
         report.targets = [
-            report.latencyTarget("rasterize + int8 inference, whole recognizer path (issue 11)",
+            report.latencyTarget("rasterize + int8 inference, whole recognizer path",
                                  row: "shape: int8 recognizer (whole path)", limitMicroseconds: 30),
-            report.latencyTarget("rasterize + int8 plan (issue 13)", row: "shape: rasterize + int8 plan", limitMicroseconds: 8),
+            report.latencyTarget("rasterize + int8 plan", row: "shape: rasterize + int8 plan", limitMicroseconds: 8),
             report.ratioTarget("int8 plan time / f32 plan time", "shape: int8 plan", over: "shape: f32 plan", limit: 1),
             report.noAllocationTarget("int8 plan run"),
             report.noAllocationTarget("f32 plan run"),
             report.noAllocationTarget("int8 CompiledModel.run (pooled workspace)"),
-            Target(description: "int8 batch API on \(Self.batchTargetThreads) threads (issue 13)",
+            Target(description: "int8 batch API on \(Self.batchTargetThreads) threads",
                    ratio: (report.rows.first { $0.name == batchRow(threads: Self.batchTargetThreads) }?.itemsPerSecond ?? 0) / 1000,
                    limit: Self.batchTargetPerSecond / 1000, atLeast: true, unit: "k drawings/s"),
         ]

@@ -19,8 +19,11 @@ struct ChainOptions: ParsableArguments {
     @Flag(help: "Print JSON: one object, or one object per line for several inputs.")
     var json = false
 
-    @Option(help: "Batches: how many inputs to work on at once (default: every core, \(ProcessInfo.processInfo.activeProcessorCount) here).")
+    @Option(help: "Batches: how many inputs to work on at once (default: every core, \(Self.coreCount) here).")
     var jobs: Int?
+
+    /// The core count the help text shows, read once per process (ArgumentParser builds the help text on every parse).
+    static let coreCount = ProcessInfo.processInfo.activeProcessorCount
 
     func validate() throws {
         guard (0...10).contains(retries) else { throw ValidationError("--retries must be between 0 and 10, got \(retries)") }
@@ -30,7 +33,7 @@ struct ChainOptions: ParsableArguments {
     /// The shipped location: `Weights/` beside the executable, or `share/classify/Weights` of its install
     /// prefix, or the `Weights/` of the package whose build folder holds the executable (walking up from it to
     /// the folder with `Package.swift`). `nil` when none exists.
-    static var shippedWeights: String? {
+    static let shippedWeights: String? = {
         let executable = URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0]).resolvingSymlinksInPath()
         let folder = executable.deletingLastPathComponent()
         let fileManager = FileManager.default
@@ -48,9 +51,8 @@ struct ChainOptions: ParsableArguments {
             directory = directory.deletingLastPathComponent()
         }
         return nil
-    }
+    }()
 
-    /// Where weights are looked for.
     /// Where weights are looked for: the folders, then the weights built into the binary.
     var locator: WeightsLocator { WeightsLocator(explicitFile: weights, shippedFolder: Self.shippedWeights, builtIn: ShippedWeights()) }
 
