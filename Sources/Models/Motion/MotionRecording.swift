@@ -173,11 +173,11 @@ public enum MotionRecordingReader {
     /// needs at most half of it, even with gaps bridged; more means timestamps far apart between many samples
     /// (gaps up to a window long, which are interpolated rather than split), which would make up most of the
     /// signal and cost memory out of proportion to the file.
-    public static func maximumUpsampling(rate: Double) -> Double { 2 * max(1, rate / minimumSampleRate) }
+    static func maximumUpsampling(rate: Double) -> Double { 2 * max(1, rate / minimumSampleRate) }
 
     /// How many samples `assemble` makes of `times` at `rate`: each piece between gaps longer than `window`
     /// samples resampled on its own. In `Double`, so that any finite times give a finite count or +∞.
-    public static func resampledCount(_ times: [Double], rate: Double, window: Int) -> Double {
+    static func resampledCount(_ times: [Double], rate: Double, window: Int) -> Double {
         let windowSeconds = Double(window) / rate
         var total = 0.0, pieceStart = 0
         for i in 1...max(times.count, 1) where !times.isEmpty {
@@ -192,7 +192,7 @@ public enum MotionRecordingReader {
     /// Throws unless resampling `times` to `rate` stays within `maximumResampledSamples` and within
     /// `maximumUpsampling(rate:)` samples per sample read (plus a window): what `assemble` may allocate is
     /// bounded before it allocates.
-    public static func checkSpan(_ times: [Double], rate: Double, window: Int = 256, file: String, line: Int? = nil) throws(DataError) {
+    static func checkSpan(_ times: [Double], rate: Double, window: Int = 256, file: String, line: Int? = nil) throws(DataError) {
         guard let first = times.first, let last = times.last else { return }
         let count = resampledCount(times, rate: rate, window: window)
         if count > Double(maximumResampledSamples) {
@@ -215,7 +215,7 @@ public enum MotionRecordingReader {
 
     /// One row's nine sensor values: `values` (gravity and user acceleration, or raw acceleration) then `spins`
     /// (rotation rate) at index 6; each a finite number no larger than `maximumSensorMagnitude`.
-    public static func sensorValues(_ fields: [String], reader: CSVReader, values: [Int], spins: [Int]) throws(DataError) -> [Double] {
+    static func sensorValues(_ fields: [String], reader: CSVReader, values: [Int], spins: [Int]) throws(DataError) -> [Double] {
         var v = [Double](repeating: 0, count: 9)
         let slots = Array(0..<values.count) + Array(6..<(6 + spins.count))
         for (slot, column) in zip(slots, values + spins) {
@@ -226,7 +226,7 @@ public enum MotionRecordingReader {
 
     /// `sensorValues` of the record `reader.advance()` read, appended to `row` (nine values, zeros where a
     /// recording has no rotation rate or no user acceleration), without making strings of its fields.
-    public static func appendSensorValues(reader: CSVReader, values: [Int], spins: [Int], to row: inout [Double]) throws(DataError) {
+    static func appendSensorValues(reader: CSVReader, values: [Int], spins: [Int], to row: inout [Double]) throws(DataError) {
         for column in values { row.append(try checkedSensorValue(reader.number(column: column), column: column, reader: reader)) }
         for _ in values.count..<6 { row.append(0) }
         for column in spins { row.append(try checkedSensorValue(reader.number(column: column), column: column, reader: reader)) }

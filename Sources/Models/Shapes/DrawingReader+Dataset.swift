@@ -130,7 +130,7 @@ extension DrawingReader {
 
     /// The error of a drawing whose id has rows at `runs` (in file order) with other drawings between them: the
     /// first four runs (a file alternating two ids must not make every message as long as the file).
-    public static func scatteredMessage(id: String, runs: [ClosedRange<Int>]) -> String {
+    static func scatteredMessage(id: String, runs: [ClosedRange<Int>]) -> String {
         let shown = 4
         let ranges = runs.prefix(shown).map { "\($0.lowerBound)–\($0.upperBound)" }.joined(separator: ", ")
             + (runs.count > shown ? " and \(runs.count - shown) more runs" : "")

@@ -2,39 +2,7 @@ import Foundation
 import Models
 import Tensor
 
-/// A drawing from a shape dataset, with its label and where it stands in the file.
-public struct LabeledDrawing: Sendable {
-    /// The `drawing` column's value.
-    public let id: String
-    /// The `label` column's value.
-    public let label: String
-    /// The strokes.
-    public let drawing: Drawing
-    /// The drawing's first and last lines in the file.
-    public let lines: ClosedRange<Int>
-}
-
-/// Reads shape datasets: CSV with columns `drawing,label,stroke,x,y` and optional `t`, in any order; the rows
-/// of one drawing contiguous.
-public enum ShapeDataset {
-    /// The four shapes, in the order their classes are numbered when a dataset has only these.
-    public static let standardLabels = ["circle", "triangle", "square", "star"]
-    /// The label of drawings that are none of the classes (the reject class; see `DecisionRule`).
-    public static let otherLabel = DecisionRule.otherLabel
-
-    /// Every drawing of the file, checked: numbers finite, one label per drawing, rows contiguous, and each
-    /// drawing something `rasterizer` can draw (two or more points, not all in one place).
-    public static func read(_ path: String, rasterizer: ShapeRasterizer = ShapeRasterizer()) throws(DataError) -> [LabeledDrawing] {
-        // A drawing whose rows are not together is an error (`pendingDrawings` marks it).
-        let (pending, _) = try pendingDrawings(path, threads: 1, checkLabels: true)
-        var drawings: [LabeledDrawing] = []
-        for open in pending {
-            let item = open.finished(path: path, rasterizer: rasterizer)
-            drawings.append(LabeledDrawing(id: item.id, label: item.label, drawing: try item.drawing.get(), lines: item.lines))
-        }
-        return drawings
-    }
-
+extension ShapeDataset {
     /// The class names for a set of drawings: the standard four in their order when the labels are among them,
     /// otherwise every label in order of first appearance.
     public static func classNames(for drawings: [LabeledDrawing]) -> [String] {

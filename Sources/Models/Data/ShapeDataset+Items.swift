@@ -1,5 +1,5 @@
 import Foundation
-import Models
+
 
 /// One drawing of a dataset read for classification: its id, where it is, and the drawing or why it is unusable.
 public struct DatasetDrawing: Sendable {
@@ -37,12 +37,7 @@ extension ShapeDataset {
         for (index, drawing) in drawings.enumerated() { runs[drawing.id, default: []].append(index) }
         var result = drawings
         for (id, indices) in runs where indices.count > 1 {
-            // The first few runs (a file alternating two ids must not make every message as long as the file).
-            let shown = 4
-            let ranges = indices.prefix(shown).map { "\(drawings[$0].first)–\(drawings[$0].last)" }.joined(separator: ", ")
-                + (indices.count > shown ? " and \(indices.count - shown) more runs" : "")
-            let message = "drawing '\(id.prefix(60))' has rows at lines \(ranges), with other drawings between them; "
-                + "the rows of one drawing must be together (or give each drawing its own id)"
+            let message = DrawingReader.scatteredMessage(id: id, runs: indices.map { drawings[$0].first...drawings[$0].last })
             for index in indices where result[index].error == nil {
                 result[index].error = DataError(file: path, line: drawings[index].first, column: (idColumn + 1, "drawing"), message: message)
             }
