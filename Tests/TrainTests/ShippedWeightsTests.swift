@@ -40,7 +40,15 @@ struct ShippedWeightsTests {
         #expect(motion.model == "motion-state.int8")
         let path = root.appendingPathComponent("Datasets/examples/running.csv").path
         let timeline = try motion.classify(MotionRecordingReader.read(path))
-        #expect(timeline.label == "running")
+        #expect(timeline.label == "running" && timeline.model == "motion-state.int8")
+        // Every window's probabilities, in the model's class order; the best is the window's label.
+        #expect(timeline.classes == ["walking", "running"] && timeline.probabilities.count == 2 * timeline.windows.count)
+        for (index, window) in timeline.windows.enumerated() where window.label != "still" {
+            let ranked = timeline.probabilities(ofWindow: index)
+            #expect(ranked.first?.label == window.label && abs(ranked.map(\.probability).reduce(0, +) - 1) < 1e-4)
+            #expect(ranked.first.map { abs($0.probability - window.confidence) < 1e-12 } == true)
+        }
+        #expect(timeline.probabilities(ofWindow: timeline.windows.count).isEmpty)
         let bytes = try [UInt8](Data(contentsOf: root.appendingPathComponent("Weights/motion-state.f32.weights")))
         #expect(try MotionRecognizer(weights: bytes).classify(MotionRecordingReader.read(path)).label == "running")
         #expect(throws: (any Error).self) { try MotionRecognizer(weights: Array(bytes.prefix(100))) }

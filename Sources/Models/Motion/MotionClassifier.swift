@@ -41,6 +41,19 @@ public struct MotionTimeline: Sendable, Equatable {
     public var reason: String?
     /// The model that labelled the windows (`motion-state.int8`, …, `cadence`), when a `MotionRecognizer` did.
     public var model: String?
+    /// The model's classes, in the order of each window's probabilities (`still` is not one: it is judged from the
+    /// motion's intensity, not by the model).
+    public var classes: [String] = []
+    /// Every window's class probabilities, `classes.count` per window in window order (empty for a timeline made
+    /// from windows alone).
+    public var probabilities: [Double] = []
+
+    /// Window `index`'s probability of each class, most likely first.
+    public func probabilities(ofWindow index: Int) -> [(label: String, probability: Double)] {
+        let count = classes.count
+        guard index >= 0, count > 0, (index + 1) * count <= probabilities.count else { return [] }
+        return zip(classes, probabilities[(index * count)..<((index + 1) * count)]).map { ($0, $1) }.sorted { $0.1 > $1.1 }
+    }
     /// The votes: each label of a window that is not uncertain and how many such windows have it, most first.
     public var votes: [(label: String, count: Int)] {
         var counts: [String: Int] = [:], order: [String] = []
@@ -107,6 +120,7 @@ extension MotionWindowClassifier {
         let (deviation, horizontal) = (windowing.logVerticalDeviationIndex, windowing.logHorizontalMeanIndex)
         // One row buffer for every window, and the tensors' scalars read by offset: no allocation per window.
         var row = [Double](repeating: 0, count: classes)
+        var all: [Double] = []
         for (segment, segmentStart) in zip(recording.segments, recording.segmentStarts) {
             let starts = windowing.starts(count: segment.count)
             if starts.isEmpty { continue }
@@ -115,12 +129,15 @@ extension MotionWindowClassifier {
             let probabilities = smoothed(probabilities(windowInputs), over: smoothing).scalars
             for (index, start) in starts.enumerated() {
                 for column in 0..<classes { row[column] = Double(probabilities[index * classes + column]) }
+                all += row
                 let from = segmentStart + Double(start) / windowing.rate, to = from + Double(windowing.window) / windowing.rate
                 windows.append(prediction(scores: row, intensity: (inputs[index * size + deviation], inputs[index * size + horizontal]),
                                           from: from, to: to, bridgedGaps: recording.bridgedGaps))
             }
         }
-        return MotionTimeline(windows: windows)
+        var timeline = MotionTimeline(windows: windows)
+        (timeline.classes, timeline.probabilities) = (labels, all)
+        return timeline
     }
 
     /// One window's answer from its class scores (`labels` order) and its two intensity inputs (the logarithms of
