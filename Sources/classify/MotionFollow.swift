@@ -37,11 +37,20 @@ struct MotionFollower {
             guard coreMotion || acc.count == 3 else {
                 throw DataError(file: file, line: 1, message: "missing columns: a recording needs gravity.x/y/z and userAcceleration.x/y/z "
                     + "(Core Motion), or acc.x/y/z (raw accelerometer); the header has \(header.count) columns: "
-                    + header.prefix(12).joined(separator: ","))
+                    + header.prefix(12).map(Self.printable).joined(separator: ","))
             }
             values = coreMotion ? gravity + user : acc
             spins = coreMotion ? (rotation.count == 3 ? rotation : []) : (gyro.count == 3 ? gyro : [])
             time = header.firstIndex(of: "timestamp")
+        }
+
+        /// `name` as a message can show it: at most 40 characters, anything but printable ASCII and letters
+        /// (control bytes, undecodable bytes) as `?`.
+        static func printable(_ name: String) -> String {
+            String(name.prefix(40).map { character -> Character in
+                let ascii = character.unicodeScalars.allSatisfy { (0x20...0x7E).contains($0.value) }
+                return ascii || (character.isLetter && character != "\u{FFFD}") ? character : "?"
+            })
         }
     }
 

@@ -121,6 +121,12 @@ struct MotionFollowTests {
         let shortRun = try CommandRun.run(CommandRun.builtClassify, ["motion", "--follow", "-"], input: short)
         #expect(shortRun.status == 65 && shortRun.standardError.contains("before one window"), "\(shortRun.standardError)")
 
+        // A header of control bytes and undecodable ones: 65, and the message shows them as `?`.
+        let garbage = try CommandRun.run(CommandRun.builtClassify, ["motion", "--follow", "-"],
+                                         input: String(decoding: [0x01, 0x1B, 0xFF, 0x41, 0x2C, 0x07, 0x0A, 0x31, 0x0A], as: UTF8.self))
+        #expect(garbage.status == 65 && garbage.standardError.contains("missing columns"), "\(garbage.standardError)")
+        #expect(!garbage.standardError.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || $0 == "\u{FFFD}" }, "\(garbage.standardError)")
+
         let backwards = [lines[0], lines[2], lines[1]].joined(separator: "\n")
         let backRun = try CommandRun.run(CommandRun.builtClassify, ["motion", "--follow", "-"], input: backwards)
         #expect(backRun.status == 65 && backRun.standardError.contains("-:3: ") && backRun.standardError.contains("times must increase"),
