@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#elseif canImport(Darwin)
-@preconcurrency import Darwin
-#endif
+import Foundation
 import Models
 
 /// `classify motion --follow FILE|-`: a recording read line by line as it grows, through `MotionStream`, printing
@@ -17,31 +13,19 @@ struct MotionFollower {
     /// How long to wait for a growing file to grow, in seconds.
     let poll = 0.25
 
-    /// The columns of a recording's header: where each sensor value and the timestamp are.
+    /// A recording's header and where its sensor values are (`MotionColumns`, as the recording reader finds them).
     struct Columns {
-        let coreMotion: Bool
-        /// Gravity then user acceleration (Core Motion), or raw acceleration.
-        let values: [Int]
-        /// Rotation rate (Core Motion) or gyroscope, or none.
-        let spins: [Int]
-        let time: Int?
+        let columns: MotionColumns
         let header: [String]
 
         init(header: [String], file: String) throws(DataError) {
-            self.header = header
-            func find(_ names: [String]) -> [Int] { names.compactMap { header.firstIndex(of: $0) } }
-            let gravity = find(["gravity.x", "gravity.y", "gravity.z"]), user = find(["userAcceleration.x", "userAcceleration.y", "userAcceleration.z"])
-            let rotation = find(["rotationRate.x", "rotationRate.y", "rotationRate.z"])
-            let acc = find(["acc.x", "acc.y", "acc.z"]), gyro = find(["gyro.x", "gyro.y", "gyro.z"])
-            coreMotion = gravity.count == 3 && user.count == 3
-            guard coreMotion || acc.count == 3 else {
+            guard let columns = MotionColumns(header: header) else {
                 throw DataError(file: file, line: 1, message: "missing columns: a recording needs gravity.x/y/z and userAcceleration.x/y/z "
                     + "(Core Motion), or acc.x/y/z (raw accelerometer); the header has \(header.count) columns: "
                     + header.prefix(12).map(Self.printable).joined(separator: ","))
             }
-            values = coreMotion ? gravity + user : acc
-            spins = coreMotion ? (rotation.count == 3 ? rotation : []) : (gyro.count == 3 ? gyro : [])
-            time = header.firstIndex(of: "timestamp")
+            self.columns = columns
+            self.header = header
         }
 
         /// `name` as a message can show it: at most 40 characters, anything but printable ASCII and letters
@@ -95,10 +79,10 @@ struct MotionFollower {
                 lineNumber += 1
                 if line.hasSuffix("\r") { line.removeLast() }
                 if lineNumber == 1, line.hasPrefix("\u{FEFF}") { line.removeFirst() }
-                if trimmed(line).isEmpty { continue }
+                if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
                 let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
                 guard let known = columns else {
-                    columns = try Columns(header: fields.map(trimmed), file: path)
+                    columns = try Columns(header: fields.map { $0.trimmingCharacters(in: .whitespaces) }, file: path)
                     continue
                 }
                 let sample = try parse(fields, columns: known, line: lineNumber, index: samples)
@@ -118,7 +102,7 @@ struct MotionFollower {
         guard windows > 0 else {
             let windowing = recognizer.windowing
             throw DataError(file: path, message: "the input ended after \(samples) samples, before one window "
-                            + "(\(windowing.window) samples at \(Int(windowing.rate)) Hz, " + seconds(Double(windowing.window) / windowing.rate) + ")")
+                            + String(format: "(%ld samples at %.0f Hz, %.2f s)", windowing.window, windowing.rate, Double(windowing.window) / windowing.rate))
         }
         return 0
     }
@@ -129,18 +113,18 @@ struct MotionFollower {
             throw DataError(file: path, line: line, message: "\(fields.count) fields; the header has \(columns.header.count)")
         }
         func number(_ column: Int) throws(DataError) -> Double {
-            let text = trimmed(fields[column])
+            let text = fields[column].trimmingCharacters(in: .whitespaces)
             guard let value = Double(text), value.isFinite else {
                 throw DataError(file: path, line: line, column: (column + 1, columns.header[column]),
                                 message: "expected a finite number, got \"\(text.prefix(40))\"")
             }
             return value
         }
-        let v = try columns.values.map { column throws(DataError) in try number(column) }
-        let s = try columns.spins.map { column throws(DataError) in try number(column) }
+        let v = try columns.columns.values.map { column throws(DataError) in try number(column) }
+        let s = try columns.columns.spins.map { column throws(DataError) in try number(column) }
         let spin = s.count == 3 ? (s[0], s[1], s[2]) : (0.0, 0.0, 0.0)
-        let time = try columns.time.map { column throws(DataError) in try number(column) } ?? Double(index) / assumedRate
-        return columns.coreMotion
+        let time = try columns.columns.time.map { column throws(DataError) in try number(column) } ?? Double(index) / assumedRate
+        return columns.columns.coreMotion
             ? MotionStreamSample(time: time, gravity: (v[0], v[1], v[2]), userAcceleration: (v[3], v[4], v[5]), rotationRate: spin)
             : MotionStreamSample(time: time, acceleration: (v[0], v[1], v[2]), rotationRate: spin)
     }
@@ -157,20 +141,13 @@ struct MotionFollower {
                 if json {
                     StandardStreams.write(jsonText(FollowJSON(change: change, model: recognizer.model)) + "\n")
                 } else {
-                    StandardStreams.write(seconds(change.time).leftPadded(to: 10) + "  " + change.to.padding(toLength: 8, withPad: " ", startingAt: 0)
-                                          + percentText(change.confidence) + "  (since " + seconds(change.since) + ")\n")
+                    StandardStreams.write(String(format: "%8.2f s", change.time) + "  " + change.to.padding(toLength: 8, withPad: " ", startingAt: 0)
+                                          + percentText(change.confidence) + String(format: "  (since %.2f s)\n", change.since))
                 }
                 StandardStreams.flush()
             }
         }
         return windows
-    }
-
-    /// `12.34 s`.
-    func seconds(_ value: Double) -> String {
-        let hundredths = (value * 100).rounded()
-        let whole = Int(hundredths / 100), fraction = Int(abs(hundredths).truncatingRemainder(dividingBy: 100))
-        return "\(whole).\(fraction < 10 ? "0" : "")\(fraction) s"
     }
 }
 
@@ -191,16 +168,4 @@ struct FollowJSON: Encodable {
         confidence = change.confidence
         self.model = model
     }
-}
-
-/// `text` without spaces or tabs at either end.
-func trimmed(_ text: String) -> String {
-    let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-    guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) }) else { return "" }
-    return String(text[first...last])
-}
-
-extension String {
-    /// The string with spaces before it to `width` characters.
-    func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
 }

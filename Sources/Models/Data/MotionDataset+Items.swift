@@ -21,18 +21,12 @@ extension MotionDataset {
     public static func sessions(_ path: String, rate: Double = 50, window: Int = 256) throws(DataError) -> [DatasetSession] {
         var reader = try CSVReader(path: path)
         let idColumn = try reader.columns(["session"])[0]
-        let find = { (names: [String]) in names.compactMap { reader.optionalColumn($0) } }
-        let gravity = find(["gravity.x", "gravity.y", "gravity.z"]), user = find(["userAcceleration.x", "userAcceleration.y", "userAcceleration.z"])
-        let rotation = find(["rotationRate.x", "rotationRate.y", "rotationRate.z"]), acc = find(["acc.x", "acc.y", "acc.z"])
-        let gyro = find(["gyro.x", "gyro.y", "gyro.z"])
-        let coreMotion = gravity.count == 3 && user.count == 3
-        guard coreMotion || acc.count == 3 else {
+        guard let columns = MotionColumns(header: reader.header) else {
             throw DataError(file: path, line: 1, message: "missing columns: a motion dataset needs gravity.x/y/z and "
                 + "userAcceleration.x/y/z (Core Motion), or acc.x/y/z (raw accelerometer), besides session")
         }
-        let valueColumns = coreMotion ? gravity + user : acc
-        let spinColumns = coreMotion ? (rotation.count == 3 ? rotation : []) : (gyro.count == 3 ? gyro : [])
-        let timeColumn = reader.optionalColumn("timestamp"), labelColumn = reader.optionalColumn("label")
+        let (coreMotion, valueColumns, spinColumns, timeColumn) = (columns.coreMotion, columns.values, columns.spins, columns.time)
+        let labelColumn = reader.optionalColumn("label")
         var order: [String] = []
         var sessions: [String: (label: String?, first: Int, last: Int, values: [[Double]], times: [Double], error: DataError?)] = [:]
         var lastId: String?

@@ -35,20 +35,12 @@ public enum MotionRecordingReader {
     public static func read(_ path: String, assumedRate: Double = 50, rate: Double = MotionWindowing().rate,
                             window: Int = MotionWindowing().window) throws(DataError) -> MotionRecording {
         var reader = try CSVReader(path: path)
-        let gravityColumns = ["gravity.x", "gravity.y", "gravity.z"].compactMap(reader.optionalColumn)
-        let userColumns = ["userAcceleration.x", "userAcceleration.y", "userAcceleration.z"].compactMap(reader.optionalColumn)
-        let rotationColumns = ["rotationRate.x", "rotationRate.y", "rotationRate.z"].compactMap(reader.optionalColumn)
-        let accColumns = ["acc.x", "acc.y", "acc.z"].compactMap(reader.optionalColumn)
-        let gyroColumns = ["gyro.x", "gyro.y", "gyro.z"].compactMap(reader.optionalColumn)
-        let timeColumn = reader.optionalColumn("timestamp")
-        let coreMotion = gravityColumns.count == 3 && userColumns.count == 3
-        guard coreMotion || accColumns.count == 3 else {
+        guard let columns = MotionColumns(header: reader.header) else {
             throw DataError(file: path, line: 1, message: "missing columns: a recording needs gravity.x/y/z and userAcceleration.x/y/z "
                 + "(Core Motion), or acc.x/y/z (raw accelerometer); the header has " + reader.headerSummary)
         }
+        let (coreMotion, valueColumns, spinColumns, timeColumn) = (columns.coreMotion, columns.values, columns.spins, columns.time)
         var times: [Double] = [], values: [Double] = []
-        let valueColumns = coreMotion ? gravityColumns + userColumns : accColumns
-        let spinColumns = coreMotion ? (rotationColumns.count == 3 ? rotationColumns : []) : (gyroColumns.count == 3 ? gyroColumns : [])
         while try reader.advance() {
             try appendSensorValues(reader: reader, values: valueColumns, spins: spinColumns, to: &values)
             let time = try timeColumn.map { column throws(DataError) in try reader.number(column: column) } ?? Double(times.count) / assumedRate

@@ -1,0 +1,28 @@
+/// Where a motion CSV's sensor values are, found from its header by name: Core Motion's `gravity.*` and
+/// `userAcceleration.*` (with `rotationRate.*` when all three are there), or a raw accelerometer's `acc.*` (with
+/// `gyro.*`), and `timestamp`. The recording reader, the dataset reader and `classify motion --follow` read
+/// headers with it.
+public struct MotionColumns: Sendable, Equatable {
+    /// Whether the values are Core Motion's (gravity and user acceleration apart) rather than a raw accelerometer's.
+    public let coreMotion: Bool
+    /// Gravity then user acceleration (Core Motion), or the raw acceleration: the first values of a sample's nine.
+    public let values: [Int]
+    /// The rotation rate (Core Motion) or gyroscope, or none: a sample's last three values.
+    public let spins: [Int]
+    /// The `timestamp` column, if any.
+    public let time: Int?
+
+    /// The columns of `header`, or `nil` when it has neither Core Motion's nor a raw accelerometer's.
+    public init?(header: [String]) {
+        func find(_ names: [String]) -> [Int] { names.compactMap { header.firstIndex(of: $0) } }
+        let gravity = find(["gravity.x", "gravity.y", "gravity.z"])
+        let user = find(["userAcceleration.x", "userAcceleration.y", "userAcceleration.z"])
+        let rotation = find(["rotationRate.x", "rotationRate.y", "rotationRate.z"])
+        let acc = find(["acc.x", "acc.y", "acc.z"]), gyro = find(["gyro.x", "gyro.y", "gyro.z"])
+        coreMotion = gravity.count == 3 && user.count == 3
+        guard coreMotion || acc.count == 3 else { return nil }
+        values = coreMotion ? gravity + user : acc
+        spins = coreMotion ? (rotation.count == 3 ? rotation : []) : (gyro.count == 3 ? gyro : [])
+        time = header.firstIndex(of: "timestamp")
+    }
+}
