@@ -34,6 +34,17 @@ public struct MotionStreamSample: Sendable, Equatable {
     /// Whether it came from Core Motion (with gravity and user acceleration apart).
     public var isCoreMotion: Bool { userAcceleration != nil }
 
+    /// The nine values as `MotionRecordingReader.assemble` takes a row: `acceleration`, the user acceleration
+    /// (zeros for a raw accelerometer), the rotation rate.
+    var row: [Double] {
+        let u = userAcceleration ?? (0, 0, 0)
+        return [acceleration.x, acceleration.y, acceleration.z, u.x, u.y, u.z, rotationRate.x, rotationRate.y, rotationRate.z]
+    }
+
+    /// The first value that is not finite or beyond any phone sensor's range
+    /// (`MotionRecordingReader.maximumSensorMagnitude`), or `nil`.
+    var valueOutOfRange: Double? { row.first { !(abs($0) <= MotionRecordingReader.maximumSensorMagnitude) } }
+
     public static func == (a: Self, b: Self) -> Bool {
         a.time == b.time && a.acceleration == b.acceleration && a.rotationRate == b.rotationRate
             && a.userAcceleration.map { [$0.x, $0.y, $0.z] } == b.userAcceleration.map { [$0.x, $0.y, $0.z] }
@@ -188,10 +199,7 @@ public struct MotionStream: Sendable {
                 ? "a raw accelerometer sample after Core Motion ones; a stream takes one kind"
                 : "a Core Motion sample after raw accelerometer ones; a stream takes one kind")
         }
-        let u = sample.userAcceleration ?? (0, 0, 0)
-        let values = [sample.acceleration.x, sample.acceleration.y, sample.acceleration.z, u.x, u.y, u.z,
-                      sample.rotationRate.x, sample.rotationRate.y, sample.rotationRate.z]
-        if let bad = values.first(where: { !(abs($0) <= MotionRecordingReader.maximumSensorMagnitude) }) {
+        if let bad = sample.valueOutOfRange {
             throw DataError(file: source, message: "sample at \(sample.time): \(bad) is not a finite value within a phone sensor's "
                             + "range (at most \(Int(MotionRecordingReader.maximumSensorMagnitude)) in magnitude)")
         }

@@ -113,7 +113,7 @@ public struct WeightsLocator: WeightsSource {
             return try ModelFile(contentsOf: URL(fileURLWithPath: path))
         }
         if let builtIn {
-            guard ShippedWeights.bytes(of: variant) != nil else {
+            guard ShippedWeights.files[variant] != nil else {
                 throw WeightsNotFound(variant: variant, places: places + ["built in (\(ShippedWeights.variants.joined(separator: ", ")))"])
             }
             return try builtIn.load(variant)

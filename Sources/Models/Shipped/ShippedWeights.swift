@@ -93,14 +93,12 @@ extension MotionRecognizer {
             if let previous = times.last, !(sample.time > previous) {
                 throw DataError(file: source, message: "sample \(index): time \(sample.time) does not come after \(previous); times must increase")
             }
-            let a = sample.acceleration, u = sample.userAcceleration ?? (0, 0, 0), r = sample.rotationRate
-            let row = [a.x, a.y, a.z, u.x, u.y, u.z, r.x, r.y, r.z]
             guard sample.time.isFinite else { throw DataError(file: source, message: "sample \(index): time \(sample.time) is not a finite number") }
-            if let bad = row.first(where: { !(abs($0) <= MotionRecordingReader.maximumSensorMagnitude) }) {
+            if let bad = sample.valueOutOfRange {
                 throw DataError(file: source, message: "sample \(index): \(bad) is not a finite value within a phone sensor's range "
                                 + "(at most \(Int(MotionRecordingReader.maximumSensorMagnitude)) in magnitude)")
             }
-            rows.append(row)
+            rows.append(sample.row)
             times.append(sample.time)
         }
         if let problem = MotionRecordingReader.rateProblem(sourceRate: MotionRecordingReader.medianRate(times)) {
