@@ -93,11 +93,14 @@ struct MotionFollower {
                 } catch {
                     throw DataError(file: path, line: lineNumber, message: error.message)
                 }
-                windows += report(events)
+                let (count, written) = report(events)
+                windows += count
+                // Nobody can read what follows: stop, and let the exit say why (74, one line).
+                guard written else { return 0 }
             }
             pending.removeFirst(lineStart)
         }
-        windows += report(stream.pause())
+        windows += report(stream.pause()).windows
         guard columns != nil else { throw DataError(file: path, line: 1, message: "no header: the input is empty") }
         guard windows > 0 else {
             let windowing = recognizer.windowing
@@ -130,9 +133,9 @@ struct MotionFollower {
     }
 
     /// Prints each change at once (flushed: whoever reads the output sees it as it happens); returns how many
-    /// windows `events` held.
-    func report(_ events: [MotionStreamEvent]) -> Int {
-        var windows = 0
+    /// windows `events` held, and `false` once standard output cannot be written.
+    func report(_ events: [MotionStreamEvent]) -> (windows: Int, written: Bool) {
+        var windows = 0, written = true
         for event in events {
             switch event {
             case .window:
@@ -144,10 +147,10 @@ struct MotionFollower {
                     StandardStreams.write(String(format: "%8.2f s", change.time) + "  " + change.to.padding(toLength: 8, withPad: " ", startingAt: 0)
                                           + percentText(change.confidence) + String(format: "  (since %.2f s)\n", change.since))
                 }
-                StandardStreams.flush()
+                written = StandardStreams.flush() && written
             }
         }
-        return windows
+        return (windows, written)
     }
 }
 

@@ -18,8 +18,10 @@ enum StandardStreams {
     }
 
     /// Sends what standard output holds on its way now (a follower's reader sees each line as it is printed).
-    static func flush() {
-        fflush(stdout)
+    /// Returns `false` once a write to standard output has failed (`finishStandardOutput` reports it).
+    @discardableResult
+    static func flush() -> Bool {
+        fflush(stdout) == 0 && ferror(stdout) == 0
     }
 
     /// Writes `text` to standard error unbuffered. A failure here has nowhere left to be reported, so it is

@@ -106,6 +106,32 @@ struct MotionFollowTests {
         #expect(process.isRunning, "a followed file keeps being followed")
     }
 
+    /// A followed file whose changes cannot be written (a full disk) stops following: 74, not forever.
+    @Test func anUnwritableOutputStopsTheFollow() throws {
+        let (csv, _) = try Self.walkStopRunStop()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("follow-full-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("live.csv")
+        try Data(csv.utf8).write(to: file)
+        let process = Process()
+        process.executableURL = CommandRun.builtClassify
+        process.arguments = ["motion", "--follow", file.path]
+        process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let error = Pipe()
+        process.standardError = error
+        try process.run()
+        let deadline = Date().addingTimeInterval(120)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        let stillRunning = process.isRunning
+        if stillRunning { process.terminate() }
+        process.waitUntilExit()
+        #expect(!stillRunning, "still following a file whose output cannot be written")
+        #expect(process.terminationStatus == 74)
+        let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(message.contains("standard output could not be written"), "\(message)")
+    }
+
     @Test func badInputStopsWithWhereAndWhat() throws {
         let (csv, _) = try Self.walkStopRunStop()
         var lines = csv.split(separator: "\n").map(String.init)
