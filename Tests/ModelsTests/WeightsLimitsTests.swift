@@ -351,6 +351,7 @@ struct WeightsLimitsTests {
 private struct OverflowedClassifier: MotionWindowClassifier {
     let windowing = MotionWindowing()
     let labels = ["walking", "running"]
+    let decision = DecisionRule.legacy
     func probabilities(_ inputs: Tensor) -> Tensor {
         Tensor(shape: [inputs.shape[0], 2], scalars: [Float](repeating: .nan, count: 2 * inputs.shape[0]))
     }

@@ -98,6 +98,9 @@ public protocol MotionWindowClassifier: Sendable {
     var labels: [String] { get }
     /// Each window's class probabilities, `[windows, labels]`, for inputs `[windows, inputSize]`.
     func probabilities(_ inputs: Tensor) -> Tensor
+    /// How a window's probabilities become its answer (calibration, reject class, uncertainty floor): the weights
+    /// file's `decision`, or `DecisionRule.legacy`.
+    var decision: DecisionRule { get }
 }
 
 extension MotionWindowClassifier {
@@ -141,23 +144,34 @@ extension MotionWindowClassifier {
     }
 
     /// One window's answer from its class scores (`labels` order) and its two intensity inputs (the logarithms of
-    /// its vertical standard deviation and horizontal mean), the window running `from`…`to` seconds: the best
-    /// class; `unknown` and uncertain when a score is not finite; uncertain when it spans one of `bridgedGaps`;
-    /// `still` when the phone barely moves. `classify` and `MotionStream` label every window with it.
+    /// its vertical standard deviation and horizontal mean), the window running `from`…`to` seconds. The scores are
+    /// decided by `decision`, as a shape's are (calibration, the reject class as `unknown`, uncertain under the
+    /// floor; `unknown` and uncertain when a score is not finite); then a window that spans one of `bridgedGaps` is
+    /// uncertain, and one in which the phone barely moves is `still` (with the stillness rule's own confidence).
+    /// `classify` and `MotionStream` label every window with it.
     public func prediction(scores row: [Double], intensity: (Float, Float), from: Double, to: Double,
                            bridgedGaps: [ClosedRange<Double>]) -> MotionWindowPrediction {
-        let best = row.indices.max { row[$0] < row[$1] } ?? 0
-        var window = MotionWindowPrediction(start: from, end: to, label: labels[best], confidence: row[best])
-        if let reason = Decision.nonFiniteReason(labels: labels, scores: row) {
-            // Never a NaN confidence: the window is unknown and does not vote.
-            (window.label, window.confidence, window.uncertain, window.reason) = (MotionTimeline.unknownLabel, 0, true, reason)
-        } else if let gap = bridgedGaps.first(where: { $0.overlaps(from...to) }) {
+        let labels = labels, rule = decision
+        var window = withUnsafeTemporaryAllocation(of: Double.self, capacity: row.count) { calibrated in
+            row.withUnsafeBufferPointer { raw in
+                let decided = Decision.decide(raw: raw, rejectIndex: rule.rejectLabel.flatMap { labels.firstIndex(of: $0) }, rule: rule,
+                                              calibrated: calibrated)
+                let reason = Decision.nonFiniteReason(labels: labels, scores: row)
+                    ?? Decision.reason(labels: labels, calibrated: UnsafeBufferPointer(calibrated), best: decided.best,
+                                       unknown: decided.unknown, rule: rule)
+                return MotionWindowPrediction(start: from, end: to, label: decided.unknown ? MotionTimeline.unknownLabel : labels[decided.best],
+                                              confidence: decided.confidence, uncertain: decided.uncertain, reason: reason)
+            }
+        }
+        guard row.allSatisfy(\.isFinite) else { return window }
+        if let gap = bridgedGaps.first(where: { $0.overlaps(from...to) }) {
             window.uncertain = true
             window.reason = String(format: "no samples for %.2f s from %.2f s: too long a gap to resolve a stride "
                                    + "(at most %.2f s is bridged)", gap.upperBound - gap.lowerBound, gap.lowerBound,
                                    MotionRecordingReader.maximumBridge)
         } else if let still = MotionStillness.confidence(logDeviation: intensity.0, logHorizontal: intensity.1) {
-            (window.label, window.confidence) = (MotionStillness.label, still)
+            // Stillness is judged from the motion's intensity, not by the model: its confidence is the rule's own.
+            (window.label, window.confidence, window.uncertain, window.reason) = (MotionStillness.label, still, false, nil)
         }
         return window
     }
@@ -203,6 +217,9 @@ public struct MotionClassifier: MotionWindowClassifier {
     /// The classes, in output order.
     public var labels: [String] { file.labels }
 
+    /// The weights file's decision rule (`DecisionRule.legacy` for a file written without one).
+    public var decision: DecisionRule { file.decision ?? .legacy }
+
     /// The model's probabilities for each window.
     public func probabilities(_ inputs: Tensor) -> Tensor { compiled(inputs) }
 }
@@ -229,6 +246,9 @@ public struct CadenceRecognizer: MotionWindowClassifier {
 
     /// walking, running.
     public var labels: [String] { ["walking", "running"] }
+
+    /// `DecisionRule.legacy`: no calibration, no reject class, uncertain below 70% (as the geometric recognizer).
+    public var decision: DecisionRule { .legacy }
 
     /// One window's walking and running probabilities.
     public func classify(_ input: UnsafeBufferPointer<Float>) -> (walking: Double, running: Double) {

@@ -127,7 +127,8 @@ public struct Decision: Sendable, Equatable {
     /// the model is confident the input is none of its classes.
     public let uncertain: Bool
 
-    /// Applies `rule` to softmax outputs in `labels` order.
+    /// Applies `rule` to softmax outputs in `labels` order: `decide(raw:rejectIndex:rule:calibrated:)` picks the
+    /// answer, `reason(labels:calibrated:best:unknown:rule:)` words it.
     ///
     /// Outputs that are not finite numbers (a model whose arithmetic overflowed) never become a confidence: the
     /// answer is `unknown`, uncertain, with confidence 0, every probability 0 and a reason naming the score (see
@@ -135,44 +136,35 @@ public struct Decision: Sendable, Equatable {
     /// so this is the last line of defence, not the way such files are caught.
     public init(labels: [String], probabilities raw: [Double], rule: DecisionRule) {
         precondition(labels.count == raw.count && !labels.isEmpty, "Decision: \(labels.count) labels, \(raw.count) probabilities")
-        if let reason = Self.nonFiniteReason(labels: labels, scores: raw) {
-            probabilities = labels.map { ($0, 0) }
-            best = labels[0]
-            label = DecisionRule.unknownLabel
-            confidence = 0
-            uncertain = true
-            self.reason = reason
-            return
-        }
-        let p = rule.calibrated(raw)
-        probabilities = zip(labels, p).map { ($0, $1) }
         let rejectIndex = rule.rejectLabel.flatMap { labels.firstIndex(of: $0) }
-        let real = labels.indices.filter { $0 != rejectIndex }
-        let bestIndex = real.max { p[$0] < p[$1] } ?? 0
-        best = labels[bestIndex]
-        if let rejectIndex, p[rejectIndex] > p[bestIndex] {
-            label = DecisionRule.unknownLabel
-            confidence = p[rejectIndex]
-            let share = Int((100 * p[rejectIndex]).rounded())
-            if p[rejectIndex] < rule.uncertainBelow {
-                uncertain = true
-                reason = "it looks like none of the classes (\(share)%), but it might be \(best) (\(Int((100 * p[bestIndex]).rounded()))%)"
-            } else {
-                uncertain = false
-                reason = "it looks like none of the classes (\(share)%); the nearest is \(best)"
-            }
-        } else {
-            label = best
-            confidence = p[bestIndex]
-            uncertain = p[bestIndex] < rule.uncertainBelow
-            if uncertain {
-                let runnerUp = labels.indices.filter { $0 != bestIndex }.max { p[$0] < p[$1] }
-                reason = "confidence \(Int((100 * p[bestIndex]).rounded()))% is below \(Int((100 * rule.uncertainBelow).rounded()))%"
-                    + (runnerUp.map { "; it might be \(labels[$0] == rule.rejectLabel ? "none of the classes" : labels[$0]) (\(Int((100 * p[$0]).rounded()))%)" } ?? "")
-            } else {
-                reason = nil
-            }
+        var p = [Double](repeating: 0, count: raw.count)
+        let decided = raw.withUnsafeBufferPointer { raw in
+            p.withUnsafeMutableBufferPointer { Self.decide(raw: raw, rejectIndex: rejectIndex, rule: rule, calibrated: $0) }
         }
+        probabilities = zip(labels, p).map { ($0, $1) }
+        best = labels[decided.best]
+        label = decided.unknown ? DecisionRule.unknownLabel : best
+        confidence = decided.confidence
+        uncertain = decided.uncertain
+        reason = Self.nonFiniteReason(labels: labels, scores: raw)
+            ?? p.withUnsafeBufferPointer { Self.reason(labels: labels, calibrated: $0, best: decided.best, unknown: decided.unknown, rule: rule) }
+    }
+
+    /// Why an answer that `decide` gave should not be trusted, or why it is `unknown`; `nil` for a trusted answer of
+    /// a real class. `calibrated` are the probabilities in `labels` order (finite), `best` the nearest real class's
+    /// index and `unknown` whether the reject class won.
+    package static func reason(labels: [String], calibrated p: UnsafeBufferPointer<Double>, best: Int, unknown: Bool,
+                              rule: DecisionRule) -> String? {
+        func percent(_ value: Double) -> Int { Int((100 * value).rounded()) }
+        if unknown, let rejectIndex = rule.rejectLabel.flatMap({ labels.firstIndex(of: $0) }) {
+            return p[rejectIndex] < rule.uncertainBelow
+                ? "it looks like none of the classes (\(percent(p[rejectIndex]))%), but it might be \(labels[best]) (\(percent(p[best]))%)"
+                : "it looks like none of the classes (\(percent(p[rejectIndex]))%); the nearest is \(labels[best])"
+        }
+        guard p[best] < rule.uncertainBelow else { return nil }
+        let runnerUp = labels.indices.filter { $0 != best }.max { p[$0] < p[$1] }
+        return "confidence \(percent(p[best]))% is below \(percent(rule.uncertainBelow))%"
+            + (runnerUp.map { "; it might be \(labels[$0] == rule.rejectLabel ? "none of the classes" : labels[$0]) (\(percent(p[$0]))%)" } ?? "")
     }
 
     /// Why `scores` (one per label) cannot be an answer — the first that is NaN or infinite, by label — or `nil`
@@ -195,9 +187,9 @@ extension Decision {
     /// What `Decision(labels:probabilities:rule:)` decides, without allocating: the calibrated probabilities are
     /// written to `calibrated` (as many as `raw`), and the winner returned — the nearest real class's index, whether
     /// the reject class won (`unknown`), the confidence and whether it is uncertain. `rejectIndex` is where
-    /// `rule.rejectLabel` stands in the labels. The initializer is its twin: the same operations in the same order,
-    /// so the same bits (tests compare them); the reasons are left to it.
-    static func decide(raw: UnsafeBufferPointer<Double>, rejectIndex: Int?, rule: DecisionRule,
+    /// `rule.rejectLabel` stands in the labels. The initializer, every shape answer and every motion window are
+    /// decided by it; the reasons are left to `reason(labels:calibrated:best:unknown:rule:)`.
+    package static func decide(raw: UnsafeBufferPointer<Double>, rejectIndex: Int?, rule: DecisionRule,
                        calibrated p: UnsafeMutableBufferPointer<Double>) -> (best: Int, unknown: Bool, confidence: Double, uncertain: Bool) {
         precondition(raw.count == p.count && !raw.isEmpty, "Decision.decide: \(raw.count) scores, \(p.count) places")
         if raw.contains(where: { !$0.isFinite }) {

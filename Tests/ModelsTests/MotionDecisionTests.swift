@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+@testable import Models
+import Tensor
+
+/// A window classifier that gives every window the same probabilities, under a given decision rule.
+private struct FixedClassifier: MotionWindowClassifier {
+    let windowing = MotionWindowing()
+    let labels: [String]
+    let scores: [Float]
+    let decision: DecisionRule
+
+    func probabilities(_ inputs: Tensor) -> Tensor {
+        Tensor(shape: [inputs.shape[0], scores.count], scalars: (0..<inputs.shape[0]).flatMap { _ in scores })
+    }
+}
+
+/// Motion windows are decided by the weights file's rule, as drawings are: the same `Decision` for both tasks.
+@Suite("Motion windows follow the decision rule")
+struct MotionDecisionTests {
+    /// One window of a phone that moves (not still): 300 samples at 50 Hz, 0.5 g vertical.
+    let moving = MotionRecording(
+        segments: [(0..<300).map { t in
+            MotionSample(gravity: (0, 0, -1), rotationRate: (0, 0, 0), userAcceleration: (0, 0, 0.5 * sin(Double(t) / 4)))
+        }], segmentStarts: [0], rate: 50, notes: [])
+    /// One window of a phone lying on a table.
+    let lying = MotionRecording(
+        segments: [(0..<300).map { t in
+            MotionSample(gravity: (0, 0, -1), rotationRate: (0, 0, 0), userAcceleration: (0, 0, 0.001 * Double(t % 3)))
+        }], segmentStarts: [0], rate: 50, notes: [])
+
+    @Test func aWindowUnderTheFloorIsUncertainAndSaysWhy() throws {
+        let classifier = FixedClassifier(labels: ["walking", "running"], scores: [0.62, 0.38], decision: .legacy)
+        let window = try #require(try classifier.classify(moving).windows.first)
+        #expect(window.label == "walking")
+        #expect(abs(window.confidence - 0.62) < 1e-6)
+        #expect(window.uncertain)
+        #expect(window.reason == "confidence 62% is below 70%; it might be running (38%)")
+        // The uncertain window does not vote: the recording has no label.
+        #expect(try classifier.classify(moving).label == MotionTimeline.unknownLabel)
+    }
+
+    @Test func aWindowOverTheFloorIsTrusted() throws {
+        let classifier = FixedClassifier(labels: ["walking", "running"], scores: [0.2, 0.8], decision: .legacy)
+        let window = try #require(try classifier.classify(moving).windows.first)
+        #expect(window.label == "running" && !window.uncertain && window.reason == nil)
+    }
+
+    @Test func theFloorAndTemperatureComeFromTheRule() throws {
+        // A floor of 50% trusts 62%; a temperature of 2 flattens 0.8/0.2 to 2/3 against 1/3.
+        let lenient = FixedClassifier(labels: ["walking", "running"], scores: [0.62, 0.38], decision: DecisionRule(uncertainBelow: 0.5))
+        #expect(try #require(try lenient.classify(moving).windows.first).uncertain == false)
+        let warm = FixedClassifier(labels: ["walking", "running"], scores: [0.8, 0.2], decision: DecisionRule(temperature: 2))
+        let window = try #require(try warm.classify(moving).windows.first)
+        #expect(abs(window.confidence - 2.0 / 3) < 1e-6, "\(window.confidence)")
+        #expect(window.uncertain)
+    }
+
+    @Test func aRejectClassAnswersUnknown() throws {
+        let classifier = FixedClassifier(labels: ["walking", "running", "other"], scores: [0.1, 0.1, 0.8],
+                                         decision: .default(labels: ["walking", "running", "other"]))
+        let window = try #require(try classifier.classify(moving).windows.first)
+        #expect(window.label == MotionTimeline.unknownLabel && !window.uncertain)
+        #expect(window.reason == "it looks like none of the classes (80%); the nearest is walking")
+    }
+
+    @Test func stillKeepsItsOwnConfidence() throws {
+        // The model is unsure, but the phone barely moves: still, by the stillness rule, and trusted.
+        let classifier = FixedClassifier(labels: ["walking", "running"], scores: [0.55, 0.45], decision: .legacy)
+        let window = try #require(try classifier.classify(lying).windows.first)
+        #expect(window.label == MotionStillness.label && !window.uncertain && window.reason == nil && window.confidence > 0.9)
+    }
+
+    @Test func theStreamDecidesAsTheRecording() throws {
+        let classifier = FixedClassifier(labels: ["walking", "running"], scores: [0.62, 0.38], decision: .legacy)
+        let recognizer = MotionRecognizer(classifier: classifier, model: "fixed")
+        var stream = MotionStream(recognizer: recognizer)
+        var windows: [MotionWindowPrediction] = []
+        for (index, sample) in moving.segments[0].enumerated() {
+            let streamSample = MotionStreamSample(time: Double(index) / 50, gravity: sample.gravity, userAcceleration: sample.userAcceleration)
+            for case let .window(window) in try stream.append(streamSample) { windows.append(window) }
+        }
+        let streamed = try #require(windows.first)
+        let whole = try #require(try recognizer.classify(moving).windows.first)
+        #expect(streamed.label == whole.label && streamed.uncertain && streamed.reason == whole.reason)
+    }
+}
