@@ -141,7 +141,10 @@ struct MotionFollowTests {
         let run = try CommandRun.run(CommandRun.builtClassify, ["motion", "--follow", "-"], input: lines.joined(separator: "\n"))
         #expect(run.status == 65, "\(run.standardError)")
         #expect(run.standardError.contains("-:401: column 6 ("), "\(run.standardError)")
-        #expect(run.standardError.contains("expected a finite number, got \"north\""), "\(run.standardError)")
+        // The same words as `classify motion` gives for the same row: one reader for both.
+        #expect(run.standardError.contains("'north' is not a number"), "\(run.standardError)")
+        let whole = try CommandRun.run(CommandRun.builtClassify, ["motion", "-"], input: lines.joined(separator: "\n"))
+        #expect(whole.status == 65 && whole.standardError == run.standardError, "\(whole.standardError)")
 
         let short = lines.prefix(100).joined(separator: "\n")
         let shortRun = try CommandRun.run(CommandRun.builtClassify, ["motion", "--follow", "-"], input: short)
@@ -165,5 +168,24 @@ struct MotionFollowTests {
             let run = try CommandRun.classify(["motion"] + arguments)
             #expect(run.status == 64 && run.standardError.contains(expected), "\(arguments): \(run.standardError)")
         }
+    }
+
+    /// A fully quoted copy of a recording (as some spreadsheets export) is the same recording to `--follow` as to
+    /// `classify motion`: the same CSV reader reads both.
+    @Test func aQuotedRecordingFollowsAsItClassifies() throws {
+        let text = try String(contentsOf: Self.examples.appendingPathComponent("walking.csv"), encoding: .utf8)
+        let quoted = text.split(separator: "\n").map { line in
+            line.split(separator: ",", omittingEmptySubsequences: false).map { "\"\($0)\"" }.joined(separator: ",")
+        }.joined(separator: "\r\n") + "\r\n"
+        let whole = try CommandRun.run(CommandRun.builtClassify, ["motion", "-", "--json"], input: quoted)
+        #expect(whole.status == 0, "\(whole.standardError)")
+        let label = try #require(try JSONSerialization.jsonObject(with: Data(whole.standardOutput.utf8)) as? [String: Any])["label"] as? String
+        #expect(label == "walking")
+        let followed = try CommandRun.run(CommandRun.builtClassify, ["motion", "--follow", "-", "--json"], input: quoted)
+        #expect(followed.status == 0, "\(followed.standardError)")
+        let states = followed.standardOutput.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["to"] as? String
+        }
+        #expect(states == ["walking"], "\(followed.standardOutput)")
     }
 }

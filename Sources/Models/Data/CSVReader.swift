@@ -16,7 +16,14 @@ public struct CSVReader {
     /// The header's column names, in file order.
     public private(set) var header: [String] = []
 
-    private let handle: FileHandle?
+    /// Where the bytes come from: a file or standard input read 1 MiB at a time, a caller's stream (`--follow`),
+    /// or nothing more (a part, read whole).
+    private enum Source {
+        case handle(FileHandle)
+        case stream(() throws(DataError) -> [UInt8])
+    }
+
+    private let source: Source?
     private var buffer: [UInt8] = []
     private var position = 0
     private var atEnd = false
@@ -38,7 +45,7 @@ public struct CSVReader {
     public init(path: String) throws(DataError) {
         file = path
         if path == "-" {
-            handle = FileHandle.standardInput
+            source = .handle(FileHandle.standardInput)
         } else {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -47,15 +54,28 @@ public struct CSVReader {
             guard !isDirectory.boolValue, let opened = FileHandle(forReadingAtPath: path) else {
                 throw DataError(file: path, message: isDirectory.boolValue ? "is a directory, not a CSV file" : "cannot be opened for reading", kind: .unreadable)
             }
-            handle = opened
+            source = .handle(opened)
         }
+        try readHeader()
+    }
+
+    /// A reader of bytes as `stream` delivers them, named `file` in errors, and reads its header. `stream` returns
+    /// the next bytes as soon as it has any (it may wait for them), or none at the end; a record is handed over
+    /// as soon as its line has ended, so a reader can follow a recording as it is written.
+    package init(file: String, stream: @escaping () throws(DataError) -> [UInt8]) throws(DataError) {
+        self.file = file
+        source = .stream(stream)
+        try readHeader()
+    }
+
+    private mutating func readHeader() throws(DataError) {
         try skipByteOrderMark()
         guard let first = try nextRecord() else {
-            throw DataError(file: path, line: 1, message: "the file is empty; expected a header row of column names")
+            throw DataError(file: file, line: 1, message: "the file is empty; expected a header row of column names")
         }
         header = first.map { $0.trimmingCharacters(in: .whitespaces) }
         if let duplicate = Dictionary(grouping: header, by: { $0 }).first(where: { $0.value.count > 1 && !$0.key.isEmpty })?.key {
-            throw DataError(file: path, line: 1, message: "column '\(duplicate)' appears twice in the header")
+            throw DataError(file: file, line: 1, message: "column '\(duplicate)' appears twice in the header")
         }
     }
 
@@ -71,7 +91,7 @@ public struct CSVReader {
     public init(_ part: Part) {
         file = part.file
         header = part.header
-        handle = nil
+        source = nil
         buffer = part.bytes
         atEnd = true
         lineNumber = part.lineNumber
@@ -147,8 +167,17 @@ public struct CSVReader {
     public var headerSummary: String {
         let shown = 20
         guard !header.isEmpty else { return "no columns" }
-        return header.prefix(shown).map { "'\($0.prefix(60))'" }.joined(separator: ", ")
+        return header.prefix(shown).map { "'\(Self.printable($0.prefix(60)))'" }.joined(separator: ", ")
             + (header.count > shown ? " and \(header.count - shown) more" : "")
+    }
+
+    /// `text` as a message can show it on a terminal: anything but printable ASCII and letters (control bytes,
+    /// undecodable bytes) as `?`.
+    static func printable(_ text: Substring) -> String {
+        String(text.map { character -> Character in
+            let ascii = character.unicodeScalars.allSatisfy { (0x20...0x7E).contains($0.value) }
+            return ascii || (character.isLetter && character != "\u{FFFD}") ? character : "?"
+        })
     }
 
     /// The position of an optional column, or `nil`.
@@ -241,12 +270,17 @@ public struct CSVReader {
     public static let maximumLineBytes = 1 << 20
 
     private mutating func fill() throws(DataError) -> Bool {
-        guard !atEnd, let handle else { return false }
+        guard !atEnd, let source else { return false }
         let chunk: Data
-        do {
-            chunk = try handle.read(upToCount: 1 << 20) ?? Data()
-        } catch {
-            throw DataError(file: file, line: lineNumber, message: "read failed: \(error.localizedDescription)", kind: .unreadable)
+        switch source {
+        case let .handle(handle):
+            do {
+                chunk = try handle.read(upToCount: 1 << 20) ?? Data()
+            } catch {
+                throw DataError(file: file, line: lineNumber, message: "read failed: \(error.localizedDescription)", kind: .unreadable)
+            }
+        case let .stream(stream):
+            chunk = Data(try stream())
         }
         if chunk.isEmpty {
             atEnd = true

@@ -35,10 +35,7 @@ public enum MotionRecordingReader {
     public static func read(_ path: String, assumedRate: Double = 50, rate: Double = MotionWindowing().rate,
                             window: Int = MotionWindowing().window) throws(DataError) -> MotionRecording {
         var reader = try CSVReader(path: path)
-        guard let columns = MotionColumns(header: reader.header) else {
-            throw DataError(file: path, line: 1, message: "missing columns: a recording needs gravity.x/y/z and userAcceleration.x/y/z "
-                + "(Core Motion), or acc.x/y/z (raw accelerometer); the header has " + reader.headerSummary)
-        }
+        let columns = try recordingColumns(reader)
         let (coreMotion, valueColumns, spinColumns, timeColumn) = (columns.coreMotion, columns.values, columns.spins, columns.time)
         var times: [Double] = [], values: [Double] = []
         while try reader.advance() {
@@ -218,6 +215,28 @@ public enum MotionRecordingReader {
 
     /// `sensorValues` of the record `reader.advance()` read, appended to `row` (nine values, zeros where a
     /// recording has no rotation rate or no user acceleration), without making strings of its fields.
+    /// Where a recording's sensor values are in `reader`'s header; an error naming what is missing otherwise.
+    package static func recordingColumns(_ reader: CSVReader) throws(DataError) -> MotionColumns {
+        guard let columns = MotionColumns(header: reader.header) else {
+            throw DataError(file: reader.file, line: 1, message: "missing columns: a recording needs gravity.x/y/z and userAcceleration.x/y/z "
+                + "(Core Motion), or acc.x/y/z (raw accelerometer); the header has " + reader.headerSummary)
+        }
+        return columns
+    }
+
+    /// The sample of the record `reader` has just read, with the checks `read` makes of every row (finite numbers
+    /// within any sensor's range): what `classify motion --follow` hands to its `MotionStream`. `index` is the
+    /// sample's position, which gives its time at `assumedRate` when there is no timestamp column.
+    package static func sample(_ reader: CSVReader, columns: MotionColumns, index: Int, assumedRate: Double) throws(DataError) -> MotionStreamSample {
+        var v: [Double] = []
+        v.reserveCapacity(9)
+        try appendSensorValues(reader: reader, values: columns.values, spins: columns.spins, to: &v)
+        let time = try columns.time.map { column throws(DataError) in try reader.number(column: column) } ?? Double(index) / assumedRate
+        return columns.coreMotion
+            ? MotionStreamSample(time: time, gravity: (v[0], v[1], v[2]), userAcceleration: (v[3], v[4], v[5]), rotationRate: (v[6], v[7], v[8]))
+            : MotionStreamSample(time: time, acceleration: (v[0], v[1], v[2]), rotationRate: (v[6], v[7], v[8]))
+    }
+
     static func appendSensorValues(reader: CSVReader, values: [Int], spins: [Int], to row: inout [Double]) throws(DataError) {
         for column in values { row.append(try checkedSensorValue(reader.number(column: column), column: column, reader: reader)) }
         for _ in values.count..<6 { row.append(0) }
