@@ -11,7 +11,28 @@ struct IsolatedClassify {
         folder = try testFolder()
         binary = folder.appendingPathComponent("bin/classify")
         try FileManager.default.createDirectory(at: binary.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: CommandRun.builtClassify, to: binary)
+        try Self.place(CommandRun.builtClassify, at: binary)
+    }
+
+    /// Puts the executable `source` at `destination` without this process ever holding a descriptor open for
+    /// writing on it. Copying it here (FileManager.copyItem) did: while the copy was open for writing, a test on
+    /// another thread could start a command, and the forked child inherits that descriptor until it execs (or for
+    /// its whole life, if the descriptor was not close-on-exec), and exec of the copy fails with ETXTBSY ("Text file
+    /// busy") for as long as any process holds it open for writing. Sleeping and retrying would only narrow that
+    /// window. Instead: a hard link (same inode, no bytes written, so no writer at all; `classify` finds its
+    /// shipped weights from the path it was started by, which is the link), and where that is impossible (another
+    /// file system), `/bin/cp` in its own process: the only writer is `cp`, which no other child of this process
+    /// inherits from, and every descriptor it had is closed once it has exited, before the copy is ever run.
+    static func place(_ source: URL, at destination: URL) throws {
+        if link(source.path, destination.path) == 0 { return }
+        let copy = Process()
+        copy.executableURL = URL(fileURLWithPath: "/bin/cp")
+        copy.arguments = [source.path, destination.path]
+        try copy.run()
+        copy.waitUntilExit()
+        guard copy.terminationReason == .exit && copy.terminationStatus == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path])
+        }
     }
 
     /// A weights folder inside the test folder holding the shipped files named in `copy`, after `edit`.

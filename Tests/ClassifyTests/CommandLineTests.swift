@@ -38,6 +38,8 @@ struct CommandRun {
         process.standardInput = standardInput
         _ = ignoreBrokenPipes
         try process.run()
+        // Nothing below throws today; the defer keeps it so (a command is always waited for).
+        defer { process.stopAndWait() }
         // A command may stop reading before the input ends (an error on line 3 of 10,000): the rest is not written.
         if let input { try? standardInput.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
         try? standardInput.fileHandleForWriting.close()
@@ -48,6 +50,21 @@ struct CommandRun {
             status: process.terminationStatus,
             standardOutput: String(decoding: outputData, as: UTF8.self),
             standardError: String(decoding: errorData, as: UTF8.self))
+    }
+}
+
+extension Process {
+    /// Ends a command a test started and waits for it, so that no test leaves a process behind: SIGTERM, up to
+    /// 5 seconds to exit, then SIGKILL (which cannot be caught or ignored), then wait for it to be reaped. Call it
+    /// from a `defer` placed right after `run()`, so that it also runs when an expectation fails, a `#require`
+    /// stops the test or an error is thrown. Nothing happens for a command that has already exited.
+    func stopAndWait() {
+        guard isRunning else { return waitUntilExit() }
+        terminate()
+        let deadline = Date().addingTimeInterval(5)
+        while isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if isRunning { kill(processIdentifier, SIGKILL) }
+        waitUntilExit()
     }
 }
 

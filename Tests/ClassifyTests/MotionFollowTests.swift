@@ -85,11 +85,17 @@ struct MotionFollowTests {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        // `--follow` on a file never ends by itself: stop it and wait for it on every path (a failed `#expect`, a
+        // thrown write error). A terminate without a wait, or none at all when a test stopped early, left a
+        // `classify motion --follow` running after the suite, following a file in a deleted folder.
+        defer { process.stopAndWait() }
         var seen = ""
         func read(until word: String) {
             let deadline = Date().addingTimeInterval(120)
             while !seen.contains(word) && Date() < deadline && process.isRunning {
+                // Wait at most a second for output, so the deadline holds even when the command prints nothing.
+                var ready = pollfd(fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
+                if poll(&ready, 1, 1000) == 0 { continue }
                 let data = output.fileHandleForReading.availableData
                 if data.isEmpty { break }
                 seen += String(decoding: data, as: UTF8.self)
@@ -121,11 +127,11 @@ struct MotionFollowTests {
         let error = Pipe()
         process.standardError = error
         try process.run()
+        defer { process.stopAndWait() }
         let deadline = Date().addingTimeInterval(120)
         while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         let stillRunning = process.isRunning
-        if stillRunning { process.terminate() }
-        process.waitUntilExit()
+        process.stopAndWait()
         #expect(!stillRunning, "still following a file whose output cannot be written")
         #expect(process.terminationStatus == 74)
         let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

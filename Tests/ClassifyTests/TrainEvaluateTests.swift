@@ -164,6 +164,7 @@ struct TrainEvaluateTests {
         process.standardError = errors
         process.standardOutput = Pipe()
         try process.run()
+        defer { process.stopAndWait() }  // a 500-epoch training must not outlive the test if it stops early
         // Wait for the first finished epoch, then kill it: SIGKILL cannot be caught or ignored (a SIGINT can be
         // ignored when the parent ignores it), and it is the harshest interruption.
         var seen = Data()

@@ -95,3 +95,35 @@ func problem(decoding bytes: [UInt8]) -> WeightsFileError.Problem? {
         return error.problem
     }
 }
+
+/// The bundled shapes dataset `name` (`Datasets/shapes/<name>.csv`): real drawings of every class, `other`
+/// included, the classes in turn, with times. Tests here take drawings from it where the tests of Train use the
+/// generator (ShapeGenerator is Train's, and this target does not depend on Train).
+func bundledShapesURL(_ name: String) -> URL {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Datasets/shapes/\(name).csv")
+}
+
+/// The header and the rows of the first `drawings` drawings of the bundled shapes dataset `name`, as CSV text.
+func bundledShapesText(_ name: String = "test", drawings: Int) throws -> String {
+    let text = try String(contentsOf: bundledShapesURL(name), encoding: .utf8)
+    let lines = text.split(separator: "\n")
+    var kept = [lines[0]]
+    var ids: [Substring] = []
+    for line in lines.dropFirst() {
+        let id = line.prefix { $0 != "," }
+        if ids.last != id {
+            if ids.count == drawings { break }
+            ids.append(id)
+        }
+        kept.append(line)
+    }
+    return kept.joined(separator: "\n") + "\n"
+}
+
+/// The first `count` drawings of the bundled shapes dataset `name`.
+func bundledDrawings(_ name: String = "test", count: Int) throws -> [Drawing] {
+    let items = try ShapeDataset.items(bundledShapesURL(name).path, threads: 2)
+    #expect(items.count >= count, "\(name).csv holds \(items.count) drawings, not \(count)")
+    return try items.prefix(count).map { try $0.drawing.get() }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import Models
 import Testing
 @testable import Train
 import Tensor
@@ -191,6 +192,14 @@ struct TrainingTests {
         #expect(Set(a.groups).isDisjoint(with: Set(b.groups)))
         #expect(a.count + b.count == 100)
         #expect(Set(b.groups).count == 3)  // 15 groups × 0.2
+    }
+
+    /// Custom labels mean the labels in the data (`classNames` is Train's: the classes a training run numbers).
+    @Test func classNamesAreTheLabelsInTheData() {
+        let standard = ShapeDataset.standardLabels
+        #expect(classNames(for: ["square", "circle", "square"], standard: standard) == ["circle", "square"])
+        #expect(classNames(for: ["other", "star", "circle"], standard: standard) == ["circle", "star", "other"])
+        #expect(classNames(for: ["heart", "circle", "arrow"], standard: standard) == ["circle", "heart", "arrow"])
     }
 
     @Test func reportCountsPrecisionAndRecall() {

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 @testable import Models
 import Tensor
-@testable import Train
 
 /// The package root: the shipped Weights/ are found relative to it.
 private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -13,12 +12,11 @@ private func shipped(_ variant: String) throws -> ShapeRecognizer {
     return ShapeRecognizer(engine: .model(try ShapeClassifier(file: file)), model: "shape-classifier.\(variant)")
 }
 
-/// Generated drawings of every class and person, and drawings no recognizer can see or that stretch it: no points,
-/// one point, one place, a NaN, a coordinate beyond the range, a tiny extent, a line, more points than the stack
-/// scratch holds.
-private func batchDrawings() -> [Drawing] {
-    var generator = ShapeGenerator(seed: 31)
-    var drawings = generator.samples(people: 3, perPerson: 12).map(\.drawing)
+/// Real drawings of every class (the bundled test set's first 36), and drawings no recognizer can see or that
+/// stretch it: no points, one point, one place, a NaN, a coordinate beyond the range, a tiny extent, a line, more
+/// points than the stack scratch holds.
+private func batchDrawings() throws -> [Drawing] {
+    var drawings = try bundledDrawings(count: 36)
     let bad: [Drawing] = [
         Drawing(strokes: []),
         Drawing(strokes: [[DrawingPoint(x: 1, y: 2)]]),
@@ -67,7 +65,7 @@ struct ShapeBatchTests {
     @Test(arguments: ["int8", "f32"])
     func batchAnswersAreTheSingleDrawingAnswers(variant: String) throws {
         let recognizer = try shipped(variant)
-        let drawings = batchDrawings()
+        let drawings = try batchDrawings()
         let single = drawings.map { drawing in Result { () throws(DataError) in try recognizer.recognize(drawing) } }
         #expect(single.contains { (try? $0.get()) == nil } && single.contains { (try? $0.get()) != nil })
         for threads in [1, 2, 3, 7] {
@@ -77,9 +75,9 @@ struct ShapeBatchTests {
         }
     }
 
-    @Test func theGeometricRecognizerAnswersTheSameInBatches() {
+    @Test func theGeometricRecognizerAnswersTheSameInBatches() throws {
         let recognizer = ShapeRecognizer(engine: .geometric, model: "geometric")
-        let drawings = batchDrawings()
+        let drawings = try batchDrawings()
         let single = drawings.map { drawing in Result { () throws(DataError) in try recognizer.recognize(drawing) } }
         for threads in [1, 2] {
             let batch = recognizer.recognize(batch: drawings, threads: threads)
@@ -96,7 +94,7 @@ struct ShapeBatchTests {
     @Test func aWorkerKeptAcrossDrawingsAnswersEachAlone() throws {
         let recognizer = try shipped("int8")
         let worker = ShapeRecognizer.Worker(recognizer)
-        for drawing in batchDrawings() {
+        for drawing in try batchDrawings() {
             let compact = Result { () throws(DataError) in try worker.recognize(drawing) }
             let single = Result { () throws(DataError) in try recognizer.recognize(drawing) }
             switch (compact, single) {

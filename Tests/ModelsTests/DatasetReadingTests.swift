@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import Models
-@testable import Train
 
 /// How the dataset readers (training, evaluation and `--dataset` batches) treat rows a careless or hostile file
 /// holds: scattered drawing ids, malformed rows that open a drawing or session, other line endings, sessions too

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 @testable import Models
 import Tensor
-import Train
 
 /// The allocation-free `ShapeRasterizer.rasterize(_:into:)` (its drawing pass a C kernel, at every instruction-set
 /// level this CPU runs) against its loop-only twin, `rasterizeReference`, and its levelling (hull and smallest
@@ -148,20 +147,20 @@ struct ShapeRasterizerSpeedTests {
 
     // MARK: - Tests
 
-    @Test func generatedDrawingsAreTheSameBitForBit() {
-        var generator = ShapeGenerator(seed: 2024)
-        let drawings = generator.samples(people: 25, perPerson: 80).map(\.drawing)
+    /// The first 2,000 real drawings of the bundled training set, every class.
+    @Test func realDrawingsAreTheSameBitForBit() throws {
+        let drawings = try bundledDrawings("train", count: 2000)
         #expect(drawings.count == 2000)
         for rasterizer in Self.rasterizers {
             for (index, drawing) in drawings.enumerated() {
-                expectTwins(rasterizer, drawing, "generated drawing \(index)")
+                expectTwins(rasterizer, drawing, "real drawing \(index)")
             }
         }
         // Far from the origin and at extreme scales (the rasterizer works in the drawing's own units).
         for (index, drawing) in drawings.prefix(200).enumerated() {
-            expectTwins(.shipped, moved(drawing, scale: 1e-120, offset: 0), "generated drawing \(index), tiny")
-            expectTwins(.shipped, moved(drawing, scale: 1e120, offset: -1e121), "generated drawing \(index), huge")
-            expectTwins(.shipped, moved(drawing, scale: 0.01, offset: 1e6), "generated drawing \(index), far out")
+            expectTwins(.shipped, moved(drawing, scale: 1e-120, offset: 0), "real drawing \(index), tiny")
+            expectTwins(.shipped, moved(drawing, scale: 1e120, offset: -1e121), "real drawing \(index), huge")
+            expectTwins(.shipped, moved(drawing, scale: 0.01, offset: 1e6), "real drawing \(index), far out")
         }
     }
 
@@ -191,9 +190,8 @@ struct ShapeRasterizerSpeedTests {
     /// Image sizes that are not multiples of the four lanes, and both sides of each scratch size for the
     /// distances (11, 16, 32 and 64 pixels a side); 1, 2 and 3 pixels only by setting `size` (the initializer
     /// asks for 4 or more), with no margin.
-    @Test func otherImageSizesAreTheSameBitForBit() {
-        var generator = ShapeGenerator(seed: 77)
-        let drawings = generator.samples(people: 4, perPerson: 10).map(\.drawing) + awkwardDrawings().prefix(12).map(\.1)
+    @Test func otherImageSizesAreTheSameBitForBit() throws {
+        let drawings = try bundledDrawings(count: 40) + awkwardDrawings().prefix(12).map(\.1)
         for size in [1, 2, 3, 4, 5, 7, 11, 12, 16, 17, 32, 33, 64, 65] {
             for canonical in [false, true] {
                 var rasterizer = ShapeRasterizer(size: max(size, 4), margin: size < 7 ? 0 : 2, canonical: canonical,

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 @testable import Models
 import Tensor
-@testable import Train
 
 /// The package root: the shipped Weights/ are found relative to it.
 private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -206,8 +205,7 @@ struct ShapeRecognitionTests {
     /// The batch API answers exactly as one drawing at a time, on any number of threads.
     @Test func batchesAnswerAsSingleDrawings() throws {
         let recognizer = try shipped("int8")
-        var generator = ShapeGenerator(seed: 21)
-        let drawings = generator.samples(people: 4, perPerson: 10).map(\.drawing)
+        let drawings = try bundledDrawings(count: 40)
         let single = try drawings.map { try recognizer.recognize($0) }
         for threads in [1, 2, 7] {
             let batch = try recognizer.recognize(drawings, threads: threads).map { try $0.get() }
@@ -248,13 +246,5 @@ struct ShapeRecognitionTests {
         #expect(sure.label == "circle" && !sure.uncertain && sure.reason == nil)
         #expect(DecisionRule(temperature: .nan).problem(labels: labels) != nil)
         #expect(DecisionRule(rejectLabel: "nothing").problem(labels: labels) != nil)
-    }
-
-    /// Custom labels mean the labels in the data.
-    @Test func classNamesAreTheLabelsInTheData() {
-        let standard = ShapeDataset.standardLabels
-        #expect(classNames(for: ["square", "circle", "square"], standard: standard) == ["circle", "square"])
-        #expect(classNames(for: ["other", "star", "circle"], standard: standard) == ["circle", "star", "other"])
-        #expect(classNames(for: ["heart", "circle", "arrow"], standard: standard) == ["circle", "heart", "arrow"])
     }
 }

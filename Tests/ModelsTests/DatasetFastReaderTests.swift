@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import Models
-@testable import Train
 
 /// `DrawingReader.readDataset` (runs of lines parsed in parallel, rows in place) against its reference,
 /// `ShapeDataset.items` read on one thread: the same drawings, ids, lines and errors, in the same order, however
@@ -60,14 +59,14 @@ struct DatasetFastReaderTests {
         }
     }
 
-    @Test func generatedDatasetsReadTheSame() throws {
-        var generator = ShapeGenerator(seed: 41)
-        let text = ShapeDatasetWriter.csv(generator.samples(people: 3, perPerson: 8), prefix: "g")
-        try expectSameAsReference(text, "generated")
-        try expectSameAsReference(text.replacingOccurrences(of: "\n", with: "\r\n"), "generated, CRLF")
-        try expectSameAsReference(text.replacingOccurrences(of: "\n", with: "\r"), "generated, lone CR")
-        try expectSameAsReference("\u{FEFF}" + text, "generated, byte-order mark")
-        try expectSameAsReference(String(text.dropLast()), "generated, no line end at the end")
+    /// The first 24 drawings of the bundled test set: every class, with times.
+    @Test func realDatasetsReadTheSame() throws {
+        let text = try bundledShapesText(drawings: 24)
+        try expectSameAsReference(text, "real")
+        try expectSameAsReference(text.replacingOccurrences(of: "\n", with: "\r\n"), "real, CRLF")
+        try expectSameAsReference(text.replacingOccurrences(of: "\n", with: "\r"), "real, lone CR")
+        try expectSameAsReference("\u{FEFF}" + text, "real, byte-order mark")
+        try expectSameAsReference(String(text.dropLast()), "real, no line end at the end")
     }
 
     @Test func blankLinesAndOtherLineEndsReadTheSame() throws {
