@@ -2,16 +2,17 @@ import Foundation
 import Testing
 import Models
 
-/// The package root: the README and the examples are found relative to it.
+/// The package root: the README is found relative to it.
 private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 /// The README's Swift example, compiled and run here, so it cannot rot: the code between the two marker comments
 /// must be the README's block (after the `<!-- the example ReadmeExampleTests compiles -->` line) line for line,
-/// less its `import Models`.
+/// less its imports, and what it prints must be the README's block after "It prints".
 @Suite("The README's Swift example")
 struct ReadmeExampleTests {
-    /// The example as the README prints it (a whole main.swift), indented into a function.
-    func example() throws {
+    /// The example as the README prints it (a whole main.swift), indented into a function whose `print` parameter
+    /// catches what it prints. It reads no file, so it runs from any folder.
+    func example(print: (String) -> Void) throws {
         // README example begins
         // A drawing: strokes of (x, y) points, in any units, at any size or angle.
         let shapes = try ShapeRecognizer.shipped()
@@ -20,49 +21,76 @@ struct ReadmeExampleTests {
         let zigzag = try shapes.recognize(points: [(0, 0), (30, 80), (60, 10), (90, 70), (120, 5)])
         print("zigzag: \(zigzag.label)\(zigzag.uncertain ? " (uncertain)" : "")")
 
-        // A recording: a CSV of Core Motion (or raw accelerometer) samples.
+        // Motion: samples as Core Motion delivers them (gravity and user acceleration, in g). Made up here:
+        // 20 s at 50 Hz of a phone in a trouser pocket that bobs twice a stride, at `strides` strides a second.
+        func pocket(strides: Double) -> [MotionStreamSample] {
+            (0..<1000).map { tick in
+                let time = Double(tick) / 50, phase = 2 * Double.pi * strides * time
+                return MotionStreamSample(time: time, gravity: (0, -1, 0),
+                                          userAcceleration: (0.1 * sin(phase), 0.25 * sin(2 * phase) + 0.12 * sin(phase + 0.5), 0))
+            }
+        }
         let motion = try MotionRecognizer.shipped()
-        let recording = try MotionRecordingReader.read("Datasets/examples/walking.csv")
-        let timeline = try motion.classify(recording)
-        print("recording: \(timeline.label), \(timeline.windows.count) windows")
+        let walk = try motion.classify(samples: pocket(strides: 1))
+        print("walk: \(walk.label), \(walk.windows.count) windows")
 
-        // Live: samples as the sensors deliver them; a change is reported once two windows agree.
+        // Live: append each sample as the sensors deliver it; a change is reported once two windows agree.
+        // The same walk, then 12 s of the phone lying on a table.
+        let table = (1000..<1600).map { tick in
+            MotionStreamSample(time: Double(tick) / 50, gravity: (0, 0, -1), userAcceleration: (0, 0, 0))
+        }
         var stream = MotionStream(recognizer: motion)
-        for tick in 0..<1000 {  // 20 s of a phone lying on a table, 50 samples a second
-            let sample = MotionStreamSample(time: Double(tick) / 50, gravity: (0, 0, -1),
-                                            userAcceleration: (0, 0, 0.002 * Double(tick % 3)))
+        for sample in pocket(strides: 1) + table {
             for case let .change(change) in try stream.append(sample) {
-                print("live: \(change.to) at \(change.time) s")
+                print("live: \(change.to) at \(String(format: "%.2f", change.time)) s")
             }
         }
         // README example ends
     }
 
-    /// The README's block and the code above are the same lines.
-    @Test func theReadmeShowsThisCode() throws {
+    /// The example's code after the README's marker comment, and the block after it that shows its output.
+    private func readmeBlocks() throws -> (code: Substring, output: Substring) {
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         let marker = "<!-- the example ReadmeExampleTests compiles -->"
         let afterMarker = try #require(readme.range(of: marker).map { readme[$0.upperBound...] }, "the README lost its marker")
-        let block = try #require(afterMarker.range(of: "```swift\n").flatMap { start in
-            afterMarker[start.upperBound...].range(of: "```").map { afterMarker[start.upperBound..<$0.lowerBound] }
-        })
+        func block(after opening: String, in text: Substring) -> (Substring, Substring)? {
+            guard let start = text.range(of: opening), let end = text[start.upperBound...].range(of: "```") else { return nil }
+            return (text[start.upperBound..<end.lowerBound], text[end.upperBound...])
+        }
+        let (code, rest) = try #require(block(after: "```swift\n", in: afterMarker), "no swift block after the marker")
+        let (output, _) = try #require(block(after: "```\n", in: rest), "no output block after the example")
+        return (code, output)
+    }
+
+    /// The README's block and the code above are the same lines.
+    @Test func theReadmeShowsThisCode() throws {
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
         let begin = try #require(source.range(of: "// README example begins\n")), end = try #require(source.range(of: "        // README example ends"))
         let code = source[begin.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
             .map { $0.hasPrefix("        ") ? String($0.dropFirst(8)) : String($0) }.joined(separator: "\n")
-        // The README's block is a whole main.swift: `import Models`, a blank line, then the code.
-        #expect(String(block) == "import Models\n\n" + code, "the README's example and ReadmeExampleTests.example() differ")
+        // The README's block is a whole main.swift: the imports, a blank line, then the code.
+        #expect(String(try readmeBlocks().code) == "import Foundation\nimport Models\n\n" + code,
+                "the README's example and ReadmeExampleTests.example() differ")
     }
 
-    /// It runs from the package root (its recording path is relative), and says what the README says it says.
+    /// The README stays a newcomer's guide: at most 400 lines; the internals live in docs/.
+    @Test func theReadmeStaysShort() throws {
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false).count - (readme.hasSuffix("\n") ? 1 : 0)
+        #expect(lines <= 400, "README.md has \(lines) lines; move details to docs/")
+    }
+
+    /// It runs without any file of the repository (no working directory needed), gives the real answers, and
+    /// prints exactly what the README shows.
     @Test func itRunsAndAnswers() throws {
-        let previous = FileManager.default.currentDirectoryPath
-        _ = FileManager.default.changeCurrentDirectoryPath(root.path)
-        defer { _ = FileManager.default.changeCurrentDirectoryPath(previous) }
-        try example()
-        let shapes = try ShapeRecognizer.shipped()
-        #expect(try shapes.recognize(points: [(0, 0), (100, 0), (100, 100), (0, 100), (0, 0)]).label == "square")
-        #expect(try shapes.recognize(points: [(0, 0), (30, 80), (60, 10), (90, 70), (120, 5)]).label == "unknown")
-        #expect(try MotionRecognizer.shipped().classify(MotionRecordingReader.read("Datasets/examples/walking.csv")).label == "walking")
+        var lines: [String] = []
+        try example { lines.append($0) }
+        #expect(lines.count == 5, "\(lines)")
+        #expect(lines.first?.hasPrefix("square: square, ") == true, "\(lines)")
+        #expect(lines.dropFirst().first == "zigzag: unknown", "\(lines)")
+        #expect(lines.dropFirst(2).first?.hasPrefix("walk: walking, ") == true, "\(lines)")
+        #expect(lines.dropFirst(3).map { $0.split(separator: " ").prefix(2).joined(separator: " ") } == ["live: walking", "live: still"], "\(lines)")
+        #expect(String(try readmeBlocks().output) == lines.joined(separator: "\n") + "\n",
+                "the README's output block is not what the example prints:\n\(lines.joined(separator: "\n"))")
     }
 }
