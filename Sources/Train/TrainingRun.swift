@@ -16,7 +16,7 @@ public struct PreparedData: Sendable {
     ) throws(DataError) {
         switch task {
         case .shape:
-            let drawings = try ShapeDataset.read(path, rasterizer: rasterizer)
+            let drawings = try ShapeDataset.read(path)
             examples = try ShapeDataset.examples(
                 drawings, classNames: classNames ?? ShapeDataset.classNames(for: drawings), rasterizer: rasterizer, file: path,
                 augment: augment, seed: seed)

@@ -8,8 +8,8 @@ import Train
 /// Latency rows run one drawing at a time on one thread: rasterizing alone (`rasterize(_:into:)`, into a
 /// caller's buffer), the compiled plan alone (batch 1, into a caller's buffer), both together, and
 /// `ShapeRecognizer.recognize` (checks, rasterizing, the plan, the decision rule and the answer). Throughput rows
-/// run 256 drawings: the plan over a `[256, 16, 16, 1]` batch on one thread, `recognize(_:threads:)` (whole answers)
-/// on every core, and the compact batch API `recognize(batch:threads:)` on 1 and 2 threads (target: ≥ 150k
+/// run 256 drawings: the plan over a `[256, 16, 16, 1]` batch on one thread, `recognize(batch:threads:)` on every
+/// core, and `recognize(batch:threads:)` on 1 and 2 threads (target: ≥ 150k
 /// drawings/s on 2), whose allocations are counted per drawing.
 struct ShapeBenchmark {
     let plan: TimingPlan
@@ -85,11 +85,11 @@ struct ShapeBenchmark {
         report.time(plan, [int8, f32].map { variant in
             Workload(name: "shape: \(variant.format) plan, batch \(count)", items: count) { variant.plan.run(batch: batch) }
         })
-        // Whole answers per drawing (`recognize(_:threads:)`) and the compact batch API (a worker per thread) on one
-        // thread and on 2 (the target's figure), sampled in turn so that a busy moment lands on all of them.
+        // The batch API (a worker per thread) for each variant on every core, and the int8 one on one thread and on 2
+        // (the target's figure), sampled in turn so that a busy moment lands on all of them.
         report.time(plan, [int8, f32].map { variant in
             Workload(name: "shape: \(variant.format) recognizer, batch \(count)", items: count, threads: cores) {
-                variant.recognizer.recognize(drawings, threads: cores).count == count ? 1 : 0
+                variant.recognizer.recognize(batch: drawings, threads: cores).count == count ? 1 : 0
             }
         } + [1, Self.batchTargetThreads].map { threads in
             Workload(name: batchRow(threads: threads), items: count, threads: threads) {

@@ -91,124 +91,72 @@ struct Shape: ParsableCommand {
             }
             return
         }
-        // A batch.
+        // A batch: one line per drawing, each made by a worker of the recognizer, in input order.
+        BLAS.maxThreads = 1
         let threads = chain.jobs ?? ProcessInfo.processInfo.activeProcessorCount
-        if let dataset, dataset != "-" {
-            let status: Int32?
-            do {
-                status = try runShapeDataset(dataset, recognizer: recognizer, threads: threads, json: chain.json)
-            } catch {
-                throw failure(error)
-            }
-            if let status {
-                if status != 0 { throw ExitCode(status) }
-                return
-            }
-        }
-        let items: [(name: String, drawing: @Sendable () throws(DataError) -> Drawing)]
+        let format = ShapeLineFormat(recognizer: recognizer, json: chain.json)
+        let status: Int32
         if let dataset {
+            let outcomes: [DatasetItem<ItemOutcome>]
             do {
-                items = try ShapeDataset.items(dataset, threads: threads).map { item in
-                    ("\(dataset)#\(item.id)", { () throws(DataError) in try item.drawing.get() })
+                outcomes = try ShapeDataset.drawings(dataset, threads: threads) {
+                    let worker = ShapeRecognizer.Worker(recognizer)
+                    return { record in format.outcome(record.drawing, input: "\(dataset)#\(record.id)", worker: worker) }
                 }
             } catch {
                 throw failure(error)
             }
+            status = runBatch(count: outcomes.count, threads: 1, chunk: 1 << 14) { outcomes[$0].value }
         } else {
-            items = files.map { path in (path, { () throws(DataError) in try readDrawing(path) }) }
-        }
-        let json = chain.json
-        let status = runBatch(count: items.count, threads: threads) { index in
-            let (name, read) = items[index]
-            do {
-                let answer = try recognizer.recognize(try read())
-                if json { return ItemOutcome(line: ShapeJSON(answer, input: name).text, status: 0) }
-                return ItemOutcome(line: "\(name)  \(answer.label)  (confidence \(percentText(answer.confidence)), model \(answer.model))"
-                                   + (answer.label == DecisionRule.unknownLabel ? "  nearest \(answer.best)" : "")
-                                   + (answer.uncertain ? "  uncertain" : ""), status: 0)
-            } catch {
-                return errorOutcome(error, input: name, json: json)
+            status = runBatch(count: files.count, threads: threads) { index in
+                format.outcome(Result { () throws(DataError) in try readDrawing(files[index]) }, input: files[index],
+                               worker: ShapeRecognizer.Worker(recognizer))
             }
         }
         if status != 0 { throw ExitCode(status) }
     }
 }
 
-/// `classify shape --dataset FILE`: the file parsed and its drawings recognized on `threads` threads at once (each
-/// with a `ShapeRecognizer.Worker` of its own), the lines formatted in parallel and written in large blocks — the
-/// output, errors and exit status of `runBatch` over `ShapeDataset.items`, in file order. `nil` when the file
-/// must be read row by row (`DrawingReader.readDataset`), before anything is printed.
-func runShapeDataset(_ dataset: String, recognizer: ShapeRecognizer, threads: Int, json: Bool) throws(DataError) -> Int32? {
-    BLAS.maxThreads = 1
-    guard json else {
-        guard let items = try DrawingReader.readDataset(dataset, threads: threads, makeWorker: {
-            let worker = ShapeRecognizer.Worker(recognizer)
-            return { record in record.drawing.flatMap { drawing in Result { () throws(DataError) in try worker.recognize(drawing) } } }
-        }) else { return nil }
-        return writeShapeLines(items, dataset: dataset, recognizer: recognizer, threads: threads)
-    }
-    // JSON: each line made by the worker from the whole answer; printed as every batch prints its lines.
-    guard let items = try DrawingReader.readDataset(dataset, threads: threads, makeWorker: {
-        { record in
-            let name = "\(dataset)#\(record.id)"
-            do {
-                return ItemOutcome(line: ShapeJSON(try recognizer.recognize(try record.drawing.get()), input: name).text, status: 0)
-            } catch {
-                return errorOutcome(error, input: name, json: true)
-            }
-        }
-    }) else { return nil }
-    let outcomes = items.map(\.value)
-    return runBatch(count: outcomes.count, threads: threads, chunk: 1 << 14) { outcomes[$0] }
-}
+/// The one formatter of a batch's lines (files, `--dataset` from a file or standard input): text
+/// `INPUT  LABEL  (confidence P%, model M)[  nearest B][  uncertain]`, or one `ShapeJSON` object; a drawing that
+/// cannot be read or seen is `errorOutcome`'s line.
+struct ShapeLineFormat: Sendable {
+    let json: Bool
+    let model: [UInt8]
+    let labels: [[UInt8]]
 
-/// Writes one text line per dataset drawing — `NAME  LABEL  (confidence P%, model M)[  nearest B][  uncertain]`
-/// or `NAME  error: MESSAGE` — formatted in blocks on `threads` threads; returns the first failure's status or 0
-/// (74 when standard output cannot be written), having reported how many failed.
-func writeShapeLines(_ items: [DatasetItem<Result<CompactShapeAnswer, DataError>>], dataset: String, recognizer: ShapeRecognizer,
-                     threads: Int) -> Int32 {
-    let classes = recognizer.classes
-    let modelBytes = Array(recognizer.model.utf8), datasetBytes = Array(dataset.utf8)
-    let labelBytes = classes.map { Array($0.utf8) }, unknownBytes = Array(DecisionRule.unknownLabel.utf8)
-    let block = 4096
-    let blocks = parallelMap(count: (items.count + block - 1) / block, threads: threads) { index in
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(block * 100)
-        var status: Int32 = 0, failures = 0
-        for item in items[(index * block)..<min(items.count, (index + 1) * block)] {
-            switch item.value {
-            case let .success(answer):
-                bytes += datasetBytes
-                bytes.append(UInt8(ascii: "#"))
-                bytes += item.id.utf8
-                bytes += "  ".utf8
-                bytes += answer.isUnknown ? unknownBytes : labelBytes[answer.best]
-                bytes += "  (confidence ".utf8
-                PercentText.append(answer.confidence, to: &bytes)
-                bytes += ", model ".utf8
-                bytes += modelBytes
-                bytes.append(UInt8(ascii: ")"))
-                if answer.isUnknown {
-                    bytes += "  nearest ".utf8
-                    bytes += labelBytes[answer.best]
-                }
-                if answer.uncertain { bytes += "  uncertain".utf8 }
-            case let .failure(error):
-                let outcome = errorOutcome(error, input: "\(dataset)#\(item.id)", json: false)
-                bytes += outcome.line.utf8
-                failures += 1
-                if status == 0 { status = outcome.status }
+    init(recognizer: ShapeRecognizer, json: Bool) {
+        self.json = json
+        model = Array(recognizer.model.utf8)
+        labels = recognizer.classes.map { Array($0.utf8) }
+    }
+
+    /// The line for `drawing` (or why it could not be read), named `input`, answered by `worker`.
+    func outcome(_ drawing: Result<Drawing, DataError>, input: String, worker: ShapeRecognizer.Worker) -> ItemOutcome {
+        do {
+            let drawing = try drawing.get()
+            if json { return ItemOutcome(line: ShapeJSON(try worker.answer(drawing), input: input).text, status: 0) }
+            let answer = try worker.recognize(drawing)
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(input.utf8.count + 64)
+            bytes += input.utf8
+            bytes += "  ".utf8
+            bytes += answer.isUnknown ? Array(DecisionRule.unknownLabel.utf8) : labels[answer.best]
+            bytes += "  (confidence ".utf8
+            PercentText.append(answer.confidence, to: &bytes)
+            bytes += ", model ".utf8
+            bytes += model
+            bytes.append(UInt8(ascii: ")"))
+            if answer.isUnknown {
+                bytes += "  nearest ".utf8
+                bytes += labels[answer.best]
             }
-            bytes.append(UInt8(ascii: "\n"))
+            if answer.uncertain { bytes += "  uncertain".utf8 }
+            return ItemOutcome(line: String(decoding: bytes, as: UTF8.self), status: 0)
+        } catch {
+            return errorOutcome(error, input: input, json: json)
         }
-        return (text: String(decoding: bytes, as: UTF8.self), status: status, failures: failures)
     }
-    for block in blocks {
-        guard StandardStreams.write(block.text) else { return ExitStatus.ioError }
-    }
-    let failures = blocks.reduce(0) { $0 + $1.failures }
-    if failures > 0 { reportError("\(failures) of \(items.count) inputs failed; each is reported in its place above") }
-    return blocks.first { $0.status != 0 }?.status ?? 0
 }
 
 /// One drawing file, checked for what no recognizer can see (too few points, no extent).
@@ -218,7 +166,12 @@ func readDrawing(_ path: String) throws(DataError) -> Drawing {
     return drawing
 }
 
-func percentText(_ value: Double) -> String { String(format: "%.1f%%", 100 * value) }
+/// A share as the CLI prints it: `String(format: "%.1f%%", 100 * value)`, by `PercentText`.
+func percentText(_ value: Double) -> String {
+    var bytes: [UInt8] = []
+    PercentText.append(value, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+}
 
 /// The stable JSON of `classify shape`.
 struct ShapeJSON: Encodable {

@@ -207,47 +207,50 @@ struct Evaluate: ParsableCommand {
         try evaluateMotion()
     }
 
-    /// Shapes: every drawing through `ShapeRecognizer`, the path `classify shape` answers with. A drawing that
-    /// cannot be used (a bad row, too few points, an id that appears again) is one `warning:` line naming the
-    /// file, line and drawing, and is left out of the figures; the run goes on and exits 65 after the report.
+    /// Shapes: every drawing through the recognizer's `Worker`, the path `classify shape` answers with, read by the
+    /// one dataset reader. A drawing that cannot be used (a bad row, too few points, an id that appears again) is
+    /// one `warning:` line naming the file, line and drawing, and is left out of the figures; the run goes on and
+    /// exits 65 after the report.
     func evaluateShapes() throws {
         let recognizer = fallback ? ShapeRecognizer(engine: .geometric, model: "geometric") : try chain.loadShapeRecognizer()
-        let labels = recognizer.answerLabels
-        var usable: [(drawing: Drawing, truth: Int, item: DatasetDrawing)] = []
-        var failures = EvaluationFailures()
+        let labels = recognizer.answerLabels, classes = recognizer.classes
+        BLAS.maxThreads = 1
+        let items: [DatasetItem<Result<CompactShapeAnswer, DataError>>]
         do {
             // The reader reports an id whose rows are scattered as a failed item of each run.
-            for item in try ShapeDataset.items(data, threads: chain.jobs ?? ProcessInfo.processInfo.activeProcessorCount, checkLabels: true) {
-                let drawing: Drawing
-                switch item.drawing {
-                case .success(let value): drawing = value
-                case .failure(let error):
-                    failures.add(error)
-                    continue
+            items = try ShapeDataset.drawings(data, threads: chain.jobs ?? ProcessInfo.processInfo.activeProcessorCount, checkLabels: true) {
+                let worker = ShapeRecognizer.Worker(recognizer)
+                return { record in
+                    record.drawing.flatMap { drawing in
+                        Result { () throws(DataError) in try worker.recognize(drawing) }.mapError { error in
+                            DataError(file: data, line: record.lines.lowerBound,
+                                      message: "drawing '\(record.id)' (lines \(record.lines.lowerBound)–\(record.lines.upperBound)): \(error.message)")
+                        }
+                    }
                 }
-                let label = item.label == DecisionRule.otherLabel ? DecisionRule.unknownLabel : item.label
-                guard let index = labels.firstIndex(of: label) else {
-                    throw DataError(file: data, line: item.lines.lowerBound, message: "drawing '\(item.id)' has label "
-                        + "'\(item.label)', which \(recognizer.model) does not know (it knows \(labels.dropLast().joined(separator: ", ")), and other for none of them)")
-                }
-                usable.append((drawing, index, item))
             }
         } catch {
             throw failure(error)
         }
-        let results = recognizer.recognize(usable.map(\.drawing), threads: chain.jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+        var failures = EvaluationFailures()
         var truth: [Int] = [], predicted: [Int] = [], confidences: [Double] = [], uncertain = 0
-        for (entry, result) in zip(usable, results) {
-            switch result {
-            case .success(let answer):
-                truth.append(entry.truth)
-                predicted.append(labels.firstIndex(of: answer.label) ?? labels.count - 1)
-                confidences.append(answer.confidence)
-                if answer.uncertain { uncertain += 1 }
+        for item in items {
+            let answer: CompactShapeAnswer
+            switch item.value {
+            case .success(let value): answer = value
             case .failure(let error):
-                failures.add(DataError(file: data, line: entry.item.lines.lowerBound,
-                                       message: "drawing '\(entry.item.id)' (lines \(entry.item.lines.lowerBound)–\(entry.item.lines.upperBound)): \(error.message)"))
+                failures.add(error)
+                continue
             }
+            let label = item.label == DecisionRule.otherLabel ? DecisionRule.unknownLabel : item.label
+            guard let index = labels.firstIndex(of: label) else {
+                throw failure(DataError(file: data, line: item.lines.lowerBound, message: "drawing '\(item.id)' has label "
+                    + "'\(item.label)', which \(recognizer.model) does not know (it knows \(labels.dropLast().joined(separator: ", ")), and other for none of them)"))
+            }
+            truth.append(index)
+            predicted.append(labels.firstIndex(of: answer.label(classes)) ?? labels.count - 1)
+            confidences.append(answer.confidence)
+            if answer.uncertain { uncertain += 1 }
         }
         showReport(labels: labels, truth: truth, predicted: predicted, confidences: confidences, uncertain: uncertain,
                    model: recognizer.model, heading: "\(truth.count) drawings", unit: "answers", failures: failures, items: "drawings")

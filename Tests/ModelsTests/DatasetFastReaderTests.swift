@@ -1,9 +1,9 @@
 import Foundation
 import Testing
-import Models
+@testable import Models
 
-/// `DrawingReader.readDataset` (runs of lines parsed in parallel, rows in place) against its reference,
-/// `ShapeDataset.items` read on one thread: the same drawings, ids, lines and errors, in the same order, however
+/// `ShapeDataset.drawings` (runs of lines parsed in parallel, rows in place) against its reference, the same reader
+/// made to read row by row with `CSVReader` on one thread: the same drawings, ids, lines and errors, in the same order, however
 /// the file is cut into runs and on any number of threads.
 @Suite("The parallel dataset reader gives the reference reader's drawings and errors")
 struct DatasetFastReaderTests {
@@ -26,40 +26,45 @@ struct DatasetFastReaderTests {
 
     static let header = "drawing,label,stroke,x,y\n"
 
-    /// Every way of cutting and threading `text` gives the reference's items.
+    /// Every way of cutting and threading `text` gives the reference's items, labels checked or not.
     func expectSameAsReference(_ text: String, _ context: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let path = try write(Array(text.utf8))
+        try expectSameAsReference(bytes: Array(text.utf8), context, sourceLocation: sourceLocation)
+    }
+
+    /// `expectSameAsReference` for bytes that may not be text.
+    func expectSameAsReference(bytes: [UInt8], _ context: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let path = try write(bytes)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let reference = Result { () throws(DataError) in try ShapeDataset.items(path, threads: 1) }
-        for chunkBytes in [1, 7, 33, 200, 1 << 22] {
-            for threads in [1, 2, 3] {
-                let fast = Result { () throws(DataError) in
-                    try DrawingReader.readDataset(path, threads: threads, chunkBytes: chunkBytes) { { $0 } }
-                }
-                switch (fast, reference) {
-                case let (.success(items?), .success(expected)):
-                    #expect(items.map(\.id) == expected.map(\.id), "\(context), runs of \(chunkBytes) bytes, \(threads) threads",
-                            sourceLocation: sourceLocation)
-                    #expect(items.map(\.lines) == expected.map(\.lines), "\(context), runs of \(chunkBytes), \(threads) threads",
-                            sourceLocation: sourceLocation)
-                    for (item, want) in zip(items, expected) where item.value.drawing != want.drawing {
-                        Issue.record("\(context), runs of \(chunkBytes), \(threads) threads: '\(item.id)': \(item.value.drawing) vs \(want.drawing)",
-                                     sourceLocation: sourceLocation)
+        for checkLabels in [false, true] {
+            let reference = Result { () throws(DataError) in
+                try ShapeDataset.drawings(path, threads: 1, checkLabels: checkLabels, chunkBytes: 1 << 22, rowByRow: true) { { $0 } }
+            }
+            for chunkBytes in [1, 7, 33, 200, 1 << 22] {
+                for threads in [1, 2, 3] {
+                    let fast = Result { () throws(DataError) in
+                        try ShapeDataset.drawings(path, threads: threads, checkLabels: checkLabels, chunkBytes: chunkBytes, rowByRow: false) { { $0 } }
                     }
-                    #expect(items.map(\.value.id) == items.map(\.id) && items.map(\.value.lines) == items.map(\.lines), sourceLocation: sourceLocation)
-                case let (.failure(a), .failure(b)):
-                    #expect(a == b, "\(context): \(a) vs \(b)", sourceLocation: sourceLocation)
-                case (.success(nil), _):
-                    Issue.record("\(context): the fast reader refused a plain file", sourceLocation: sourceLocation)
-                default:
-                    Issue.record("\(context), runs of \(chunkBytes), \(threads) threads: fast \(fast) vs reference \(reference)",
-                                 sourceLocation: sourceLocation)
+                    let where_ = "\(context), runs of \(chunkBytes) bytes, \(threads) threads, checkLabels \(checkLabels)"
+                    switch (fast, reference) {
+                    case let (.success(items), .success(expected)):
+                        #expect(items.map(\.id) == expected.map(\.id), "\(where_)", sourceLocation: sourceLocation)
+                        #expect(items.map(\.lines) == expected.map(\.lines), "\(where_)", sourceLocation: sourceLocation)
+                        #expect(items.map(\.label) == expected.map(\.label), "\(where_)", sourceLocation: sourceLocation)
+                        for (item, want) in zip(items, expected) where item.value.drawing != want.value.drawing {
+                            Issue.record("\(where_): '\(item.id)': \(item.value.drawing) vs \(want.value.drawing)", sourceLocation: sourceLocation)
+                        }
+                        #expect(items.map(\.value.id) == items.map(\.id) && items.map(\.value.lines) == items.map(\.lines)
+                                && items.map(\.value.label) == items.map(\.label), sourceLocation: sourceLocation)
+                    case let (.failure(a), .failure(b)):
+                        #expect(a == b, "\(where_): \(a) vs \(b)", sourceLocation: sourceLocation)
+                    default:
+                        Issue.record("\(where_): fast \(fast) vs reference \(reference)", sourceLocation: sourceLocation)
+                    }
                 }
             }
         }
     }
 
-    /// The first 24 drawings of the bundled test set: every class, with times.
     @Test func realDatasetsReadTheSame() throws {
         let text = try bundledShapesText(drawings: 24)
         try expectSameAsReference(text, "real")
@@ -122,7 +127,7 @@ struct DatasetFastReaderTests {
         try expectSameAsReference("", "an empty file")
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-\(UUID().uuidString).csv").path
         #expect(throws: DataError(file: missing, message: "no such file", kind: .missingFile)) {
-            try DrawingReader.readDataset(missing, threads: 2) { { $0 } }
+            try ShapeDataset.drawings(missing, threads: 2) { { $0 } }
         }
     }
 
@@ -132,8 +137,9 @@ struct DatasetFastReaderTests {
         try expectSameAsReference(Self.header + rows("caf\u{E9}") + rows("cafe\u{301}") + rows("b"), "two normal forms")
     }
 
-    /// What only the row-by-row reader handles is refused, so the caller reads it that way.
-    @Test func filesThatAreNotPlainAreLeftToTheRowByRowReader() throws {
+    /// What only the row-by-row reading handles (a quote, a NUL, bytes that are not UTF-8) is left to it by the
+    /// in-place parsing, and gives the reference's items.
+    @Test func filesThatAreNotPlainAreReadRowByRow() throws {
         for (text, context) in [(Self.header + rows("a") + "\"b\",square,0,1,1\n", "a quote"),
                                 (Self.header + rows("a") + "b,square,0,1\u{0},1\n", "a NUL"),
                                 (Self.header + rows("a") + "b,square,0,1,1\n", "")] {
@@ -141,8 +147,28 @@ struct DatasetFastReaderTests {
             if context.isEmpty { bytes.insert(0xFF, at: bytes.count - 4) }
             let path = try write(bytes)
             defer { try? FileManager.default.removeItem(atPath: path) }
-            #expect(try DrawingReader.readDataset(path, threads: 2, chunkBytes: 16) { { $0 } } == nil, "\(context.isEmpty ? "not UTF-8" : context)")
+            let layout = DatasetLayout(path: path, header: ["drawing", "label", "stroke", "x", "y"], id: 0, label: 1, stroke: 2, x: 3, y: 4, t: nil,
+                                       checkLabels: false)
+            let inPlace = bytes.withUnsafeBufferPointer {
+                ShapeDataset.inPlace($0, from: Self.header.utf8.count, firstLine: 2, layout: layout, threads: 2, chunkBytes: 16) { { $0 } }
+            }
+            #expect(inPlace == nil, "\(context.isEmpty ? "not UTF-8" : context)")
+            try expectSameAsReference(bytes: bytes, context.isEmpty ? "not UTF-8" : context)
         }
-        #expect(try DrawingReader.readDataset("-", threads: 2) { { $0 } } == nil)
+    }
+
+    @Test func labelsThatChangeWithinADrawingAreItsProblemWhereverTheRunsAreCut() throws {
+        let text = Self.header + rows("a") + rows("b").replacingOccurrences(of: "square", with: "circle") + rows("b")
+            + rows("c") + rows("c").replacingOccurrences(of: "square", with: " square ") + rows("d").replacingOccurrences(of: "square", with: "")
+        try expectSameAsReference(text, "labels that change, spaces, empty")
+        let items = try ShapeDataset.drawings(try write(Array(text.utf8)), threads: 2, checkLabels: true) { { $0 } }
+        #expect(items.map(\.id) == ["a", "b", "c", "d"])
+        guard case let .failure(changed) = items[1].value.drawing, case let .failure(empty) = items[3].value.drawing else {
+            Issue.record("\(items.map(\.value.drawing))")
+            return
+        }
+        #expect(changed.message == "drawing 'b' is labelled 'circle' above and 'square' here" && changed.line == 12)
+        #expect(empty.message == "empty label" && empty.line == 27)
+        #expect((try? items[2].value.drawing.get()) != nil, "a label with spaces around it is the same label")
     }
 }

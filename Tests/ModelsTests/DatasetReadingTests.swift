@@ -23,7 +23,7 @@ struct DatasetReadingTests {
     @Test func aDrawingWhoseRowsAreScatteredIsAnErrorNamingEveryRun() throws {
         // a: lines 2–6 and 12–16, b between them.
         let path = try write(Self.header + rows("a") + rows("b") + rows("a", side: 20))
-        let items = try ShapeDataset.items(path)
+        let items = try datasetRecords(path)
         #expect(items.map(\.id) == ["a", "b", "a"])
         let message = "drawing 'a' has rows at lines 2–6, 12–16, with other drawings between them; "
             + "the rows of one drawing must be together (or give each drawing its own id)"
@@ -39,7 +39,7 @@ struct DatasetReadingTests {
 
     @Test func manyRunsOfOneIdKeepEachMessageShort() throws {
         let path = try write(Self.header + (0..<300).map { rows($0 % 2 == 0 ? "a" : "b") }.joined())
-        let items = try ShapeDataset.items(path, threads: 2)
+        let items = try datasetRecords(path, threads: 2)
         #expect(items.count == 300)
         #expect(throws: DataError(file: path, line: 7, column: (1, "drawing"),
                                   message: "drawing 'b' has rows at lines 7–11, 17–21, 27–31, 37–41 and 146 more runs, with other drawings "
@@ -48,13 +48,13 @@ struct DatasetReadingTests {
         }
     }
 
-    /// Fewer bytes of rows than threads: `CSVReader.split` indexed before the rows' start and trapped.
+    /// Fewer bytes of rows than threads never trap (the row-by-row split once indexed before the rows' start).
     @Test(arguments: ["a", "\n", "a,square,0,1,1", "\r\r"])
     func tinyDatasetsSplitForThreadsNeverTrap(rows: String) throws {
         let path = try write(Self.header + rows)
         for threads in [2, 4, 16] {
             do {
-                let items = try ShapeDataset.items(path, threads: threads)
+                let items = try datasetRecords(path, threads: threads)
                 #expect(items.count == 1 && (try? items[0].drawing.get()) == nil, "\(items)")
             } catch {
                 #expect(error.message == "no drawings: the file has a header but no rows")
@@ -64,7 +64,7 @@ struct DatasetReadingTests {
 
     @Test func aMalformedRowOpeningADrawingIsReportedUnderItsOwnId() throws {
         let path = try write(Self.header + rows("a") + "b,square,0,1\n" + rows("b").split(separator: "\n").dropFirst().joined(separator: "\n") + "\n")
-        let items = try ShapeDataset.items(path)
+        let items = try datasetRecords(path)
         #expect(items.map(\.id) == ["a", "b"])
         #expect((try? items[0].drawing.get()) != nil, "drawing a is whole: \(items[0].drawing)")
         #expect(throws: DataError(file: path, line: 7, message: "4 fields, but the header has 5")) { try items[1].drawing.get() }
@@ -74,9 +74,9 @@ struct DatasetReadingTests {
     @Test func crOnlyAndCrlfDatasetsReadAsLfOnesOnEveryThread() throws {
         let text = Self.header + rows("a") + rows("b", label: "circle") + "c,star,0,1,x\n" + rows("d")
         for threads in [1, 3] {
-            let expected = try ShapeDataset.items(try write(text), threads: threads)
+            let expected = try datasetRecords(try write(text), threads: threads)
             for end in ["\r", "\r\n"] {
-                let items = try ShapeDataset.items(try write(text.replacingOccurrences(of: "\n", with: end)), threads: threads)
+                let items = try datasetRecords(try write(text.replacingOccurrences(of: "\n", with: end)), threads: threads)
                 #expect(items.map(\.id) == expected.map(\.id) && items.map(\.lines) == expected.map(\.lines), "threads \(threads)")
                 #expect(items.map { try? $0.drawing.get() } == expected.map { try? $0.drawing.get() })
                 #expect(items.map(\.drawing.failureMessage) == expected.map(\.drawing.failureMessage))

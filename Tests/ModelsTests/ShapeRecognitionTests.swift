@@ -67,7 +67,7 @@ struct ShapeRecognitionTests {
         for variant in ["int8", "f32"] {
             let recognizer = try shipped(variant)
             for (name, set) in [("upright", drawings.map(\.drawing)), ("rotated", rotated), ("stretched", stretchedCopies)] {
-                let answers = try recognizer.recognize(set, threads: 2).map { try $0.get() }
+                let answers = try batchAnswers(recognizer, set, threads: 2)
                 let right = zip(answers, truth).filter { $0.0.label == $0.1 }.count
                 accuracy[variant, default: [:]][name] = Double(right) / Double(truth.count)
                 // Never a wrong family, whatever the confidence.
@@ -78,7 +78,7 @@ struct ShapeRecognitionTests {
                     #expect(Double(doubtful) / Double(answers.count) <= 0.02, "\(variant): \(doubtful) of 600 real shapes unknown or uncertain")
                 }
             }
-            let otherAnswers = try recognizer.recognize(others.map(\.drawing), threads: 2).map { try $0.get() }
+            let otherAnswers = try batchAnswers(recognizer, others.map(\.drawing), threads: 2)
             let unknown = otherAnswers.filter { $0.label == DecisionRule.unknownLabel }.count
             accuracy[variant, default: [:]]["other"] = Double(unknown) / Double(others.count)
         }
@@ -131,7 +131,7 @@ struct ShapeRecognitionTests {
             let rectangle = polygon([(0, 0), (100 * rectangleAspect, 0), (100 * rectangleAspect, 100), (0, 100)])
             probes.append(("square", turned(rectangle, by: generator.nextUniform(in: 0..<(2 * Double.pi))), "rectangle \(rectangleAspect)"))
         }
-        let answers = try recognizer.recognize(probes.map(\.drawing), threads: 2).map { try $0.get() }
+        let answers = try batchAnswers(recognizer, probes.map(\.drawing), threads: 2)
         let crossed = zip(probes, answers).filter { families.contains($0.1.label) && $0.1.label != $0.0.family }
         #expect(crossed.isEmpty, "\(variant): \(crossed.map { "\($0.0.name) → \($0.1.label) \($0.1.confidence)" })")
         // And the clean probes are recognized, not only kept out of other families.
@@ -208,7 +208,7 @@ struct ShapeRecognitionTests {
         let drawings = try bundledDrawings(count: 40)
         let single = try drawings.map { try recognizer.recognize($0) }
         for threads in [1, 2, 7] {
-            let batch = try recognizer.recognize(drawings, threads: threads).map { try $0.get() }
+            let batch = try batchAnswers(recognizer, drawings, threads: threads)
             #expect(zip(single, batch).allSatisfy { $0.label == $1.label && $0.confidence == $1.confidence && $0.uncertain == $1.uncertain },
                     "\(threads) threads")
         }

@@ -123,7 +123,18 @@ func bundledShapesText(_ name: String = "test", drawings: Int) throws -> String 
 
 /// The first `count` drawings of the bundled shapes dataset `name`.
 func bundledDrawings(_ name: String = "test", count: Int) throws -> [Drawing] {
-    let items = try ShapeDataset.items(bundledShapesURL(name).path, threads: 2)
+    let items = try datasetRecords(bundledShapesURL(name).path, threads: 2)
     #expect(items.count >= count, "\(name).csv holds \(items.count) drawings, not \(count)")
     return try items.prefix(count).map { try $0.drawing.get() }
+}
+
+/// Every drawing of a shape dataset as `ShapeDataset.drawings` reads it, in file order.
+func datasetRecords(_ path: String, threads: Int = 1, checkLabels: Bool = false) throws(DataError) -> [DatasetDrawingRecord] {
+    try ShapeDataset.drawings(path, threads: threads, checkLabels: checkLabels) { { $0 } }.map(\.value)
+}
+
+/// The whole answers `recognize(batch:threads:)` gives for `drawings`, in order; a drawing it could not see throws.
+func batchAnswers(_ recognizer: ShapeRecognizer, _ drawings: [Drawing], threads: Int) throws -> [ShapeAnswer] {
+    let batch = recognizer.recognize(batch: drawings, threads: threads)
+    return try (0..<batch.count).map { try batch.answer(at: $0).get() }
 }

@@ -68,6 +68,16 @@ public struct CSVReader {
         try readHeader()
     }
 
+    /// A reader of `bytes` (a file's whole contents, or standard input's), named `file` in errors, and reads its header.
+    package init(file: String, bytes: Data) throws(DataError) {
+        var offset = 0
+        try self.init(file: file) { () throws(DataError) -> [UInt8] in
+            let end = min(bytes.count, offset + (1 << 20))
+            defer { offset = end }
+            return [UInt8](bytes[(bytes.startIndex + offset)..<(bytes.startIndex + end)])
+        }
+    }
+
     private mutating func readHeader() throws(DataError) {
         try skipByteOrderMark()
         guard let first = try nextRecord() else {

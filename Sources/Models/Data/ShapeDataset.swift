@@ -14,22 +14,20 @@ public struct LabeledDrawing: Sendable {
 }
 
 /// Reads shape datasets: CSV with columns `drawing,label,stroke,x,y` and optional `t`, in any order; the rows
-/// of one drawing contiguous.
+/// of one drawing contiguous. `drawings(_:threads:checkLabels:makeWorker:)` is the one reader.
 public enum ShapeDataset {
     /// The four shapes, in the order their classes are numbered when a dataset has only these.
     public static let standardLabels = ["circle", "triangle", "square", "star"]
     /// The label of drawings that are none of the classes (the reject class; see `DecisionRule`).
     public static let otherLabel = DecisionRule.otherLabel
 
-    /// Every drawing of the file, checked: numbers finite, one label per drawing, rows contiguous, and each
-    /// drawing something `rasterizer` can draw (two or more points, not all in one place).
-    public static func read(_ path: String, rasterizer: ShapeRasterizer = ShapeRasterizer()) throws(DataError) -> [LabeledDrawing] {
-        // A drawing whose rows are not together is an error (`pendingDrawings` marks it).
-        let (pending, _) = try pendingDrawings(path, threads: 1, checkLabels: true)
+    /// Every drawing of the file, checked, for training: numbers finite, one label per drawing, rows contiguous,
+    /// and each drawing something a recognizer can see (two or more points, not all in one place). The first
+    /// problem in file order is thrown.
+    public static func read(_ path: String, threads: Int = 1) throws(DataError) -> [LabeledDrawing] {
         var drawings: [LabeledDrawing] = []
-        for open in pending {
-            let item = open.finished(path: path, rasterizer: rasterizer)
-            drawings.append(LabeledDrawing(id: item.id, label: item.label, drawing: try item.drawing.get(), lines: item.lines))
+        for item in try ShapeDataset.drawings(path, threads: threads, checkLabels: true, makeWorker: { { $0 } }) {
+            drawings.append(LabeledDrawing(id: item.id, label: item.label, drawing: try item.value.drawing.get(), lines: item.lines))
         }
         return drawings
     }

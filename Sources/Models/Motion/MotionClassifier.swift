@@ -147,10 +147,11 @@ extension MotionWindowClassifier {
     /// its vertical standard deviation and horizontal mean), the window running `from`…`to` seconds. The scores are
     /// decided by `decision`, as a shape's are (calibration, the reject class as `unknown`, uncertain under the
     /// floor; `unknown` and uncertain when a score is not finite); then a window that spans one of `bridgedGaps` is
-    /// uncertain, and one in which the phone barely moves is `still` (with the stillness rule's own confidence).
-    /// `classify` and `MotionStream` label every window with it.
+    /// uncertain, and one in which the phone barely moves is `still` (with the stillness rule's own confidence); a
+    /// window whose samples arrived at `arrivalRate` (a live stream's) below `MotionRecordingReader.minimumSampleRate`
+    /// is uncertain, for that reason. `classify` and `MotionStream` label every window with it.
     public func prediction(scores row: [Double], intensity: (Float, Float), from: Double, to: Double,
-                           bridgedGaps: [ClosedRange<Double>]) -> MotionWindowPrediction {
+                           bridgedGaps: [ClosedRange<Double>], arrivalRate: Double? = nil) -> MotionWindowPrediction {
         let labels = labels, rule = decision
         var window = withUnsafeTemporaryAllocation(of: Double.self, capacity: row.count) { calibrated in
             row.withUnsafeBufferPointer { raw in
@@ -169,9 +170,17 @@ extension MotionWindowClassifier {
             window.reason = String(format: "no samples for %.2f s from %.2f s: too long a gap to resolve a stride "
                                    + "(at most %.2f s is bridged)", gap.upperBound - gap.lowerBound, gap.lowerBound,
                                    MotionRecordingReader.maximumBridge)
-        } else if let still = MotionStillness.confidence(logDeviation: intensity.0, logHorizontal: intensity.1) {
-            // Stillness is judged from the motion's intensity, not by the model: its confidence is the rule's own.
-            (window.label, window.confidence, window.uncertain, window.reason) = (MotionStillness.label, still, false, nil)
+        } else {
+            if let still = MotionStillness.confidence(logDeviation: intensity.0, logHorizontal: intensity.1) {
+                // Stillness is judged from the motion's intensity, not by the model: its confidence is the rule's own.
+                (window.label, window.confidence, window.uncertain, window.reason) = (MotionStillness.label, still, false, nil)
+            }
+            if let arrivalRate, arrivalRate < MotionRecordingReader.minimumSampleRate {
+                window.uncertain = true
+                window.reason = String(format: "samples arrived at %.1f Hz in this window; resolving a stride of up to %.1f steps a "
+                                       + "second needs at least %.0f Hz", arrivalRate, MotionRecordingReader.fastestStepRate,
+                                       MotionRecordingReader.minimumSampleRate)
+            }
         }
         return window
     }

@@ -285,17 +285,11 @@ public struct MotionStream: Sendable {
         }
         let scores = recognizer.classifier.probabilities(Tensor(shape: [1, windowing.inputSize], scalars: input)).scalars.map(Double.init)
         let from = start + Double(nextWindow) / windowing.rate, to = from + Double(window) / windowing.rate
-        var prediction = recognizer.classifier.prediction(
-            scores: scores, intensity: (input[windowing.logVerticalDeviationIndex], input[windowing.logHorizontalMeanIndex]),
-                                                          from: from, to: to, bridgedGaps: bridgedGaps)
         // A recording that arrives too slowly is refused whole; a stream marks the windows it fills too slowly.
         let arrived = Double(arrivals.count { $0 >= from - 1e-9 && $0 <= to + 1e-9 }) / (to - from)
-        if !prediction.uncertain, arrived < MotionRecordingReader.minimumSampleRate {
-            prediction.uncertain = true
-            prediction.reason = String(format: "samples arrived at %.1f Hz in this window; resolving a stride of up to %.1f steps a "
-                                       + "second needs at least %.0f Hz", arrived, MotionRecordingReader.fastestStepRate,
-                                       MotionRecordingReader.minimumSampleRate)
-        }
+        let prediction = recognizer.classifier.prediction(
+            scores: scores, intensity: (input[windowing.logVerticalDeviationIndex], input[windowing.logHorizontalMeanIndex]),
+            from: from, to: to, bridgedGaps: bridgedGaps, arrivalRate: arrived)
         nextWindow += hop
         // Keep only what later windows read.
         let drop = nextWindow - bufferStart

@@ -138,16 +138,26 @@ public struct Decision: Sendable, Equatable {
         precondition(labels.count == raw.count && !labels.isEmpty, "Decision: \(labels.count) labels, \(raw.count) probabilities")
         let rejectIndex = rule.rejectLabel.flatMap { labels.firstIndex(of: $0) }
         var p = [Double](repeating: 0, count: raw.count)
-        let decided = raw.withUnsafeBufferPointer { raw in
-            p.withUnsafeMutableBufferPointer { Self.decide(raw: raw, rejectIndex: rejectIndex, rule: rule, calibrated: $0) }
+        self = raw.withUnsafeBufferPointer { raw in
+            p.withUnsafeMutableBufferPointer { p in
+                let decided = Self.decide(raw: raw, rejectIndex: rejectIndex, rule: rule, calibrated: p)
+                return Decision(labels: labels, raw: raw, calibrated: UnsafeBufferPointer(p), decided: decided, rule: rule)
+            }
         }
+    }
+
+    /// The answer `decide` gave for `raw` (softmax outputs in `labels` order), with its calibrated probabilities,
+    /// in words.
+    package init(labels: [String], raw: UnsafeBufferPointer<Double>, calibrated p: UnsafeBufferPointer<Double>,
+                 decided: (best: Int, unknown: Bool, confidence: Double, uncertain: Bool), rule: DecisionRule) {
+        precondition(labels.count == raw.count && raw.count == p.count, "Decision: \(labels.count) labels, \(raw.count) scores, \(p.count) probabilities")
         probabilities = zip(labels, p).map { ($0, $1) }
         best = labels[decided.best]
         label = decided.unknown ? DecisionRule.unknownLabel : best
         confidence = decided.confidence
         uncertain = decided.uncertain
         reason = Self.nonFiniteReason(labels: labels, scores: raw)
-            ?? p.withUnsafeBufferPointer { Self.reason(labels: labels, calibrated: $0, best: decided.best, unknown: decided.unknown, rule: rule) }
+            ?? Self.reason(labels: labels, calibrated: p, best: decided.best, unknown: decided.unknown, rule: rule)
     }
 
     /// Why an answer that `decide` gave should not be trusted, or why it is `unknown`; `nil` for a trusted answer of
@@ -169,10 +179,11 @@ public struct Decision: Sendable, Equatable {
 
     /// Why `scores` (one per label) cannot be an answer — the first that is NaN or infinite, by label — or `nil`
     /// when all are finite.
-    public static func nonFiniteReason(labels: [String], scores: [Double]) -> String? {
-        guard let bad = scores.firstIndex(where: { !$0.isFinite }) else { return nil }
+    public static func nonFiniteReason(labels: [String], scores: some Collection<Double>) -> String? {
+        guard let index = scores.firstIndex(where: { !$0.isFinite }) else { return nil }
+        let bad = scores.distance(from: scores.startIndex, to: index)
         let name = labels.indices.contains(bad) ? labels[bad] : "output \(bad)"
-        return "the model gave a non-finite score (\(scores[bad])) for \(name): its weights overflow; no answer from it can be trusted"
+        return "the model gave a non-finite score (\(scores[index])) for \(name): its weights overflow; no answer from it can be trusted"
     }
 
     /// Equal labels, confidences, reasons and probabilities.

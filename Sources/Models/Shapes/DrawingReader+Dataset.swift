@@ -2,97 +2,162 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// One drawing of a shape dataset as `DrawingReader.readDataset` hands it to a worker: its id, its lines, and the
+/// One drawing of a shape dataset as `ShapeDataset.drawings` hands it to a worker: its id, label, lines, and the
 /// drawing or the first problem found in its rows.
 public struct DatasetDrawingRecord: Sendable {
     /// The `drawing` column's value.
     public let id: String
+    /// The `label` column's value, trimmed.
+    public let label: String
     /// The drawing's first and last lines.
     public let lines: ClosedRange<Int>
     /// The drawing, or why it cannot be used.
     public let drawing: Result<Drawing, DataError>
 }
 
-/// A drawing of a dataset with what a worker made of it (`DrawingReader.readDataset`).
+/// A drawing of a dataset with what a worker made of it (`ShapeDataset.drawings`).
 public struct DatasetItem<Value: Sendable>: Sendable {
     /// The `drawing` column's value.
     public let id: String
+    /// The `label` column's value, trimmed.
+    public let label: String
     /// The drawing's first and last lines.
     public let lines: ClosedRange<Int>
     /// The worker's result for the drawing.
     public let value: Value
 }
 
-extension DrawingReader {
-    /// Reads a shape dataset (columns `drawing,label,stroke,x,y` and optional `t`, in any order) on up to
-    /// `threads` threads and hands each drawing, in any order, to a worker, returning the workers' results in
-    /// file order. Each thread calls `makeWorker` once and keeps what it returns (a recognizer's buffers, say).
+extension ShapeDataset {
+    /// The one reader of shape datasets (columns `drawing,label,stroke,x,y` and optional `t`, in any order), for
+    /// `classify shape --dataset`, `classify evaluate` and training: it reads `path` (`-` for standard input) on up
+    /// to `threads` threads and hands each drawing, in any order, to a worker, returning the workers' results in
+    /// file order. Each thread calls `makeWorker` once and keeps what it returns (a recognizer's `Worker`, say).
     ///
-    /// The drawings and their errors are those of Train's `ShapeDataset.items(path)` read on one thread (tests
-    /// hold it to that): one item per run of rows with the same id; a bad row spoils only its drawing (its first
-    /// problem, with file, line and column); a row with the wrong number of fields starts a drawing of its own id,
-    /// or spoils the one above; a drawing no recognizer can see names its lines; a drawing whose rows are not
-    /// together is an error on each of its runs (`scatteredMessage`). Whole-file problems (no such file, a missing
-    /// column, no rows) are thrown.
+    /// One item per run of rows with the same id; a bad row spoils only its drawing (its first problem, with file,
+    /// line and column); a row with the wrong number of fields starts a drawing of its own id, or spoils the one
+    /// above; a drawing no recognizer can see names its lines; a drawing whose rows are not together is an error
+    /// on each of its runs (`scatteredMessage`). With `checkLabels` (labelled data), an empty label or one that
+    /// changes within a drawing is that drawing's problem. Whole-file problems (no such file, a missing column, no
+    /// rows) are thrown.
     ///
-    /// The file is mapped into memory and cut into runs of lines that are parsed in parallel, rows in place; a
-    /// drawing cut by a run's end is joined to its rest before it is handed over. `nil` (nothing handed over) when
-    /// the file is not plain enough for that — it holds a quote, a NUL, bytes that are not UTF-8 or a line longer
-    /// than `CSVReader.maximumLineBytes` — or is standard input (`-`), and must be read with `CSVReader` row by row.
-    /// `chunkBytes` is the size of a run (tests make it small).
-    public static func readDataset<Value: Sendable>(
-        _ path: String, threads: Int, chunkBytes: Int = 1 << 22,
+    /// The file is mapped into memory (standard input is read whole) and cut into runs of lines that are parsed in
+    /// parallel, rows in place; a drawing cut by a run's end is joined to its rest before it is handed over. A
+    /// file that is not plain enough for that — it holds a quote, a NUL, bytes that are not UTF-8 or a line longer
+    /// than `CSVReader.maximumLineBytes` — is read by `CSVReader` row by row on one thread, with the same
+    /// results.
+    public static func drawings<Value: Sendable>(
+        _ path: String, threads: Int, checkLabels: Bool = false, makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value
+    ) throws(DataError) -> [DatasetItem<Value>] {
+        try drawings(path, threads: threads, checkLabels: checkLabels, chunkBytes: 1 << 22, rowByRow: false, makeWorker: makeWorker)
+    }
+
+    /// `drawings(_:threads:checkLabels:makeWorker:)` in runs of `chunkBytes`, or with `rowByRow` read by `CSVReader`
+    /// row by row however plain the file (the twin tests compare the in-place parsing with).
+    static func drawings<Value: Sendable>(
+        _ path: String, threads: Int, checkLabels: Bool = false, chunkBytes: Int, rowByRow: Bool,
         makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value
-    ) throws(DataError) -> [DatasetItem<Value>]? {
-        precondition(threads >= 1 && chunkBytes >= 1, "DrawingReader.readDataset: threads \(threads), chunkBytes \(chunkBytes)")
-        guard path != "-" else { return nil }
-        let reader = try CSVReader(path: path)
-        let columns = try reader.columns(["drawing", "label", "stroke", "x", "y"])
-        let layout = DatasetLayout(path: path, header: reader.header, id: columns[0], stroke: columns[2], x: columns[3], y: columns[4],
-                                   t: reader.optionalColumn("t"))
+    ) throws(DataError) -> [DatasetItem<Value>] {
+        precondition(threads >= 1 && chunkBytes >= 1, "ShapeDataset.drawings: threads \(threads), chunkBytes \(chunkBytes)")
         // The file mapped into memory: its pages are read as the workers reach them, and never copied.
         let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
-        } catch {
-            throw DataError(file: path, message: "cannot be read: \(error.localizedDescription)", kind: .unreadable)
-        }
-        let start = reader.byteOffset
-        guard start <= data.count else { return nil }
-        let results = data.withUnsafeBytes { raw in
-            let shared = UnsafeBufferPointerBox(raw.bindMemory(to: UInt8.self))
-            let chunks = DatasetChunk.cut(shared.buffer, from: start, size: chunkBytes, firstLine: reader.lineNumber + 1, threads: threads)
-            let parsed = parallelChunks(count: chunks.count, threads: threads, makeWorker: makeWorker) { index, worker in
-                layout.parse(shared.buffer, chunks[index], seed: index == 0 ? .fileStart : nil, transform: worker)
+        if path == "-" {
+            do {
+                data = try FileHandle.standardInput.readToEnd() ?? Data()
+            } catch {
+                throw DataError(file: path, message: "cannot be read: \(error.localizedDescription)", kind: .unreadable)
             }
-            return (chunks, parsed)
+        } else {
+            _ = try CSVReader(path: path)  // no such file, a folder, no header: the reader's errors
+            do {
+                data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+            } catch {
+                throw DataError(file: path, message: "cannot be read: \(error.localizedDescription)", kind: .unreadable)
+            }
         }
-        let chunks = results.0
-        guard !results.1.contains(where: { $0.anomaly }) else { return nil }
+        var reader = try CSVReader(file: path, bytes: data)
+        let columns = try reader.columns(["drawing", "label", "stroke", "x", "y"])
+        let layout = DatasetLayout(path: path, header: reader.header, id: columns[0], label: columns[1], stroke: columns[2], x: columns[3],
+                                   y: columns[4], t: reader.optionalColumn("t"), checkLabels: checkLabels)
+        let start = reader.byteOffset, firstLine = reader.lineNumber + 1
+        let parsed = rowByRow ? nil : data.withUnsafeBytes { raw in
+            inPlace(raw.bindMemory(to: UInt8.self), from: start, firstLine: firstLine, layout: layout, threads: threads,
+                    chunkBytes: chunkBytes, makeWorker: makeWorker)
+        }
+        var (items, rowErrors): ([DatasetItem<Value>], [Bool])
+        if let parsed {
+            (items, rowErrors) = parsed
+        } else {
+            // Quotes, NULs, bytes that are not UTF-8: CSVReader's reading, row by row.
+            let transform = makeWorker()
+            let groups = try layout.groups(&reader)
+            items = groups.map { rows in
+                let record = layout.finished(rows)
+                return DatasetItem(id: record.id, label: record.label, lines: record.lines, value: transform(record))
+            }
+            rowErrors = groups.map { $0.error != nil }
+        }
+        guard !items.isEmpty else { throw DataError(file: path, line: 2, message: "no drawings: the file has a header but no rows") }
+
+        // A drawing whose rows are not together: an error on each of its runs (one with a row error keeps it).
+        var latest: [String: Int] = Dictionary(minimumCapacity: items.count)
+        var runs: [String: [Int]] = [:]
+        for (index, item) in items.enumerated() {
+            // The first time an id comes back, its list starts with its first run.
+            if let earlier = latest.updateValue(index, forKey: item.id) { runs[item.id, default: [earlier]].append(index) }
+        }
+        if !runs.isEmpty {
+            let transform = makeWorker()
+            for indices in runs.values {
+                let id = items[indices[0]].id
+                let message = scatteredMessage(id: id, runs: indices.map { items[$0].lines })
+                for index in indices where !rowErrors[index] {
+                    let lines = items[index].lines
+                    let error = DataError(file: path, line: lines.lowerBound, column: (columns[0] + 1, "drawing"), message: message)
+                    let label = items[index].label
+                    items[index] = DatasetItem(id: id, label: label, lines: lines,
+                                               value: transform(DatasetDrawingRecord(id: id, label: label, lines: lines, drawing: .failure(error))))
+                }
+            }
+        }
+        return items
+    }
+
+    /// The drawings of `bytes[start...]` parsed in place, in runs of `chunkBytes` on `threads` threads, each handed to
+    /// a worker, and whether each has an error from its rows; `nil` when the bytes are not plain enough (see
+    /// `drawings`).
+    static func inPlace<Value: Sendable>(
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, firstLine: Int, layout: DatasetLayout, threads: Int, chunkBytes: Int,
+        makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value
+    ) -> (items: [DatasetItem<Value>], rowErrors: [Bool])? {
+        guard start <= bytes.count else { return nil }
+        let shared = UnsafeBufferPointerBox(bytes)
+        let chunks = DatasetChunk.cut(bytes, from: start, size: chunkBytes, firstLine: firstLine, threads: threads)
+        let results = parallelChunks(count: chunks.count, threads: threads, makeWorker: makeWorker) { index, worker in
+            layout.parse(shared.buffer, chunks[index], seed: index == 0 ? .fileStart : nil, transform: worker)
+        }
+        guard !results.contains(where: { $0.anomaly }) else { return nil }
 
         // Join the drawings cut by a run's end, in file order, on this thread.
         let transform = makeWorker()
         var items: [DatasetItem<Value>] = []
         var rowErrors: [Bool] = []
-        items.reserveCapacity(results.1.reduce(0) { $0 + $1.items.count + 2 })
+        items.reserveCapacity(results.reduce(0) { $0 + $1.items.count + 2 })
         rowErrors.reserveCapacity(items.capacity)
         var open: PendingRows?
         func emit(_ rows: PendingRows) {
             let record = layout.finished(rows)
-            items.append(DatasetItem(id: record.id, lines: record.lines, value: transform(record)))
+            items.append(DatasetItem(id: record.id, label: record.label, lines: record.lines, value: transform(record)))
             rowErrors.append(rows.error != nil)
         }
-        for (index, first) in results.1.enumerated() {
+        for (index, first) in results.enumerated() {
             var result = first
             if result.needsSeed {
                 // The run starts with a row that belongs to whatever drawing is open: parse it again knowing which.
-                result = data.withUnsafeBytes { raw in
-                    layout.parse(raw.bindMemory(to: UInt8.self), chunks[index], seed: open.map { $0.seed() } ?? .fileStart, transform: transform)
-                }
+                result = layout.parse(bytes, chunks[index], seed: open.map { $0.seed() } ?? .fileStart, transform: transform)
             }
             if let head = result.head {
                 if let rows = open, rows.id == head.id {
-                    open = rows.joined(with: head)
+                    open = rows.joined(with: head, layout: layout)
                 } else {
                     if let rows = open { emit(rows) }
                     open = head
@@ -106,26 +171,7 @@ extension DrawingReader {
             }
         }
         if let rows = open { emit(rows) }
-        guard !items.isEmpty else { throw DataError(file: path, line: 2, message: "no drawings: the file has a header but no rows") }
-
-        // A drawing whose rows are not together: an error on each of its runs (one with a row error keeps it).
-        var latest: [String: Int] = Dictionary(minimumCapacity: items.count)
-        var runs: [String: [Int]] = [:]
-        for (index, item) in items.enumerated() {
-            // The first time an id comes back, its list starts with its first run.
-            if let earlier = latest.updateValue(index, forKey: item.id) { runs[item.id, default: [earlier]].append(index) }
-        }
-        for indices in runs.values {
-            let id = items[indices[0]].id
-            let message = scatteredMessage(id: id, runs: indices.map { items[$0].lines })
-            for index in indices where !rowErrors[index] {
-                let lines = items[index].lines
-                let error = DataError(file: path, line: lines.lowerBound, column: (columns[0] + 1, "drawing"), message: message)
-                let own = items[index].id
-                items[index] = DatasetItem(id: own, lines: lines, value: transform(DatasetDrawingRecord(id: own, lines: lines, drawing: .failure(error))))
-            }
-        }
-        return items
+        return (items, rowErrors)
     }
 
     /// The error of a drawing whose id has rows at `runs` (in file order) with other drawings between them: the

@@ -3,10 +3,14 @@ struct DatasetLayout: Sendable {
     let path: String
     let header: [String]
     let id: Int
+    let label: Int
     let stroke: Int
     let x: Int
     let y: Int
     let t: Int?
+    /// Whether an empty label, or a label that changes within a drawing, is the drawing's problem (labelled data:
+    /// training and `evaluate`).
+    let checkLabels: Bool
 
     /// What a run of lines gives: its first drawing's rows (which may continue the run before), the drawings wholly
     /// inside it as the worker made them, and its last drawing's rows (which may continue in the next run).
@@ -90,20 +94,41 @@ struct DatasetLayout: Sendable {
 
     /// The record of a drawing's rows: its first row error, or the drawing (strokes by index, points in file
     /// order), or why no recognizer can see it.
-    func finished(id: String, first: Int, last: Int, error: DataError?, points: [DrawingPoint], strokes: [Int32]) -> DatasetDrawingRecord {
+    func finished(id: String, label: String, first: Int, last: Int, error: DataError?, points: [DrawingPoint], strokes: [Int32]) -> DatasetDrawingRecord {
         let lines = first...last
-        if let error { return DatasetDrawingRecord(id: id, lines: lines, drawing: .failure(error)) }
+        if let error { return DatasetDrawingRecord(id: id, label: label, lines: lines, drawing: .failure(error)) }
         let drawing = Self.drawing(points, strokes: strokes)
         if let problem = ShapeRecognizer.problem(with: drawing) {
-            return DatasetDrawingRecord(id: id, lines: lines, drawing: .failure(
+            return DatasetDrawingRecord(id: id, label: label, lines: lines, drawing: .failure(
                 DataError(file: path, line: first, message: "drawing '\(id)' (lines \(first)–\(last)): \(problem)")))
         }
-        return DatasetDrawingRecord(id: id, lines: lines, drawing: .success(drawing))
+        return DatasetDrawingRecord(id: id, label: label, lines: lines, drawing: .success(drawing))
     }
 
     /// `finished` for rows kept whole.
     func finished(_ rows: PendingRows) -> DatasetDrawingRecord {
-        finished(id: rows.id, first: rows.first, last: rows.last, error: rows.error, points: rows.points, strokes: rows.strokes)
+        finished(id: rows.id, label: rows.label, first: rows.first, last: rows.last, error: rows.error, points: rows.points, strokes: rows.strokes)
+    }
+
+    /// The error of a row labelled `label` in drawing `id` labelled `groupLabel` above (with `checkLabels`), or `nil`.
+    func labelError(id: String, groupLabel: String, label: String, line: Int) -> DataError? {
+        guard checkLabels, label != groupLabel else { return nil }
+        return DataError(file: path, line: line, column: (self.label + 1, "label"),
+                         message: "drawing '\(id)' is labelled '\(groupLabel)' above and '\(label)' here")
+    }
+
+    /// The error of a drawing whose first row has an empty label (with `checkLabels`), or `nil`.
+    func emptyLabelError(_ label: String, line: Int) -> DataError? {
+        guard checkLabels, label.isEmpty else { return nil }
+        return DataError(file: path, line: line, column: (self.label + 1, "label"), message: "empty label")
+    }
+
+    /// `text` without leading and trailing white space (`CharacterSet.whitespaces`), calling Foundation only when
+    /// an end is not a plain ASCII character other than space and tab.
+    static func trimmed(_ text: String) -> String {
+        let plain = { (scalar: Unicode.Scalar?) in scalar.map { $0.isASCII && $0 != " " && $0 != "\t" } ?? true }
+        if plain(text.unicodeScalars.first) && plain(text.unicodeScalars.last) { return text }
+        return text.trimmingCharacters(in: .whitespaces)
     }
 
     /// The points as strokes: one per stroke index, in increasing order, each with its points in file order.
@@ -148,6 +173,10 @@ struct DatasetRowParser<Value: Sendable> {
     var open = false
     var groups = 0
     var groupID = ""
+    var groupLabel = ""
+    /// Whether the open drawing's label came from a row with the header's number of fields (one that a label is
+    /// checked against).
+    var labelFromRow = false
     var idRange: Range<Int>?
     var first = 0
     var last = 0
@@ -165,18 +194,20 @@ struct DatasetRowParser<Value: Sendable> {
     mutating func close() {
         guard open else { return }
         if groups == 1 {
-            result.head = PendingRows(id: groupID, first: first, last: last, error: rowError, points: points, strokes: strokes)
+            result.head = PendingRows(id: groupID, label: groupLabel, labelFromRow: labelFromRow, first: first, last: last, error: rowError,
+                                      points: points, strokes: strokes)
         } else {
-            let record = layout.finished(id: groupID, first: first, last: last, error: rowError, points: points, strokes: strokes)
-            result.items.append(DatasetItem(id: record.id, lines: record.lines, value: transform(record)))
+            let record = layout.finished(id: groupID, label: groupLabel, first: first, last: last, error: rowError, points: points, strokes: strokes)
+            result.items.append(DatasetItem(id: record.id, label: record.label, lines: record.lines, value: transform(record)))
             result.rowErrors.append(hasError)
         }
     }
 
-    /// Opens a drawing with id `id` (at `range` of the bytes, or `nil`) on `line`.
-    mutating func start(_ id: String, at range: Range<Int>?, line: Int) {
+    /// Opens a drawing with id `id` (at `range` of the bytes, or `nil`) and label `label` on `line`.
+    mutating func start(_ id: String, at range: Range<Int>?, label: String, fromRow: Bool, line: Int) {
         close()
         (open, groups, groupID, idRange, first, last, rowError, hasError) = (true, groups + 1, id, range, line, line, nil, false)
+        (groupLabel, labelFromRow) = (label, fromRow)
         points.removeAll(keepingCapacity: true)
         strokes.removeAll(keepingCapacity: true)
     }
@@ -230,8 +261,9 @@ struct DatasetRowParser<Value: Sendable> {
 
     /// Parses `chunk`.
     mutating func run(_ chunk: DatasetChunk, seed: DatasetSeed?) -> DatasetLayout.ChunkResult<Value> {
-        if case let .drawing(id, seedError) = seed {
+        if case let .drawing(id, label, seedError) = seed {
             (open, groups, groupID, idRange, first, last) = (true, 1, id, nil, chunk.firstLine, chunk.firstLine)
+            (groupLabel, labelFromRow) = (label, true)
             if let seedError { fail(seedError) }
         }
         let header = layout.header.count
@@ -269,13 +301,16 @@ struct DatasetRowParser<Value: Sendable> {
                 // A row with the wrong number of fields starts a drawing of its own id, or spoils the one open.
                 if layout.id <= fields {
                     let range = field(layout.id, lineStart: lineStart)
-                    if !open || !(Self.isSameID(range, as: idRange, in: bytes) || isOpenIDAsText(range)) { start(text(range), at: range, line: line) }
+                    if !open || !(Self.isSameID(range, as: idRange, in: bytes) || isOpenIDAsText(range)) {
+                        let label = layout.label <= fields ? DatasetLayout.trimmed(text(field(layout.label, lineStart: lineStart))) : ""
+                        start(text(range), at: range, label: label, fromRow: false, line: line)
+                    }
                 } else if !open {
                     guard seed != nil else {
                         result.needsSeed = true
                         return result
                     }
-                    start("line \(line)", at: nil, line: line)
+                    start("line \(line)", at: nil, label: "", fromRow: false, line: line)
                 }
                 fail(DataError(file: layout.path, line: line, message: "\(fields + 1) fields, but the header has \(header)"))
                 last = line
@@ -283,11 +318,18 @@ struct DatasetRowParser<Value: Sendable> {
             }
             let idField = field(layout.id, lineStart: lineStart)
             if !open || !(Self.isSameID(idField, as: idRange, in: bytes) || isOpenIDAsText(idField)) {
-                start(text(idField), at: idField, line: line)
+                let label = DatasetLayout.trimmed(text(field(layout.label, lineStart: lineStart)))
+                start(text(idField), at: idField, label: label, fromRow: true, line: line)
+                if let error = layout.emptyLabelError(label, line: line) { fail(error) }
             }
             last = line
             guard !hasError else { continue }
             do throws(DataError) {
+                if layout.checkLabels, labelFromRow,
+                   let error = layout.labelError(id: groupID, groupLabel: groupLabel,
+                                                 label: DatasetLayout.trimmed(text(field(layout.label, lineStart: lineStart))), line: line) {
+                    throw error
+                }
                 let strokeField = field(layout.stroke, lineStart: lineStart)
                 let strokeValue = try layout.number(bytes, strokeField, column: layout.stroke, line: line)
                 guard strokeValue >= 0, strokeValue == strokeValue.rounded(), strokeValue < 1_000_000 else {
@@ -308,7 +350,8 @@ struct DatasetRowParser<Value: Sendable> {
             if groups == 1 {
                 close()
             } else {
-                result.tail = PendingRows(id: groupID, first: first, last: last, error: rowError, points: points, strokes: strokes)
+                result.tail = PendingRows(id: groupID, label: groupLabel, labelFromRow: labelFromRow, first: first, last: last, error: rowError,
+                                          points: points, strokes: strokes)
             }
         }
         return result
@@ -319,24 +362,31 @@ struct DatasetRowParser<Value: Sendable> {
 enum DatasetSeed: Sendable {
     /// Nothing: the run starts the file.
     case fileStart
-    /// A drawing with this id and first error.
-    case drawing(id: String, error: DataError?)
+    /// A drawing with this id, label and first error.
+    case drawing(id: String, label: String, error: DataError?)
 }
 
 /// A drawing's rows as read so far.
 struct PendingRows: Sendable {
     let id: String
+    let label: String
+    /// Whether `label` came from a row with the header's number of fields (not from a malformed row).
+    let labelFromRow: Bool
     let first: Int
     var last: Int
     var error: DataError?
     var points: [DrawingPoint]
     var strokes: [Int32]
 
-    /// These rows continued by `next` (the same drawing's rows in the following run).
-    func joined(with next: PendingRows) -> PendingRows {
-        PendingRows(id: id, first: first, last: next.last, error: error ?? next.error, points: points + next.points, strokes: strokes + next.strokes)
+    /// These rows continued by `next` (the same drawing's rows in the following run). With `layout.checkLabels`,
+    /// `next` starting with another label is the drawing's error there, as reading row by row finds it.
+    func joined(with next: PendingRows, layout: DatasetLayout) -> PendingRows {
+        let labelError = next.labelFromRow && labelFromRow
+            ? layout.labelError(id: id, groupLabel: label, label: next.label, line: next.first) : nil
+        return PendingRows(id: id, label: label, labelFromRow: labelFromRow, first: first, last: next.last,
+                           error: error ?? labelError ?? next.error, points: points + next.points, strokes: strokes + next.strokes)
     }
 
     /// What a run that continues these rows starts with.
-    func seed() -> DatasetSeed { .drawing(id: id, error: error) }
+    func seed() -> DatasetSeed { .drawing(id: id, label: label, error: error) }
 }

@@ -38,10 +38,11 @@ public struct ShapeAnswer: Sendable {
     }
 }
 
-/// The one way from a drawing to an answer, for the CLI (single drawings, batches, `evaluate`), the benchmarks and
-/// apps: it validates the drawing, runs the first recognizer of the fallback chain that loads (quantized weights,
-/// float weights, then the geometric recognizer), and turns the probabilities into an answer with the weights
-/// file's decision rule (calibration, the `other` class as `unknown`, the uncertainty floor).
+/// The shape recognizer, for the CLI (single drawings, batches, `evaluate`), the benchmarks and apps: the first
+/// link of the fallback chain that loads (quantized weights, float weights, then the geometric recognizer). Its
+/// `Worker` is the one way from a drawing to an answer: it validates the drawing, runs the model and turns the
+/// probabilities into an answer with the weights file's decision rule (calibration, the `other` class as
+/// `unknown`, the uncertainty floor).
 public struct ShapeRecognizer: Sendable {
     /// What answers.
     public enum Engine: Sendable {
@@ -85,36 +86,11 @@ public struct ShapeRecognizer: Sendable {
         ShapeRasterizer().problem(with: drawing)
     }
 
-    /// The answer for one drawing; a drawing no recognizer can see is a `DataError` (bad input).
+    /// The answer for one drawing, with the image the model saw; a drawing no recognizer can see is a `DataError`
+    /// (bad input). It answers through a `Worker` made for the call: to answer many drawings, keep a worker per
+    /// thread, or use `recognize(batch:threads:)`.
     public func recognize(_ drawing: Drawing) throws(DataError) -> ShapeAnswer {
-        if let problem = Self.problem(with: drawing) { throw DataError(file: "drawing", message: problem) }
-        switch engine {
-        case let .model(classifier):
-            let view = classifier.rasterizer.rasterize(drawing)
-            return ShapeAnswer(classifier.decide(classifier.classify(image: view)), model: model, attempts: attempts, view: view)
-        case .geometric:
-            let labels = GeometricRecognizer.labels
-            let prediction: ShapePrediction
-            do {
-                prediction = try GeometricRecognizer().classify(drawing)
-            } catch {
-                // Points on a line or a spot have no outline: none of the four shapes.
-                let even = Decision(labels: labels, probabilities: labels.map { _ in 1 / Double(labels.count) }, rule: .legacy)
-                return ShapeAnswer(even, label: DecisionRule.unknownLabel, confidence: 1, uncertain: true,
-                                   reason: "\(error.message); the geometric recognizer knows only closed outlines",
-                                   model: model, attempts: attempts, view: nil)
-            }
-            let decision = Decision(labels: labels, probabilities: prediction.probabilities.map(\.probability), rule: .legacy)
-            // The geometric recognizer knows only closed outlines: an open drawing is none of them.
-            let gap = ShapeUncertainty.closingGap(drawing)
-            guard gap <= ShapeUncertainty.closingGapThreshold else {
-                return ShapeAnswer(decision, label: DecisionRule.unknownLabel, uncertain: true,
-                                   reason: "the drawing is open (its ends are \(gap.isFinite ? "\(Int((min(gap, 1e9) * 100).rounded()))" : "\(gap)")% of its size apart); "
-                                       + "the geometric recognizer knows only closed outlines",
-                                   model: model, attempts: attempts, view: nil)
-            }
-            return ShapeAnswer(decision, model: model, attempts: attempts, view: nil)
-        }
+        try Worker(self).answer(drawing, view: true)
     }
 
     /// The labels an answer's `label` can take: the real classes and `unknown` (when the model has a reject class
@@ -126,16 +102,6 @@ public struct ShapeRecognizer: Sendable {
             return classifier.labels.filter { $0 != rule.rejectLabel } + [DecisionRule.unknownLabel]
         case .geometric:
             return GeometricRecognizer.labels + [DecisionRule.unknownLabel]
-        }
-    }
-}
-
-extension ShapeRecognizer {
-    /// The answers for many drawings, in order, on up to `threads` threads: each an answer or why its drawing
-    /// cannot be seen.
-    public func recognize(_ drawings: [Drawing], threads: Int = ProcessInfo.processInfo.activeProcessorCount) -> [Result<ShapeAnswer, DataError>] {
-        parallelMap(count: drawings.count, threads: max(1, threads)) { index in
-            Result { () throws(DataError) in try recognize(drawings[index]) }
         }
     }
 }
