@@ -29,7 +29,10 @@ let package = Package(
         // target attributes and chosen at run time. Only `Tensor` imports it, through Sources/Tensor/Plan/Kernels.swift.
         .target(name: "CKernels", path: "Sources/CKernels"),
         .target(name: "Tensor", dependencies: ["CBLAS", "CKernels"]),
-        .target(name: "Models", dependencies: ["Tensor"]),
+        // The shipped weights are built into the library as byte arrays (`PackageResources`, read by
+        // Sources/Models/Shipped/ShippedWeights.swift). Sources/Models/Shipped/Weights holds only symlinks to the
+        // files in Weights/, which stay the one copy: retraining updates the built-in weights with no other step.
+        .target(name: "Models", dependencies: ["Tensor"], resources: [.embedInCode("Shipped/Weights")]),
         .target(name: "Train", dependencies: ["Models", "Tensor"]),
         .executableTarget(
             name: "classify",
