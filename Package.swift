@@ -1,5 +1,6 @@
 // swift-tools-version:6.0
-// The on-device ML engine: tensor library on OpenBLAS, models, training harness, CLI and benchmarks.
+// The on-device ML engine: tensor library on OpenBLAS, models, training harness and CLI. The benchmarks are a package
+// of their own (Bench/), so that depending on this one never resolves their dependencies.
 // Dependencies run one way: CBLAS, CKernels ← Tensor ← Models ← Train ← classify (see README.md).
 import PackageDescription
 
@@ -10,12 +11,9 @@ let package = Package(
         .library(name: "Models", targets: ["Models"]),
         .library(name: "Train", targets: ["Train"]),
         .executable(name: "classify", targets: ["classify"]),
-        .executable(name: "bench", targets: ["bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        // bench only: counts heap allocations per inference (see Sources/bench/AllocationCount.swift).
-        .package(url: "https://github.com/ordo-one/malloc-interposer", exact: "1.6.1"),
     ],
     targets: [
         // OpenBLAS's C interface. Only `Tensor` imports it; every cblas_* call is in Sources/Tensor/BLAS.swift.
@@ -39,14 +37,6 @@ let package = Package(
             dependencies: [
                 "Train", "Models", "Tensor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
-        .executableTarget(
-            name: "bench",
-            dependencies: [
-                "Tensor", "Models", "Train",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]
         ),
         .testTarget(name: "TensorTests", dependencies: ["Tensor"]),
