@@ -1,5 +1,6 @@
 // swift-tools-version:6.0
-// The on-device ML engine: tensor library on OpenBLAS, models, training harness, CLI and benchmarks.
+// The on-device ML engine: tensor library on OpenBLAS, models, training harness and CLI. The benchmarks are a package
+// of their own (Bench/), so that depending on this one never resolves their dependencies.
 // Dependencies run one way: CBLAS, CKernels ← Tensor ← Models ← Train ← classify (see README.md).
 import PackageDescription
 
@@ -10,12 +11,9 @@ let package = Package(
         .library(name: "Models", targets: ["Models"]),
         .library(name: "Train", targets: ["Train"]),
         .executable(name: "classify", targets: ["classify"]),
-        .executable(name: "bench", targets: ["bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        // bench only: counts heap allocations per inference (see Sources/bench/AllocationCount.swift).
-        .package(url: "https://github.com/ordo-one/malloc-interposer", exact: "1.6.1"),
     ],
     targets: [
         // OpenBLAS's C interface. Only `Tensor` imports it; every cblas_* call is in Sources/Tensor/BLAS.swift.
@@ -29,21 +27,16 @@ let package = Package(
         // target attributes and chosen at run time. Only `Tensor` imports it, through Sources/Tensor/Plan/Kernels.swift.
         .target(name: "CKernels", path: "Sources/CKernels"),
         .target(name: "Tensor", dependencies: ["CBLAS", "CKernels"]),
-        .target(name: "Models", dependencies: ["Tensor"]),
+        // The shipped weights are built into the library as byte arrays (`PackageResources`, read by
+        // Sources/Models/Shipped/ShippedWeights.swift). Sources/Models/Shipped/Weights holds only symlinks to the
+        // files in Weights/, which stay the one copy: retraining updates the built-in weights with no other step.
+        .target(name: "Models", dependencies: ["Tensor"], resources: [.embedInCode("Shipped/Weights")]),
         .target(name: "Train", dependencies: ["Models", "Tensor"]),
         .executableTarget(
             name: "classify",
             dependencies: [
                 "Train", "Models", "Tensor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
-        .executableTarget(
-            name: "bench",
-            dependencies: [
-                "Tensor", "Models", "Train",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]
         ),
         .testTarget(name: "TensorTests", dependencies: ["Tensor"]),

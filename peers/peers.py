@@ -350,7 +350,7 @@ def run_bench(bench, arguments):
     try:
         result = subprocess.run([bench] + arguments, capture_output=True, text=True, timeout=900)
     except FileNotFoundError:
-        fail(f"no bench at {bench}: build it with `swift build -c release --product bench` (or pass --bench)")
+        fail(f"no bench at {bench}: build it with `swift build --package-path Bench --scratch-path .build-bench -c release --product bench` (or pass --bench)")
     if result.returncode not in (0, 1) or not result.stdout.strip():
         fail(f"{bench} {' '.join(arguments)} failed ({result.returncode}): {result.stderr.strip()}")
     return result.stdout, result.stderr
@@ -486,7 +486,7 @@ def train_comparison(arguments):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--weights", default="Weights", help="folder with <model>.f32.weights and .int8.weights")
-    parser.add_argument("--bench", default=".build/release/bench", help="our bench executable (release build)")
+    parser.add_argument("--bench", default=".build-bench/release/bench", help="our bench executable (release build)")
     parser.add_argument("--models", default="shape,motion", help="shape, motion or both (comma separated)")
     parser.add_argument("--quick", action="store_true", help="shorter sampling, ours and theirs")
     parser.add_argument("--verbose", action="store_true", help="let TensorFlow and LiteRT log what they do")

@@ -8,16 +8,25 @@ private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
 
 @Suite("Shipped weights built in, and the one-call API")
 struct ShippedWeightsTests {
-    /// The built-in copy is Weights/, byte for byte (run scripts/embed-weights.sh after retraining).
-    @Test func theBuiltInCopyIsWeightsByteForByte() throws {
+    /// Every file in Weights/ is built in under its name, byte for byte, and loads as the file on disk does; nothing
+    /// else is built in. (SwiftPM embeds them through the symlinks in Sources/Models/Shipped/Weights/: a missing
+    /// symlink or a dangling one, or a file missing from `ShippedWeights.files`, fails here.)
+    @Test func everyBuiltInVariantIsItsFileInWeightsAndLoads() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Weights").path)
             .filter { $0.hasSuffix(".weights") }.sorted()
+        #expect(files.count == 4, "\(files)")
         #expect(files.map { String($0.dropLast(".weights".count)) } == ShippedWeights.variants)
-        for file in files {
-            let onDisk = try [UInt8](Data(contentsOf: root.appendingPathComponent("Weights/\(file)")))
-            let builtIn = try #require(ShippedWeights.bytes(of: String(file.dropLast(".weights".count))))
-            #expect(builtIn == onDisk, "\(file): the built-in copy differs from Weights/; run scripts/embed-weights.sh")
+        for variant in ShippedWeights.variants {
+            let url = root.appendingPathComponent("Weights/\(variant).weights")
+            let onDisk = try [UInt8](Data(contentsOf: url))
+            let builtIn = try #require(ShippedWeights.bytes(of: variant))
+            #expect(builtIn.count == onDisk.count, "\(variant): \(builtIn.count) bytes built in, \(onDisk.count) in Weights/")
+            #expect(builtIn == onDisk, "\(variant): the built-in bytes differ from Weights/\(variant).weights")
+            let loaded = try ShippedWeights().load(variant)
+            #expect(loaded == (try ModelFile(contentsOf: url)), "\(variant): the built-in file loads differently")
+            #expect(variant.hasPrefix(loaded.name + "."), "\(variant) holds the model \(loaded.name)")
         }
+        #expect(ShippedWeights.bytes(of: "shape-classifier.q4") == nil)
         #expect(throws: WeightsNotFound.self) { try ShippedWeights().load("shape-classifier.q4") }
     }
 

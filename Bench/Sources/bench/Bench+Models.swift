@@ -14,7 +14,7 @@ extension Bench {
                 rasterize + int8 plan ≤ 8 µs; the int8 plan no slower than the f32 one; no allocation in a plan \
                 run; the batch API on 2 threads ≥ 150,000 drawings a second.
 
-                Example: swift run -c release bench shape --weights /tmp/benchw --json
+                Example: .build-bench/release/bench shape --weights /tmp/benchw --json
                 """
         )
 
@@ -38,7 +38,7 @@ extension Bench {
                 window; a one-window recording through the recognizer ≤ 30 µs; the int8 plan no slower than the f32 \
                 one; no allocation in a plan run; int8 weights file ≤ 64 KB.
 
-                Example: swift run -c release bench motion --weights /tmp/benchw --json
+                Example: .build-bench/release/bench motion --weights /tmp/benchw --json
                 """
         )
 
@@ -65,7 +65,7 @@ struct ModelBenchOptions: ParsableArguments {
     /// exits 1 when a target is missed.
     func run(_ command: String, _ benchmark: (TimingPlan, String) throws -> ModelReport) throws {
         #if DEBUG
-        FileHandle.standardError.write(Data("warning: this is a debug build; measure with `swift run -c release bench \(command)`\n".utf8))
+        FileHandle.standardError.write(Data("warning: this is a debug build; measure with `swift run --package-path Bench --scratch-path .build-bench -c release bench \(command)`\n".utf8))
         #endif
         let report = try benchmark(quick ? .quick : .full, weights)
         if !report.print(json: json) { throw ExitCode(1) }

@@ -3,7 +3,9 @@ import Foundation
 import Models
 import Tensor
 
-/// The benchmark executable. Build it in release mode: `swift run -c release bench engine`.
+/// The benchmark executable, a package of its own (Bench/) that uses the engine through its public API. Build it in
+/// release mode from the package root: `make bench`, or
+/// `swift run --package-path Bench --scratch-path .build-bench -c release bench engine`.
 @main
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,7 +14,7 @@ struct Bench: ParsableCommand {
         discussion: """
             Every figure is the median seconds per call over repeated samples after a warm-up; the \
             implementations of one workload are sampled in turn, so the ratios compare like with like. \
-            Run a release build: swift run -c release bench engine
+            Run a release build, from the package root: swift run --package-path Bench --scratch-path .build-bench -c release bench engine
             """,
         subcommands: [Engine.self, Quant.self, TrainSpeed.self, Shape.self, Motion.self, CLI.self, Loop.self, QuantChild.self, PlanOutputs.self]
     )
@@ -28,7 +30,7 @@ extension Bench {
                 dequantized per call). Resident memory is measured in a fresh process per row: how much it \
                 grows from before loading to after loading and one forward pass.
 
-                Example: swift run -c release bench quant
+                Example: .build-bench/release/bench quant
                 """
         )
 
@@ -37,7 +39,7 @@ extension Bench {
 
         func run() throws {
             #if DEBUG
-            FileHandle.standardError.write(Data("warning: this is a debug build; measure with `swift run -c release bench quant`\n".utf8))
+            FileHandle.standardError.write(Data("warning: this is a debug build; measure with `swift run --package-path Bench --scratch-path .build-bench -c release bench quant`\n".utf8))
             #endif
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-quant-\(ProcessInfo.processInfo.processIdentifier)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -67,7 +69,7 @@ extension Bench {
                 Runs the classify binary beside bench (build both with -c release) on a generated dataset CSV \
                 (100,000 drawings are 320 MB), alternating --jobs 1 and --jobs <cores>, and reports the median wall \
                 time of the whole command. Exits 1 when every core passes fewer than 40,000 drawings a second. \
-                Example: swift build -c release && .build/release/bench cli
+                Example: swift build --package-path Bench --scratch-path .build-bench -c release --product classify && .build-bench/release/bench cli
                 """
         )
 
@@ -79,7 +81,7 @@ extension Bench {
 
         func run() throws {
             #if DEBUG
-            FileHandle.standardError.write(Data("warning: this is a debug build; measure with `swift build -c release && .build/release/bench cli`\n".utf8))
+            FileHandle.standardError.write(Data("warning: this is a debug build; measure with `swift build --package-path Bench --scratch-path .build-bench -c release --product classify && .build-bench/release/bench cli`\n".utf8))
             #endif
             guard drawings >= 20, rounds >= 1 else { throw ValidationError("--drawings must be at least 20 and --rounds at least 1") }
             let rows = try CLIBenchmark(drawings: drawings, rounds: rounds).run()
@@ -135,7 +137,7 @@ extension Bench {
                 1024³; batch-1 Dense 1x576x128 ≤ 2x raw sgemm; every convolution at batch 64 ≥ 10x faster \
                 than its naive reference.
 
-                Example: swift run -c release bench engine --json > engine.jsonl
+                Example: .build-bench/release/bench engine --json > engine.jsonl
                 """
         )
 
@@ -156,7 +158,7 @@ extension Bench {
             if let threads { BLAS.maxThreads = threads }
             #if DEBUG
             FileHandle.standardError.write(Data(
-                "warning: this is a debug build; measure with `swift run -c release bench engine`\n".utf8))
+                "warning: this is a debug build; measure with `swift run --package-path Bench --scratch-path .build-bench -c release bench engine`\n".utf8))
             #endif
             if !json {
                 print("bench engine: BLAS threads ≤ \(BLAS.maxThreads) (products under "

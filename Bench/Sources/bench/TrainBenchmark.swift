@@ -14,7 +14,7 @@ extension Bench {
                 in turn and each figure is the median samples/s over the samples. There is no target here: the \
                 comparison with Keras lives in peers/peers.py --train, which runs this with --json in the same run.
 
-                Example: swift run -c release bench train --json
+                Example: .build-bench/release/bench train --json
                 """
         )
 
@@ -36,7 +36,7 @@ extension Bench {
 
         func run() throws {
             #if DEBUG
-            FileHandle.standardError.write(Data("warning: this is a debug build; measure with `swift run -c release bench train`\n".utf8))
+            FileHandle.standardError.write(Data("warning: this is a debug build; measure with `swift run --package-path Bench --scratch-path .build-bench -c release bench train`\n".utf8))
             #endif
             let threads = threads ?? Network.defaultTrainingThreads
             let benchmark = TrainBenchmark(stepsPerSample: quick ? 5 : 20, samples: quick ? 3 : 9, threads: threads)

@@ -5,7 +5,7 @@ import Tensor
 
 extension Bench {
     /// `bench loop`: one shape workload run over and over for a given time, for a profiler to look at
-    /// (`perf record -e cpu-clock -- .build/release/bench loop rasterize`). It prints only the calls made and the
+    /// (`perf record -e cpu-clock -- .build-bench/release/bench loop rasterize`). It prints only the calls made and the
     /// mean time per call, which is no benchmark: use `bench shape` for figures.
     struct Loop: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -15,7 +15,7 @@ extension Bench {
                 plan on a rasterized drawing), rasterize-int8 (both), recognize (ShapeRecognizer, int8, the \
                 whole path). The drawings are bench shape's 256 generated ones, in turn.
 
-                Example: perf record -e cpu-clock -- .build/release/bench loop rasterize --seconds 3
+                Example: perf record -e cpu-clock -- .build-bench/release/bench loop rasterize --seconds 3
                 """
         )
 
