@@ -1,7 +1,7 @@
 # make demo · make test · make bench — each installs OpenBLAS first when it is missing.
 SWIFT ?= swift
 
-.PHONY: demo test bench deps install fuzz docs
+.PHONY: demo test bench bench-cli deps install fuzz docs
 
 PREFIX ?= /usr/local
 
@@ -41,6 +41,12 @@ bench: deps
 	@status=0; for report in engine shape motion; do \
 		echo "$$ .build-bench/release/bench $$report"; .build-bench/release/bench $$report || status=1; echo; \
 	done; exit $$status
+
+# `bench cli` times the classify binary beside bench (classify shape --dataset on 100,000 drawings), so both are built.
+bench-cli: deps
+	$(SWIFT) build --package-path Bench --scratch-path .build-bench -c release --product classify
+	$(SWIFT) build --package-path Bench --scratch-path .build-bench -c release --product bench
+	.build-bench/release/bench cli
 
 # A self-contained release binary in PREFIX/bin, and the shipped weights where it looks for them,
 # PREFIX/share/classify/Weights. The executable is fully static (-static-executable: the Swift runtime,
