@@ -26,34 +26,6 @@ struct FuzzRegressionTests {
         return (records, nil)
     }
 
-    /// FuzzDrawing, 2026-11-23: `split(into:)` trapped (index out of range, `rest[end - 1]` before the slice's
-    /// start) when fewer bytes than parts followed the header — `classify shape --dataset tiny.csv` on a 2-core
-    /// machine died with SIGILL (exit 132) where `--jobs 1` reported "tiny.csv:2: 1 fields, but the header has 5"
-    /// (exit 65). Fixed by 634f99e.
-    @Test(
-          arguments: [
-              (Array("drawing,label,stroke,x,y\n1".utf8), 2),
-              (Array("x,y\n1,2".utf8), 4),
-              (Array("x\n\n".utf8), 3),
-          ])
-    func splitWithFewerBytesThanPartsReadsAsTheWholeFile(bytes: [UInt8], parts: Int) throws {
-        let (path, folder) = try Self.file(bytes)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        var whole = try CSVReader(path: path)
-        let expected = Self.records(&whole)
-        var reader = try CSVReader(path: path)
-        let split = try #require(try reader.split(into: parts))
-        var records: [[String]] = [], error: String?
-        for part in split where error == nil {
-            var partReader = CSVReader(part)
-            let read = Self.records(&partReader)
-            records += read.records
-            error = read.error
-        }
-        #expect(records == expected.records)
-        #expect(error == expected.error)
-    }
-
     /// The shipped weights file `name` with every value of `tensor` set to ±3e38 (finite, alternating signs),
     /// reassembled with a valid checksum.
     private static func extreme(_ name: String, tensor: String) throws -> [UInt8] {

@@ -37,7 +37,7 @@ struct MotionDecisionTests {
         #expect(window.uncertain)
         #expect(window.reason == "confidence 62% is below 70%; it might be running (38%)")
         // The uncertain window does not vote: the recording has no label.
-        #expect(try classifier.classify(moving).label == MotionTimeline.unknownLabel)
+        #expect(try classifier.classify(moving).label == DecisionRule.unknownLabel)
     }
 
     @Test func aWindowOverTheFloorIsTrusted() throws {
@@ -60,7 +60,7 @@ struct MotionDecisionTests {
         let classifier = FixedClassifier(labels: ["walking", "running", "other"], scores: [0.1, 0.1, 0.8],
                                          decision: .default(labels: ["walking", "running", "other"]))
         let window = try #require(try classifier.classify(moving).windows.first)
-        #expect(window.label == MotionTimeline.unknownLabel && !window.uncertain)
+        #expect(window.label == DecisionRule.unknownLabel && !window.uncertain)
         #expect(window.reason == "it looks like none of the classes (80%); the nearest is walking")
     }
 

@@ -5,7 +5,7 @@ import Models
 // One drawing CSV (`classify shape FILE`) through the whole recognition path: the CSV reader, the drawing
 // reader, then every link of the shipped fallback chain (int8, f32, geometric), each answer checked. Beside it the
 // CSV reader checks itself: its three ways of reading a record (strings, in place, numbers straight from the bytes)
-// and its split into parts (how datasets are read in parallel) must agree.
+// must agree.
 
 private let input = InputFile("drawing")
 private let recognizers: [ShapeRecognizer] = {
@@ -64,7 +64,7 @@ private func checkCSVReader(_ path: String) {
         requireInputError(error, path: path)
         return
     }
-    var second = reader, third = reader
+    var second = reader
     do {
         while let fields = try reader.next() { strings.records.append(fields) }
     } catch {
@@ -93,25 +93,4 @@ private func checkCSVReader(_ path: String) {
         inPlace.error = error.description
     }
     require(strings == inPlace, "next() and advance() read the file differently:\n\(strings)\n\(inPlace)")
-
-    // Split into parts (nil when the file has a quote): the same records, the same first error, the same lines.
-    var parts: [CSVReader.Part]?
-    do {
-        parts = try third.split(into: 3)
-    } catch {
-        requireInputError(error, path: path)
-        return
-    }
-    guard let parts else { return }
-    var split = Reading()
-    partsLoop: for part in parts {
-        var partReader = CSVReader(part)
-        do {
-            while let fields = try partReader.next() { split.records.append(fields) }
-        } catch {
-            split.error = error.description
-            break partsLoop
-        }
-    }
-    require(strings == split, "next() and split(into:) read the file differently:\n\(strings)\n\(split)")
 }

@@ -91,7 +91,7 @@ public func requireSane(_ answer: ShapeAnswer, from recognizer: ShapeRecognizer)
 
 /// Checks one motion timeline: known labels, probabilities, windows in time order.
 public func requireSane(_ timeline: MotionTimeline, labels: [String], model: String) {
-    let allowed = labels + [MotionTimeline.unknownLabel]
+    let allowed = labels + [DecisionRule.unknownLabel]
     require(allowed.contains(timeline.label), "\(model): label \(timeline.label) is not one of \(allowed)")
     var previousStart = -Double.infinity
     for window in timeline.windows {

@@ -23,7 +23,7 @@ public struct CSVReader {
         case stream(() throws(DataError) -> [UInt8])
     }
 
-    private let source: Source?
+    private let source: Source
     private var buffer: [UInt8] = []
     private var position = 0
     private var atEnd = false
@@ -89,69 +89,9 @@ public struct CSVReader {
         }
     }
 
-    /// A run of whole lines of a file, held in memory, to be read by its own reader (on any thread).
-    public struct Part: Sendable {
-        let file: String
-        let header: [String]
-        let bytes: [UInt8]
-        let lineNumber: Int
-    }
-
-    /// A reader over a part's lines; its line numbers are the file's.
-    public init(_ part: Part) {
-        file = part.file
-        header = part.header
-        source = nil
-        buffer = part.bytes
-        atEnd = true
-        lineNumber = part.lineNumber
-    }
-
-    /// The rest of the file as up to `parts` consecutive runs of whole lines, to parse in parallel (each with
-    /// `CSVReader(part)`, which reports the file's own line numbers). `nil` (and this reader still usable, from where it was) when the
-    /// rest holds a quote, since a quoted field may span lines, or is larger than `maximumBytes`.
-    public mutating func split(into parts: Int, maximumBytes: Int = 1 << 30) throws(DataError) -> [Part]? {
-        while buffer.count - position <= maximumBytes, try fill() {}
-        guard buffer.count - position <= maximumBytes, parts > 1, !buffer[position...].contains(UInt8(ascii: "\"")) else { return nil }
-        let rest = buffer[position...]
-        var readers: [Part] = []
-        var start = rest.startIndex, line = lineNumber
-        for part in 1...parts where start < rest.endIndex {
-            var end = part == parts ? rest.endIndex : max(start, rest.startIndex + rest.count * part / parts)
-            while end > start && end < rest.endIndex && !Self.endsLine(rest, at: end - 1) { end += 1 }
-            if end == start { continue }
-            let bytes = Array(rest[start..<end])
-            readers.append(Part(file: file, header: header, bytes: bytes, lineNumber: line))
-            line += Self.lineEnds(in: bytes)
-            start = end
-        }
-        buffer = []
-        position = 0
-        return readers
-    }
-
     /// Where the next record starts in the file: bytes read from it (after the byte-order mark, if any, which
     /// is counted) less those not yet parsed.
     public var byteOffset: Int { bytesRead - (buffer.count - position) }
-
-    /// Whether `bytes[index]` ends a line: an LF, or a CR that no LF follows (a CR at the end of `bytes` ends one).
-    static func endsLine(_ bytes: ArraySlice<UInt8>, at index: Int) -> Bool {
-        bytes[index] == UInt8(ascii: "\n")
-            || (bytes[index] == UInt8(ascii: "\r") && (index + 1 == bytes.endIndex || bytes[index + 1] != UInt8(ascii: "\n")))
-    }
-
-    /// How many lines `bytes` ends: its LFs and the CRs that no LF follows.
-    static func lineEnds(in bytes: [UInt8]) -> Int {
-        bytes.withUnsafeBufferPointer { bytes in
-            var count = 0, previousCR = false
-            for byte in bytes {
-                // An LF ends a line, and so does a CR before anything but an LF.
-                if byte == UInt8(ascii: "\n") || (previousCR && byte != UInt8(ascii: "\n")) { count &+= 1 }
-                previousCR = byte == UInt8(ascii: "\r")
-            }
-            return previousCR ? count &+ 1 : count
-        }
-    }
 
     /// Skips a UTF-8 byte-order mark at the start of the file (Excel's "CSV UTF-8" begins with one), so that the
     /// first column's name is not `\u{FEFF}x`.
@@ -280,7 +220,7 @@ public struct CSVReader {
     public static let maximumLineBytes = 1 << 20
 
     private mutating func fill() throws(DataError) -> Bool {
-        guard !atEnd, let source else { return false }
+        guard !atEnd else { return false }
         let chunk: Data
         switch source {
         case let .handle(handle):

@@ -33,7 +33,7 @@ public struct MotionTimeline: Sendable, Equatable {
     /// Every window, in time order.
     public var windows: [MotionWindowPrediction]
     /// The state most windows have, `still` included (ties go to the higher summed confidence); windows flagged
-    /// uncertain do not vote, and when every window is uncertain the label is `unknown`.
+    /// uncertain do not vote, and when every window is uncertain the label is `unknown` (`DecisionRule.unknownLabel`).
     public var label: String
     /// Whether the recording's label should not be trusted: no window could vote.
     public var uncertain: Bool
@@ -65,9 +65,6 @@ public struct MotionTimeline: Sendable, Equatable {
             .sorted { $0.element.1 != $1.element.1 ? $0.element.1 > $1.element.1 : $0.offset < $1.offset }.map(\.element)
     }
 
-    /// The label of a recording none of whose windows can vote.
-    public static let unknownLabel = "unknown"
-
     /// The timeline of `windows`, with its majority label.
     public init(windows: [MotionWindowPrediction]) {
         self.windows = windows
@@ -85,7 +82,7 @@ public struct MotionTimeline: Sendable, Equatable {
         label = order.max { a, b in
             let (x, y) = (votes[a] ?? (0, 0), votes[b] ?? (0, 0))
             return x.count != y.count ? x.count < y.count : x.confidence < y.confidence
-        } ?? Self.unknownLabel
+        } ?? DecisionRule.unknownLabel
     }
 }
 
@@ -160,7 +157,7 @@ extension MotionWindowClassifier {
                 let reason = Decision.nonFiniteReason(labels: labels, scores: row)
                     ?? Decision.reason(labels: labels, calibrated: UnsafeBufferPointer(calibrated), best: decided.best,
                                        unknown: decided.unknown, rule: rule)
-                return MotionWindowPrediction(start: from, end: to, label: decided.unknown ? MotionTimeline.unknownLabel : labels[decided.best],
+                return MotionWindowPrediction(start: from, end: to, label: decided.unknown ? DecisionRule.unknownLabel : labels[decided.best],
                                               confidence: decided.confidence, uncertain: decided.uncertain, reason: reason)
             }
         }
