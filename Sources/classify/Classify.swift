@@ -25,6 +25,7 @@ struct Classify: ParsableCommand {
     /// Runs the command as ArgumentParser's `main()` does (help and usage errors print the same), then flushes
     /// standard output: output that could not be written is exit 74 with one `error:` line, never a silent 0.
     static func main() {
+        unblockStopSignals()
         var status: Int32 = 0
         do {
             var command = try parseAsRoot()
@@ -39,4 +40,14 @@ struct Classify: ParsableCommand {
         }
         Foundation.exit(StandardStreams.finishStandardOutput(status: status))
     }
+}
+
+/// Unblocks the signals that stop a run (interrupt, terminate, hang-up). A process inherits its parent's blocked
+/// signals: one started by a program that blocks them (Foundation's `Process` in a test runner hands down nearly all)
+/// would ignore `kill` and, with `--follow`, follow a file forever.
+func unblockStopSignals() {
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&signals, signal) }
+    pthread_sigmask(SIG_UNBLOCK, &signals, nil)
 }

@@ -194,4 +194,36 @@ struct MotionFollowTests {
         }
         #expect(states == ["walking"], "\(followed.standardOutput)")
     }
+
+    /// `kill` stops a follow even when whoever started it blocks the stop signals, which a child inherits (this test
+    /// runner's `Process` hands down nearly all): before classify unblocked them, such a follow outlived its parent.
+    @Test func terminateStopsAFollowStartedWithTheSignalsBlocked() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("follow-stop-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("live.csv")
+        try Data("timestamp,acc.x,acc.y,acc.z\n".utf8).write(to: file)
+        // Block SIGTERM in this thread while the child is spawned, so the child starts with it blocked whatever the
+        // runner does.
+        var blocked = sigset_t(), previous = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+        let process = Process()
+        process.executableURL = CommandRun.builtClassify
+        process.arguments = ["motion", "--follow", file.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let started = Result { try process.run() }
+        pthread_sigmask(SIG_SETMASK, &previous, nil)
+        try started.get()
+        defer { process.stopAndWait() }
+        Thread.sleep(forTimeInterval: 1)
+        #expect(process.isRunning, "a followed file keeps being followed")
+        process.terminate()
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        #expect(!process.isRunning, "SIGTERM did not stop classify motion --follow")
+        if !process.isRunning { #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM) }
+    }
 }

@@ -1,0 +1,54 @@
+import Models
+import Tensor
+
+/// The two recognition tasks and the network each trains: small networks sized for on-device use. (Named so that
+/// it does not hide Swift Concurrency's `Task` from code that imports Models.)
+public enum RecognitionTask: String, Sendable, CaseIterable {
+    /// A drawing → circle, triangle, square or star.
+    case shape
+    /// A motion recording → walking or running, per window.
+    case motion
+
+    /// The model name weights files carry.
+    public var modelName: String {
+        switch self {
+        case .shape: "shape-classifier"
+        case .motion: "motion-state"
+        }
+    }
+
+    /// The input one sample has.
+    public func inputShape(rasterizer: ShapeRasterizer = ShapeRasterizer(), windowing: MotionWindowing = MotionWindowing()) -> [Int] {
+        switch self {
+        case .shape: [rasterizer.size, rasterizer.size, 1]
+        case .motion: [windowing.inputSize]
+        }
+    }
+
+    /// The layers from input to logits for `classes` classes, initialized from `seed`.
+    ///
+    /// - shape: three 3×3 convolutions (8, 16, 32 channels) with 2×2 max pooling, global average pooling, Dense.
+    /// - motion: a perceptron over the window's autocorrelation input (`inputShape`, one vector): Dense to 32, ReLU,
+    ///   Dense to the classes. Its position-bound weights read the stride period off the autocorrelation's lags.
+    public func layers(classes: Int, seed: UInt64, inputShape: [Int]? = nil) -> [any Layer] {
+        var g = SeededGenerator(seed: seed)
+        switch self {
+        case .shape:
+            return [
+                Conv2D(inChannels: 1, outChannels: 12, kernel: (3, 3), padding: .same, generator: &g), Activation(.relu),
+                Pool2D(.max, size: (2, 2)),
+                Conv2D(inChannels: 12, outChannels: 24, kernel: (3, 3), padding: .same, generator: &g), Activation(.relu),
+                Pool2D(.max, size: (2, 2)),
+                Conv2D(inChannels: 24, outChannels: 32, kernel: (3, 3), padding: .same, generator: &g), Activation(.relu),
+                GlobalAveragePool(),
+                Dense(inFeatures: 32, outFeatures: classes, generator: &g),
+            ]
+        case .motion:
+            let inputs = (inputShape ?? self.inputShape()).reduce(1, *)
+            return [
+                Dense(inFeatures: inputs, outFeatures: 32, generator: &g), Activation(.relu),
+                Dense(inFeatures: 32, outFeatures: classes, generator: &g),
+            ]
+        }
+    }
+}
