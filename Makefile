@@ -78,14 +78,15 @@ docs: deps
 	done
 
 # Coverage-guided fuzzing of the readers (Fuzz/README.md): builds the libFuzzer targets (their own package, with
-# ASan) and runs each for FUZZ_SECONDS on a fresh copy of its seed corpus in .build-fuzz/run/TARGET, printing
-# libFuzzer's final figures; fails if any target crashes, hangs (> 1 s on one input) or passes 2 GB. Not in `make test`.
+# ASan; -enable-testing lets them check the package-level CSV reader and checksum with @testable imports) and
+# runs each for FUZZ_SECONDS on a fresh copy of its seed corpus in .build-fuzz/run/TARGET, printing libFuzzer's
+# final figures; fails if any target crashes, hangs (> 1 s on one input) or passes 2 GB. Not in `make test`.
 # FUZZ_FLAGS="-fork=1 -ignore_crashes=1" keeps a target going past a crash it already knows (it still fails).
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS ?= drawing motion weights
 FUZZ_FLAGS ?=
 fuzz: deps
-	$(SWIFT) build --package-path Fuzz --scratch-path .build-fuzz -c release \
+	$(SWIFT) build --package-path Fuzz --scratch-path .build-fuzz -c release -Xswiftc -enable-testing \
 		-Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -use-ld=lld
 	@status=0; for target in $(FUZZ_TARGETS); do \
 		name=Fuzz$$(echo $$target | sed 's/^./\U&/'); run=.build-fuzz/run/$$target; \

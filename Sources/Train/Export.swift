@@ -34,7 +34,7 @@ public struct ExportPlan: Sendable {
     /// a run killed during the renames leaves files whose `run` fields differ, which the weights lookup refuses.
     /// `waiting` is called when another run holds the lock. Temporary files a killed run left beside the targets
     /// (`.NAME.partial-XXXXXXXX`) are removed first: under the lock no other run of this prefix is writing.
-    public func write(adding extra: [(url: URL, bytes: [UInt8])] = [], prefix: URL, waiting: () -> Void = {}) throws(AtomicFile.WriteError) {
+    package func write(adding extra: [(url: URL, bytes: [UInt8])] = [], prefix: URL, waiting: () -> Void = {}) throws(AtomicFile.WriteError) {
         let files = zip(variants, contents).map { (url: $0.url, bytes: $1) } + extra
         try withOutputLock(prefix: prefix, waiting: waiting) { () throws(AtomicFile.WriteError) in
             for file in files { removeLeftovers(of: file.url) }

@@ -9,7 +9,7 @@ import Models
 /// removed when the lock is released; a run killed while holding it leaves the file behind, but not the lock
 /// (the kernel releases it), and the next run takes it over. A lock taken on a file that another run removed
 /// meanwhile is dropped and taken again on the new file.
-public func withOutputLock(
+package func withOutputLock(
     prefix: URL, waiting: () -> Void = {}, _ body: () throws(AtomicFile.WriteError) -> Void
 ) throws(AtomicFile.WriteError) {
     let path = prefix.deletingLastPathComponent().appendingPathComponent(".\(prefix.lastPathComponent).lock").path

@@ -1,6 +1,6 @@
 import Foundation
 import FuzzSupport
-import Models
+@testable import Models
 
 // One drawing CSV (`classify shape FILE`) through the whole recognition path: the CSV reader, the drawing
 // reader, then every link of the shipped fallback chain (int8, f32, geometric), each answer checked. Beside it the

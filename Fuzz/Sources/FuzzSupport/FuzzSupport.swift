@@ -1,6 +1,6 @@
 import CFuzzerDriver
 import Foundation
-import Models
+@testable import Models
 import Tensor
 
 /// Runs libFuzzer with this process's arguments (`-help=1` lists them), calling `test` with each input; returns

@@ -1,6 +1,6 @@
 import Foundation
 import FuzzSupport
-import Models
+@testable import Models
 import Tensor
 
 // One weights file through everything loading does (`classify … --weights FILE`): `ModelFile(bytes:path:)`, then

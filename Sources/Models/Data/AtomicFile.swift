@@ -23,23 +23,23 @@ import Foundation
 ///
 /// The checks are made when the write starts; a path replaced by another process during the write is not
 /// guarded against.
-public enum AtomicFile {
+package enum AtomicFile {
     /// Why a write failed.
-    public struct WriteError: Error, Sendable, Equatable {
+    package struct WriteError: Error, Sendable, Equatable {
         /// The target path.
-        public let path: String
+        package let path: String
         /// What went wrong.
-        public let reason: String
+        package let reason: String
 
         /// Creates the error.
-        public init(path: String, reason: String) {
+        package init(path: String, reason: String) {
             self.path = path
             self.reason = reason
         }
     }
 
     /// What a write does when the path (or the end of its symbolic links) is a character device or a FIFO.
-    public enum SpecialFiles: Sendable {
+    package enum SpecialFiles: Sendable {
         /// Write the bytes into it, as shell redirection does.
         case writeInto
         /// Refuse: the write is an error and the device or FIFO stays as it was.
@@ -51,7 +51,7 @@ public enum AtomicFile {
     /// The temporary file has a unique name, so concurrent writers never share one; after the rename the folder
     /// is flushed too, so the new name survives a power cut. A process killed between creating and renaming the
     /// temporary file leaves it behind as `.NAME.partial-XXXXXXXX`, never in place of `NAME`.
-    public static func write(_ bytes: [UInt8], to url: URL, specialFiles: SpecialFiles = .writeInto) throws(WriteError) {
+    package static func write(_ bytes: [UInt8], to url: URL, specialFiles: SpecialFiles = .writeInto) throws(WriteError) {
         let target = try Target(url.path)
         if target.isSpecial {
             guard specialFiles == .writeInto else { throw target.refusal() }
@@ -62,7 +62,7 @@ public enum AtomicFile {
 
     /// Checks that `url` could be written as a regular file by these rules (devices and FIFOs refused), without
     /// writing anything: for a set of files, so that a bad target fails before any file changes.
-    public static func checkWritable(_ url: URL) throws(WriteError) {
+    package static func checkWritable(_ url: URL) throws(WriteError) {
         let target = try Target(url.path)
         if target.isSpecial { throw target.refusal() }
         guard access(target.folder, W_OK) == 0 else {
@@ -74,18 +74,18 @@ public enum AtomicFile {
     /// Stages `bytes` for `url`: written and flushed to a temporary file beside the file `url` names (devices
     /// and FIFOs refused), to be renamed into place by `Staged.commit()`. Staging every file of a set before
     /// committing any makes the set's window of mixed files as short as a few renames.
-    public static func stage(_ bytes: [UInt8], to url: URL) throws(WriteError) -> Staged {
+    package static func stage(_ bytes: [UInt8], to url: URL) throws(WriteError) -> Staged {
         let target = try Target(url.path)
         if target.isSpecial { throw target.refusal() }
         return try Staged(bytes, target: target)
     }
 
     /// A file written to its temporary name, waiting to be renamed over its target.
-    public struct Staged: Sendable {
+    package struct Staged: Sendable {
         /// The path as given.
-        public let path: String
+        package let path: String
         /// The file the path names at the end of its symbolic links: the one that is replaced.
-        public let resolvedPath: String
+        package let resolvedPath: String
         let temporary: String
         let folder: String
 
@@ -120,7 +120,7 @@ public enum AtomicFile {
         }
 
         /// Renames the temporary file over the target and flushes the folder.
-        public func commit() throws(WriteError) {
+        package func commit() throws(WriteError) {
             guard rename(temporary, resolvedPath) == 0 else {
                 let reason = String(cString: strerror(errno))
                 unlink(temporary)
@@ -134,7 +134,7 @@ public enum AtomicFile {
         }
 
         /// Removes the temporary file; the target stays as it was.
-        public func discard() {
+        package func discard() {
             unlink(temporary)
         }
     }

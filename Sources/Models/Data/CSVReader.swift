@@ -10,11 +10,11 @@ import Foundation
 /// Lines may end in LF (Unix), CRLF (Windows) or a lone CR (classic Mac OS, and what some spreadsheets still
 /// export): each ends one line, a CR followed by LF only one. A UTF-8 byte-order mark (`EF BB BF`, which Excel
 /// and Windows tools write) at the very start of the file is skipped; anywhere else it is text.
-public struct CSVReader {
+package struct CSVReader {
     /// The file's name as errors show it.
-    public let file: String
+    package let file: String
     /// The header's column names, in file order.
-    public private(set) var header: [String] = []
+    package private(set) var header: [String] = []
 
     /// Where the bytes come from: a file or standard input read 1 MiB at a time, a caller's stream (`--follow`),
     /// or nothing more (a part, read whole).
@@ -30,7 +30,7 @@ public struct CSVReader {
     /// Bytes read from the file so far.
     private var bytesRead = 0
     /// The line the next record starts on.
-    public private(set) var lineNumber = 0
+    package private(set) var lineNumber = 0
     /// The last record read: in `buffer` from `recordStart` (a plain record, read in place, its fields separated by
     /// one comma) or copied to `fieldBytes` (fields end to end); `fieldEnds[0..<fieldCount]` are where its fields end.
     private var inPlace = false
@@ -42,7 +42,7 @@ public struct CSVReader {
     private var miscounted = false
 
     /// Opens `path` (`-` reads standard input) and reads its header.
-    public init(path: String) throws(DataError) {
+    package init(path: String) throws(DataError) {
         file = path
         if path == "-" {
             source = .handle(FileHandle.standardInput)
@@ -91,7 +91,7 @@ public struct CSVReader {
 
     /// Where the next record starts in the file: bytes read from it (after the byte-order mark, if any, which
     /// is counted) less those not yet parsed.
-    public var byteOffset: Int { bytesRead - (buffer.count - position) }
+    package var byteOffset: Int { bytesRead - (buffer.count - position) }
 
     /// Skips a UTF-8 byte-order mark at the start of the file (Excel's "CSV UTF-8" begins with one), so that the
     /// first column's name is not `\u{FEFF}x`.
@@ -102,7 +102,7 @@ public struct CSVReader {
     }
 
     /// The positions of `names` in the header; a missing one is an error that lists what the header has.
-    public func columns(_ names: [String]) throws(DataError) -> [Int] {
+    package func columns(_ names: [String]) throws(DataError) -> [Int] {
         var positions: [Int] = []
         for name in names {
             guard let index = header.firstIndex(of: name) else {
@@ -114,7 +114,7 @@ public struct CSVReader {
     }
 
     /// The header's column names for an error message: quoted, the first 20 and how many more.
-    public var headerSummary: String {
+    package var headerSummary: String {
         let shown = 20
         guard !header.isEmpty else { return "no columns" }
         return header.prefix(shown).map { "'\(Self.printable($0.prefix(60)))'" }.joined(separator: ", ")
@@ -131,10 +131,10 @@ public struct CSVReader {
     }
 
     /// The position of an optional column, or `nil`.
-    public func optionalColumn(_ name: String) -> Int? { header.firstIndex(of: name) }
+    package func optionalColumn(_ name: String) -> Int? { header.firstIndex(of: name) }
 
     /// The next record's fields (as many as the header has), or `nil` at the end of the file.
-    public mutating func next() throws(DataError) -> [String]? {
+    package mutating func next() throws(DataError) -> [String]? {
         guard try advance() else { return nil }
         return (0..<fieldCount).map(field)
     }
@@ -142,7 +142,7 @@ public struct CSVReader {
     /// Reads the next record (as many fields as the header has) without making strings of its fields, or returns
     /// `false` at the end of the file; `field(_:)` and `number(column:)` read it. The same checks and errors as
     /// `next()`.
-    public mutating func advance() throws(DataError) -> Bool {
+    package mutating func advance() throws(DataError) -> Bool {
         miscounted = false
         guard try readRecord() else { return false }
         guard fieldCount == header.count else {
@@ -156,12 +156,12 @@ public struct CSVReader {
     /// read whole, only with more or fewer fields than the header — or `nil`: the last record was not refused so,
     /// or has no field `index`. Readers use it to report a bad row under its own id (drawing, session) rather
     /// than the previous row's.
-    public func fieldOfMiscountedRecord(_ index: Int) -> String? {
+    package func fieldOfMiscountedRecord(_ index: Int) -> String? {
         miscounted && index >= 0 && index < fieldCount ? field(index) : nil
     }
 
     /// Field `index` of the record `advance()` read.
-    public func field(_ index: Int) -> String {
+    package func field(_ index: Int) -> String {
         // UTF-8 was checked as the record was read.
         let (start, end) = bounds(index)
         return inPlace ? String(decoding: buffer[start..<end], as: UTF8.self) : String(decoding: fieldBytes[start..<end], as: UTF8.self)
@@ -169,7 +169,7 @@ public struct CSVReader {
 
     /// Field `index` of the record `advance()` read, as a finite number: `number(field(index), column: index)`,
     /// with plain decimals (`-0.4591`, `1.5e-3`) read straight from the bytes.
-    public func number(column index: Int) throws(DataError) -> Double {
+    package func number(column index: Int) throws(DataError) -> Double {
         let (start, end) = bounds(index)
         let value = inPlace ? buffer.withUnsafeBufferPointer { DecimalText.double(UnsafeBufferPointer(rebasing: $0[start..<end])) }
             : fieldBytes.withUnsafeBufferPointer { DecimalText.double(UnsafeBufferPointer(rebasing: $0[start..<end])) }
@@ -186,7 +186,7 @@ public struct CSVReader {
     /// The next record's fields, or the error that spoils that record (a wrong field count, a NUL byte, a line
     /// too long, bytes that are not UTF-8): reading can go on after it. `nil` at the end of the file. An error
     /// reading the file itself is thrown, since nothing after it can be read.
-    public mutating func nextResult() throws(DataError) -> Result<[String], DataError>? {
+    package mutating func nextResult() throws(DataError) -> Result<[String], DataError>? {
         do {
             return try next().map { .success($0) }
         } catch where error.kind == .invalid {
@@ -195,13 +195,13 @@ public struct CSVReader {
     }
 
     /// Parses `field` of column `index` as a finite number.
-    public func number(_ field: String, column index: Int) throws(DataError) -> Double {
+    package func number(_ field: String, column index: Int) throws(DataError) -> Double {
         try Self.number(field, file: file, line: lineNumber, column: (index + 1, header[index]))
     }
 
     /// Parses `field` as a finite number (surrounding spaces allowed); the error names `file`, `line` and `column`
     /// (1-based, with its header name). What `number(_:column:)` does for a reader's current record.
-    public static func number(_ field: String, file: String, line: Int, column: (index: Int, name: String)) throws(DataError) -> Double {
+    package static func number(_ field: String, file: String, line: Int, column: (index: Int, name: String)) throws(DataError) -> Double {
         if let value = Double(field), value.isFinite { return value }  // the common case: no spaces, a finite number
         let trimmed = field.trimmingCharacters(in: .whitespaces)
         guard let value = Double(trimmed) else {
@@ -217,7 +217,7 @@ public struct CSVReader {
     // MARK: - Tokenizing
 
     /// Longest line accepted: a guard against a file that is one enormous line.
-    public static let maximumLineBytes = 1 << 20
+    package static let maximumLineBytes = 1 << 20
 
     private mutating func fill() throws(DataError) -> Bool {
         guard !atEnd else { return false }

@@ -3,22 +3,22 @@ import Foundation
 
 /// One session of a motion dataset read for classification: its id, where it is, and the recording or why it is
 /// unusable.
-public struct DatasetSession: Sendable {
+package struct DatasetSession: Sendable {
     /// The `session` column's value.
-    public let id: String
+    package let id: String
     /// The `label` column's value, when the file has one.
-    public let label: String?
+    package let label: String?
     /// The session's first and last lines.
-    public let lines: ClosedRange<Int>
+    package let lines: ClosedRange<Int>
     /// The recording, or the first problem found in its rows.
-    public let recording: Result<MotionRecording, DataError>
+    package let recording: Result<MotionRecording, DataError>
 }
 
 extension MotionDataset {
     /// Every session of the file for classification, in order of first appearance, each converted like a
     /// recording. Unlike `read`, a bad row spoils only its own session: the item carries the error and reading
     /// goes on. Errors that leave nothing to read (missing file, missing columns, a failing disk) are thrown.
-    public static func sessions(_ path: String, rate: Double = 50, window: Int = 256) throws(DataError) -> [DatasetSession] {
+    package static func sessions(_ path: String, rate: Double = 50, window: Int = 256) throws(DataError) -> [DatasetSession] {
         var reader = try CSVReader(path: path)
         let idColumn = try reader.columns(["session"])[0]
         guard let columns = MotionColumns(header: reader.header) else {

@@ -2,27 +2,27 @@ import Foundation
 import Tensor
 
 /// A recording session from a motion dataset, with its label and where it stands in the file.
-public struct LabeledSession: Sendable {
+package struct LabeledSession: Sendable {
     /// The `session` column's value.
-    public let id: String
+    package let id: String
     /// The `label` column's value.
-    public let label: String
+    package let label: String
     /// The samples, at the windowing's rate, split where the recording had gaps.
-    public let segments: [[MotionSample]]
+    package let segments: [[MotionSample]]
     /// The session's first and last lines in the file.
-    public let lines: ClosedRange<Int>
+    package let lines: ClosedRange<Int>
 }
 
 /// Reads motion datasets: a motion recording's Core Motion columns plus `session` and `label`, in any order.
-public enum MotionDataset {
+package enum MotionDataset {
     /// The two states, in class order.
-    public static let standardLabels = ["walking", "running"]
+    package static let standardLabels = ["walking", "running"]
 
     /// Every session of the file, checked: numbers finite, one label per session, timestamps increasing within a
     /// session, and each at least one window long. Rows of a session need not be together; they keep their file
     /// order. Core Motion columns or raw accelerometer `acc.*` (optionally `gyro.*`) are read, with optional
     /// `timestamp`; each session is converted like a recording (units, gravity, gaps, resampling).
-    public static func read(_ path: String, windowing: MotionWindowing = MotionWindowing()) throws(DataError) -> [LabeledSession] {
+    package static func read(_ path: String, windowing: MotionWindowing = MotionWindowing()) throws(DataError) -> [LabeledSession] {
         // The label column is required here (`sessions` reads files without one too).
         _ = try CSVReader(path: path).columns(["session", "label"])
         var result: [LabeledSession] = []

@@ -2,29 +2,29 @@ import Foundation
 import Tensor
 
 /// A drawing from a shape dataset, with its label and where it stands in the file.
-public struct LabeledDrawing: Sendable {
+package struct LabeledDrawing: Sendable {
     /// The `drawing` column's value.
-    public let id: String
+    package let id: String
     /// The `label` column's value.
-    public let label: String
+    package let label: String
     /// The strokes.
-    public let drawing: Drawing
+    package let drawing: Drawing
     /// The drawing's first and last lines in the file.
-    public let lines: ClosedRange<Int>
+    package let lines: ClosedRange<Int>
 }
 
 /// Reads shape datasets: CSV with columns `drawing,label,stroke,x,y` and optional `t`, in any order; the rows
 /// of one drawing contiguous. `drawings(_:threads:checkLabels:makeWorker:)` is the one reader.
-public enum ShapeDataset {
+package enum ShapeDataset {
     /// The four shapes, in the order their classes are numbered when a dataset has only these.
-    public static let standardLabels = ["circle", "triangle", "square", "star"]
+    package static let standardLabels = ["circle", "triangle", "square", "star"]
     /// The label of drawings that are none of the classes (the reject class; see `DecisionRule`).
-    public static let otherLabel = DecisionRule.otherLabel
+    package static let otherLabel = DecisionRule.otherLabel
 
     /// Every drawing of the file, checked, for training: numbers finite, one label per drawing, rows contiguous,
     /// and each drawing something a recognizer can see (two or more points, not all in one place). The first
     /// problem in file order is thrown.
-    public static func read(_ path: String, threads: Int = 1) throws(DataError) -> [LabeledDrawing] {
+    package static func read(_ path: String, threads: Int = 1) throws(DataError) -> [LabeledDrawing] {
         var drawings: [LabeledDrawing] = []
         for item in try ShapeDataset.drawings(path, threads: threads, checkLabels: true, makeWorker: { { $0 } }) {
             drawings.append(LabeledDrawing(id: item.id, label: item.label, drawing: try item.value.drawing.get(), lines: item.lines))

@@ -66,7 +66,7 @@ public struct MotionTimeline: Sendable, Equatable {
     }
 
     /// The timeline of `windows`, with its majority label.
-    public init(windows: [MotionWindowPrediction]) {
+    package init(windows: [MotionWindowPrediction]) {
         self.windows = windows
         let voters = windows.filter { !$0.uncertain }
         uncertain = voters.isEmpty
@@ -241,11 +241,11 @@ public struct CadenceRecognizer: MotionWindowClassifier {
     /// The preprocessing whose inputs it reads.
     public let windowing: MotionWindowing
     /// Stride rates (Hz) at and above this are running.
-    public static let runningStrideRate = 1.17
+    package static let runningStrideRate = 1.17
     /// Below this autocorrelation at the stride period the gait is not periodic enough to trust its rate.
-    public static let minimumRepetition = 0.3
+    package static let minimumRepetition = 0.3
     /// With no clear stride, vertical standard deviations (g) at and above this are running.
-    public static let runningIntensity = 0.9
+    package static let runningIntensity = 0.9
 
     /// Creates the recognizer for inputs made by `windowing`, whose lags must reach a 0.6 Hz stride's period.
     public init(windowing: MotionWindowing = MotionWindowing()) { self.windowing = windowing }
@@ -293,22 +293,22 @@ public enum MotionStillness {
     /// Below this vertical standard deviation (g) and horizontal mean (g) the phone is still: walking in a pocket
     /// moves it far more (a vertical standard deviation of 0.3 g and more), a phone on a table or in a hand at
     /// rest far less (sensor noise of a few mg).
-    public static let stillLevel = 0.05
+    package static let stillLevel = 0.05
 
     /// How fast the confidence grows as the motion falls below `stillLevel`: the scale of the logistic in the
     /// logarithm of the level. Just under the level (a person standing and fidgeting looks alike) it is near
     /// 50%; at half the level 80%; at a tenth (5 mg, a phone on a table) 99%.
-    public static let confidenceScale = 0.5
+    package static let confidenceScale = 0.5
 
     /// The confidence that window `row` of `inputs` is still, or `nil` when it is not: a logistic in
     /// log(`stillLevel` / level), with level the larger of the vertical standard deviation and horizontal mean.
-    public static func confidence(_ inputs: Tensor, row: Int, windowing: MotionWindowing) -> Double? {
+    package static func confidence(_ inputs: Tensor, row: Int, windowing: MotionWindowing) -> Double? {
         confidence(logDeviation: inputs[row, windowing.logVerticalDeviationIndex], logHorizontal: inputs[row, windowing.logHorizontalMeanIndex])
     }
 
     /// `confidence(_:row:windowing:)` from a window's two intensity inputs: the logarithms of its vertical standard
     /// deviation and horizontal mean.
-    public static func confidence(logDeviation: Float, logHorizontal: Float) -> Double? {
+    package static func confidence(logDeviation: Float, logHorizontal: Float) -> Double? {
         let deviation = exp(Double(logDeviation)), horizontal = exp(Double(logHorizontal))
         let level = max(deviation, horizontal)
         guard level < stillLevel else { return nil }

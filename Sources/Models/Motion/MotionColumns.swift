@@ -2,18 +2,18 @@
 /// `userAcceleration.*` (with `rotationRate.*` when all three are there), or a raw accelerometer's `acc.*` (with
 /// `gyro.*`), and `timestamp`. The recording reader, the dataset reader and `classify motion --follow` read
 /// headers with it.
-public struct MotionColumns: Sendable, Equatable {
+package struct MotionColumns: Sendable, Equatable {
     /// Whether the values are Core Motion's (gravity and user acceleration apart) rather than a raw accelerometer's.
-    public let coreMotion: Bool
+    package let coreMotion: Bool
     /// Gravity then user acceleration (Core Motion), or the raw acceleration: the first values of a sample's nine.
-    public let values: [Int]
+    package let values: [Int]
     /// The rotation rate (Core Motion) or gyroscope, or none: a sample's last three values.
-    public let spins: [Int]
+    package let spins: [Int]
     /// The `timestamp` column, if any.
-    public let time: Int?
+    package let time: Int?
 
     /// The columns of `header`, or `nil` when it has neither Core Motion's nor a raw accelerometer's.
-    public init?(header: [String]) {
+    package init?(header: [String]) {
         func find(_ names: [String]) -> [Int] { names.compactMap { header.firstIndex(of: $0) } }
         let gravity = find(["gravity.x", "gravity.y", "gravity.z"])
         let user = find(["userAcceleration.x", "userAcceleration.y", "userAcceleration.z"])

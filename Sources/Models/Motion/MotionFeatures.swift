@@ -2,7 +2,7 @@ import Foundation
 import Tensor
 
 /// The Core Motion device-motion columns a recording carries, in the order `MotionSample` keeps them.
-public let coreMotionColumns = [
+package let coreMotionColumns = [
     "attitude.roll", "attitude.pitch", "attitude.yaw", "gravity.x", "gravity.y", "gravity.z",
     "rotationRate.x", "rotationRate.y", "rotationRate.z", "userAcceleration.x", "userAcceleration.y",
     "userAcceleration.z",
@@ -53,7 +53,7 @@ public struct MotionWindowing: Sendable, Equatable {
     public var lags: Int
 
     /// The two intensity values' floor (g): keeps the logarithm finite for a still phone.
-    public static let intensityFloor = 0.001
+    package static let intensityFloor = 0.001
 
     /// Creates the windowing.
     public init(window: Int = 256, hop: Int = 64, rate: Double = 50, lags: Int = 96) {
@@ -69,23 +69,23 @@ public struct MotionWindowing: Sendable, Equatable {
     public var inputSize: Int { 2 * lags + 2 }
 
     /// Where, in a window's input, the vertical signal's autocorrelations at lags 1…lags are.
-    public var verticalAutocorrelations: Range<Int> { 0..<lags }
+    package var verticalAutocorrelations: Range<Int> { 0..<lags }
     /// Where the horizontal signal's autocorrelations at lags 1…lags are.
-    public var horizontalAutocorrelations: Range<Int> { lags..<(2 * lags) }
+    package var horizontalAutocorrelations: Range<Int> { lags..<(2 * lags) }
     /// Where the logarithm of the vertical standard deviation is.
     public var logVerticalDeviationIndex: Int { 2 * lags }
     /// Where the logarithm of the horizontal mean is.
     public var logHorizontalMeanIndex: Int { 2 * lags + 1 }
 
     /// The parameters as a weights file's `preprocessing` header stores them.
-    public var parameters: [String: JSONValue] {
+    package var parameters: [String: JSONValue] {
         ["kind": .string("motion-autocorrelation"), "window": .number(Double(window)), "hop": .number(Double(hop)),
          "rate": .number(rate), "lags": .number(Double(lags)),
          "features": .string("vertical-autocorrelation,horizontal-autocorrelation,log-vertical-sd,log-horizontal-mean")]
     }
 
     /// The windowing a weights file's `preprocessing` header describes, or why it cannot be built.
-    public init(parameters: [String: JSONValue]) throws(DataError) {
+    package init(parameters: [String: JSONValue]) throws(DataError) {
         guard case .string("motion-autocorrelation")? = parameters["kind"], case .number(let window)? = parameters["window"],
               case .number(let hop)? = parameters["hop"], case .number(let rate)? = parameters["rate"],
               case .number(let lags)? = parameters["lags"],
@@ -100,7 +100,7 @@ public struct MotionWindowing: Sendable, Equatable {
 
     /// The three orientation-free signals of one sample: vertical and horizontal user acceleration (g) and the
     /// rotation rate's magnitude (rad/s).
-    public static func features(of sample: MotionSample) -> (vertical: Double, horizontal: Double, rotation: Double) {
+    package static func features(of sample: MotionSample) -> (vertical: Double, horizontal: Double, rotation: Double) {
         let g = sample.gravity, a = sample.userAcceleration, r = sample.rotationRate
         let gravityNorm = (g.x * g.x + g.y * g.y + g.z * g.z).squareRoot()
         let vertical = gravityNorm > 0 ? (a.x * g.x + a.y * g.y + a.z * g.z) / gravityNorm : 0
@@ -115,7 +115,7 @@ public struct MotionWindowing: Sendable, Equatable {
 
     /// Throws unless `recording` holds one whole window: the error says how long its longest stretch without a
     /// gap is and how long a window is.
-    public func requireWindow(in recording: MotionRecording, source: String) throws(DataError) {
+    package func requireWindow(in recording: MotionRecording, source: String) throws(DataError) {
         let longest = recording.segments.map(\.count).max() ?? 0
         guard longest < window else { return }
         throw DataError(file: source, message: String(
@@ -165,7 +165,7 @@ public struct MotionWindowing: Sendable, Equatable {
 
     /// The inputs of every window of `samples`, `[windows, inputSize]`, by the shared path
     /// (`windows(vertical:horizontal:into:)`).
-    public func windows(_ samples: [MotionSample]) -> Tensor {
+    package func windows(_ samples: [MotionSample]) -> Tensor {
         let (vertical, horizontal) = Self.signals(samples)
         let count = windowCount(samples: samples.count)
         let values = [Float](unsafeUninitializedCapacity: count * inputSize) { out, initialized in
@@ -189,7 +189,7 @@ public struct MotionWindowing: Sendable, Equatable {
     /// signal repeats at it (the autocorrelation's value, −1…1): the highest local peak of the autocorrelation at
     /// a period between 1/1.8 s and 1/0.6 s (a stride at 0.6–1.8 Hz). `nil` when there is no peak there (a signal
     /// that does not repeat at a gait's rate) or the lags do not reach those periods.
-    public func strideRate(_ input: UnsafeBufferPointer<Float>) -> (frequency: Double, strength: Double)? {
+    package func strideRate(_ input: UnsafeBufferPointer<Float>) -> (frequency: Double, strength: Double)? {
         let shortest = max(2, Int((rate / 1.8).rounded(.up))), longest = min(lags - 1, Int((rate / 0.6).rounded(.down)))
         guard input.count == inputSize, shortest <= longest else { return nil }
         var best: Int?

@@ -14,9 +14,9 @@ public struct MotionRecording: Sendable {
     /// Samples per second as the recording arrived (the median of its timestamps' spacing, or the assumed rate),
     /// or `nil` when unknown (samples built in code); below `MotionRecordingReader.minimumSampleRate` the
     /// recognizers refuse the recording.
-    public var sourceRate: Double? = nil
+    package var sourceRate: Double? = nil
     /// The rate assumed because the recording has no `timestamp` column, or `nil` when it has one.
-    public var assumedRate: Double? = nil
+    package var assumedRate: Double? = nil
     /// Where (seconds from the start) consecutive samples are further apart than
     /// `MotionRecordingReader.maximumBridge` yet close enough not to split the recording: the resampled signal
     /// there is a straight line, not the gait, so windows overlapping one are uncertain.
@@ -28,7 +28,7 @@ public struct MotionRecording: Sendable {
 /// m/s² to g (with a note), separates gravity from raw acceleration by low-pass filtering, and splits at gaps.
 public enum MotionRecordingReader {
     /// Standard gravity: 1 g in m/s².
-    public static let standardGravity = 9.80665
+    package static let standardGravity = 9.80665
 
     /// Reads `path` (`-` for standard input). `assumedRate` applies when there is no `timestamp` column; `rate` and
     /// `window` are the model's (the defaults are the shipped motion model's windowing, `MotionWindowing()`).
@@ -56,7 +56,7 @@ public enum MotionRecordingReader {
     }
 
     /// The fastest cadence a runner reaches: about 3.5 steps a second (210 a minute, a sprint).
-    public static let fastestStepRate = 3.5
+    package static let fastestStepRate = 3.5
 
     /// The lowest sample rate (Hz) that still resolves a stride: 10 Hz.
     ///
@@ -71,14 +71,14 @@ public enum MotionRecordingReader {
     /// The highest sample rate (Hz) accepted: 10 kHz. Core Motion delivers at most 100 Hz and raw phone IMUs a
     /// few kHz; samples closer than 0.1 ms are timestamps in a unit larger than seconds (a spreadsheet's date
     /// serial counts days) or not timestamps at all, and would be read as a recording of a few milliseconds.
-    public static let maximumSampleRate = 10_000.0
+    package static let maximumSampleRate = 10_000.0
 
     /// The longest stretch (s) between two samples that interpolation may bridge inside a window: 0.25 s, under
     /// the fastest step's period (1 / 3.5 Hz ≈ 0.29 s), so no whole step can vanish into a gap.
-    public static let maximumBridge = 0.25
+    package static let maximumBridge = 0.25
 
     /// The median rate (Hz) of `times` (seconds), from the median spacing; `nil` with fewer than two times.
-    public static func medianRate(_ times: [Double]) -> Double? {
+    package static func medianRate(_ times: [Double]) -> Double? {
         guard let spacing = middle(zip(times, times.dropFirst()).map { $1 - $0 }), spacing > 0 else { return nil }
         return 1 / spacing
     }
@@ -123,7 +123,7 @@ public enum MotionRecordingReader {
     /// Why a recording that arrived at `sourceRate` (Hz; `assumedRate` when it has no timestamps) cannot be
     /// classified, or `nil` when its rate resolves a stride (`minimumSampleRate`) and is one a phone can
     /// record (`maximumSampleRate`).
-    public static func rateProblem(sourceRate: Double?, assumedRate: Double? = nil) -> String? {
+    package static func rateProblem(sourceRate: Double?, assumedRate: Double? = nil) -> String? {
         guard let sourceRate else { return nil }
         if sourceRate > maximumSampleRate {
             let limit = String(format: ", faster than any phone's motion sensors; the highest rate accepted is %.0f Hz", maximumSampleRate)
@@ -155,7 +155,7 @@ public enum MotionRecordingReader {
 
     /// The most samples a recording may have after resampling (55 hours at 50 Hz): a guard against timestamps
     /// spread so far apart that resampling would fill gigabytes.
-    public static let maximumResampledSamples = 10_000_000
+    package static let maximumResampledSamples = 10_000_000
 
     /// The most samples resampling to `rate` may make per sample read (plus one window): twice the
     /// upsampling of a recording at `minimumSampleRate` (10 at 50 Hz). An honest recording at an accepted rate
@@ -200,7 +200,7 @@ public enum MotionRecordingReader {
 
     /// The largest magnitude a sensor value may have: 1000 g (or m/s²) or rad/s is far beyond any phone's
     /// sensors (about 16 g and 35 rad/s), and keeps the features' arithmetic finite.
-    public static let maximumSensorMagnitude = 1000.0
+    package static let maximumSensorMagnitude = 1000.0
 
     /// One row's nine sensor values: `values` (gravity and user acceleration, or raw acceleration) then `spins`
     /// (rotation rate) at index 6; each a finite number no larger than `maximumSensorMagnitude`.

@@ -114,7 +114,7 @@ public struct MotionStream: Sendable {
     public private(set) var changes: [MotionStateChange] = []
 
     /// Samples that decide the units and start a raw accelerometer's gravity filter: the first second at 50 Hz.
-    public static let headSamples = 50
+    package static let headSamples = 50
 
     private var windowing: MotionWindowing { recognizer.windowing }
     /// Whether the first sample was Core Motion's (every later one must be the same kind).

@@ -20,18 +20,18 @@ let directStackWindow = Kernels.autocorrelationStackWindow
 
 extension MotionWindowing {
     /// How many windows `count` samples hold (`starts(count:)` without building the array).
-    public func windowCount(samples count: Int) -> Int { count < window ? 0 : (count - window) / hop + 1 }
+    package func windowCount(samples count: Int) -> Int { count < window ? 0 : (count - window) / hop + 1 }
 
     /// Below this energy per sample (g², a standard deviation under 1 mg) a window's signal is sensor noise: its
     /// autocorrelations are zeros.
-    public static let noiseEnergyPerSample = 1e-6
+    package static let noiseEnergyPerSample = 1e-6
 
     /// The inputs of every window of two signals (`windowCount(samples:)` rows of `inputSize`), written row by row
     /// to `output` — the fast path of a whole recording: the products of overlapping windows are computed once per
     /// hop (see the comment at the top of MotionWindowing+Autocorrelation.swift). It allocates its work space once
     /// per call, never per window. Matches `referenceInput` on each window within
     /// `MotionWindowing.autocorrelationTolerance`.
-    public func windows(vertical: UnsafeBufferPointer<Float>, horizontal: UnsafeBufferPointer<Float>,
+    package func windows(vertical: UnsafeBufferPointer<Float>, horizontal: UnsafeBufferPointer<Float>,
                         into output: UnsafeMutableBufferPointer<Float>) {
         let count = windowCount(samples: vertical.count)
         shapePrecondition(horizontal.count == vertical.count && output.count == count * inputSize,

@@ -8,13 +8,13 @@ extension MotionWindowing {
     /// most 64 products before they go to Double (under 64 · 2⁻²⁴ ≈ 4e-6 of the energy), the shared path is Double
     /// throughout — and MotionWindowTests finds at most 3e-7, a Float output's last bits; the tolerance leaves room
     /// for windows near the noise floor and for signals far from zero.
-    public static let autocorrelationTolerance: Float = 1e-4
+    package static let autocorrelationTolerance: Float = 1e-4
 
     /// The naive twin of `input` and `windows`: one window's input by the definition, in plain loops accumulating in
     /// Double — each signal less its mean, Σ_{t < W−l} c_t·c_{t+l} / Σ c_t² for l = 1…lags (zeros when
     /// Σ c_t² ≤ W · `noiseEnergyPerSample`), then ln(vertical SD) and ln(horizontal mean), floored at
     /// `intensityFloor`. Slow on purpose; it shares no code with the fast paths.
-    public func referenceInput(vertical: UnsafeBufferPointer<Float>, horizontal: UnsafeBufferPointer<Float>,
+    package func referenceInput(vertical: UnsafeBufferPointer<Float>, horizontal: UnsafeBufferPointer<Float>,
                                into output: UnsafeMutableBufferPointer<Float>) {
         shapePrecondition(vertical.count == window && horizontal.count == window && output.count == inputSize,
                           "MotionWindowing.referenceInput: \(vertical.count) vertical and \(horizontal.count) horizontal values into "

@@ -39,12 +39,12 @@ public struct DecisionRule: Codable, Equatable, Sendable {
     public static let legacy = DecisionRule()
 
     /// The rule for a model with `labels`: the reject class is `other` when the labels have it.
-    public static func `default`(labels: [String], temperature: Double = 1) -> DecisionRule {
+    package static func `default`(labels: [String], temperature: Double = 1) -> DecisionRule {
         DecisionRule(temperature: temperature, rejectLabel: labels.contains(otherLabel) ? otherLabel : nil)
     }
 
     /// Why the rule cannot be used with `labels`, or `nil`.
-    public func problem(labels: [String]) -> String? {
+    package func problem(labels: [String]) -> String? {
         guard temperature.isFinite, temperature >= 0.05, temperature <= 100 else {
             return "the decision's temperature \(temperature) is outside 0.05…100"
         }
@@ -68,7 +68,7 @@ public struct DecisionRule: Codable, Equatable, Sendable {
     }
 
     /// Calibrated probabilities from softmax outputs: `pᵢ ∝ exp(log pᵢ / T)`.
-    public func calibrated(_ probabilities: [Double]) -> [Double] {
+    package func calibrated(_ probabilities: [Double]) -> [Double] {
         guard temperature != 1 else { return probabilities }
         let logs = probabilities.map { log(max($0, 1e-38)) / temperature }
         let top = logs.max() ?? 0
@@ -81,10 +81,10 @@ public struct DecisionRule: Codable, Equatable, Sendable {
     /// `probabilities` (rows of softmax outputs): a golden-section search over log T in [0.05, 20]. With fewer
     /// than `minimumErrors` wrong answers the data cannot show over-confidence (the likelihood only grows as T
     /// shrinks, and a fit would sharpen 60/40 into certainty), so the temperature never goes below 1 then.
-    public static let minimumErrors = 10
+    package static let minimumErrors = 10
 
     /// See `minimumErrors`.
-    public static func fitTemperature(probabilities: [[Double]], truth: [Int]) -> Double {
+    package static func fitTemperature(probabilities: [[Double]], truth: [Int]) -> Double {
         precondition(probabilities.count == truth.count, "fitTemperature: \(probabilities.count) rows, \(truth.count) labels")
         guard !truth.isEmpty else { return 1 }
         let logs = probabilities.map { $0.map { log(max($0, 1e-38)) } }
@@ -112,20 +112,20 @@ public struct DecisionRule: Codable, Equatable, Sendable {
 
 /// A classifier's answer after its decision rule: the label (or `unknown`), the nearest real class, the calibrated
 /// confidence and probabilities, and whether and why it should not be trusted.
-public struct Decision: Sendable, Equatable {
+package struct Decision: Sendable, Equatable {
     /// The winning real class, or `unknown` when the reject class won.
-    public let label: String
+    package let label: String
     /// The most likely real class (not the reject class); equals `label` unless it is `unknown`.
-    public let best: String
+    package let best: String
     /// The calibrated probability of `label` (of the reject class when `unknown`).
-    public let confidence: Double
+    package let confidence: Double
     /// Every class's calibrated probability, in label order.
-    public let probabilities: [(label: String, probability: Double)]
+    package let probabilities: [(label: String, probability: Double)]
     /// Why the answer should not be trusted, or why it is `unknown`; `nil` for a trusted answer.
-    public let reason: String?
+    package let reason: String?
     /// Whether the answer should not be trusted (the reason says why). `unknown` answers are not uncertain:
     /// the model is confident the input is none of its classes.
-    public let uncertain: Bool
+    package let uncertain: Bool
 
     /// Applies `rule` to softmax outputs in `labels` order: `decide(raw:rejectIndex:rule:calibrated:)` picks the
     /// answer, `reason(labels:calibrated:best:unknown:rule:)` words it.
@@ -134,7 +134,7 @@ public struct Decision: Sendable, Equatable {
     /// answer is `unknown`, uncertain, with confidence 0, every probability 0 and a reason naming the score (see
     /// `nonFiniteReason`). Loading refuses weights that could overflow (`WeightsFileError.Problem.mayOverflow`),
     /// so this is the last line of defence, not the way such files are caught.
-    public init(labels: [String], probabilities raw: [Double], rule: DecisionRule) {
+    package init(labels: [String], probabilities raw: [Double], rule: DecisionRule) {
         precondition(labels.count == raw.count && !labels.isEmpty, "Decision: \(labels.count) labels, \(raw.count) probabilities")
         let rejectIndex = rule.rejectLabel.flatMap { labels.firstIndex(of: $0) }
         var p = [Double](repeating: 0, count: raw.count)
@@ -179,7 +179,7 @@ public struct Decision: Sendable, Equatable {
 
     /// Why `scores` (one per label) cannot be an answer — the first that is NaN or infinite, by label — or `nil`
     /// when all are finite.
-    public static func nonFiniteReason(labels: [String], scores: some Collection<Double>) -> String? {
+    package static func nonFiniteReason(labels: [String], scores: some Collection<Double>) -> String? {
         guard let index = scores.firstIndex(where: { !$0.isFinite }) else { return nil }
         let bad = scores.distance(from: scores.startIndex, to: index)
         let name = labels.indices.contains(bad) ? labels[bad] : "output \(bad)"
@@ -187,7 +187,7 @@ public struct Decision: Sendable, Equatable {
     }
 
     /// Equal labels, confidences, reasons and probabilities.
-    public static func == (a: Decision, b: Decision) -> Bool {
+    package static func == (a: Decision, b: Decision) -> Bool {
         a.label == b.label && a.best == b.best && a.confidence == b.confidence && a.reason == b.reason
             && a.uncertain == b.uncertain && a.probabilities.map(\.label) == b.probabilities.map(\.label)
             && a.probabilities.map(\.probability) == b.probabilities.map(\.probability)

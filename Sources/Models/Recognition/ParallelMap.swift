@@ -3,7 +3,7 @@ import Synchronization
 
 /// `work(0) … work(count − 1)` on up to `threads` threads at once, results in index order. Worker `w` takes
 /// indices `w`, `w + workers`, …, so neighbouring items (often of similar cost) spread over the workers.
-public func parallelMap<T: Sendable>(count: Int, threads: Int, _ work: @Sendable (Int) -> T) -> [T] {
+package func parallelMap<T: Sendable>(count: Int, threads: Int, _ work: @Sendable (Int) -> T) -> [T] {
     precondition(count >= 0 && threads >= 1, "parallelMap: count \(count) ≥ 0, threads \(threads) ≥ 1")
     guard count > 0 else { return [] }
     let workers = min(threads, count)

@@ -12,7 +12,7 @@ public enum FailureKind: String, Sendable, Equatable {
 
 /// The kind of any error a link can throw: weights-file I/O errors are transient, other weights-file errors and
 /// incompatible models permanent, data errors bad input; anything else is treated as permanent.
-public func failureKind(of error: any Error) -> FailureKind {
+package func failureKind(of error: any Error) -> FailureKind {
     switch error {
     case let error as WeightsFileError: error.isTransient ? .transient : .permanent
     case let error as IncompatibleModel: error.kind
@@ -24,16 +24,16 @@ public func failureKind(of error: any Error) -> FailureKind {
 
 /// A weights file that loaded but does not fit the task (wrong input, preprocessing or labels): a permanent
 /// failure of its link, not bad input.
-public struct IncompatibleModel: Error, CustomStringConvertible, Sendable {
+package struct IncompatibleModel: Error, CustomStringConvertible, Sendable {
     /// What does not fit.
-    public let reason: DataError
+    package let reason: DataError
     /// Always permanent.
-    public var kind: FailureKind { .permanent }
+    package var kind: FailureKind { .permanent }
 
     /// Wraps the classifier's complaint about a weights file.
-    public init(_ reason: DataError) { self.reason = reason }
+    package init(_ reason: DataError) { self.reason = reason }
 
-    public var description: String { reason.description }
+    package var description: String { reason.description }
 }
 
 /// A failure that may pass on a second try (for weights sources other than files, and for tests).
@@ -77,14 +77,14 @@ public enum ChainFailure: Error, Sendable {
 }
 
 /// One link of the chain: a name and how to get the answer.
-public struct ChainLink<Answer>: Sendable {
+package struct ChainLink<Answer>: Sendable {
     /// The name answers and attempts carry.
-    public let name: String
+    package let name: String
     /// Produces the answer or throws an error `failureKind(of:)` can classify.
-    public let run: @Sendable () throws -> Answer
+    package let run: @Sendable () throws -> Answer
 
     /// Creates a link.
-    public init(name: String, run: @escaping @Sendable () throws -> Answer) {
+    package init(name: String, run: @escaping @Sendable () throws -> Answer) {
         self.name = name
         self.run = run
     }
@@ -123,7 +123,7 @@ public struct ChainEvent: Sendable {
 /// Walks `links` in order: the first answer wins. Transient failures are retried on the same link per `policy`;
 /// permanent failures move to the next link at once (or end the chain without fallback); bad input ends the chain
 /// at once. `report` hears every failed attempt as it happens.
-public func runChain<Answer>(
+package func runChain<Answer>(
     _ links: [ChainLink<Answer>], policy: RetryPolicy = RetryPolicy(), report: (ChainEvent) -> Void = { _ in }
 ) throws(ChainFailure) -> (answer: Answer, model: String, attempts: [ChainAttempt]) {
     var attempts: [ChainAttempt] = []

@@ -21,19 +21,19 @@ public struct WeightsNotFound: Error, CustomStringConvertible, Sendable, Equatab
 
 /// The files of one model in one folder come from different training runs (an export interrupted between its
 /// renames, or two runs that wrote the same prefix): a permanent failure naming both files and what to do.
-public struct MixedWeightsSet: Error, CustomStringConvertible, Sendable, Equatable {
+package struct MixedWeightsSet: Error, CustomStringConvertible, Sendable, Equatable {
     /// The file that was to be loaded.
-    public let file: String
+    package let file: String
     /// Its recorded run (`nil`: none recorded).
-    public let run: String?
+    package let run: String?
     /// A file beside it from another run.
-    public let other: String
+    package let other: String
     /// That file's recorded run.
-    public let otherRun: String?
+    package let otherRun: String?
     /// The set's prefix, for `classify train --out`.
-    public let prefix: String
+    package let prefix: String
 
-    public var description: String {
+    package var description: String {
         "\(file) (run \(run ?? "not recorded")) and \(other) (run \(otherRun ?? "not recorded")) are from different "
             + "training runs — an export was interrupted or another run wrote one of them — so they are not used together; "
             + "run `classify train … --out \(prefix)` again to write the whole set, or remove the files of the other run"
@@ -57,23 +57,23 @@ public struct MixedWeightsSet: Error, CustomStringConvertible, Sendable, Equatab
 /// `data-training-run`), they must all record the same one, or loading is `MixedWeightsSet` (permanent: the
 /// chain moves on to its non-ML link). Files that record none were written before runs were recorded and are
 /// accepted together.
-public struct WeightsLocator: WeightsSource {
+package struct WeightsLocator: WeightsSource {
     /// The explicit file (`--weights`), if any.
-    public let explicitFile: String?
+    package let explicitFile: String?
     /// The folders, in order, each with how it was found (for error messages).
-    public let folders: [(origin: String, path: String?)]
+    package let folders: [(origin: String, path: String?)]
     /// Where to look last, when no folder holds any variant of a model: the weights built into the library
     /// (`ShippedWeights`), or `nil` to look in the folders only.
-    public let builtIn: ShippedWeights?
+    package let builtIn: ShippedWeights?
 
     /// The environment variable naming a weights folder.
-    public static let environmentVariable = "CLASSIFY_WEIGHTS"
+    package static let environmentVariable = "CLASSIFY_WEIGHTS"
     /// The attribute of a training run's curves (SVG root element) that records the run.
-    public static let curvesRunAttribute = "data-training-run"
+    package static let curvesRunAttribute = "data-training-run"
 
     /// Creates the locator; `shippedFolder` is the package's `Weights/` as built.
     /// With `builtIn`, a model no folder holds is loaded from the weights built into the library.
-    public init(explicitFile: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+    package init(explicitFile: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
                 currentDirectory: String = FileManager.default.currentDirectoryPath, shippedFolder: String?,
                 builtIn: ShippedWeights? = nil) {
         self.explicitFile = explicitFile
@@ -87,7 +87,7 @@ public struct WeightsLocator: WeightsSource {
 
     /// Loads `variant` from the first folder that holds any variant of its model, after checking that the
     /// model's files there are one set; no such folder is `WeightsNotFound` listing every place.
-    public func load(_ variant: String) throws -> ModelFile {
+    package func load(_ variant: String) throws -> ModelFile {
         if let explicitFile { return try ModelFile(contentsOf: URL(fileURLWithPath: explicitFile)) }
         let model = variant.contains(".") ? String(variant[..<(variant.lastIndex(of: ".") ?? variant.endIndex)]) : variant
         let fileName = "\(variant).weights"
@@ -123,7 +123,7 @@ public struct WeightsLocator: WeightsSource {
 
     /// Checks, before any model is tried, that `$CLASSIFY_WEIGHTS` (when set and no `--weights` is given) names an
     /// existing folder: the user's mistake is then one error, not a failed attempt of every link.
-    public func checkEnvironmentFolder() throws(DataError) {
+    package func checkEnvironmentFolder() throws(DataError) {
         guard explicitFile == nil, let (origin, folder) = folders.first, let folder else { return }
         _ = try contents(of: folder, origin: origin)
     }
@@ -236,7 +236,7 @@ private let maximumPeekedHeader = 1 << 20
 
 /// The chain's weights links: one per variant, each loading its file from `source` and building the task's
 /// classifier with `make`. A file the classifier rejects is `IncompatibleModel` (permanent), not bad input.
-public func weightsLinks<Classifier>(
+package func weightsLinks<Classifier>(
     _ variants: [String], source: any WeightsSource, make: @escaping @Sendable (ModelFile) throws(DataError) -> Classifier
 ) -> [ChainLink<Classifier>] {
     variants.map { variant in

@@ -4,27 +4,27 @@ import Synchronization
 
 /// One drawing of a shape dataset as `ShapeDataset.drawings` hands it to a worker: its id, label, lines, and the
 /// drawing or the first problem found in its rows.
-public struct DatasetDrawingRecord: Sendable {
+package struct DatasetDrawingRecord: Sendable {
     /// The `drawing` column's value.
-    public let id: String
+    package let id: String
     /// The `label` column's value, trimmed.
-    public let label: String
+    package let label: String
     /// The drawing's first and last lines.
-    public let lines: ClosedRange<Int>
+    package let lines: ClosedRange<Int>
     /// The drawing, or why it cannot be used.
-    public let drawing: Result<Drawing, DataError>
+    package let drawing: Result<Drawing, DataError>
 }
 
 /// A drawing of a dataset with what a worker made of it (`ShapeDataset.drawings`).
-public struct DatasetItem<Value: Sendable>: Sendable {
+package struct DatasetItem<Value: Sendable>: Sendable {
     /// The `drawing` column's value.
-    public let id: String
+    package let id: String
     /// The `label` column's value, trimmed.
-    public let label: String
+    package let label: String
     /// The drawing's first and last lines.
-    public let lines: ClosedRange<Int>
+    package let lines: ClosedRange<Int>
     /// The worker's result for the drawing.
-    public let value: Value
+    package let value: Value
 }
 
 extension ShapeDataset {
@@ -45,7 +45,7 @@ extension ShapeDataset {
     /// file that is not plain enough for that — it holds a quote, a NUL, bytes that are not UTF-8 or a line longer
     /// than `CSVReader.maximumLineBytes` — is read by `CSVReader` row by row on one thread, with the same
     /// results.
-    public static func drawings<Value: Sendable>(
+    package static func drawings<Value: Sendable>(
         _ path: String, threads: Int, checkLabels: Bool = false, makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value
     ) throws(DataError) -> [DatasetItem<Value>] {
         try drawings(path, threads: threads, checkLabels: checkLabels, chunkBytes: 1 << 22, rowByRow: false, makeWorker: makeWorker)

@@ -12,19 +12,19 @@ import Foundation
 ///   triangle, between them a circle.
 /// The thresholds come from those ideal shapes, not from fitting data; the probabilities fall off with the
 /// distance from each class's ideal value.
-public struct GeometricRecognizer: Sendable {
+package struct GeometricRecognizer: Sendable {
     /// The classes it knows, in output order.
-    public static let labels = ["circle", "triangle", "square", "star"]
+    package static let labels = ["circle", "triangle", "square", "star"]
 
     /// Creates the recognizer.
-    public init() {}
+    package init() {}
 
     /// The two measurements of a drawing, or why there are none (fewer than 3 distinct points, no area).
     ///
     /// Both are ratios, so they are measured in units of the drawing's size from its corner: no product of
     /// coordinates overflows or underflows at any scale or place (a square of side 10⁻¹⁷⁰ is a square), and a
     /// drawing whose points span no finite, non-zero extent has no measurements.
-    public func measure(_ drawing: Drawing) throws(DataError) -> (pathOverHull: Double, rectangularity: Double) {
+    package func measure(_ drawing: Drawing) throws(DataError) -> (pathOverHull: Double, rectangularity: Double) {
         guard drawing.strokes.joined().allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else {
             throw DataError(file: "drawing", message: "a point is not a finite number")
         }
@@ -52,7 +52,7 @@ public struct GeometricRecognizer: Sendable {
     }
 
     /// The most likely shape with probabilities for each class.
-    public func classify(_ drawing: Drawing) throws(DataError) -> ShapePrediction {
+    package func classify(_ drawing: Drawing) throws(DataError) -> ShapePrediction {
         let (ratio, rectangularity) = try measure(drawing)
         // Scores: how close each measurement is to each class's ideal, as Gaussian likelihoods.
         func closeness(_ value: Double, _ ideal: Double, _ spread: Double) -> Double {

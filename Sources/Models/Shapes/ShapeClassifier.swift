@@ -2,23 +2,23 @@ import Foundation
 import Tensor
 
 /// What a shape recognizer says about a drawing.
-public struct ShapePrediction: Sendable, Equatable {
+package struct ShapePrediction: Sendable, Equatable {
     /// The most likely class.
-    public let label: String
+    package let label: String
     /// Its probability, 0…1.
-    public let confidence: Double
+    package let confidence: Double
     /// Every class's probability, in label order.
-    public let probabilities: [(label: String, probability: Double)]
+    package let probabilities: [(label: String, probability: Double)]
 
     /// Creates a prediction from per-class probabilities.
-    public init(labels: [String], probabilities: [Double]) {
+    package init(labels: [String], probabilities: [Double]) {
         let best = probabilities.indices.max { probabilities[$0] < probabilities[$1] } ?? 0
         label = labels.indices.contains(best) ? labels[best] : ""
         confidence = probabilities.indices.contains(best) ? probabilities[best] : 0
         self.probabilities = zip(labels, probabilities).map { ($0, $1) }
     }
 
-    public static func == (a: ShapePrediction, b: ShapePrediction) -> Bool {
+    package static func == (a: ShapePrediction, b: ShapePrediction) -> Bool {
         a.label == b.label && a.confidence == b.confidence
             && a.probabilities.map(\.label) == b.probabilities.map(\.label)
             && a.probabilities.map(\.probability) == b.probabilities.map(\.probability)
@@ -52,18 +52,18 @@ public struct ShapeClassifier: Sendable {
     public var labels: [String] { file.labels }
 
     /// Classifies one drawing; a drawing it cannot see (fewer than 2 points, a NaN, no extent) is an error.
-    public func classify(_ drawing: Drawing) throws(DataError) -> ShapePrediction {
+    package func classify(_ drawing: Drawing) throws(DataError) -> ShapePrediction {
         if let problem = rasterizer.problem(with: drawing) { throw DataError(file: "drawing", message: problem) }
         return classify(image: rasterizer.rasterize(drawing))
     }
 
     /// The weights file's decision rule (calibration, reject class, uncertainty floor) applied to `prediction`.
-    public func decide(_ prediction: ShapePrediction) -> Decision {
+    package func decide(_ prediction: ShapePrediction) -> Decision {
         Decision(labels: labels, probabilities: prediction.probabilities.map(\.probability), rule: file.decision ?? .legacy)
     }
 
     /// Classifies an already rasterized drawing `[size, size, 1]`.
-    public func classify(image: Tensor) -> ShapePrediction {
+    package func classify(image: Tensor) -> ShapePrediction {
         shapePrecondition(image.shape == compiled.plan.inputShape,
                           "ShapeClassifier.classify(image:) needs \(compiled.plan.inputShape), got \(image.shape)")
         let count = compiled.plan.outputCount
@@ -79,13 +79,13 @@ public struct ShapeClassifier: Sendable {
 /// distance between the first and last point over the drawing's size. The four shapes are closed outlines, so
 /// their ends meet (the largest gap among 600 real drawings of 5 people is 0.51); above 0.6 a drawing is open.
 /// Trained models learn "none of these" from an `other` class instead (see `DecisionRule`).
-public enum ShapeUncertainty {
+package enum ShapeUncertainty {
     /// Above this closing gap (a share of the drawing's size) the drawing is not a closed outline.
-    public static let closingGapThreshold = 0.6
+    package static let closingGapThreshold = 0.6
 
     /// The distance from the first point of the first stroke to the last point of the last, over the larger
     /// side of the bounding box.
-    public static func closingGap(_ drawing: Drawing) -> Double {
+    package static func closingGap(_ drawing: Drawing) -> Double {
         guard let bounds = drawing.bounds, let first = drawing.strokes.first?.first, let last = drawing.strokes.last?.last else { return 0 }
         let size = max(bounds.maxX - bounds.minX, bounds.maxY - bounds.minY)
         return size > 0 ? ((first.x - last.x) * (first.x - last.x) + (first.y - last.y) * (first.y - last.y)).squareRoot() / size : 0

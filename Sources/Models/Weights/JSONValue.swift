@@ -38,7 +38,7 @@ public enum JSONValue: Codable, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// Every number inside the value.
-    public var numbers: [Double] {
+    package var numbers: [Double] {
         switch self {
         case .number(let value): [value]
         case .array(let values): values.flatMap(\.numbers)

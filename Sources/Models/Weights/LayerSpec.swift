@@ -25,7 +25,7 @@ public enum LayerSpec: Codable, Equatable, Sendable {
     case activation(function: Activation.Function)
 
     /// A short human description: `Conv2D 1→16 3x3 stride 1x1 same`.
-    public var summary: String {
+    package var summary: String {
         switch self {
         case let .dense(i, o): "Dense \(i)→\(o)"
         case let .conv1D(i, o, k, s, p): "Conv1D \(i)→\(o) k\(k) stride \(s) \(p)"
@@ -41,7 +41,7 @@ public enum LayerSpec: Codable, Equatable, Sendable {
     }
 
     /// The tensors this layer needs, by role (`weight`, `bias`, …), with their shapes.
-    public var tensorShapes: [(role: String, shape: [Int])] {
+    package var tensorShapes: [(role: String, shape: [Int])] {
         switch self {
         case let .dense(i, o): [("weight", [o, i]), ("bias", [o])]
         case let .conv1D(i, o, k, _, _): [("weight", [o, k, i]), ("bias", [o])]
@@ -52,7 +52,7 @@ public enum LayerSpec: Codable, Equatable, Sendable {
     }
 
     /// Why the hyperparameters cannot make a layer (a size below 1, a non-finite constant), or `nil`.
-    public var invalidReason: String? {
+    package var invalidReason: String? {
         let positive: [(String, Int)]
         switch self {
         case let .dense(i, o): positive = [("inFeatures", i), ("outFeatures", o)]
@@ -78,7 +78,7 @@ public enum LayerSpec: Codable, Equatable, Sendable {
 
     /// The shape this layer gives for `input` (batch axis included), or why `input` does not fit it — the
     /// checks a loaded file needs before any layer is built, since layers stop the program on a mismatch.
-    public func outputShape(for input: [Int]) -> Result<[Int], ArchitectureMismatch> {
+    package func outputShape(for input: [Int]) -> Result<[Int], ArchitectureMismatch> {
         func fail(_ expected: String) -> Result<[Int], ArchitectureMismatch> {
             .failure(ArchitectureMismatch(layer: summary, expected: expected, actual: input))
         }
@@ -131,7 +131,7 @@ extension LayerSpec {
     /// What running this layer on one sample takes: the elements it allocates (its output and, for a
     /// convolution, the unrolled patches) and the multiply-adds or comparisons it performs. Saturates instead of
     /// overflowing.
-    public func cost(input: [Int], output: [Int]) -> (elements: Int, operations: Int) {
+    package func cost(input: [Int], output: [Int]) -> (elements: Int, operations: Int) {
         func product(_ values: [Int]) -> Int {
             values.reduce(1) { total, value in
                 let (result, overflow) = total.multipliedReportingOverflow(by: max(value, 0))
@@ -169,7 +169,7 @@ extension LayerSpec {
     /// times the values summed (the sum comes before the division); squashing activations 1; others keep or
     /// double it. Padding adds zeros and max pooling picks, so neither raises it. It is the triangle inequality,
     /// so a bound below the float range proves the layer cannot overflow.
-    public func magnitudeBound(input: Double, tensors: [String: QuantizedTensor], inputShape: [Int]) -> Double {
+    package func magnitudeBound(input: Double, tensors: [String: QuantizedTensor], inputShape: [Int]) -> Double {
         func values(_ role: String) -> [Float] { tensors[role]?.dequantized().scalars ?? [] }
         func rowSums(_ role: String) -> [Double] {
             guard let weight = tensors[role] else { return [] }
@@ -209,13 +209,13 @@ extension LayerSpec {
 }
 
 /// A layer that cannot take the shape the layer before it gives.
-public struct ArchitectureMismatch: Error, Equatable, Sendable {
+package struct ArchitectureMismatch: Error, Equatable, Sendable {
     /// The layer (or the reason its hyperparameters are invalid).
-    public let layer: String
+    package let layer: String
     /// The input it needs.
-    public let expected: String
+    package let expected: String
     /// The input it would get.
-    public let actual: [Int]
+    package let actual: [Int]
 }
 
 extension LayerSpec {

@@ -15,7 +15,7 @@ extension ModelFile {
     /// a regular file (directory, FIFO, device, socket — opened without blocking, then checked on the open
     /// descriptor), a file larger than `WeightsLimits.maximumFileBytes`, a wrong magic, and a declared length
     /// that differs from the file's real size.
-    public static func load(_ url: URL) throws(WeightsFileError) -> (file: ModelFile, bytes: [UInt8]) {
+    package static func load(_ url: URL) throws(WeightsFileError) -> (file: ModelFile, bytes: [UInt8]) {
         let bytes = try readBytes(at: url.path)
         return (try ModelFile(bytes: bytes, path: url.path), bytes)
     }
@@ -114,13 +114,13 @@ extension ModelFile {
     }
 
     /// The CRC-32 stored in the last 4 bytes of an encoded file.
-    public static func storedChecksum(of bytes: [UInt8]) -> UInt32? {
+    package static func storedChecksum(of bytes: [UInt8]) -> UInt32? {
         guard bytes.count >= 4 else { return nil }
         return bytes.suffix(4).reversed().reduce(0) { $0 << 8 | UInt32($1) }
     }
 
     /// The same model with every tensor stored as `f32`: what the file would be without quantization.
-    public var float32Equivalent: ModelFile {
+    package var float32Equivalent: ModelFile {
         var copy = self
         copy.tensors = tensors.mapValues { $0.format == .f32 ? $0 : QuantizedTensor(quantizing: $0.dequantized(), as: .f32) }
         copy.activationQuantization = nil  // it names int8 layers, and an f32 file has none

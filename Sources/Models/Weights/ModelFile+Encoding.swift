@@ -55,7 +55,7 @@ extension ModelFile {
     }
 
     /// Layer order, then role order within a layer: `0.weight`, `0.bias`, `1.weight`, …
-    public static func tensorOrder(_ a: String, _ b: String) -> Bool {
+    package static func tensorOrder(_ a: String, _ b: String) -> Bool {
         let roles = ["weight", "bias", "gamma", "beta", "mean", "variance"]
         func key(_ name: String) -> (Int, Int, String) {
             let parts = name.split(separator: ".", maxSplits: 1).map(String.init)

@@ -49,17 +49,17 @@ public struct TrainingMetadata: Codable, Equatable, Sendable {
 }
 
 /// One row of a weights file's tensor table.
-public struct TensorEntry: Codable, Equatable, Sendable {
+package struct TensorEntry: Codable, Equatable, Sendable {
     /// `<layer index>.<role>`, e.g. `0.weight`.
-    public var name: String
+    package var name: String
     /// The tensor's shape.
-    public var shape: [Int]
+    package var shape: [Int]
     /// How its bytes are laid out.
-    public var format: StorageFormat
+    package var format: StorageFormat
     /// Where its bytes start, from the start of the data section (a multiple of 32).
-    public var offset: Int
+    package var offset: Int
     /// How many bytes it takes (`format.byteCount(for: shape)`).
-    public var length: Int
+    package var length: Int
 }
 
 /// The JSON header of a weights file.

@@ -10,19 +10,19 @@ public struct ModelFile: Equatable, Sendable {
     /// The format version this build writes. Version 2 added the optional `decision` header and the shape
     /// rasterizer's `orientation` and `maxStretch` preprocessing keys: a version-1 reader would ignore them and
     /// answer wrongly, so it must refuse such files.
-    public static let formatVersion: UInt32 = 2
+    package static let formatVersion: UInt32 = 2
     /// The format versions this build reads: version-1 files get `DecisionRule.legacy` and their plain rasterizer.
-    public static let readableVersions: ClosedRange<UInt32> = 1...2
+    package static let readableVersions: ClosedRange<UInt32> = 1...2
     /// The first 8 bytes of every weights file: `\x89ODML\r\n\x1A` (binary marker, name, line-ending and
     /// end-of-file guards, as PNG does).
-    public static let magic: [UInt8] = [0x89, 0x4F, 0x44, 0x4D, 0x4C, 0x0D, 0x0A, 0x1A]
+    package static let magic: [UInt8] = [0x89, 0x4F, 0x44, 0x4D, 0x4C, 0x0D, 0x0A, 0x1A]
     /// Bytes before the header: magic, version, header length, file length.
-    public static let preambleBytes = 24
+    package static let preambleBytes = 24
     /// Tensor data starts at multiples of this many bytes.
-    public static let alignment = 32
+    package static let alignment = 32
     /// Weight tensors with fewer elements than this stay `f32` whatever format is asked for; biases and
     /// normalization statistics always do.
-    public static let smallTensorLimit = 256
+    package static let smallTensorLimit = 256
 
     /// The model's name, e.g. `shape-classifier`.
     public var name: String
@@ -99,12 +99,12 @@ public struct ModelFile: Equatable, Sendable {
     }
 
     /// The model's output shape for a batch of one.
-    public var outputShape: [Int] {
+    package var outputShape: [Int] {
         architecture.reduce([1] + input.shape) { shape, spec in (try? spec.outputShape(for: shape).get()) ?? shape }
     }
 
     /// The bytes the tensors take in their formats.
-    public var tensorBytes: Int { tensors.values.reduce(0) { $0 + $1.bytes.count } }
+    package var tensorBytes: Int { tensors.values.reduce(0) { $0 + $1.bytes.count } }
     /// The bytes the tensors would take in `f32`.
-    public var float32Bytes: Int { tensors.values.reduce(0) { $0 + 4 * elementCount($1.shape) } }
+    package var float32Bytes: Int { tensors.values.reduce(0) { $0 + 4 * elementCount($1.shape) } }
 }

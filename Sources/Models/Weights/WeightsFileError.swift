@@ -8,7 +8,7 @@ public struct WeightsFileError: Error, Equatable, Sendable, CustomStringConverti
     public let problem: Problem
 
     /// Creates the error.
-    public init(path: String, problem: Problem) {
+    package init(path: String, problem: Problem) {
         self.path = path
         self.problem = problem
     }

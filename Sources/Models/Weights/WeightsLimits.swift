@@ -9,51 +9,51 @@ import Tensor
 ///
 /// Motion costs are per input sample as well as per window: a recording of `n` samples at the file's `rate` has
 /// `n / hop` windows, so a file with a small hop multiplies every per-window cost.
-public enum WeightsLimits {
+package enum WeightsLimits {
     /// The largest weights file (1 MiB). The shipped files are 7.9–41 KB. Checked on the open file's size before
     /// anything past the 24-byte preamble is read.
-    public static let maximumFileBytes = 1 << 20
+    package static let maximumFileBytes = 1 << 20
     /// Weights and other parameters in all layers (2^20, 4 MiB as float). Shipped: 6,306 (motion), 9,845 (shape).
-    public static let maximumParameters = 1 << 20
+    package static let maximumParameters = 1 << 20
     /// Multiply-adds and comparisons of the whole network for one input (2^26 ≈ 67 million). Shipped: 0.31
     /// million (shape, per drawing), 6,306 (motion, per window).
-    public static let maximumOperations = 1 << 26
+    package static let maximumOperations = 1 << 26
     /// Floats one layer allocates for one input: its output, or a convolution's unrolled patches (2^20, 4 MiB).
     /// Shipped: 6,912 (shape), 32 (motion).
-    public static let maximumLayerElements = 1 << 20
+    package static let maximumLayerElements = 1 << 20
     /// Floats all layers allocate for one input, input included (2^22, 16 MiB). Shipped: 20,010 (shape), 262
     /// (motion).
-    public static let maximumActivationElements = 1 << 22
+    package static let maximumActivationElements = 1 << 22
     /// Inputs per output of a layer that runs in 8-bit integers: 255 · 127 · 65,536 still fits an `Int32` sum.
-    public static let maximumIntegerFanIn = 1 << 16
+    package static let maximumIntegerFanIn = 1 << 16
     /// Pixels per side of the shape rasterizer's image (64: its allocation-free path's largest). Shipped: 16.
     /// A segment of a drawing costs at most `size²` pixel tests.
-    public static let maximumRasterSize = 64
+    package static let maximumRasterSize = 64
     /// The motion model's sample rate, Hz (recordings are resampled to it, so it sets how many samples an hour
     /// holds, and so the memory a long recording takes: a 1-hour recording at 100 Hz is 360,000 samples). Shipped:
     /// 50; Core Motion delivers at most 100.
-    public static let maximumMotionRate = 100.0
+    package static let maximumMotionRate = 100.0
     /// Samples per motion window. Shipped: 256.
-    public static let maximumMotionWindow = 2048
+    package static let maximumMotionWindow = 2048
     /// Autocorrelation lags per motion signal (the input has `2 · lags + 2` values). Shipped: 96.
-    public static let maximumMotionLags = 512
+    package static let maximumMotionLags = 512
     /// Motion windows per second of recording, `rate / hop` (4: a window every 0.25 s at least). Shipped: 0.78.
-    public static let maximumWindowsPerSecond = 4.0
+    package static let maximumWindowsPerSecond = 4.0
     /// Input values the windows of one second of recording hold, `(2 · lags + 2) · rate / hop`. Shipped: 152.
-    public static let maximumInputValuesPerSecond = 1024.0
+    package static let maximumInputValuesPerSecond = 1024.0
     /// Operations per input sample of a motion recording: a window's cost — the network's operations plus its
     /// autocorrelations, `2 · window · lags` multiply-adds — over the hop. Shipped: (6,306 + 49,152) / 64 = 867.
-    public static let maximumOperationsPerSample = Double(1 << 14)
+    package static let maximumOperationsPerSample = Double(1 << 14)
     /// The magnitude no layer's outputs may be able to reach (a quarter of the float range, which leaves room
     /// for rounding and for softmax's differences).
-    public static let largestSafeMagnitude = Double(Float.greatestFiniteMagnitude) / 4
+    package static let largestSafeMagnitude = Double(Float.greatestFiniteMagnitude) / 4
     /// The magnitude of a motion input value: autocorrelations lie in −1…1, and the log intensities between
     /// log 0.001 and the log of the largest float (88.7).
-    public static let motionInputMagnitude = 89.0
+    package static let motionInputMagnitude = 89.0
 
     /// The largest magnitude an input value can have for a file's preprocessing (pixels lie in 0…1), or `nil`
     /// for a preprocessing this build does not know.
-    public static func inputMagnitude(_ preprocessing: [String: JSONValue]) -> Double? {
+    package static func inputMagnitude(_ preprocessing: [String: JSONValue]) -> Double? {
         switch preprocessing["kind"] {
         case .string("raster")?: 1
         case .string("motion-autocorrelation")?: motionInputMagnitude

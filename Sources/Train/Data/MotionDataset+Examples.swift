@@ -5,13 +5,13 @@ import Tensor
 extension MotionDataset {
     /// The class names: walking and running when the labels are among them, otherwise every label in order of
     /// first appearance.
-    public static func classNames(for sessions: [LabeledSession]) -> [String] {
+    package static func classNames(for sessions: [LabeledSession]) -> [String] {
         Train.classNames(for: sessions.map(\.label), standard: standardLabels)
     }
 
     /// The sessions as examples: every window of every session (windows never cross sessions), grouped by
     /// session so splits keep a session's windows together.
-    public static func examples(
+    package static func examples(
         _ sessions: [LabeledSession], classNames: [String], windowing: MotionWindowing, file: String
     ) throws(DataError) -> Examples {
         var parts: [Tensor] = [], labels: [Int] = [], groups: [Int] = []

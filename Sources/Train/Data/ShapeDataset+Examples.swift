@@ -5,7 +5,7 @@ import Tensor
 extension ShapeDataset {
     /// The class names for a set of drawings: the standard four in their order when the labels are among them,
     /// otherwise every label in order of first appearance.
-    public static func classNames(for drawings: [LabeledDrawing]) -> [String] {
+    package static func classNames(for drawings: [LabeledDrawing]) -> [String] {
         Train.classNames(for: drawings.map(\.label), standard: standardLabels)
     }
 
@@ -13,7 +13,7 @@ extension ShapeDataset {
     /// random angle, stretched 1–1.8× along a random axis, slightly sheared and mirrored half of the time (seeded
     /// by `seed`); copies keep their drawing's group, so a split by group never separates them. A label outside
     /// `classNames` is an error naming its line.
-    public static func examples(
+    package static func examples(
         _ drawings: [LabeledDrawing], classNames: [String], rasterizer: ShapeRasterizer, file: String,
         augment: Int = 0, seed: UInt64 = 1
     ) throws(DataError) -> Examples {
