@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // The on-device ML engine: tensor library on OpenBLAS, models, training harness and CLI. The benchmarks are a package
 // of their own (Bench/), so that depending on this one never resolves their dependencies.
-// Dependencies run one way: CBLAS, CKernels ← Tensor ← Models ← Train ← classify (see README.md).
+// Dependencies run one way: CBLAS, CKernels ← Tensor ← Models (and CPreprocessing) ← Train ← classify (see README.md).
 import PackageDescription
 
 let package = Package(
@@ -23,14 +23,18 @@ let package = Package(
             pkgConfig: "openblas",
             providers: [.apt(["libopenblas-dev"])]
         ),
-        // The hand-written kernels (direct convolution, 8-bit dot products, stroke rasterizing), compiled per instruction set with
-        // target attributes and chosen at run time. Only `Tensor` imports it, through Sources/Tensor/Plan/Kernels.swift.
+        // The hand-written tensor kernels (direct convolution, 8-bit dot products, training), compiled per instruction set
+        // with target attributes and chosen at run time. Only `Tensor` imports it, through Sources/Tensor/Plan/Kernels.swift.
         .target(name: "CKernels", path: "Sources/CKernels"),
         .target(name: "Tensor", dependencies: ["CBLAS", "CKernels"]),
+        // The recognizers' preprocessing kernels (stroke rasterizing, hull and rectangle, motion signals and
+        // autocorrelation), built like CKernels with its shared header. Only `Models` imports it, through
+        // Sources/Models/PreprocessingKernels.swift.
+        .target(name: "CPreprocessing", dependencies: ["CKernels"], path: "Sources/CPreprocessing"),
         // The shipped weights are built into the library as byte arrays (`PackageResources`, read by
         // Sources/Models/Shipped/ShippedWeights.swift). Sources/Models/Shipped/Weights holds only symlinks to the
         // files in Weights/, which stay the one copy: retraining updates the built-in weights with no other step.
-        .target(name: "Models", dependencies: ["Tensor"], resources: [.embedInCode("Shipped/Weights")]),
+        .target(name: "Models", dependencies: ["Tensor", "CPreprocessing"], resources: [.embedInCode("Shipped/Weights")]),
         .target(name: "Train", dependencies: ["Models", "Tensor"]),
         .executableTarget(
             name: "classify",

@@ -1,5 +1,5 @@
 // Float kernels: direct convolution, matrix-vector product, pooling (see CKernels.h for the contracts).
-#include "Common.h"
+#include "ODMLCommon.h"
 
 ODML_INLINE odml_v8f odml_relu8(odml_v8f v, int relu) {
     return relu ? __builtin_elementwise_max(v, (odml_v8f)0) : v;

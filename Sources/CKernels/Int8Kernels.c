@@ -1,6 +1,6 @@
 // 8-bit integer kernels (see CKernels.h for the contracts): the convolution body (Int8Conv.inc) is compiled for
 // a portable dot product, for AVX2, and for AVX-512 VNNI's vpdpbusd.
-#include "Common.h"
+#include "ODMLCommon.h"
 #if ODML_X86
 #include <immintrin.h>
 #endif

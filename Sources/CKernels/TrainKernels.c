@@ -1,5 +1,5 @@
 // Training kernels (see TrainKernels.h for the contracts).
-#include "Common.h"
+#include "ODMLCommon.h"
 #include "TrainKernels.h"
 
 #if defined(__GLIBC__)

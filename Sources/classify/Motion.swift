@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
 import Models
-import Train
-import Tensor
 
 /// `classify motion RECORDING.csv|- ...`
 struct Motion: ParsableCommand {

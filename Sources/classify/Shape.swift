@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Models
-import Train
 import Tensor
 
 /// `classify shape DRAWING.csv|- ...`

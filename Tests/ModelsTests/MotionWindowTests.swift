@@ -113,7 +113,7 @@ struct MotionWindowTests {
 
     @Test(arguments: [(8, 1), (17, 16), (64, 33), (100, 63), (256, 96), (256, 255), (300, 129)])
     func theDirectKernelAtEveryLevel(window: Int, lags: Int) {
-        // Each instruction-set level of `Kernels.autocorrelation` against the naive twin (tile counts 1…4 and a
+        // Each instruction-set level of `PreprocessingKernels.autocorrelation` against the naive twin (tile counts 1…4 and a
         // partial last tile), not only the level this CPU picks.
         let windowing = MotionWindowing(window: window, hop: 1, lags: lags)
         let (vertical, horizontal) = noisySignals(count: window, period: Double(window) / 3.3, seed: UInt64(window + lags))

@@ -239,7 +239,7 @@ struct ShapeRasterizerSpeedTests {
             if expected.count >= 3 {
                 let swift = minimumRectangle(expected)
                 let indices = (0..<expected.count).map { UInt16($0) }
-                let c = Kernels.minimumRectangle(xs: expected.map(\.x), ys: expected.map(\.y), hull: indices, count: expected.count)
+                let c = PreprocessingKernels.minimumRectangle(xs: expected.map(\.x), ys: expected.map(\.y), hull: indices, count: expected.count)
                 #expect(c.area.bitPattern == swift.area.bitPattern && c.direction.0.bitPattern == swift.direction.0.bitPattern
                         && c.direction.1.bitPattern == swift.direction.1.bitPattern,
                         "cloud \(number): calipers in C \(c), in Swift \(swift)")

@@ -139,7 +139,7 @@ public struct MotionWindowing: Sendable, Equatable {
     /// The vertical and horizontal signals of `samples` written to `vertical` and `horizontal` (as many values as
     /// samples), without allocating: `features(of:)` of each (the same operations in the same order, so the same
     /// bits) less the rotation rate, whose square root the windows never read. Eight samples at a time in the C
-    /// kernel `Kernels.motionSignals` (square roots and divisions are correctly rounded in every lane).
+    /// kernel `PreprocessingKernels.motionSignals` (square roots and divisions are correctly rounded in every lane).
     public static func signals(_ samples: UnsafeBufferPointer<MotionSample>, vertical: UnsafeMutableBufferPointer<Float>,
                                horizontal: UnsafeMutableBufferPointer<Float>) {
         signals(samples, vertical: vertical, horizontal: horizontal, level: Kernels.level)
@@ -159,7 +159,7 @@ public struct MotionWindowing: Sendable, Equatable {
             }
             return
         }
-        Kernels.motionSignals(UnsafeRawPointer(base), count: samples.count, stride: MemoryLayout<MotionSample>.stride,
+        PreprocessingKernels.motionSignals(UnsafeRawPointer(base), count: samples.count, stride: MemoryLayout<MotionSample>.stride,
                               gravityOffset: gravity, accelerationOffset: acceleration, vertical: v, horizontal: h, level: level)
     }
 

@@ -4,7 +4,7 @@ import Tensor
 // The two fast paths of the windows' autocorrelations. Their naive twin is `MotionWindowing.referenceInput`
 // (MotionWindowing+Reference.swift); MotionWindowTests compares them on awkward windowings.
 //
-// One window, `input(vertical:horizontal:into:)`: the C kernel `Kernels.autocorrelation` per signal: the mean and
+// One window, `input(vertical:horizontal:into:)`: the C kernel `PreprocessingKernels.autocorrelation` per signal: the mean and
 // the centring in Double, then the lag sums Σ_t c_t·c_{t+l} in Float fused multiply-adds, sixteen lags per vector
 // and up to 64 lags per pass over t (each c_t broadcast once), going to Double every 64 values of t; compiled for
 // AVX-512, AVX2 and a portable baseline, chosen by `Kernels.level`. Its scratch (the centred window and zeros
@@ -16,7 +16,7 @@ import Tensor
 
 /// The largest window `input(vertical:horizontal:into:)` computes without a heap allocation (the kernel's scratch
 /// is then on its own stack).
-let directStackWindow = Kernels.autocorrelationStackWindow
+let directStackWindow = PreprocessingKernels.autocorrelationStackWindow
 
 extension MotionWindowing {
     /// How many windows `count` samples hold (`starts(count:)` without building the array).
@@ -69,7 +69,7 @@ extension MotionWindowing {
             directInput(vertical, nil, channel: 0, into: output, level: level)
             directInput(horizontal, nil, channel: 1, into: output, level: level)
         } else {
-            var heap = [Float](repeating: 0, count: window + Kernels.autocorrelationPad)
+            var heap = [Float](repeating: 0, count: window + PreprocessingKernels.autocorrelationPad)
             heap.withUnsafeMutableBufferPointer { scratch in
                 directInput(vertical, scratch, channel: 0, into: output, level: level)
                 directInput(horizontal, scratch, channel: 1, into: output, level: level)
@@ -98,7 +98,7 @@ extension MotionWindowing {
     private func directInput(_ signal: UnsafeBufferPointer<Float>, _ scratch: UnsafeMutableBufferPointer<Float>?, channel: Int,
                              into output: UnsafeMutableBufferPointer<Float>, level: Kernels.Level) {
         guard let x = signal.baseAddress, let out = output.baseAddress else { return }
-        let (mean, energy) = Kernels.autocorrelation(x, window: window, lags: lags, noiseEnergy: Double(window) * Self.noiseEnergyPerSample,
+        let (mean, energy) = PreprocessingKernels.autocorrelation(x, window: window, lags: lags, noiseEnergy: Double(window) * Self.noiseEnergyPerSample,
                                                      scratch: scratch, into: out + channel * lags, level: level)
         let level = channel == 0 ? (energy / Double(window)).squareRoot() : mean
         output[2 * lags + channel] = Float(log(max(level, Self.intensityFloor)))

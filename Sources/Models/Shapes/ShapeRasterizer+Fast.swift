@@ -27,8 +27,8 @@ extension ShapeRasterizer {
         let reach = lineWidth / 2 + 0.5
         let reachSquared = reach * reach
         // A pixel's value only falls as its distance grows, so the brightest value any segment gives it is the value
-        // of its nearest segment: keep each pixel's smallest squared distance (C kernel `Kernels.rasterStroke`, one
-        // call per stroke), then one square root per pixel (`Kernels.rasterCoverage`). Both do `drawSegment`'s
+        // of its nearest segment: keep each pixel's smallest squared distance (C kernel `PreprocessingKernels.rasterStroke`, one
+        // call per stroke), then one square root per pixel (`PreprocessingKernels.rasterCoverage`). Both do `drawSegment`'s
         // operations in its order, in Double and without fused multiply-adds, so the image is bit-identical.
         let stride = MemoryLayout<DrawingPoint>.stride
         guard let xOffset = MemoryLayout<DrawingPoint>.offset(of: \.x),
@@ -39,13 +39,13 @@ extension ShapeRasterizer {
             for stroke in drawing.strokes {
                 stroke.withUnsafeBytes { points in
                     guard let base = points.baseAddress, !stroke.isEmpty else { return }
-                    Kernels.rasterStroke(points: base + xOffset, count: stroke.count, pointStride: stride, yOffset: yOffset - xOffset,
+                    PreprocessingKernels.rasterStroke(points: base + xOffset, count: stroke.count, pointStride: stride, yOffset: yOffset - xOffset,
                                          origin: (map.originX, map.originY), inverseUnit: map.inverseUnit,
                                          map: (map.a, map.b, map.c, map.d, map.e, map.f), reach: reach, size: size, nearest: nearest,
                                          level: level)
                 }
             }
-            Kernels.rasterCoverage(nearest, count: output.count, reach: reach, reachSquared: reachSquared, into: image,
+            PreprocessingKernels.rasterCoverage(nearest, count: output.count, reach: reach, reachSquared: reachSquared, into: image,
                                    level: level)
         }
     }

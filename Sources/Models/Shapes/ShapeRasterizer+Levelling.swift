@@ -4,7 +4,7 @@ import Tensor
 // The allocation-free twin of `ShapeRasterizer.minimumRectangleDirection(of:bounds:)`: the same points in the
 // same units, sorted into the same order, the same monotone chain (so the same hull, vertex for vertex) and the
 // same rotating calipers — only kept in stack scratch as indices instead of in arrays, and run in C
-// (`Kernels.convexHull`, `Kernels.minimumRectangle`: the same operations in the same order, without fused
+// (`PreprocessingKernels.convexHull`, `PreprocessingKernels.minimumRectangle`: the same operations in the same order, without fused
 // multiply-adds). The direction it returns is therefore the reference's, bit for bit; `ShapeRasterizerSpeedTests`
 // holds the two together.
 
@@ -44,7 +44,7 @@ extension ShapeRasterizer {
                 let length = hypot(last.x - first.x, last.y - first.y)
                 return length > 0 ? ((last.x - first.x) / length, (last.y - first.y) / length) : nil
             }
-            return Kernels.minimumRectangle(xs: scratch.xs, ys: scratch.ys, hull: scratch.stack, count: hullCount).direction
+            return PreprocessingKernels.minimumRectangle(xs: scratch.xs, ys: scratch.ys, hull: scratch.stack, count: hullCount).direction
         }
     }
 }
@@ -71,11 +71,11 @@ struct HullScratch {
 
     /// Sorts the points by x, then y (the reference's `sorted` order), and leaves their convex hull in `stack`
     /// as Andrew's monotone chain in `convexHull` finds it: the same comparisons in the same order, in C
-    /// (`Kernels.convexHull`: a counting sort by x, then the two chains over the points gathered in sorted order,
+    /// (`PreprocessingKernels.convexHull`: a counting sort by x, then the two chains over the points gathered in sorted order,
     /// each chain's coordinates kept beside its indices). Returns
     /// the hull's vertex count; with fewer than 3 points, the hull is the points in sorted order, as there.
     func sortAndWrapHull(count n: Int) -> Int {
-        Kernels.convexHull(xs: xs, ys: ys, count: n, order: order, stack: stack)
+        PreprocessingKernels.convexHull(xs: xs, ys: ys, count: n, order: order, stack: stack)
     }
 }
 

@@ -3,7 +3,8 @@
 //
 // Every value must come out bit for bit as the Swift reference (ShapeRasterizer.rasterizeReference) computes it,
 // so the arithmetic is in double, in the Swift code's order, and never contracted into fused multiply-adds.
-#include "Common.h"
+#include "ODMLCommon.h"
+#include "CPreprocessing.h"
 
 #pragma clang fp contract(off)
 

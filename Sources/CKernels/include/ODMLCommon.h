@@ -1,4 +1,5 @@
-// Shared by the kernel files: vector types, loads and stores, and the target attributes each level compiles with.
+// Shared by the kernel files (CKernels' and CPreprocessing's): vector types, loads and stores, and the target
+// attributes each level compiles with. Not part of the CKernels module Swift imports (see module.modulemap).
 #ifndef ODML_COMMON_H
 #define ODML_COMMON_H
 

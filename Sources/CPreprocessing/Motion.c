@@ -4,7 +4,8 @@
 // The signals must come out bit for bit as the Swift reference (`MotionWindowing.features(of:)`) computes them, so
 // they are in double, in the Swift code's order, and never contracted into fused multiply-adds; square roots and
 // divisions are correctly rounded in every lane, so eight samples at a time give the same bits as one.
-#include "Common.h"
+#include "ODMLCommon.h"
+#include "CPreprocessing.h"
 
 #pragma clang fp contract(off)
 
