@@ -1,7 +1,7 @@
-# make demo · make test · make bench — each installs OpenBLAS first when it is missing.
+# make demo · make test · make lint · make bench — each but lint installs OpenBLAS first when it is missing.
 SWIFT ?= swift
 
-.PHONY: demo test bench bench-cli deps install fuzz docs
+.PHONY: demo test lint format bench bench-cli deps install fuzz docs
 
 PREFIX ?= /usr/local
 
@@ -33,6 +33,15 @@ demo: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+
+# The code's layout and lint rules (.swift-format; swift-format is part of the Swift toolchain): `make lint` fails on
+# any difference, `make format` rewrites the files in place.
+FORMATTED = Sources Tests Bench/Sources Fuzz/Sources Package.swift Bench/Package.swift Fuzz/Package.swift
+lint:
+	$(SWIFT) format lint --strict --configuration .swift-format --recursive $(FORMATTED)
+
+format:
+	$(SWIFT) format format --in-place --configuration .swift-format --recursive $(FORMATTED)
 
 # The benchmarks are a package of their own (Bench/, with its bench-only dependency malloc-interposer), built in
 # .build-bench. Every report runs even when an earlier one misses a target; make fails at the end if any did.

@@ -12,7 +12,7 @@ let tensor = Target.Dependency.product(name: "Tensor", package: root)
 let package = Package(
     name: "Fuzz",
     dependencies: [
-        .package(path: ".."),
+        .package(path: "..")
     ],
     targets: [
         // libFuzzer's LLVMFuzzerRunDriver, declared for Swift.

@@ -14,8 +14,9 @@ enum PreprocessingKernels {
         inverseUnit: Double, map: (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double), reach: Double,
         size: Int, nearest: UnsafeMutablePointer<Double>, level: Kernels.Level = Kernels.level
     ) {
-        precondition(count >= 0 && count <= Int(Int32.max) && size >= 1 && size <= 46_340,
-                     "PreprocessingKernels.rasterStroke: \(count) points and a \(size)×\(size) image (1…46,340 a side, ≤ Int32.max points)")
+        precondition(
+            count >= 0 && count <= Int(Int32.max) && size >= 1 && size <= 46_340,
+            "PreprocessingKernels.rasterStroke: \(count) points and a \(size)×\(size) image (1…46,340 a side, ≤ Int32.max points)")
         var arguments = odml_raster_stroke_args()
         arguments.points = points
         arguments.pointStride = pointStride
@@ -88,13 +89,15 @@ enum PreprocessingKernels {
         _ signal: UnsafePointer<Float>, window: Int, lags: Int, noiseEnergy: Double, scratch: UnsafeMutableBufferPointer<Float>?,
         into output: UnsafeMutablePointer<Float>, level: Kernels.Level = Kernels.level
     ) -> (mean: Double, energy: Double) {
-        precondition(window >= 2 && window <= Int(Int32.max) / 2 && lags >= 1 && lags < window
-                     && (scratch.map { $0.count >= window + autocorrelationPad && $0.baseAddress != nil } ?? (window <= autocorrelationStackWindow)),
-                     "PreprocessingKernels.autocorrelation: window \(window), lags \(lags), scratch \(scratch?.count ?? 0) (need 1 ≤ lags < window "
-                     + "and window + \(autocorrelationPad) floats of scratch, or none up to window \(autocorrelationStackWindow))")
+        precondition(
+            window >= 2 && window <= Int(Int32.max) / 2 && lags >= 1 && lags < window
+                && (scratch.map { $0.count >= window + autocorrelationPad && $0.baseAddress != nil } ?? (window <= autocorrelationStackWindow)),
+            "PreprocessingKernels.autocorrelation: window \(window), lags \(lags), scratch \(scratch?.count ?? 0) (need 1 ≤ lags < window "
+                + "and window + \(autocorrelationPad) floats of scratch, or none up to window \(autocorrelationStackWindow))")
         var mean = 0.0, energy = 0.0
-        odml_autocorrelation_f32(signal, Int32(window), Int32(lags), noiseEnergy, scratch?.baseAddress, output, &mean, &energy,
-                                 Int32(level.rawValue))
+        odml_autocorrelation_f32(
+            signal, Int32(window), Int32(lags), noiseEnergy, scratch?.baseAddress, output, &mean, &energy,
+            Int32(level.rawValue))
         return (mean, energy)
     }
 }

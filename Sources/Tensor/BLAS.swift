@@ -35,8 +35,9 @@ public enum BLAS {
         let start = ContinuousClock.now
         call()
         let elapsed = ContinuousClock.now - start
-        timedNanoseconds.add(Int(elapsed.components.seconds) * 1_000_000_000 + Int(elapsed.components.attoseconds / 1_000_000_000),
-                             ordering: .relaxed)
+        timedNanoseconds.add(
+            Int(elapsed.components.seconds) * 1_000_000_000 + Int(elapsed.components.attoseconds / 1_000_000_000),
+            ordering: .relaxed)
     }
 
     private static let configuredMaxThreads = Atomic<Int>(0)

@@ -3,8 +3,10 @@ extension Tensor {
     /// The shape split around `axis`: elements before it, its length, elements after it.
     func split(around axis: Int) -> (outer: Int, length: Int, inner: Int) {
         let resolved = normalizedAxis(axis, rank: rank)
-        return (elementCount(Array(shape[..<resolved])), shape[resolved],
-                elementCount(Array(shape[(resolved + 1)...])))
+        return (
+            elementCount(Array(shape[..<resolved])), shape[resolved],
+            elementCount(Array(shape[(resolved + 1)...]))
+        )
     }
 
     func shapeRemoving(axis: Int) -> [Int] {

@@ -30,8 +30,9 @@ public struct Examples: Sendable {
 
     /// The rows at `indices`, in that order.
     public func subset(_ indices: [Int]) -> Examples {
-        Examples(inputs: inputs.gathering(rows: indices), labels: indices.map { labels[$0] },
-                 groups: indices.map { groups[$0] }, classNames: classNames)
+        Examples(
+            inputs: inputs.gathering(rows: indices), labels: indices.map { labels[$0] },
+            groups: indices.map { groups[$0] }, classNames: classNames)
     }
 
     /// Splits by group: a seeded shuffle of the groups sends `validationFraction` of them (at least one, when

@@ -42,14 +42,14 @@ public struct ExportPlan: Sendable {
             do throws(AtomicFile.WriteError) {
                 for file in files { staged.append(try AtomicFile.stage(file.bytes, to: file.url)) }
             } catch {
-                staged.forEach { $0.discard() }
+                for file in staged { file.discard() }
                 throw error
             }
             for (index, file) in staged.enumerated() {
                 do throws(AtomicFile.WriteError) {
                     try file.commit()
                 } catch {
-                    staged.dropFirst(index + 1).forEach { $0.discard() }
+                    for later in staged.dropFirst(index + 1) { later.discard() }
                     throw error
                 }
             }
@@ -99,9 +99,10 @@ public func prepareExport(
         let url = URL(fileURLWithPath: prefix.path + ".\(format).weights")
         let bytes = try file(format, training: identified).encoded()
         let loaded = try ModelFile(bytes: bytes, path: url.path)
-        variants.append(ExportedVariant(
-            format: format, url: url, bytes: bytes.count,
-            accuracy: accuracy(of: loaded.makeCompiledModel(), on: validation), decision: loaded.decision))
+        variants.append(
+            ExportedVariant(
+                format: format, url: url, bytes: bytes.count,
+                accuracy: accuracy(of: loaded.makeCompiledModel(), on: validation), decision: loaded.decision))
         contents.append(bytes)
     }
     return ExportPlan(run: identified.run ?? "", variants: variants, contents: contents)

@@ -25,8 +25,9 @@ public struct SoftmaxCrossEntropy: Sendable {
             logits.rank == 2 && logits.shape[0] == labels.count,
             "cross-entropy needs logits [N, C] for N labels, got \(describeShape(logits.shape)) for \(labels.count)")
         let classes = logits.shape[1]
-        shapePrecondition(classWeights.map { $0.count == classes } ?? true,
-                          "class weights must be one per class (\(classes)), got \(classWeights?.count ?? 0)")
+        shapePrecondition(
+            classWeights.map { $0.count == classes } ?? true,
+            "class weights must be one per class (\(classes)), got \(classWeights?.count ?? 0)")
         let logProbabilities = logits.logSoftmax()
         let smoothing = labelSmoothing / Float(classes)
         var totalWeight = 0.0, totalLoss = 0.0

@@ -114,9 +114,11 @@ public struct Network: Sendable {
     ) -> (loss: Float, logits: Tensor) {
         TrainingMemory.keepFreedMemory()
         let rows = inputs.shape.first ?? 0
-        let cut = rows >= Network.smallestSplitBatch && layers.allSatisfy(\.trainsSampleBySample)
+        let cut =
+            rows >= Network.smallestSplitBatch && layers.allSatisfy(\.trainsSampleBySample)
             && rows * multiplyAddsPerSample(sampleShape: Array(inputs.shape.dropFirst())) >= Network.smallestSplitWork
-        let pass = cut
+        let pass =
+            cut
             ? partsPass(inputs, labels: labels, loss: loss, generator: generator, threads: threads)
             : wholePass(inputs, labels: labels, loss: loss, generator: &generator)
         var updated = parameters

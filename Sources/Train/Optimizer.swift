@@ -26,7 +26,6 @@ public enum LearningRateSchedule: Sendable, Equatable {
     }
 }
 
-
 /// The update rule.
 public enum OptimizerKind: Sendable, Equatable {
     /// SGD with momentum: `v ← μ·v + g`, `θ ← θ − lr·v` (Nesterov: `θ ← θ − lr·(g + μ·v)`).
@@ -98,8 +97,9 @@ public struct Optimizer: Sendable {
         for layer in parameters.indices {
             for index in parameters[layer].indices {
                 let decays = parameters[layer][index].rank >= 2 && weightDecay > 0
-                update(&parameters[layer][index], gradient: gradients[layer][index] * clip,
-                       first: &first[layer][index], second: &second[layer][index], rate: rate, decays: decays)
+                update(
+                    &parameters[layer][index], gradient: gradients[layer][index] * clip,
+                    first: &first[layer][index], second: &second[layer][index], rate: rate, decays: decays)
             }
         }
     }

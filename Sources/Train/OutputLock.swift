@@ -13,8 +13,12 @@ package func withOutputLock(
     prefix: URL, waiting: () -> Void = {}, _ body: () throws(AtomicFile.WriteError) -> Void
 ) throws(AtomicFile.WriteError) {
     let path = prefix.deletingLastPathComponent().appendingPathComponent(".\(prefix.lastPathComponent).lock").path
-    let fail = { (action: String) in AtomicFile.WriteError(path: path, reason: "cannot \(action) the lock of the training output: "
-                                                           + String(cString: strerror(errno))) }
+    let fail = { (action: String) in
+        AtomicFile.WriteError(
+            path: path,
+            reason: "cannot \(action) the lock of the training output: "
+                + String(cString: strerror(errno)))
+    }
     var announced = false
     while true {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o666)

@@ -13,9 +13,12 @@ public final class ProgressPrinter: @unchecked Sendable {
     /// Creates a printer; `live` defaults to whether standard error is a terminal.
     /// The default `write` uses the throwing `write(contentsOf:)`: a full or closed standard error loses the
     /// progress line instead of trapping, as Foundation's `FileHandle.write(_:)` would.
-    public init(live: Bool = isatty(STDERR_FILENO) == 1, write: @escaping (String) -> Void = {
-        try? FileHandle.standardError.write(contentsOf: Data($0.utf8))
-    }) {
+    public init(
+        live: Bool = isatty(STDERR_FILENO) == 1,
+        write: @escaping (String) -> Void = {
+            try? FileHandle.standardError.write(contentsOf: Data($0.utf8))
+        }
+    ) {
         self.live = live
         self.write = write
     }
@@ -30,11 +33,14 @@ public final class ProgressPrinter: @unchecked Sendable {
             let width = 24, filled = width * step / max(steps, 1)
             let bar = String(repeating: "=", count: filled) + (filled < width ? ">" : "") + String(repeating: " ", count: max(0, width - filled - 1))
             let remaining = seconds(clock.now - epochStart) / Double(step) * Double(steps - step)
-            write(String(format: "\r\u{1B}[Kepoch %d/%d [%@] %d/%d loss %.4f acc %@ %.0f samples/s ETA %.0fs",
-                         epoch, epochs, bar, step, steps, loss, percent(accuracy), samplesPerSecond, remaining))
+            write(
+                String(
+                    format: "\r\u{1B}[Kepoch %d/%d [%@] %d/%d loss %.4f acc %@ %.0f samples/s ETA %.0fs",
+                    epoch, epochs, bar, step, steps, loss, percent(accuracy), samplesPerSecond, remaining))
         case let .epoch(summary, epochs):
-            var line = String(format: "epoch %d/%d: loss %.4f acc %@", summary.epoch, epochs, summary.trainingLoss,
-                              percent(summary.trainingAccuracy))
+            var line = String(
+                format: "epoch %d/%d: loss %.4f acc %@", summary.epoch, epochs, summary.trainingLoss,
+                percent(summary.trainingAccuracy))
             if let loss = summary.validationLoss, let accuracy = summary.validationAccuracy {
                 line += String(format: " | validation loss %.4f acc %@", loss, percent(accuracy))
             }

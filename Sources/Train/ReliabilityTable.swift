@@ -45,8 +45,9 @@ public struct ReliabilityTable: Sendable, Equatable, Encodable {
         var lines = ["confidence      answers  mean confidence  accuracy"]
         for bin in bins where bin.count > 0 {
             let range = "\(percent(bin.low))–\(percent(bin.high))"
-            lines.append(range.padding(toLength: 16, withPad: " ", startingAt: 0)
-                         + String(bin.count).leftPadded(7) + percent(bin.meanConfidence).leftPadded(17) + percent(bin.accuracy).leftPadded(10))
+            lines.append(
+                range.padding(toLength: 16, withPad: " ", startingAt: 0)
+                    + String(bin.count).leftPadded(7) + percent(bin.meanConfidence).leftPadded(17) + percent(bin.accuracy).leftPadded(10))
         }
         lines.append("expected calibration error \(percent(expectedCalibrationError))")
         return lines.joined(separator: "\n")

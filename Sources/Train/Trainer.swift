@@ -74,8 +74,9 @@ public func train(
     _ network: Network, on training: Examples, validation: Examples?, configuration: TrainingConfiguration,
     report: (TrainingEvent) -> Void = { _ in }
 ) -> TrainingResult {
-    shapePrecondition(configuration.batchSize >= 1 && configuration.epochs >= 1,
-                      "training needs a batch size and epochs of at least 1")
+    shapePrecondition(
+        configuration.batchSize >= 1 && configuration.epochs >= 1,
+        "training needs a batch size and epochs of at least 1")
     var network = network
     var optimizer = configuration.optimizer
     var generator = SeededGenerator(seed: configuration.seed)
@@ -99,9 +100,11 @@ public func train(
             correct += zip(logits.argmax(axis: 1), labels).filter { $0 == $1 }.count
             seen += indices.count
             let elapsed = seconds(clock.now - start)
-            report(.step(epoch: epoch, epochs: configuration.epochs, step: step + 1, steps: steps,
-                         loss: lossTotal / Double(seen), accuracy: Double(correct) / Double(seen),
-                         samplesPerSecond: elapsed > 0 ? Double(seen) / elapsed : 0))
+            report(
+                .step(
+                    epoch: epoch, epochs: configuration.epochs, step: step + 1, steps: steps,
+                    loss: lossTotal / Double(seen), accuracy: Double(correct) / Double(seen),
+                    samplesPerSecond: elapsed > 0 ? Double(seen) / elapsed : 0))
         }
         let elapsed = seconds(clock.now - start)
         let trainingLoss = lossTotal / Double(max(seen, 1))
@@ -109,7 +112,8 @@ public func train(
         if let validation, validation.count > 0 {
             let logits = network.logits(validation.inputs)
             validationLoss = Double(configuration.loss(logits: logits, labels: validation.labels).loss)
-            validationAccuracy = Double(zip(logits.argmax(axis: 1), validation.labels).filter { $0 == $1 }.count)
+            validationAccuracy =
+                Double(zip(logits.argmax(axis: 1), validation.labels).filter { $0 == $1 }.count)
                 / Double(validation.count)
         }
         let accuracy = validationAccuracy ?? 0
@@ -123,7 +127,8 @@ public func train(
         history.append(summary)
         report(.epoch(summary, epochs: configuration.epochs))
         if let patience = configuration.patience, let bestEpoch = best?.epoch, epoch - bestEpoch >= patience,
-           epoch < configuration.epochs {
+            epoch < configuration.epochs
+        {
             report(.stoppedEarly(epoch: epoch, bestEpoch: bestEpoch))
             break
         }

@@ -45,7 +45,8 @@ public enum TrainingCurves {
             let x0 = left + Double(index) * (panelWidth + gap)
             func x(_ epoch: Int) -> Double { x0 + (epochs > 1 ? Double(epoch - 1) / Double(epochs - 1) : 0.5) * panelWidth }
             func y(_ value: Double) -> Double {
-                top + panelHeight - (min(max(value, panel.axis.low), panel.axis.high) - panel.axis.low) / (panel.axis.high - panel.axis.low) * panelHeight
+                top + panelHeight - (min(max(value, panel.axis.low), panel.axis.high) - panel.axis.low) / (panel.axis.high - panel.axis.low)
+                    * panelHeight
             }
             parts.append(#"<text x="\#(x0)" y="\#(top - 8)" font-weight="bold">\#(panel.name)</text>"#)
             for tick in panel.axis.ticks {
@@ -55,7 +56,8 @@ public enum TrainingCurves {
             }
             var epoch = 1
             while epoch <= epochs {
-                parts.append(#"<line x1="\#(f(x(epoch)))" y1="\#(top + panelHeight)" x2="\#(f(x(epoch)))" y2="\#(top + panelHeight + 4)" stroke="gray"/>"#)
+                parts.append(
+                    #"<line x1="\#(f(x(epoch)))" y1="\#(top + panelHeight)" x2="\#(f(x(epoch)))" y2="\#(top + panelHeight + 4)" stroke="gray"/>"#)
                 parts.append(#"<text x="\#(f(x(epoch)))" y="\#(top + panelHeight + 16)" text-anchor="middle">\#(epoch)</text>"#)
                 epoch = epoch == 1 && Int(epochStep) > 1 ? Int(epochStep) : epoch + Int(epochStep)
             }
@@ -64,13 +66,16 @@ public enum TrainingCurves {
             if let bestEpoch {
                 let bx = x(bestEpoch.epoch)
                 parts.append(#"<line x1="\#(f(bx))" y1="\#(top)" x2="\#(f(bx))" y2="\#(top + panelHeight)" stroke="green" stroke-dasharray="4 3"/>"#)
-                let value = panel.percent ? bestEpoch.validationAccuracy ?? bestEpoch.trainingAccuracy : bestEpoch.validationLoss ?? bestEpoch.trainingLoss
+                let value =
+                    panel.percent ? bestEpoch.validationAccuracy ?? bestEpoch.trainingAccuracy : bestEpoch.validationLoss ?? bestEpoch.trainingLoss
                 let text = "epoch \(bestEpoch.epoch): " + (panel.percent ? String(format: "%.1f%%", 100 * value) : String(format: "%.3f", value))
                 // Inside the panel, on the side of the line with room for it, at the bottom (loss) or top (accuracy),
                 // where the curves are not.
                 let anchorEnd = bx > x0 + panelWidth - 110
                 let ty = panel.percent ? top + panelHeight - 8 : top + 14
-                parts.append(#"<text x="\#(f(bx + (anchorEnd ? -4 : 4)))" y="\#(f(ty))" fill="green" text-anchor="\#(anchorEnd ? "end" : "start")">\#(text)</text>"#)
+                parts.append(
+                    #"<text x="\#(f(bx + (anchorEnd ? -4 : 4)))" y="\#(f(ty))" fill="green" text-anchor="\#(anchorEnd ? "end" : "start")">\#(text)</text>"#
+                )
             }
             for ((_, color), values) in zip(series, panel.values) {
                 let points = values.enumerated().compactMap { epoch, value in

@@ -54,14 +54,17 @@ public struct TrainingRun: Sendable {
     public var out: String
 
     /// A run with Adam at `learningRate`, cosine-decayed to a tenth over the run's steps once the data is read.
-    public init(task: RecognitionTask, data: String, validation: String?, epochs: Int, batchSize: Int, seed: UInt64, patience: Int,
-                learningRate: Float, rasterizer: ShapeRasterizer, windowing: MotionWindowing, augment: Int, formats: [StorageFormat],
-                out: String) {
+    public init(
+        task: RecognitionTask, data: String, validation: String?, epochs: Int, batchSize: Int, seed: UInt64, patience: Int,
+        learningRate: Float, rasterizer: ShapeRasterizer, windowing: MotionWindowing, augment: Int, formats: [StorageFormat],
+        out: String
+    ) {
         self.task = task
         self.data = data
         self.validation = validation
-        configuration = TrainingConfiguration(epochs: epochs, batchSize: batchSize, seed: seed, patience: patience,
-                                              optimizer: Optimizer(.adamDefault, learningRate: learningRate))
+        configuration = TrainingConfiguration(
+            epochs: epochs, batchSize: batchSize, seed: seed, patience: patience,
+            optimizer: Optimizer(.adamDefault, learningRate: learningRate))
         self.rasterizer = rasterizer
         self.windowing = windowing
         self.augment = augment
@@ -89,15 +92,18 @@ public struct TrainingRun: Sendable {
 
     /// Reads the training (and validation) data and splits it.
     public func prepare() throws(DataError) -> Data {
-        let trainingData = try PreparedData(data, task: task, classNames: nil, rasterizer: rasterizer, windowing: windowing,
-                                            augment: augment, seed: configuration.seed)
+        let trainingData = try PreparedData(
+            data, task: task, classNames: nil, rasterizer: rasterizer, windowing: windowing,
+            augment: augment, seed: configuration.seed)
         let validationData = try validation.map { path throws(DataError) in
             try PreparedData(path, task: task, classNames: trainingData.examples.classNames, rasterizer: rasterizer, windowing: windowing)
         }
         let all = trainingData.examples
-        let (training, heldOut) = try trainingSplit(all, validation: validationData?.examples, seed: configuration.seed,
-                                                    unit: task == .shape ? "drawings" : "sessions", file: data)
-        let summary = "training \(task.modelName) on \(data): \(trainingData.groupsDescription), \(all.classNames.count) classes "
+        let (training, heldOut) = try trainingSplit(
+            all, validation: validationData?.examples, seed: configuration.seed,
+            unit: task == .shape ? "drawings" : "sessions", file: data)
+        let summary =
+            "training \(task.modelName) on \(data): \(trainingData.groupsDescription), \(all.classNames.count) classes "
             + "(\(all.classNames.joined(separator: ", "))); \(training.count) training and \(heldOut.count) validation examples"
         return Data(all: all, training: training, heldOut: heldOut, summary: summary)
     }
@@ -121,12 +127,14 @@ public struct TrainingRun: Sendable {
     /// Returns the plan written (its run identity and variants).
     public func export(_ result: TrainingResult, report: ClassificationReport, data: Data, waiting: () -> Void = {}) throws -> ExportPlan {
         let checksum = CRC32.checksum(ofFile: self.data).map { String(format: "crc32:%08x", $0) }
-        let metadata = TrainingMetadata(dataset: self.data, datasetChecksum: checksum, seed: configuration.seed, epochs: result.bestEpoch,
-                                        validationAccuracy: report.accuracy)
+        let metadata = TrainingMetadata(
+            dataset: self.data, datasetChecksum: checksum, seed: configuration.seed, epochs: result.bestEpoch,
+            validationAccuracy: report.accuracy)
         let preprocessing = task == .shape ? rasterizer.parameters : windowing.parameters
-        let plan = try prepareExport(result.network, task: task, classNames: data.all.classNames, inputShape: inputShape,
-                                     preprocessing: preprocessing, training: metadata, validation: data.heldOut, formats: formats,
-                                     prefix: URL(fileURLWithPath: out))
+        let plan = try prepareExport(
+            result.network, task: task, classNames: data.all.classNames, inputShape: inputShape,
+            preprocessing: preprocessing, training: metadata, validation: data.heldOut, formats: formats,
+            prefix: URL(fileURLWithPath: out))
         let curves = TrainingCurves.svg(result.history, title: "\(task.modelName) — \(self.data)", run: plan.run)
         try plan.write(adding: [(URL(fileURLWithPath: out + ".curves.svg"), Array(curves.utf8))], prefix: URL(fileURLWithPath: out), waiting: waiting)
         return plan

@@ -11,29 +11,37 @@ public func trainingSplit(
 ) throws(DataError) -> (training: Examples, validation: Examples) {
     let names = all.classNames.map { "'\($0)'" }.joined(separator: ", ")
     guard all.classNames.count >= 2, all.classNames.contains(where: { $0 != DecisionRule.otherLabel }) else {
-        throw DataError(file: file, message: "training needs at least 2 classes, and one that is not '\(DecisionRule.otherLabel)'; "
-            + "the data has only \(names.isEmpty ? "no labels" : names) (\(Set(all.groups).count) \(unit))")
+        throw DataError(
+            file: file,
+            message: "training needs at least 2 classes, and one that is not '\(DecisionRule.otherLabel)'; "
+                + "the data has only \(names.isEmpty ? "no labels" : names) (\(Set(all.groups).count) \(unit))")
     }
     if validation == nil {
         let counts = groupCounts(all)
         let scarce = all.classNames.indices.filter { counts[$0] < 2 }
         guard scarce.isEmpty else {
-            throw DataError(file: file, message: "every class needs at least 2 \(unit) so that one can be held out for validation; "
-                + scarce.map { "'\(all.classNames[$0])' has \(counts[$0])" }.joined(separator: ", ")
-                + "; add \(unit) of \(scarce.count == 1 ? "it" : "them"), or give --validation")
+            throw DataError(
+                file: file,
+                message: "every class needs at least 2 \(unit) so that one can be held out for validation; "
+                    + scarce.map { "'\(all.classNames[$0])' has \(counts[$0])" }.joined(separator: ", ")
+                    + "; add \(unit) of \(scarce.count == 1 ? "it" : "them"), or give --validation")
         }
     }
     let (training, held) = validation.map { (all, $0) } ?? all.splitByGroup(validationFraction: validationFraction, seed: seed)
     let trained = groupCounts(training)
     let missing = all.classNames.indices.filter { trained[$0] == 0 }
     guard missing.isEmpty else {
-        throw DataError(file: file, message: "the validation split (seed \(seed)) took every one of the \(unit) of "
-            + missing.map { "'\(all.classNames[$0])'" }.joined(separator: ", ") + ", so it would never be trained; "
-            + "add \(unit), choose another --seed, or give --validation")
+        throw DataError(
+            file: file,
+            message: "the validation split (seed \(seed)) took every one of the \(unit) of "
+                + missing.map { "'\(all.classNames[$0])'" }.joined(separator: ", ") + ", so it would never be trained; "
+                + "add \(unit), choose another --seed, or give --validation")
     }
     guard held.count > 0 else {
-        throw DataError(file: validation == nil ? file : "--validation", message: "the validation data is empty; "
-            + "training needs validation examples to choose its best epoch")
+        throw DataError(
+            file: validation == nil ? file : "--validation",
+            message: "the validation data is empty; "
+                + "training needs validation examples to choose its best epoch")
     }
     return (training, held)
 }

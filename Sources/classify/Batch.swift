@@ -5,12 +5,16 @@ import Tensor
 
 /// The options `classify shape` and `classify motion` share: where weights come from, retries, fallback.
 struct ChainOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "A weights file to use instead of the shipped int8 and f32 files.",
-        discussion: "Without it, each variant is looked for in $CLASSIFY_WEIGHTS, then ./Weights, then the Weights folder of the package the tool was built from."))
+    @Option(
+        help: ArgumentHelp(
+            "A weights file to use instead of the shipped int8 and f32 files.",
+            discussion:
+                "Without it, each variant is looked for in $CLASSIFY_WEIGHTS, then ./Weights, then the Weights folder of the package the tool was built from."
+        ))
     var weights: String?
 
-    @Option(help: "How often to retry a transient failure (an I/O error while reading weights), per model, waiting 20 ms, 40 ms, 80 ms, … between tries.")
+    @Option(
+        help: "How often to retry a transient failure (an I/O error while reading weights), per model, waiting 20 ms, 40 ms, 80 ms, … between tries.")
     var retries = 3
 
     @Flag(help: "Stop after the first model: no f32 weights and no non-ML recognizer.")
@@ -37,8 +41,10 @@ struct ChainOptions: ParsableArguments {
         let executable = URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0]).resolvingSymlinksInPath()
         let folder = executable.deletingLastPathComponent()
         let fileManager = FileManager.default
-        for candidate in [folder.appendingPathComponent("Weights"),
-                          folder.deletingLastPathComponent().appendingPathComponent("share/classify/Weights")]
+        for candidate in [
+            folder.appendingPathComponent("Weights"),
+            folder.deletingLastPathComponent().appendingPathComponent("share/classify/Weights"),
+        ]
         where fileManager.fileExists(atPath: candidate.path) {
             return candidate.path
         }
@@ -105,8 +111,9 @@ struct ChainOptions: ParsableArguments {
         case let .badInput(data, _):
             return failure(data)
         case let .allFailed(attempts):
-            reportError("every model failed (\(attempts.count) attempt\(attempts.count == 1 ? "" : "s")): "
-                        + attempts.map { "\($0.model): \($0.error)" }.joined(separator: "; "))
+            reportError(
+                "every model failed (\(attempts.count) attempt\(attempts.count == 1 ? "" : "s")): "
+                    + attempts.map { "\($0.model): \($0.error)" }.joined(separator: "; "))
             return ExitCode(ExitStatus.software)
         }
     }
@@ -141,7 +148,9 @@ func expandInputs(_ inputs: [String]) throws(DataError) -> [String] {
         }
         let csvFiles = names.filter { $0.lowercased().hasSuffix(".csv") }.sorted()
         guard !csvFiles.isEmpty else {
-            throw DataError(file: input, message: "the folder holds no .csv files (\(names.count) other entr\(names.count == 1 ? "y" : "ies"))", kind: .missingFile)
+            throw DataError(
+                file: input, message: "the folder holds no .csv files (\(names.count) other entr\(names.count == 1 ? "y" : "ies"))",
+                kind: .missingFile)
         }
         files += csvFiles.map { input.hasSuffix("/") ? input + $0 : input + "/" + $0 }
     }
@@ -158,8 +167,10 @@ func requireExisting(_ path: String) throws(DataError) {
 /// Works through `count` items on every core, `chunk` at a time, printing each outcome's line in input order as
 /// soon as its chunk is done. Returns the first failed item's status, or 0; 74 at once when standard output
 /// cannot be written.
-func runBatch(count: Int, threads: Int = ProcessInfo.processInfo.activeProcessorCount, chunk: Int = 512,
-              _ work: @escaping @Sendable (Int) -> ItemOutcome) -> Int32 {
+func runBatch(
+    count: Int, threads: Int = ProcessInfo.processInfo.activeProcessorCount, chunk: Int = 512,
+    _ work: @escaping @Sendable (Int) -> ItemOutcome
+) -> Int32 {
     // Each item's products are small; one BLAS thread per worker keeps the workers from fighting over cores.
     BLAS.maxThreads = 1
     var status: Int32 = 0

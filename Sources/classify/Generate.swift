@@ -29,7 +29,10 @@ struct Generate: ParsableCommand {
     @Option(help: "The dataset folder (shapes/ and examples/ are written inside it).")
     var out: String
 
-    @Option(help: "shape: training drawings (default 3000); motion: training people, a walking and a running session of about 30 s each (default 24). Test gets a quarter as many, by other people.")
+    @Option(
+        help:
+            "shape: training drawings (default 3000); motion: training people, a walking and a running session of about 30 s each (default 24). Test gets a quarter as many, by other people."
+    )
     var count: Int?
 
     @Option(help: "Seed of the generator.")
@@ -52,16 +55,20 @@ struct Generate: ParsableCommand {
         var generator = ShapeGenerator(seed: seed)
         let training = generator.samples(people: count / perPerson, perPerson: perPerson)
         let test = generator.samples(people: max(1, count / 4 / perPerson), perPerson: perPerson, firstPerson: count / perPerson)
-        var files = [("shapes/train.csv", ShapeDatasetWriter.csv(training, prefix: "train")),
-                     ("shapes/test.csv", ShapeDatasetWriter.csv(test, prefix: "test"))]
+        var files = [
+            ("shapes/train.csv", ShapeDatasetWriter.csv(training, prefix: "train")),
+            ("shapes/test.csv", ShapeDatasetWriter.csv(test, prefix: "test")),
+        ]
         for label in ShapeGenerator.labels {
-            guard let example = test.first(where: { $0.label == label && $0.drawing.strokes.count == 1 }) ?? test.first(where: { $0.label == label }) else { continue }
+            guard let example = test.first(where: { $0.label == label && $0.drawing.strokes.count == 1 }) ?? test.first(where: { $0.label == label })
+            else { continue }
             files.append(("examples/\(label).csv", ShapeDatasetWriter.drawingCSV(example.drawing)))
         }
         try write(files, under: root)
-        print("wrote \(training.count) training drawings (\(count / perPerson) people) to \(out)/shapes/train.csv, "
-              + "\(test.count) test drawings (\(max(1, count / 4 / perPerson)) other people) to \(out)/shapes/test.csv, "
-              + "and \(ShapeGenerator.labels.count) examples to \(out)/examples/")
+        print(
+            "wrote \(training.count) training drawings (\(count / perPerson) people) to \(out)/shapes/train.csv, "
+                + "\(test.count) test drawings (\(max(1, count / 4 / perPerson)) other people) to \(out)/shapes/test.csv, "
+                + "and \(ShapeGenerator.labels.count) examples to \(out)/examples/")
     }
 }
 
@@ -74,8 +81,10 @@ extension Generate {
         var generator = MotionGenerator(seed: seed)
         let training = generator.sessions(people: people, seconds: 30)
         let test = generator.sessions(people: max(1, people / 4), seconds: 30, firstPerson: people)
-        var files = [("motion/train.csv", MotionGenerator.csv(training, prefix: "train")),
-                     ("motion/test.csv", MotionGenerator.csv(test, prefix: "test"))]
+        var files = [
+            ("motion/train.csv", MotionGenerator.csv(training, prefix: "train")),
+            ("motion/test.csv", MotionGenerator.csv(test, prefix: "test")),
+        ]
         for label in MotionGenerator.labels {
             guard let example = test.first(where: { $0.label == label }) else { continue }
             var lines = ["timestamp," + coreMotionColumns.joined(separator: ",")]
@@ -85,8 +94,9 @@ extension Generate {
             files.append(("examples/\(label).csv", lines.joined(separator: "\n") + "\n"))
         }
         try write(files, under: root)
-        print("wrote \(training.count) training sessions (\(people) people) to \(out)/motion/train.csv, \(test.count) test sessions "
-              + "(\(max(1, people / 4)) other people) to \(out)/motion/test.csv, and walking and running examples to \(out)/examples/")
+        print(
+            "wrote \(training.count) training sessions (\(people) people) to \(out)/motion/train.csv, \(test.count) test sessions "
+                + "(\(max(1, people / 4)) other people) to \(out)/motion/test.csv, and walking and running examples to \(out)/examples/")
     }
 
     /// Writes each (path under `root`, text) atomically, creating folders as needed; a failure is one `error:`

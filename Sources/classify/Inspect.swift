@@ -112,8 +112,9 @@ struct InspectionReport: Encodable {
         lines.append(column("labels", 16) + (labels.isEmpty ? "(none)" : labels.joined(separator: ", ")))
         lines.append(column("input", 16) + shape(input.shape) + (input.description.isEmpty ? "" : "  \(input.description)"))
         if !preprocessing.isEmpty {
-            lines.append(column("preprocessing", 16)
-                + preprocessing.keys.sorted().map { "\($0)=\(preprocessing[$0]?.description ?? "")" }.joined(separator: " "))
+            lines.append(
+                column("preprocessing", 16)
+                    + preprocessing.keys.sorted().map { "\($0)=\(preprocessing[$0]?.description ?? "")" }.joined(separator: " "))
         }
         if let training {
             var parts: [String] = []
@@ -128,10 +129,11 @@ struct InspectionReport: Encodable {
             lines.append(column("decision", 16) + decision.summary)
         }
         if let activationQuantization, !activationQuantization.isEmpty {
-            lines.append(column("integer", 16) + "layers " + activationQuantization.map { String($0.layer) }.joined(separator: ", ")
-                         + " run in int8 arithmetic (input scales "
-                         + activationQuantization.map { String(format: "%.4g", $0.scale) + ($0.zeroPoint == 0 ? "" : " zp \($0.zeroPoint)") }
-                             .joined(separator: ", ") + ")")
+            lines.append(
+                column("integer", 16) + "layers " + activationQuantization.map { String($0.layer) }.joined(separator: ", ")
+                    + " run in int8 arithmetic (input scales "
+                    + activationQuantization.map { String(format: "%.4g", $0.scale) + ($0.zeroPoint == 0 ? "" : " zp \($0.zeroPoint)") }
+                    .joined(separator: ", ") + ")")
         }
         lines.append(column("architecture", 16) + "\(architecture.count) layers, \(grouped(parameters)) parameters")
         for row in architecture {
@@ -140,11 +142,13 @@ struct InspectionReport: Encodable {
         lines.append("tensors")
         lines.append("  " + column("name", 14) + column("shape", 18) + column("format", 8) + "bytes")
         for row in tensors {
-            lines.append("  " + column(row.name, 14) + column(shape(row.shape), 18) + column(row.format.rawValue, 8)
-                + String(repeating: " ", count: max(0, 9 - grouped(row.bytes).count)) + grouped(row.bytes))
+            lines.append(
+                "  " + column(row.name, 14) + column(shape(row.shape), 18) + column(row.format.rawValue, 8)
+                    + String(repeating: " ", count: max(0, 9 - grouped(row.bytes).count)) + grouped(row.bytes))
         }
-        lines.append(column("size", 16) + "\(grouped(fileBytes)) bytes; as f32 \(grouped(float32FileBytes)) bytes"
-            + String(format: " (%.1f%%)", 100 * compression))
+        lines.append(
+            column("size", 16) + "\(grouped(fileBytes)) bytes; as f32 \(grouped(float32FileBytes)) bytes"
+                + String(format: " (%.1f%%)", 100 * compression))
         return lines.joined(separator: "\n")
     }
 }

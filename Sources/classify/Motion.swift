@@ -69,7 +69,9 @@ struct Motion: ParsableCommand {
         guard smooth >= 0 && smooth <= 1000 else { throw ValidationError("--smooth must be between 0 and 1000, got \(smooth)") }
         guard confirm >= 1 && confirm <= 20 else { throw ValidationError("--confirm must be between 1 and 20, got \(confirm)") }
         if follow {
-            guard dataset == nil, recordings.count == 1 else { throw ValidationError("--follow takes one recording (a file or -), not a batch or --dataset") }
+            guard dataset == nil, recordings.count == 1 else {
+                throw ValidationError("--follow takes one recording (a file or -), not a batch or --dataset")
+            }
             guard smooth == 0 else { throw ValidationError("--smooth averages with later windows, which --follow has not seen yet; leave it out") }
         } else if confirm != 2 {
             throw ValidationError("--confirm applies to --follow only")
@@ -85,8 +87,10 @@ struct Motion: ParsableCommand {
             }
             let recognizer = try chain.loadMotionRecognizer()
             do {
-                let status = try MotionFollower(path: recordings[0], recognizer: recognizer, confirmations: confirm, assumedRate: rate,
-                                                json: chain.json).run()
+                let status = try MotionFollower(
+                    path: recordings[0], recognizer: recognizer, confirmations: confirm, assumedRate: rate,
+                    json: chain.json
+                ).run()
                 if status != 0 { throw ExitCode(status) }
             } catch let error as DataError {
                 throw failure(error)
@@ -130,12 +134,14 @@ struct Motion: ParsableCommand {
             }
             let uncertainCount = timeline.windows.filter(\.uncertain).count
             let counts = timeline.votes.map { "\($0.count) \($0.label)" } + (uncertainCount > 0 ? ["\(uncertainCount) uncertain"] : [])
-            print("\(timeline.label)  (\(timeline.windows.count) window\(timeline.windows.count == 1 ? "" : "s"): "
-                  + counts.joined(separator: ", ") + "; model \(model))")
+            print(
+                "\(timeline.label)  (\(timeline.windows.count) window\(timeline.windows.count == 1 ? "" : "s"): "
+                    + counts.joined(separator: ", ") + "; model \(model))")
             for window in timeline.windows {
                 let span = String(format: "%7.2f–%7.2f s", window.start, window.end)
-                print("  \(span)  " + window.label.padding(toLength: 8, withPad: " ", startingAt: 0) + percentText(window.confidence)
-                      + (window.uncertain ? "  uncertain: \(window.reason ?? "")" : ""))
+                print(
+                    "  \(span)  " + window.label.padding(toLength: 8, withPad: " ", startingAt: 0) + percentText(window.confidence)
+                        + (window.uncertain ? "  uncertain: \(window.reason ?? "")" : ""))
             }
             if timeline.uncertain { print("uncertain: \(timeline.reason ?? "")") }
             return
@@ -151,9 +157,12 @@ struct Motion: ParsableCommand {
             }
         } else {
             items = files.map { path in
-                (path, { () throws(DataError) in
-                    try MotionRecordingReader.read(path, assumedRate: rate, rate: modelWindowing.rate, window: modelWindowing.window)
-                })
+                (
+                    path,
+                    { () throws(DataError) in
+                        try MotionRecordingReader.read(path, assumedRate: rate, rate: modelWindowing.rate, window: modelWindowing.window)
+                    }
+                )
             }
         }
         let status = runBatch(count: items.count, threads: chain.jobs ?? ProcessInfo.processInfo.activeProcessorCount) { index in
@@ -163,13 +172,15 @@ struct Motion: ParsableCommand {
                 let timeline = try recognizer.classify(recording, smoothing: smooth, source: name)
                 if let note = rateNote(recording, name: name) { reportNote(note) }
                 if json {
-                    return ItemOutcome(line: MotionJSON(timeline: timeline, model: model, attempts: attempts, notes: recording.notes, input: name).text, status: 0)
+                    return ItemOutcome(
+                        line: MotionJSON(timeline: timeline, model: model, attempts: attempts, notes: recording.notes, input: name).text, status: 0)
                 }
                 let share = timeline.votes.first { $0.label == timeline.label }?.count ?? 0
                 let uncertainCount = timeline.windows.filter(\.uncertain).count
-                return ItemOutcome(line: "\(name)  \(timeline.label)  (\(share) of \(timeline.windows.count) windows"
-                                   + (uncertainCount > 0 ? ", \(uncertainCount) uncertain" : "") + ", model \(model))"
-                                   + (timeline.uncertain ? "  uncertain" : ""), status: 0)
+                return ItemOutcome(
+                    line: "\(name)  \(timeline.label)  (\(share) of \(timeline.windows.count) windows"
+                        + (uncertainCount > 0 ? ", \(uncertainCount) uncertain" : "") + ", model \(model))"
+                        + (timeline.uncertain ? "  uncertain" : ""), status: 0)
             } catch {
                 return errorOutcome(error, input: name, json: json)
             }
@@ -214,8 +225,9 @@ struct MotionJSON: Encodable {
         uncertain = timeline.uncertain
         reason = timeline.reason
         windows = timeline.windows.map {
-            Window(start: ($0.start * 1000).rounded() / 1000, end: ($0.end * 1000).rounded() / 1000, label: $0.label,
-                   confidence: $0.confidence, uncertain: $0.uncertain, reason: $0.reason)
+            Window(
+                start: ($0.start * 1000).rounded() / 1000, end: ($0.end * 1000).rounded() / 1000, label: $0.label,
+                confidence: $0.confidence, uncertain: $0.uncertain, reason: $0.reason)
         }
         self.model = model
         self.attempts = attempts

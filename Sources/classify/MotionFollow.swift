@@ -24,8 +24,9 @@ struct MotionFollower {
             descriptor = open(path, O_RDONLY)
             guard descriptor >= 0 else {
                 let code = errno
-                throw DataError(file: path, message: code == ENOENT ? "no such file" : "cannot be read: \(String(cString: strerror(code)))",
-                                kind: code == ENOENT ? .missingFile : .unreadable)
+                throw DataError(
+                    file: path, message: code == ENOENT ? "no such file" : "cannot be read: \(String(cString: strerror(code)))",
+                    kind: code == ENOENT ? .missingFile : .unreadable)
             }
         }
         defer { if descriptor != 0 { close(descriptor) } }
@@ -66,8 +67,10 @@ struct MotionFollower {
         windows += report(stream.pause()).windows
         guard windows > 0 else {
             let windowing = recognizer.windowing
-            throw DataError(file: path, message: "the input ended after \(samples) samples, before one window "
-                            + String(format: "(%ld samples at %.0f Hz, %.2f s)", windowing.window, windowing.rate, Double(windowing.window) / windowing.rate))
+            throw DataError(
+                file: path,
+                message: "the input ended after \(samples) samples, before one window "
+                    + String(format: "(%ld samples at %.0f Hz, %.2f s)", windowing.window, windowing.rate, Double(windowing.window) / windowing.rate))
         }
         return 0
     }
@@ -84,8 +87,9 @@ struct MotionFollower {
                 if json {
                     StandardStreams.write(jsonText(FollowJSON(change: change, model: recognizer.model)) + "\n")
                 } else {
-                    StandardStreams.write(String(format: "%8.2f s", change.time) + "  " + change.to.padding(toLength: 8, withPad: " ", startingAt: 0)
-                                          + percentText(change.confidence) + String(format: "  (since %.2f s)\n", change.since))
+                    StandardStreams.write(
+                        String(format: "%8.2f s", change.time) + "  " + change.to.padding(toLength: 8, withPad: " ", startingAt: 0)
+                            + percentText(change.confidence) + String(format: "  (since %.2f s)\n", change.since))
                 }
                 written = StandardStreams.flush() && written
             }

@@ -42,7 +42,9 @@ struct Shape: ParsableCommand {
     func validate() throws {
         if dataset != nil && !drawings.isEmpty { throw ValidationError("give drawings or --dataset FILE, not both") }
         guard !drawings.isEmpty || dataset != nil else { throw ValidationError("give a drawing (a CSV file, a folder or -) or --dataset FILE") }
-        if render != nil && (drawings.count != 1 || dataset != nil) { throw ValidationError("--render draws one drawing: give exactly one drawing file") }
+        if render != nil && (drawings.count != 1 || dataset != nil) {
+            throw ValidationError("--render draws one drawing: give exactly one drawing file")
+        }
     }
 
     func run() throws {
@@ -73,9 +75,10 @@ struct Shape: ParsableCommand {
             if chain.json {
                 print(ShapeJSON(answer).text)
             } else {
-                print(answer.label == DecisionRule.unknownLabel
-                      ? "unknown  (none of the classes, \(percentText(answer.confidence)); nearest \(answer.best); model \(answer.model))"
-                      : "\(answer.label)  (confidence \(percentText(answer.confidence)), model \(answer.model))")
+                print(
+                    answer.label == DecisionRule.unknownLabel
+                        ? "unknown  (none of the classes, \(percentText(answer.confidence)); nearest \(answer.best); model \(answer.model))"
+                        : "\(answer.label)  (confidence \(percentText(answer.confidence)), model \(answer.model))")
                 for (label, probability) in answer.probabilities {
                     print("  " + label.padding(toLength: 10, withPad: " ", startingAt: 0) + percentText(probability))
                 }
@@ -108,8 +111,9 @@ struct Shape: ParsableCommand {
             status = runBatch(count: outcomes.count, threads: 1, chunk: 1 << 14) { outcomes[$0].value }
         } else {
             status = runBatch(count: files.count, threads: threads) { index in
-                format.outcome(Result { () throws(DataError) in try readDrawing(files[index]) }, input: files[index],
-                               worker: ShapeRecognizer.Worker(recognizer))
+                format.outcome(
+                    Result { () throws(DataError) in try readDrawing(files[index]) }, input: files[index],
+                    worker: ShapeRecognizer.Worker(recognizer))
             }
         }
         if status != 0 { throw ExitCode(status) }
@@ -207,8 +211,10 @@ enum ShapeRendering {
         let view = answer.view, model = answer.model
         let panel = 240.0, gap = 20.0, header = 52.0
         let width = 3 * panel + 4 * gap, top = header
-        var parts = [#"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(width))" height="\#(Int(top + panel + gap + 24))" font-family="sans-serif" font-size="12">"#,
-                     #"<rect width="100%" height="100%" fill="white"/>"#]
+        var parts = [
+            #"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(width))" height="\#(Int(top + panel + gap + 24))" font-family="sans-serif" font-size="12">"#,
+            #"<rect width="100%" height="100%" fill="white"/>"#,
+        ]
         // The verdict, in words, across the top.
         let verdict: String
         if answer.label == DecisionRule.unknownLabel {
@@ -219,7 +225,8 @@ enum ShapeRendering {
         let verdictColor = answer.uncertain || answer.label == DecisionRule.unknownLabel ? "#b35900" : "black"
         parts.append(#"<text x="\#(gap)" y="24" font-size="16" font-weight="bold" fill="\#(verdictColor)">\#(escapeXML(verdict))</text>"#)
         let detail = (answer.uncertain ? "uncertain: \(answer.reason ?? "the model is not sure") · " : "") + "model \(model)"
-        parts.append(#"<text x="\#(gap)" y="42" fill="\#(answer.uncertain ? "#b35900" : "dimgray")">\#(escapeXML(String(detail.prefix(120))))</text>"#)
+        parts.append(
+            #"<text x="\#(gap)" y="42" fill="\#(answer.uncertain ? "#b35900" : "dimgray")">\#(escapeXML(String(detail.prefix(120))))</text>"#)
         // The strokes, scaled into the first panel (y down, as drawn), keeping their proportions.
         if let b = drawing.bounds {
             let extent = max(b.maxX - b.minX, b.maxY - b.minY, 1e-9)
@@ -238,7 +245,9 @@ enum ShapeRendering {
             for y in 0..<size {
                 for x in 0..<size where view[y, x, 0] > 0 {
                     let grey = Int(255 * (1 - Double(view[y, x, 0])))
-                    parts.append(#"<rect x="\#(left + Double(x) * cell)" y="\#(top + Double(y) * cell)" width="\#(cell)" height="\#(cell)" fill="rgb(\#(grey),\#(grey),\#(grey))"/>"#)
+                    parts.append(
+                        #"<rect x="\#(left + Double(x) * cell)" y="\#(top + Double(y) * cell)" width="\#(cell)" height="\#(cell)" fill="rgb(\#(grey),\#(grey),\#(grey))"/>"#
+                    )
                 }
             }
             parts.append(#"<rect x="\#(left)" y="\#(top)" width="\#(panel)" height="\#(panel)" fill="none" stroke="gray"/>"#)
@@ -254,8 +263,12 @@ enum ShapeRendering {
             let barWidth = longest * min(max(entry.probability, 0), 1)
             let chosen = entry.label == answer.label || (answer.label == DecisionRule.unknownLabel && entry.label == DecisionRule.otherLabel)
             parts.append(#"<text x="\#(barsLeft)" y="\#(y + 14)">\#(escapeXML(String(entry.label.prefix(9))))</text>"#)
-            parts.append(#"<rect x="\#(barsLeft + labelWidth)" y="\#(y)" width="\#(String(format: "%.1f", barWidth))" height="20" fill="\#(chosen ? "steelblue" : "lightgray")"/>"#)
-            parts.append(#"<text x="\#(String(format: "%.1f", barsLeft + labelWidth + barWidth + 4))" y="\#(y + 14)">\#(percentText(entry.probability))</text>"#)
+            parts.append(
+                #"<rect x="\#(barsLeft + labelWidth)" y="\#(y)" width="\#(String(format: "%.1f", barWidth))" height="20" fill="\#(chosen ? "steelblue" : "lightgray")"/>"#
+            )
+            parts.append(
+                #"<text x="\#(String(format: "%.1f", barsLeft + labelWidth + barWidth + 4))" y="\#(y + 14)">\#(percentText(entry.probability))</text>"#
+            )
         }
         parts.append(#"<text x="\#(barsLeft)" y="\#(top + panel + 16)">probabilities</text>"#)
         parts.append("</svg>")

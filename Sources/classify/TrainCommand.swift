@@ -63,13 +63,18 @@ struct TrainCommand: ParsableCommand {
     @Option(help: "shape: side of the square image drawings are rasterized to, in pixels.")
     var imageSize = 16
 
-    @Flag(inversion: .prefixedNo, help: "shape: turn each drawing level (smallest enclosing rectangle, long side horizontal) and stretch its short side before rasterizing.")
+    @Flag(
+        inversion: .prefixedNo,
+        help: "shape: turn each drawing level (smallest enclosing rectangle, long side horizontal) and stretch its short side before rasterizing.")
     var canonical = true
 
     @Option(help: "shape: with --canonical, the most a drawing's short side is stretched to fill the image.")
     var maxStretch = 4.0
 
-    @Option(help: "shape: extra copies of each training drawing, turned, stretched, sheared and mirrored at random; copies stay in the same split as their drawing.")
+    @Option(
+        help:
+            "shape: extra copies of each training drawing, turned, stretched, sheared and mirrored at random; copies stay in the same split as their drawing."
+    )
     var augment = 0
 
     @Option(help: "motion: samples per window (at 50 Hz).")
@@ -92,20 +97,27 @@ struct TrainCommand: ParsableCommand {
     }
 
     func validate() throws {
-        guard Self.epochRange.contains(epochs) else { throw ValidationError("--epochs must be between 1 and \(Self.epochRange.upperBound), got \(epochs)") }
+        guard Self.epochRange.contains(epochs) else {
+            throw ValidationError("--epochs must be between 1 and \(Self.epochRange.upperBound), got \(epochs)")
+        }
         guard Self.batchSizeRange.contains(batchSize) else {
             throw ValidationError("--batch-size must be between 1 and \(Self.batchSizeRange.upperBound) examples, got \(batchSize)")
         }
         guard learningRate > 0 && learningRate.isFinite else { throw ValidationError("--learning-rate must be positive") }
-        guard Self.epochRange.contains(patience) else { throw ValidationError("--patience must be between 1 and \(Self.epochRange.upperBound), got \(patience)") }
+        guard Self.epochRange.contains(patience) else {
+            throw ValidationError("--patience must be between 1 and \(Self.epochRange.upperBound), got \(patience)")
+        }
         guard augment >= 0 && augment <= 64 else { throw ValidationError("--augment must be between 0 and 64 copies, got \(augment)") }
         guard maxStretch >= 1 && maxStretch <= 100 else { throw ValidationError("--max-stretch must be between 1 and 100, got \(maxStretch)") }
         guard imageSize >= 8 && imageSize <= 128 else { throw ValidationError("--image-size must be between 8 and 128, got \(imageSize)") }
         guard window >= 8 && window <= 4096 else { throw ValidationError("--window must be between 8 and 4096 samples, got \(window)") }
         guard hop >= 1 && hop <= window else { throw ValidationError("--hop must be between 1 and the window (\(window)), got \(hop)") }
-        guard lags >= 1 && lags < window else { throw ValidationError("--lags must be between 1 and the window less one (\(window - 1)), got \(lags)") }
+        guard lags >= 1 && lags < window else {
+            throw ValidationError("--lags must be between 1 and the window less one (\(window - 1)), got \(lags)")
+        }
         for name in (quantize ?? "").split(separator: ",") where StorageFormat(rawValue: name.trimmingCharacters(in: .whitespaces)) == nil {
-            throw ValidationError("--quantize: unknown format '\(name)'; choose from \(StorageFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw ValidationError(
+                "--quantize: unknown format '\(name)'; choose from \(StorageFormat.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         let folder = URL(fileURLWithPath: out).deletingLastPathComponent().path
         var isDirectory: ObjCBool = false
@@ -116,9 +128,10 @@ struct TrainCommand: ParsableCommand {
 
     /// The run the options describe (the pipeline lives in Train: `TrainingRun`).
     var trainingRun: TrainingRun {
-        TrainingRun(task: task, data: data, validation: validation, epochs: epochs, batchSize: batchSize, seed: seed, patience: patience,
-                    learningRate: learningRate, rasterizer: ShapeRasterizer(size: imageSize, canonical: canonical, maxStretch: maxStretch),
-                    windowing: MotionWindowing(window: window, hop: hop, lags: lags), augment: augment, formats: formats, out: out)
+        TrainingRun(
+            task: task, data: data, validation: validation, epochs: epochs, batchSize: batchSize, seed: seed, patience: patience,
+            learningRate: learningRate, rasterizer: ShapeRasterizer(size: imageSize, canonical: canonical, maxStretch: maxStretch),
+            windowing: MotionWindowing(window: window, hop: hop, lags: lags), augment: augment, formats: formats, out: out)
     }
 
     func run() throws {
@@ -134,7 +147,8 @@ struct TrainCommand: ParsableCommand {
         let printer = ProgressPrinter()
         let (result, report) = run.train(prepared) { printer($0) }
         let best = result.history.first { $0.epoch == result.bestEpoch }
-        print("best epoch \(result.bestEpoch) of \(result.history.count): validation accuracy \(percent(best?.validationAccuracy ?? report.accuracy))")
+        print(
+            "best epoch \(result.bestEpoch) of \(result.history.count): validation accuracy \(percent(best?.validationAccuracy ?? report.accuracy))")
         print(report.text)
         do {
             let plan = try run.export(result, report: report, data: prepared) {
@@ -147,8 +161,10 @@ struct TrainCommand: ParsableCommand {
                 let change = variant.format == .f32 ? "" : String(format: "  (%+.2f points)", 100 * (variant.accuracy - reference))
                 print("  \(out).\(variant.format.rawValue).weights  \(variant.bytes) bytes  validation \(percent(variant.accuracy))\(change)")
                 if reference - variant.accuracy > quantizationWarningThreshold {
-                    reportWarning(String(format: "%@ loses %.2f points of validation accuracy against f32 (more than %.0f)",
-                                         variant.format.rawValue, 100 * (reference - variant.accuracy), 100 * quantizationWarningThreshold))
+                    reportWarning(
+                        String(
+                            format: "%@ loses %.2f points of validation accuracy against f32 (more than %.0f)",
+                            variant.format.rawValue, 100 * (reference - variant.accuracy), 100 * quantizationWarningThreshold))
                 }
             }
             if let decision = variants.first?.decision {
@@ -223,8 +239,9 @@ struct Evaluate: ParsableCommand {
                 return { record in
                     record.drawing.flatMap { drawing in
                         Result { () throws(DataError) in try worker.recognize(drawing) }.mapError { error in
-                            DataError(file: data, line: record.lines.lowerBound,
-                                      message: "drawing '\(record.id)' (lines \(record.lines.lowerBound)–\(record.lines.upperBound)): \(error.message)")
+                            DataError(
+                                file: data, line: record.lines.lowerBound,
+                                message: "drawing '\(record.id)' (lines \(record.lines.lowerBound)–\(record.lines.upperBound)): \(error.message)")
                         }
                     }
                 }
@@ -244,23 +261,30 @@ struct Evaluate: ParsableCommand {
             }
             let label = item.label == DecisionRule.otherLabel ? DecisionRule.unknownLabel : item.label
             guard let index = labels.firstIndex(of: label) else {
-                throw failure(DataError(file: data, line: item.lines.lowerBound, message: "drawing '\(item.id)' has label "
-                    + "'\(item.label)', which \(recognizer.model) does not know (it knows \(labels.dropLast().joined(separator: ", ")), and other for none of them)"))
+                throw failure(
+                    DataError(
+                        file: data, line: item.lines.lowerBound,
+                        message: "drawing '\(item.id)' has label "
+                            + "'\(item.label)', which \(recognizer.model) does not know (it knows \(labels.dropLast().joined(separator: ", ")), and other for none of them)"
+                    ))
             }
             truth.append(index)
             predicted.append(labels.firstIndex(of: answer.label(classes)) ?? labels.count - 1)
             confidences.append(answer.confidence)
             if answer.uncertain { uncertain += 1 }
         }
-        showReport(labels: labels, truth: truth, predicted: predicted, confidences: confidences, uncertain: uncertain,
-                   model: recognizer.model, heading: "\(truth.count) drawings", unit: "answers", failures: failures, items: "drawings")
+        showReport(
+            labels: labels, truth: truth, predicted: predicted, confidences: confidences, uncertain: uncertain,
+            model: recognizer.model, heading: "\(truth.count) drawings", unit: "answers", failures: failures, items: "drawings")
         try failures.exit()
     }
 
     /// Prints the report of `predicted` against `truth`, with the uncertain count and the reliability table: one
     /// JSON object, or text under a heading.
-    func showReport(labels: [String], truth: [Int], predicted: [Int], confidences: [Double], uncertain: Int,
-                    model: String, heading: String, unit: String, failures: EvaluationFailures, items: String) {
+    func showReport(
+        labels: [String], truth: [Int], predicted: [Int], confidences: [Double], uncertain: Int,
+        model: String, heading: String, unit: String, failures: EvaluationFailures, items: String
+    ) {
         let report = ClassificationReport(labels: labels, truth: truth, predicted: predicted)
         let reliability = ReliabilityTable(confidences: confidences, correct: zip(truth, predicted).map { $0 == $1 })
         if json {
@@ -290,17 +314,22 @@ extension Evaluate {
             sessionCount = sessions.count
             for session in sessions {
                 guard let label = session.label, let index = labels.firstIndex(of: label) else {
-                    throw DataError(file: data, line: session.lines.lowerBound, message: "session '\(session.id)' has label "
-                        + "'\(session.label ?? "")', which \(recognizer.model) does not know (it knows \(labels.joined(separator: ", ")))")
+                    throw DataError(
+                        file: data, line: session.lines.lowerBound,
+                        message: "session '\(session.id)' has label "
+                            + "'\(session.label ?? "")', which \(recognizer.model) does not know (it knows \(labels.joined(separator: ", ")))")
                 }
                 let timeline: MotionTimeline
                 do throws(DataError) {
                     timeline = try recognizer.classify(try session.recording.get(), source: "\(data)#\(session.id)")
                 } catch {
-                    failures.add(error.line == nil
-                        ? DataError(file: data, line: session.lines.lowerBound, message: "session '\(session.id)' "
+                    failures.add(
+                        error.line == nil
+                            ? DataError(
+                                file: data, line: session.lines.lowerBound,
+                                message: "session '\(session.id)' "
                                     + "(lines \(session.lines.lowerBound)–\(session.lines.upperBound)): \(error.message)")
-                        : error)
+                            : error)
                     continue
                 }
                 for window in timeline.windows {
@@ -313,9 +342,10 @@ extension Evaluate {
         } catch {
             throw failure(error)
         }
-        showReport(labels: labels, truth: truth, predicted: predicted, confidences: confidences, uncertain: uncertain,
-                   model: recognizer.model, heading: "\(sessionCount - failures.count) sessions, \(truth.count) windows", unit: "windows",
-                   failures: failures, items: "sessions")
+        showReport(
+            labels: labels, truth: truth, predicted: predicted, confidences: confidences, uncertain: uncertain,
+            model: recognizer.model, heading: "\(sessionCount - failures.count) sessions, \(truth.count) windows", unit: "windows",
+            failures: failures, items: "sessions")
         try failures.exit()
     }
 }

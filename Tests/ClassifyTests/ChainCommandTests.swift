@@ -70,7 +70,8 @@ struct ChainCommandTests {
         let object = try jsonObject(run)
         #expect(object["model"] as? String == "shape-classifier.f32")
         #expect(object["label"] as? String == "star")
-        #expect(run.standardError == "warning: shape-classifier.int8: no shape-classifier.int8.weights; looked in "
+        #expect(
+            run.standardError == "warning: shape-classifier.int8: no shape-classifier.int8.weights; looked in "
                 + "\(weights.path)/shape-classifier.int8.weights — not there, and $CLASSIFY_WEIGHTS holds shape-classifier.f32.weights, "
                 + "so it serves every variant of shape-classifier and later folders are not searched; trying shape-classifier.f32\n")
     }
@@ -87,7 +88,9 @@ struct ChainCommandTests {
         #expect(try jsonObject(run)["model"] as? String == "\(model).f32")
         let lines = run.standardError.split(separator: "\n")
         #expect(lines.count == 1, "\(run.standardError)")
-        #expect(lines.first?.hasPrefix("warning: \(model).int8: \(weights.path)/\(model).int8.weights: checksum mismatch") == true, "\(run.standardError)")
+        #expect(
+            lines.first?.hasPrefix("warning: \(model).int8: \(weights.path)/\(model).int8.weights: checksum mismatch") == true, "\(run.standardError)"
+        )
         #expect(lines.first?.hasSuffix("; trying \(model).f32") == true)
     }
 
@@ -117,8 +120,10 @@ struct ChainCommandTests {
         #expect(run.status == 70)
         #expect(run.standardOutput == "")
         let lines = run.standardError.split(separator: "\n")
-        #expect(lines.last?.hasPrefix("error: every model failed (1 attempt): motion-state.int8: \(weights.path)/motion-state.int8.weights: not a weights file") == true,
-                "\(run.standardError)")
+        #expect(
+            lines.last?.hasPrefix(
+                "error: every model failed (1 attempt): motion-state.int8: \(weights.path)/motion-state.int8.weights: not a weights file") == true,
+            "\(run.standardError)")
     }
 
     @Test func aMissingInputFileExits66() throws {
@@ -169,7 +174,8 @@ struct ChainCommandTests {
             }
             // Small squares and triangles, alternating, at varying sizes.
             let size = Double(10 + index % 7)
-            let corners: [(Double, Double)] = index % 2 == 0 ? [(0, 0), (size, 0), (size, size), (0, size), (0, 0)] : [(0, size), (size / 2, 0), (size, size), (0, size)]
+            let corners: [(Double, Double)] =
+                index % 2 == 0 ? [(0, 0), (size, 0), (size, size), (0, size), (0, 0)] : [(0, size), (size / 2, 0), (size, size), (0, size)]
             for (x, y) in corners { lines.append("d\(index),square,0,\(x),\(y)") }
         }
         let dataset = folder.appendingPathComponent("batch.csv")

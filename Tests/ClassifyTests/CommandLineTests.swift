@@ -20,8 +20,10 @@ struct CommandRun {
     /// Runs `executable` in `directory` (default: this process's), with `environment` (default: this process's)
     /// and `input` on standard input; `standardOutputFile` sends standard output to that file (e.g. /dev/full)
     /// instead of capturing it.
-    static func run(_ executable: URL, _ arguments: [String], directory: URL? = nil, environment: [String: String]? = nil,
-                    input: String? = nil, standardOutputFile: String? = nil) throws -> CommandRun {
+    static func run(
+        _ executable: URL, _ arguments: [String], directory: URL? = nil, environment: [String: String]? = nil,
+        input: String? = nil, standardOutputFile: String? = nil
+    ) throws -> CommandRun {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -95,8 +97,11 @@ struct CommandLineTests {
         #expect(run.standardOutput.hasPrefix("OVERVIEW: "), "\(run.standardOutput.prefix(80))")
         #expect(run.standardOutput.contains("Example"), "an example")
         // Options whose value has a default show it.
-        let defaults = ["shape": ["--retries"], "motion": ["--retries", "--rate", "--smooth"], "train": ["--epochs", "--seed", "--batch-size"],
-                        "evaluate": [], "generate": ["--seed"], "inspect": []][subcommand] ?? []
+        let defaults =
+            [
+                "shape": ["--retries"], "motion": ["--retries", "--rate", "--smooth"], "train": ["--epochs", "--seed", "--batch-size"],
+                "evaluate": [], "generate": ["--seed"], "inspect": [],
+            ][subcommand] ?? []
         for option in defaults {
             let section = run.standardOutput.components(separatedBy: "  \(option) <").dropFirst().first ?? ""
             let description = section.components(separatedBy: "\n  --").first ?? ""

@@ -32,7 +32,8 @@ enum TestDatasets {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static let motionHeader = "session,label,attitude.roll,attitude.pitch,attitude.yaw,gravity.x,gravity.y,gravity.z,"
+    static let motionHeader =
+        "session,label,attitude.roll,attitude.pitch,attitude.yaw,gravity.x,gravity.y,gravity.z,"
         + "rotationRate.x,rotationRate.y,rotationRate.z,userAcceleration.x,userAcceleration.y,userAcceleration.z"
 
     /// `sessions` sessions of `samples` samples at 50 Hz, alternating walking (slow, gentle) and running.

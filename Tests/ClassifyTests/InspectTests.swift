@@ -45,8 +45,10 @@ struct InspectTests {
         let run = try CommandRun.classify(["inspect", url.path, "--json"])
         #expect(run.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
-        for key in ["formatVersion", "name", "checksum", "labels", "input", "training", "architecture", "tensors",
-                    "fileBytes", "float32FileBytes", "compression", "parameters"] {
+        for key in [
+            "formatVersion", "name", "checksum", "labels", "input", "training", "architecture", "tensors",
+            "fileBytes", "float32FileBytes", "compression", "parameters",
+        ] {
             #expect(object[key] != nil, "missing \(key)")
         }
         #expect(object["formatVersion"] as? Int == 2)

@@ -3,8 +3,9 @@ import Testing
 
 /// The real recordings of `../shared/realdata/` (or `$ONDEVICEML_REALDATA`), validation only; absent for a user
 /// who cloned only the project, and then the tests that need them are skipped.
-let realData = URL(fileURLWithPath: ProcessInfo.processInfo.environment["ONDEVICEML_REALDATA"]
-    ?? packageRoot.deletingLastPathComponent().appendingPathComponent("shared/realdata").path)
+let realData = URL(
+    fileURLWithPath: ProcessInfo.processInfo.environment["ONDEVICEML_REALDATA"]
+        ?? packageRoot.deletingLastPathComponent().appendingPathComponent("shared/realdata").path)
 let realMotion = realData.appendingPathComponent("motion-motionsense-dev.csv")
 let hasRealMotion = FileManager.default.fileExists(atPath: realMotion.path)
 
@@ -76,21 +77,26 @@ struct MotionCommandTests {
             #expect(run.standardError == "error: \(path)\(message)\n", sourceLocation: sourceLocation)
             #expect(run.standardOutput == "", sourceLocation: sourceLocation)
         }
-        try expectError(header + rows.prefix(200).joined(separator: "\n") + "\n",
-                        ": the recording is too short: its longest stretch without a gap has 200 samples (4.00 s at 50 Hz); one window needs 256 (5.12 s)")
-        try expectError("timestamp,acc.x,acc.z\n0,0,1\n", ":1: missing columns: a recording needs gravity.x/y/z and userAcceleration.x/y/z "
-                        + "(Core Motion), or acc.x/y/z (raw accelerometer); the header has 'timestamp', 'acc.x', 'acc.z'")
+        try expectError(
+            header + rows.prefix(200).joined(separator: "\n") + "\n",
+            ": the recording is too short: its longest stretch without a gap has 200 samples (4.00 s at 50 Hz); one window needs 256 (5.12 s)")
+        try expectError(
+            "timestamp,acc.x,acc.z\n0,0,1\n",
+            ":1: missing columns: a recording needs gravity.x/y/z and userAcceleration.x/y/z "
+                + "(Core Motion), or acc.x/y/z (raw accelerometer); the header has 'timestamp', 'acc.x', 'acc.z'")
         var withNaN = rows
         withNaN[10] = "0.20,0.1,NaN,-1"
         try expectError(header + withNaN.joined(separator: "\n"), ":12: column 3 (acc.y): NaN is not a finite number")
         var huge = rows
         huge[30] = "0.60,0.1,1e20,-1"
-        try expectError(header + huge.joined(separator: "\n"),
-                        ":32: column 3 (acc.y): 1e+20 is beyond any phone sensor's range (at most 1000 in magnitude)")
+        try expectError(
+            header + huge.joined(separator: "\n"),
+            ":32: column 3 (acc.y): 1e+20 is beyond any phone sensor's range (at most 1000 in magnitude)")
         var backwards = rows
         backwards[20] = "0.10,0.1,0,-1"
-        try expectError(header + backwards.joined(separator: "\n"),
-                        ":22: column 1 (timestamp): timestamp 0.1 does not come after 0.38; timestamps must increase")
+        try expectError(
+            header + backwards.joined(separator: "\n"),
+            ":22: column 1 (timestamp): timestamp 0.1 does not come after 0.38; timestamps must increase")
     }
 
     @Test func aModelWithAShorterWindowLabelsAShortRecordingFromStandardInput() throws {
@@ -99,7 +105,9 @@ struct MotionCommandTests {
         let data = folder.appendingPathComponent("motion.csv")
         try TestDatasets.motion(sessions: 6, samples: 448, seed: 2).write(to: data, atomically: true, encoding: .utf8)
         let prefix = folder.appendingPathComponent("short").path
-        let train = try CommandRun.classify(["train", "motion", "--data", data.path, "--epochs", "2", "--window", "128", "--hop", "32", "--lags", "64", "--out", prefix])
+        let train = try CommandRun.classify([
+            "train", "motion", "--data", data.path, "--epochs", "2", "--window", "128", "--hop", "32", "--lags", "64", "--out", prefix,
+        ])
         #expect(train.status == 0, "\(train.standardError)")
         // 200 samples (4 s): too short for the shipped 256-sample window, enough for this model's 128.
         let text = try String(contentsOf: packageRoot.appendingPathComponent("Datasets/examples/running.csv"), encoding: .utf8)
@@ -127,7 +135,7 @@ struct MotionCommandTests {
         // 20 s at 50 Hz of a phone on a table: gravity along −z, user acceleration a few mg of seeded noise.
         var state: UInt64 = 11
         func noise() -> Double {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return 0.004 * (Double(state >> 11) / Double(1 << 53) * 2 - 1)
         }
         var lines = ["timestamp,gravity.x,gravity.y,gravity.z,userAcceleration.x,userAcceleration.y,userAcceleration.z"]
@@ -162,15 +170,17 @@ struct MotionCommandTests {
         for arguments in [["motion", path], ["motion", path, "--json"], ["motion", path, "--no-fallback"]] {
             let run = try CommandRun.classifyAtRoot(arguments)
             #expect(run.status == 65, "\(arguments): exit \(run.status), \(run.standardOutput)")
-            #expect(run.standardError == "error: \(path): the samples are 0.5 s apart (median): 2 Hz, too slow to resolve a stride; "
+            #expect(
+                run.standardError == "error: \(path): the samples are 0.5 s apart (median): 2 Hz, too slow to resolve a stride; "
                     + "the lowest rate accepted is 10 Hz (over twice the fastest running cadence, 3.5 steps a second)\n", "\(arguments)")
             #expect(run.standardOutput == "")
         }
         // In a batch the recording reports its error in its place and the others are answered.
         let batch = try CommandRun.classifyAtRoot(["motion", path, "Datasets/examples/running.csv"])
         #expect(batch.status == 65)
-        #expect(batch.standardOutput.split(separator: "\n").first?.hasPrefix("\(path)  error: \(path): the samples are 0.5 s apart") == true,
-                "\(batch.standardOutput)")
+        #expect(
+            batch.standardOutput.split(separator: "\n").first?.hasPrefix("\(path)  error: \(path): the samples are 0.5 s apart") == true,
+            "\(batch.standardOutput)")
         #expect(batch.standardOutput.contains("Datasets/examples/running.csv  running  ("), "\(batch.standardOutput)")
     }
 
@@ -186,8 +196,10 @@ struct MotionCommandTests {
         let path = try recordingFile(([header] + milliseconds).joined(separator: "\n") + "\n", in: folder)
         let run = try CommandRun.classifyAtRoot(["motion", path])
         #expect(run.status == 65)
-        #expect(run.standardError.hasSuffix("The timestamps look like milliseconds (50 Hz if divided by 1000): "
-                                            + "the timestamp column must be in seconds\n"), "\(run.standardError)")
+        #expect(
+            run.standardError.hasSuffix(
+                "The timestamps look like milliseconds (50 Hz if divided by 1000): "
+                    + "the timestamp column must be in seconds\n"), "\(run.standardError)")
     }
 
     @Test func withoutTimestampsANoteSaysWhichRateWasAssumed() throws {
@@ -207,7 +219,8 @@ struct MotionCommandTests {
         #expect(text.standardError.contains("note: \(path): no timestamp column; assumed --rate 100 Hz\n"), "\(text.standardError)")
         let slow = try CommandRun.classifyAtRoot(["motion", path, "--rate", "5"])
         #expect(slow.status == 65)
-        #expect(slow.standardError == "error: \(path): there is no timestamp column and the assumed rate (--rate) is 5 Hz, too slow to "
+        #expect(
+            slow.standardError == "error: \(path): there is no timestamp column and the assumed rate (--rate) is 5 Hz, too slow to "
                 + "resolve a stride; the lowest rate accepted is 10 Hz (over twice the fastest running cadence, 3.5 steps a second)\n")
     }
 
@@ -227,14 +240,20 @@ struct MotionCommandTests {
         #expect(uncertain.count == 5, "the windows over the hole: \(windows.map { ($0["start"] ?? 0, $0["uncertain"] ?? 0) })")
         #expect(running.count + uncertain.count == windows.count)
         let reason = try #require(uncertain.first?["reason"] as? String)
-        #expect(reason.hasPrefix("no samples for 0.6") && reason.hasSuffix(": too long a gap to resolve a stride (at most 0.25 s is bridged)"), "\(reason)")
+        #expect(
+            reason.hasPrefix("no samples for 0.6") && reason.hasSuffix(": too long a gap to resolve a stride (at most 0.25 s is bridged)"),
+            "\(reason)")
         #expect(object["label"] as? String == "running" && object["uncertain"] as? Bool == false)
         let text = try CommandRun.classifyAtRoot(["motion", path])
-        #expect(text.standardOutput.hasPrefix("running  (\(windows.count) windows: \(running.count) running, \(uncertain.count) uncertain; "
-                                              + "model motion-state.int8)\n"), "\(text.standardOutput)")
+        #expect(
+            text.standardOutput.hasPrefix(
+                "running  (\(windows.count) windows: \(running.count) running, \(uncertain.count) uncertain; "
+                    + "model motion-state.int8)\n"), "\(text.standardOutput)")
         let batch = try CommandRun.classifyAtRoot(["motion", path, "Datasets/examples/walking.csv"])
-        #expect(batch.standardOutput.hasPrefix("\(path)  running  (\(running.count) of \(windows.count) windows, \(uncertain.count) uncertain, "
-                                               + "model motion-state.int8)\n"), "\(batch.standardOutput)")
+        #expect(
+            batch.standardOutput.hasPrefix(
+                "\(path)  running  (\(running.count) of \(windows.count) windows, \(uncertain.count) uncertain, "
+                    + "model motion-state.int8)\n"), "\(batch.standardOutput)")
     }
 
     /// Every window of the real recordings: the shipped int8 and f32 weights, the raw-accelerometer version and
@@ -263,9 +282,12 @@ struct MotionCommandTests {
         let index = { (name: String) in header.firstIndex(of: name) ?? -1 }
         var raw = ["session,label,timestamp,acc.x,acc.y,acc.z"]
         for fields in lines {
-            let acc = ["x", "y", "z"].map { (Double(fields[index("gravity.\($0)")]) ?? .nan) + (Double(fields[index("userAcceleration.\($0)")]) ?? .nan) }
-            raw.append("\(fields[index("session")]),\(fields[index("label")]),\(fields[index("timestamp")]),"
-                       + acc.map { String(format: "%.6f", $0) }.joined(separator: ","))
+            let acc = ["x", "y", "z"].map {
+                (Double(fields[index("gravity.\($0)")]) ?? .nan) + (Double(fields[index("userAcceleration.\($0)")]) ?? .nan)
+            }
+            raw.append(
+                "\(fields[index("session")]),\(fields[index("label")]),\(fields[index("timestamp")]),"
+                    + acc.map { String(format: "%.6f", $0) }.joined(separator: ","))
         }
         let rawFile = folder.appendingPathComponent("raw.csv")
         try (raw.joined(separator: "\n") + "\n").write(to: rawFile, atomically: true, encoding: .utf8)

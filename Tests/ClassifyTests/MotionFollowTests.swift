@@ -16,7 +16,7 @@ struct MotionFollowTests {
         var activities: [(String, Double)] = []
         var noise: UInt64 = 12345
         func small() -> Double {
-            noise = noise &* 6364136223846793005 &+ 1442695040888963407
+            noise = noise &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return (Double(noise >> 11) / Double(1 << 53) - 0.5) * 0.004
         }
         var lastGravity = ["0", "0", "-1"]
@@ -157,20 +157,24 @@ struct MotionFollowTests {
         #expect(shortRun.status == 65 && shortRun.standardError.contains("before one window"), "\(shortRun.standardError)")
 
         // A header of control bytes and undecodable ones: 65, and the message shows them as `?`.
-        let garbage = try CommandRun.run(CommandRun.builtClassify, ["motion", "--follow", "-"],
-                                         input: String(decoding: [0x01, 0x1B, 0xFF, 0x41, 0x2C, 0x07, 0x0A, 0x31, 0x0A], as: UTF8.self))
+        let garbage = try CommandRun.run(
+            CommandRun.builtClassify, ["motion", "--follow", "-"],
+            input: String(decoding: [0x01, 0x1B, 0xFF, 0x41, 0x2C, 0x07, 0x0A, 0x31, 0x0A], as: UTF8.self))
         #expect(garbage.status == 65 && garbage.standardError.contains("missing columns"), "\(garbage.standardError)")
         #expect(!garbage.standardError.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || $0 == "\u{FFFD}" }, "\(garbage.standardError)")
 
         let backwards = [lines[0], lines[2], lines[1]].joined(separator: "\n")
         let backRun = try CommandRun.run(CommandRun.builtClassify, ["motion", "--follow", "-"], input: backwards)
-        #expect(backRun.status == 65 && backRun.standardError.contains("-:3: ") && backRun.standardError.contains("times must increase"),
-                "\(backRun.standardError)")
+        #expect(
+            backRun.status == 65 && backRun.standardError.contains("-:3: ") && backRun.standardError.contains("times must increase"),
+            "\(backRun.standardError)")
     }
 
     @Test func optionsThatCannotFollowAreUsageErrors() throws {
-        for (arguments, expected) in [(["--follow", "-", "--smooth", "2"], "--smooth"), (["--follow", "a.csv", "b.csv"], "one recording"),
-                                      (["-", "--confirm", "3"], "--follow only"), (["--follow", "-", "--confirm", "0"], "between 1 and 20")] {
+        for (arguments, expected) in [
+            (["--follow", "-", "--smooth", "2"], "--smooth"), (["--follow", "a.csv", "b.csv"], "one recording"),
+            (["-", "--confirm", "3"], "--follow only"), (["--follow", "-", "--confirm", "0"], "between 1 and 20"),
+        ] {
             let run = try CommandRun.classify(["motion"] + arguments)
             #expect(run.status == 64 && run.standardError.contains(expected), "\(arguments): \(run.standardError)")
         }
@@ -180,9 +184,10 @@ struct MotionFollowTests {
     /// `classify motion`: the same CSV reader reads both.
     @Test func aQuotedRecordingFollowsAsItClassifies() throws {
         let text = try String(contentsOf: Self.examples.appendingPathComponent("walking.csv"), encoding: .utf8)
-        let quoted = text.split(separator: "\n").map { line in
-            line.split(separator: ",", omittingEmptySubsequences: false).map { "\"\($0)\"" }.joined(separator: ",")
-        }.joined(separator: "\r\n") + "\r\n"
+        let quoted =
+            text.split(separator: "\n").map { line in
+                line.split(separator: ",", omittingEmptySubsequences: false).map { "\"\($0)\"" }.joined(separator: ",")
+            }.joined(separator: "\r\n") + "\r\n"
         let whole = try CommandRun.run(CommandRun.builtClassify, ["motion", "-", "--json"], input: quoted)
         #expect(whole.status == 0, "\(whole.standardError)")
         let label = try #require(try JSONSerialization.jsonObject(with: Data(whole.standardOutput.utf8)) as? [String: Any])["label"] as? String

@@ -13,8 +13,8 @@ struct OutputFailureTests {
     }
 
     @Test(arguments: [
-        ["shape", "star.csv"],                     // one answer
-        ["shape", "star.csv", "circle.csv"],       // a batch
+        ["shape", "star.csv"],  // one answer
+        ["shape", "star.csv", "circle.csv"],  // a batch
         ["shape", "star.csv", "--json"],
         ["motion", "walking.csv"],
         ["inspect", "../../Weights/shape-classifier.int8.weights"],
@@ -22,12 +22,15 @@ struct OutputFailureTests {
     ])
     func lostOutputIsExit74WithOneErrorLine(arguments: [String]) throws {
         try #require(FileManager.default.isWritableFile(atPath: "/dev/full"), "this machine has no /dev/full")
-        let resolved = arguments.map { $0.hasSuffix(".csv") || $0.hasSuffix(".weights") ? Self.examples.appendingPathComponent($0).standardizedFileURL.path : $0 }
+        let resolved = arguments.map {
+            $0.hasSuffix(".csv") || $0.hasSuffix(".weights") ? Self.examples.appendingPathComponent($0).standardizedFileURL.path : $0
+        }
         let run = try Self.runIntoFullDisk(resolved)
         #expect(run.status == 74, "\(arguments): \(run.standardError)")
         let errors = run.standardError.split(separator: "\n").filter { $0.hasPrefix("error:") }
-        #expect(errors == ["error: standard output could not be written: No space left on device; the output is incomplete"],
-                "\(run.standardError)")
+        #expect(
+            errors == ["error: standard output could not be written: No space left on device; the output is incomplete"],
+            "\(run.standardError)")
         #expect(!run.standardError.contains("Fatal error"))
     }
 

@@ -26,8 +26,9 @@ struct ShapeCommandTests {
         let folder = try testFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let svg = folder.appendingPathComponent("star.svg")
-        let run = try CommandRun.classifyAtRoot(["shape", "-", "--json", "--render", svg.path],
-                                                input: try String(contentsOf: packageRoot.appendingPathComponent("Datasets/examples/star.csv"), encoding: .utf8))
+        let run = try CommandRun.classifyAtRoot(
+            ["shape", "-", "--json", "--render", svg.path],
+            input: try String(contentsOf: packageRoot.appendingPathComponent("Datasets/examples/star.csv"), encoding: .utf8))
         #expect(run.status == 0, "\(run.standardError)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
         #expect(object["label"] as? String == "star")
@@ -140,9 +141,9 @@ struct ShapeCommandTests {
         var lines = TestDatasets.shapes(count: 300, seed: 9).split(separator: "\n").map(String.init)
         func firstLine(of id: String) throws -> Int { try #require(lines.firstIndex { $0.hasPrefix(id + ",") }) }
         lines.insert("d40,circle,0,nan,1", at: try firstLine(of: "d40") + 2)  // a bad number inside a drawing
-        lines.insert("d80,circle,0,1", at: try firstLine(of: "d80") + 1)      // a row with too few fields
-        lines.insert("d5,circle,0,1,1", at: try firstLine(of: "d201"))        // a scattered id
-        lines.insert("lonely,circle,0,3,3", at: try firstLine(of: "d250"))    // one point
+        lines.insert("d80,circle,0,1", at: try firstLine(of: "d80") + 1)  // a row with too few fields
+        lines.insert("d5,circle,0,1,1", at: try firstLine(of: "d201"))  // a scattered id
+        lines.insert("lonely,circle,0,3,3", at: try firstLine(of: "d250"))  // one point
         let plain = lines.joined(separator: "\n") + "\n"
         let quoted = plain.replacingOccurrences(of: "\nd7,", with: "\n\"d7\",")
         #expect(quoted != plain)

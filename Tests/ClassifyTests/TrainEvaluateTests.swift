@@ -9,8 +9,10 @@ struct TrainEvaluateTests {
         let data = folder.appendingPathComponent("shapes.csv")
         try TestDatasets.shapes(count: 48, seed: 1).write(to: data, atomically: true, encoding: .utf8)
         func train(_ prefix: String, seed: String) throws -> CommandRun {
-            try CommandRun.classify(["train", "shape", "--data", data.path, "--epochs", "2", "--batch-size", "16",
-                                     "--seed", seed, "--quantize", "int8", "--out", folder.appendingPathComponent(prefix).path])
+            try CommandRun.classify([
+                "train", "shape", "--data", data.path, "--epochs", "2", "--batch-size", "16",
+                "--seed", seed, "--quantize", "int8", "--out", folder.appendingPathComponent(prefix).path,
+            ])
         }
         let first = try train("a", seed: "7"), second = try train("b", seed: "7"), other = try train("c", seed: "8")
         for run in [first, second, other] {
@@ -33,8 +35,10 @@ struct TrainEvaluateTests {
         #expect(inspect.standardOutput.contains("\ndecision        temperature "), "the fitted temperature is in the file")
         #expect(inspect.standardOutput.contains(", no reject class, uncertain below 70%"), "\(inspect.standardOutput)")
 
-        let evaluate = try CommandRun.classify(["evaluate", "shape", "--data", data.path, "--weights",
-                                                folder.appendingPathComponent("a.int8.weights").path, "--json"])
+        let evaluate = try CommandRun.classify([
+            "evaluate", "shape", "--data", data.path, "--weights",
+            folder.appendingPathComponent("a.int8.weights").path, "--json",
+        ])
         #expect(evaluate.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(evaluate.standardOutput.utf8)) as? [String: Any])
         #expect(object["count"] as? Int == 48)
@@ -90,31 +94,37 @@ struct TrainEvaluateTests {
         #expect(run.status == 65, "exit \(run.status): \(run.standardError)", sourceLocation: sourceLocation)
         #expect(run.standardError == "error: \(data.path)\(message)\n", sourceLocation: sourceLocation)
         #expect(try Data(contentsOf: sentinel) == Data("previous weights".utf8), sourceLocation: sourceLocation)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["data.csv", "model.f32.weights"],
-                sourceLocation: sourceLocation)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["data.csv", "model.f32.weights"],
+            sourceLocation: sourceLocation)
     }
 
     @Test func malformedDatasetsExit65WithThePlaceAndLeaveWeightsAlone() throws {
         let good = TestDatasets.shapes(count: 8, seed: 3)
         var rows = good.split(separator: "\n").map(String.init)
-        try expectDataError(dataset: "drawing,label,stroke,x,t\nd0,circle,0,1,0\n",
-                            message: ":1: missing column 'y'; the header has 'drawing', 'label', 'stroke', 'x', 't'")
+        try expectDataError(
+            dataset: "drawing,label,stroke,x,t\nd0,circle,0,1,0\n",
+            message: ":1: missing column 'y'; the header has 'drawing', 'label', 'stroke', 'x', 't'")
         rows[4] = "d0,circle,0,abc,12,30"
         try expectDataError(dataset: rows.joined(separator: "\n"), message: ":5: column 4 (x): 'abc' is not a number")
         rows[4] = "d0,circle,0,nan,12,30"
         try expectDataError(dataset: rows.joined(separator: "\n"), message: ":5: column 4 (x): nan is not a finite number")
-        try expectDataError(dataset: "drawing,label,stroke,x,y\nd1,circle,0,5,5\nd2,square,0,1,1\nd2,square,0,2,3\n",
-                            message: ":2: drawing 'd1' (lines 2–2): a drawing needs at least 2 points, this one has 1")
-        try expectDataError(dataset: "drawing,label,stroke,x,y\nd1,circle,0,5,5\nd1,circle,0,5,5\n",
-                            message: ":2: drawing 'd1' (lines 2–3): all 2 points are at the same place; there is no shape to see")
-        try expectDataError(dataset: "drawing,label,stroke,x,y\nd1,circle,0,5,5\nd1,circle,0,9,1\nd2,circle,0,1,1\nd2,circle,0,2,3\n",
-                            message: ": training needs at least 2 classes, and one that is not 'other'; the data has only 'circle' (2 drawings)")
+        try expectDataError(
+            dataset: "drawing,label,stroke,x,y\nd1,circle,0,5,5\nd2,square,0,1,1\nd2,square,0,2,3\n",
+            message: ":2: drawing 'd1' (lines 2–2): a drawing needs at least 2 points, this one has 1")
+        try expectDataError(
+            dataset: "drawing,label,stroke,x,y\nd1,circle,0,5,5\nd1,circle,0,5,5\n",
+            message: ":2: drawing 'd1' (lines 2–3): all 2 points are at the same place; there is no shape to see")
+        try expectDataError(
+            dataset: "drawing,label,stroke,x,y\nd1,circle,0,5,5\nd1,circle,0,9,1\nd2,circle,0,1,1\nd2,circle,0,2,3\n",
+            message: ": training needs at least 2 classes, and one that is not 'other'; the data has only 'circle' (2 drawings)")
         try expectDataError(dataset: "", message: ":1: the file is empty; expected a header row of column names")
         try expectDataError(dataset: "drawing,label,stroke,x,y\n", message: ":2: no drawings: the file has a header but no rows")
         try expectDataError(dataset: "drawing,label,stroke,x,y\nd1,circle,0,5\n", message: ":2: 4 fields, but the header has 5")
         let shortSession = TestDatasets.motion(sessions: 2, samples: 50, seed: 4)
-        try expectDataError(dataset: shortSession, task: "motion",
-                            message: ":2: session 's0' (lines 2–51) has 50 samples; one window needs 256 (5.12 s)")
+        try expectDataError(
+            dataset: shortSession, task: "motion",
+            message: ":2: session 's0' (lines 2–51) has 50 samples; one window needs 256 (5.12 s)")
         try expectDataError(dataset: "x\u{0}y\n", message: ":1: contains a NUL byte; this is binary data, not a CSV file")
     }
 
@@ -144,9 +154,12 @@ struct TrainEvaluateTests {
         try "drawing,label,stroke,x,y\nh1,hexagon,0,0,0\nh1,hexagon,0,5,9\n".write(to: other, atomically: true, encoding: .utf8)
         let run = try CommandRun.classify(["evaluate", "shape", "--data", other.path, "--weights", prefix + ".f32.weights"])
         #expect(run.status == 65)
-        #expect(run.standardError == "error: \(other.path):2: drawing 'h1' has label 'hexagon', which m.f32 does not know "
+        #expect(
+            run.standardError == "error: \(other.path):2: drawing 'h1' has label 'hexagon', which m.f32 does not know "
                 + "(it knows circle, triangle, square, star, and other for none of them)\n")
-        let missing = try CommandRun.classify(["evaluate", "shape", "--data", folder.appendingPathComponent("none.csv").path, "--weights", prefix + ".f32.weights"])
+        let missing = try CommandRun.classify([
+            "evaluate", "shape", "--data", folder.appendingPathComponent("none.csv").path, "--weights", prefix + ".f32.weights",
+        ])
         #expect(missing.status == 66)
     }
 

@@ -7,8 +7,10 @@ struct TrainingRunCommandTests {
     func anOverflowingCountIsAUsageErrorWithTheRange(option: String) throws {
         let folder = try testFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let run = try CommandRun.classify(["train", "shape", "--data", "x.csv", option, "9223372036854775807",
-                                           "--out", folder.appendingPathComponent("m").path])
+        let run = try CommandRun.classify([
+            "train", "shape", "--data", "x.csv", option, "9223372036854775807",
+            "--out", folder.appendingPathComponent("m").path,
+        ])
         #expect(run.status == 64)
         #expect(run.standardError.contains("\(option) must be between 1 and "), "\(run.standardError)")
     }
@@ -50,10 +52,13 @@ struct TrainingRunCommandTests {
         let weights = folder.appendingPathComponent("Weights")
         try FileManager.default.createDirectory(at: weights, withIntermediateDirectories: true)
         func train(seed: String) throws -> String {
-            let run = try CommandRun.classify(["train", "shape", "--data", data.path, "--epochs", "1", "--seed", seed, "--quantize", "int8",
-                                               "--out", weights.appendingPathComponent("shape-classifier").path])
+            let run = try CommandRun.classify([
+                "train", "shape", "--data", data.path, "--epochs", "1", "--seed", seed, "--quantize", "int8",
+                "--out", weights.appendingPathComponent("shape-classifier").path,
+            ])
             #expect(run.status == 0, "\(run.standardError)")
-            return try #require(run.standardOutput.split(separator: "\n").first { $0.hasPrefix("weights (run crc32:") }).dropFirst(13).dropLast().description
+            return try #require(run.standardOutput.split(separator: "\n").first { $0.hasPrefix("weights (run crc32:") }).dropFirst(13).dropLast()
+                .description
         }
         let first = try train(seed: "1")
         let curves = try String(contentsOf: weights.appendingPathComponent("shape-classifier.curves.svg"), encoding: .utf8)
@@ -63,12 +68,15 @@ struct TrainingRunCommandTests {
         #expect(first != second)
         try oldInt8.write(to: weights.appendingPathComponent("shape-classifier.int8.weights"))  // as a run killed between renames leaves it
         let drawing = "x,y\n0,0\n10,0\n10,10\n0,10\n0,0\n"
-        let run = try CommandRun.run(CommandRun.builtClassify, ["shape", "-", "--no-fallback"], directory: folder,
-                                     environment: ["PATH": "/usr/bin:/bin"], input: drawing)
+        let run = try CommandRun.run(
+            CommandRun.builtClassify, ["shape", "-", "--no-fallback"], directory: folder,
+            environment: ["PATH": "/usr/bin:/bin"], input: drawing)
         #expect(run.status == 70)
-        #expect(run.standardError.contains("\(weights.path)/shape-classifier.int8.weights (run \(first)) and "
-                                           + "\(weights.path)/shape-classifier.f32.weights (run \(second)) are from different training runs"),
-                "\(run.standardError)")
+        #expect(
+            run.standardError.contains(
+                "\(weights.path)/shape-classifier.int8.weights (run \(first)) and "
+                    + "\(weights.path)/shape-classifier.f32.weights (run \(second)) are from different training runs"),
+            "\(run.standardError)")
         #expect(run.standardError.contains("run `classify train … --out \(weights.path)/shape-classifier` again"))
     }
 
@@ -76,13 +84,15 @@ struct TrainingRunCommandTests {
         let folder = try testFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let missing = folder.appendingPathComponent("none").path
-        let run = try CommandRun.run(CommandRun.builtClassify, ["shape", "-"], directory: folder,
-                                     environment: ["CLASSIFY_WEIGHTS": missing], input: "x,y\n0,0\n10,0\n10,10\n")
+        let run = try CommandRun.run(
+            CommandRun.builtClassify, ["shape", "-"], directory: folder,
+            environment: ["CLASSIFY_WEIGHTS": missing], input: "x,y\n0,0\n10,0\n10,10\n")
         #expect(run.status == 66)
         // One error line, before any model is tried (not a failed attempt of every link as well).
-        #expect(run.standardError == "error: \(missing): does not exist; $CLASSIFY_WEIGHTS names the folder weights files are "
-                                      + "looked for in (use --weights for one file), so set it to an existing folder or unset it\n",
-                "\(run.standardError)")
+        #expect(
+            run.standardError == "error: \(missing): does not exist; $CLASSIFY_WEIGHTS names the folder weights files are "
+                + "looked for in (use --weights for one file), so set it to an existing folder or unset it\n",
+            "\(run.standardError)")
     }
 
     @Test func evaluateNamesABadDrawingAndGoesOn() throws {
@@ -92,14 +102,19 @@ struct TrainingRunCommandTests {
         let shapes = TestDatasets.shapes(count: 8, seed: 2)
         let header = try #require(shapes.split(separator: "\n").first)
         let dot = header.split(separator: ",").map { column -> String in
-            switch column { case "drawing": "dot"; case "label": "circle"; default: "5" }
+            switch column {
+            case "drawing": "dot";
+            case "label": "circle";
+            default: "5"
+            }
         }.joined(separator: ",")
         try (header + "\n" + dot + "\n" + dot + "\n" + shapes.split(separator: "\n").dropFirst().joined(separator: "\n") + "\n")
             .write(to: data, atomically: true, encoding: .utf8)
         let run = try CommandRun.classify(["evaluate", "shape", "--data", data.path, "--fallback"])
         #expect(run.status == 65)
-        #expect(run.standardError.hasPrefix("warning: \(data.path):2: drawing 'dot' (lines 2–3): all 2 points are at the same place"),
-                "\(run.standardError)")
+        #expect(
+            run.standardError.hasPrefix("warning: \(data.path):2: drawing 'dot' (lines 2–3): all 2 points are at the same place"),
+            "\(run.standardError)")
         #expect(run.standardOutput.hasPrefix("geometric on \(data.path): 8 drawings\n"), "the other drawings are counted")
         #expect(run.standardOutput.contains("failed 1 drawings, not in the figures above"))
     }

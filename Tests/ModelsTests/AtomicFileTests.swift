@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Models
 
 /// The file type bits of `path` without following a last symbolic link.
@@ -47,7 +48,8 @@ struct AtomicFileTests {
         try write("new", to: "first")
         #expect(fileType(path("first")) == S_IFLNK && fileType(path("second")) == S_IFLNK, "both links are still links")
         #expect(contents(path("real/file.svg")) == "new")
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder).sorted() + FileManager.default.contentsOfDirectory(atPath: path("real"))
+        let leftovers =
+            try FileManager.default.contentsOfDirectory(atPath: folder).sorted() + FileManager.default.contentsOfDirectory(atPath: path("real"))
         #expect(leftovers == ["first", "real", "second", "file.svg"], "no temporary file left beside either")
     }
 
@@ -58,8 +60,12 @@ struct AtomicFileTests {
         #expect(fileType(path("link")) == S_IFLNK)
         #expect(contents(path("target.svg")) == "made")
         #expect(symlink("missing/target.svg", path("deep")) == 0)
-        #expect(throws: AtomicFile.WriteError(path: path("deep"), reason: "the folder \(folder)/missing does not exist "
-                                              + "(\(path("deep")) is a symbolic link to \(folder)/missing/target.svg)")) {
+        #expect(
+            throws: AtomicFile.WriteError(
+                path: path("deep"),
+                reason: "the folder \(folder)/missing does not exist "
+                    + "(\(path("deep")) is a symbolic link to \(folder)/missing/target.svg)")
+        ) {
             try write("x", to: "deep")
         }
     }
@@ -68,8 +74,12 @@ struct AtomicFileTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         #expect(symlink("b", path("a")) == 0)
         #expect(symlink("a", path("b")) == 0)
-        #expect(throws: AtomicFile.WriteError(path: path("a"), reason: "a loop of symbolic links (or a chain of more than 40); "
-                                              + "point the link at a file, or remove it")) { try write("x", to: "a") }
+        #expect(
+            throws: AtomicFile.WriteError(
+                path: path("a"),
+                reason: "a loop of symbolic links (or a chain of more than 40); "
+                    + "point the link at a file, or remove it")
+        ) { try write("x", to: "a") }
         #expect(fileType(path("a")) == S_IFLNK && fileType(path("b")) == S_IFLNK)
     }
 
@@ -84,8 +94,12 @@ struct AtomicFileTests {
         let count = read(reader, &buffer, buffer.count)
         #expect(String(decoding: buffer.prefix(max(0, count)), as: UTF8.self) == "through the pipe")
         #expect(fileType(path("pipe")) == S_IFIFO)
-        #expect(throws: AtomicFile.WriteError(path: path("pipe"), reason: "it is a FIFO, not a regular file; this output is written "
-                                              + "only to regular files, and the FIFO was left as it was")) {
+        #expect(
+            throws: AtomicFile.WriteError(
+                path: path("pipe"),
+                reason: "it is a FIFO, not a regular file; this output is written "
+                    + "only to regular files, and the FIFO was left as it was")
+        ) {
             try write("x", to: "pipe", specialFiles: .refuse)
         }
         #expect(fileType(path("pipe")) == S_IFIFO)
@@ -117,8 +131,11 @@ struct AtomicFileTests {
         let name = Array(path("sock").utf8CString)
         try #require(name.count <= MemoryLayout.size(ofValue: address.sun_path))
         withUnsafeMutableBytes(of: &address.sun_path) { raw in name.withUnsafeBytes { raw.copyMemory(from: $0) } }
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            bind(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
         #expect(bound == 0)
         #expect(throws: AtomicFile.WriteError(path: path("sock"), reason: "it is a socket; nothing was written")) { try write("x", to: "sock") }
         #expect(fileType(path("sock")) == S_IFSOCK)

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import Models
 import Tensor
+import Testing
+
+@testable import Models
 
 /// The CSV tokenizer as it was written before runs of bytes were copied at once: byte by byte over the whole
 /// text, one record per call — the naive twin of `CSVReader`'s reading. Each record is its fields or its error
@@ -26,10 +27,14 @@ func referenceRecords(_ bytes: [UInt8], maximumLineBytes: Int = CSVReader.maximu
             position += 1
             lineBytes += 1
             if lineBytes > maximumLineBytes {
-                records.append(.failure(quoted
-                    ? DataError(file: "f.csv", line: quoteLine, message: "a quoted field opens on this line and runs past \(maximumLineBytes) "
-                                + "bytes (to line \(line)); is a closing quote missing?")
-                    : error("line longer than \(maximumLineBytes) bytes; is this a CSV file?")))
+                records.append(
+                    .failure(
+                        quoted
+                            ? DataError(
+                                file: "f.csv", line: quoteLine,
+                                message: "a quoted field opens on this line and runs past \(maximumLineBytes) "
+                                    + "bytes (to line \(line)); is a closing quote missing?")
+                            : error("line longer than \(maximumLineBytes) bytes; is this a CSV file?")))
                 continue outer
             }
             if quoted {
@@ -93,13 +98,16 @@ func readerTranscript(_ bytes: [UInt8], inPlace: Bool) throws -> [String] {
             if inPlace {
                 guard try reader.advance() else { break }
                 fields = reader.header.indices.map(reader.field)
-                lines.append(fields.joined(separator: "|") + " → "
-                             + fields.indices.map { c in number { () throws(DataError) in try reader.number(column: c) } }.joined(separator: ", "))
+                lines.append(
+                    fields.joined(separator: "|") + " → "
+                        + fields.indices.map { c in number { () throws(DataError) in try reader.number(column: c) } }.joined(separator: ", "))
             } else {
                 guard let next = try reader.next() else { break }
                 fields = next
-                lines.append(fields.joined(separator: "|") + " → "
-                             + fields.indices.map { c in number { () throws(DataError) in try reader.number(fields[c], column: c) } }.joined(separator: ", "))
+                lines.append(
+                    fields.joined(separator: "|") + " → "
+                        + fields.indices.map { c in number { () throws(DataError) in try reader.number(fields[c], column: c) } }.joined(
+                            separator: ", "))
             }
         } catch {
             lines.append("error \(error.line ?? 0): \(error.message)")
@@ -154,8 +162,10 @@ struct CSVReaderTests {
         let bytes = Array(("a,b\n1,2\n3,\"" + String(repeating: "abc\r\n", count: CSVReader.maximumLineBytes / 5 + 10)).utf8)
         try expectRecordsMatchTwin(bytes)
         let transcript = try readerTranscript(bytes, inPlace: true)
-        #expect(transcript.contains("error 3: a quoted field opens on this line and runs past \(CSVReader.maximumLineBytes) bytes "
-                                    + "(to line \(3 + (CSVReader.maximumLineBytes - 3) / 5)); is a closing quote missing?"), "\(transcript.prefix(3))")
+        #expect(
+            transcript.contains(
+                "error 3: a quoted field opens on this line and runs past \(CSVReader.maximumLineBytes) bytes "
+                    + "(to line \(3 + (CSVReader.maximumLineBytes - 3) / 5)); is a closing quote missing?"), "\(transcript.prefix(3))")
     }
 
     @Test(arguments: awkwardFiles.indices)
@@ -196,13 +206,15 @@ struct CSVReaderTests {
         #expect(reader.header == header.map { $0.trimmingCharacters(in: .whitespaces) }, sourceLocation: sourceLocation)
         for (index, record) in expected.dropFirst().enumerated() {
             let expectedRecord = record.flatMap { fields -> Result<[String], DataError> in
-                fields.count == header.count ? .success(fields)
+                fields.count == header.count
+                    ? .success(fields)
                     : .failure(DataError(file: "f.csv", line: nil, message: "\(fields.count) fields, but the header has \(header.count)"))
             }
             let actual: Result<[String], DataError>
             do {
                 guard let fields = try reader.next() else {
-                    Issue.record("record \(index + 1): the reader ended; the twin has \(expected.count - 1 - index) more", sourceLocation: sourceLocation)
+                    Issue.record(
+                        "record \(index + 1): the reader ended; the twin has \(expected.count - 1 - index) more", sourceLocation: sourceLocation)
                     return
                 }
                 actual = .success(fields)
@@ -213,8 +225,9 @@ struct CSVReaderTests {
             case let (.success(a), .success(e)):
                 #expect(a == e, "record \(index + 1)", sourceLocation: sourceLocation)
             case let (.failure(a), .failure(e)):
-                #expect(a.message == e.message && (e.line == nil || a.line == e.line), "record \(index + 1): \(a) against \(e)",
-                        sourceLocation: sourceLocation)
+                #expect(
+                    a.message == e.message && (e.line == nil || a.line == e.line), "record \(index + 1): \(a) against \(e)",
+                    sourceLocation: sourceLocation)
             default:
                 Issue.record("record \(index + 1): \(actual) against \(expectedRecord)", sourceLocation: sourceLocation)
             }
@@ -225,10 +238,12 @@ struct CSVReaderTests {
 
     @Test func plainDecimalsReadFromBytesAreStrtodsBits() {
         // The naive twin is Double(String); the fast path must give its exact bits or step aside (nil).
-        var texts = ["0", "-0", "+0", "-0.0000", ".5", "5.", "1e22", "1e23", "1e-22", "1e-23", "9007199254740992",
-                     "9007199254740993", "123456789012345678901", "1234567890123456789", "0.1", "0.3", "-1.5e-3", "1E5",
-                     "2.2250738585072014e-308", "1e", "1e+", "--1", "+-1", "1.2.3", "", "-", ".", "e5", "1_0", " 1", "1 ",
-                     "0x10", "inf", "nan", "1e0001", "1e99999", "00000000000000000001", "0.000000000000000000001"]
+        var texts = [
+            "0", "-0", "+0", "-0.0000", ".5", "5.", "1e22", "1e23", "1e-22", "1e-23", "9007199254740992",
+            "9007199254740993", "123456789012345678901", "1234567890123456789", "0.1", "0.3", "-1.5e-3", "1E5",
+            "2.2250738585072014e-308", "1e", "1e+", "--1", "+-1", "1.2.3", "", "-", ".", "e5", "1_0", " 1", "1 ",
+            "0x10", "inf", "nan", "1e0001", "1e99999", "00000000000000000001", "0.000000000000000000001",
+        ]
         var generator = SeededGenerator(seed: 3)
         func digits(_ count: Int) -> String { String((0..<count).map { _ in Character(String(Int(generator.nextUniform(in: 0..<10)))) }) }
         for _ in 0..<20_000 {

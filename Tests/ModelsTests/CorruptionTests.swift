@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import Models
 import Tensor
+import Testing
+
+@testable import Models
 
 /// Every kind of damage to a weights file is caught, each with its own error.
 @Suite("Weights file corruption")
@@ -46,7 +47,9 @@ struct CorruptionTests {
     @Test func aDecisionThatDoesNotFitTheLabelsIsRefused() throws {
         var file = try ModelFile(bytes: Self.valid, path: "t")
         file.decision = DecisionRule(rejectLabel: "other")
-        #expect(problem(decoding: file.encoded()) == .corruptHeader("the decision's reject class 'other' is not one of the labels [\"walking\", \"running\"]"))
+        #expect(
+            problem(decoding: file.encoded())
+                == .corruptHeader("the decision's reject class 'other' is not one of the labels [\"walking\", \"running\"]"))
         file.decision = DecisionRule(temperature: 1e6)
         #expect(problem(decoding: file.encoded()) == .corruptHeader("the decision's temperature 1000000.0 is outside 0.05…100"))
     }
@@ -91,8 +94,10 @@ struct CorruptionTests {
             tensors[0]["shape"] = [8, 3, 4]  // 0.weight is [8, 3, 3] in f32: 288 bytes, the table says 288
             header["tensors"] = tensors
         }
-        #expect(problem(decoding: bytes) == .tensorSizeMismatch(
-            tensor: "0.weight", shape: [8, 3, 4], format: .f32, expectedBytes: 384, actualBytes: 288))
+        #expect(
+            problem(decoding: bytes)
+                == .tensorSizeMismatch(
+                    tensor: "0.weight", shape: [8, 3, 4], format: .f32, expectedBytes: 384, actualBytes: 288))
     }
 
     @Test func tensorOutsideTheData() throws {
@@ -110,25 +115,31 @@ struct CorruptionTests {
 
     @Test func nanAndInfinityInTensors() throws {
         // 0.bias is f32 at data offset 288 (after 0.weight): make element 2 NaN.
-        let nan = try reassemble(Self.valid, editHeader: { _ in }) { data in
-            data.replaceSubrange((288 + 8)..<(288 + 12), with: withUnsafeBytes(of: Float.nan.bitPattern.littleEndian, Array.init))
-        }
+        let nan = try reassemble(
+            Self.valid, editHeader: { _ in },
+            editData: { data in
+                data.replaceSubrange((288 + 8)..<(288 + 12), with: withUnsafeBytes(of: Float.nan.bitPattern.littleEndian, Array.init))
+            })
         #expect(problem(decoding: nan) == .invalidValue(tensor: "0.bias", element: 2, reason: "not finite"))
         // An int8 scale of +infinity (the first row scale of 4.weight).
         let file = try ModelFile(bytes: Self.valid, path: "t")
         let offset = try #require(Self.tableOffset(of: "4.weight"))
-        let infinite = try reassemble(Self.valid, editHeader: { _ in }) { data in
-            data.replaceSubrange(offset..<(offset + 4), with: withUnsafeBytes(of: Float.infinity.bitPattern.littleEndian, Array.init))
-        }
+        let infinite = try reassemble(
+            Self.valid, editHeader: { _ in },
+            editData: { data in
+                data.replaceSubrange(offset..<(offset + 4), with: withUnsafeBytes(of: Float.infinity.bitPattern.littleEndian, Array.init))
+            })
         #expect(problem(decoding: infinite) == .invalidValue(tensor: "4.weight", element: 0, reason: "not finite"))
         #expect(file.tensors["4.weight"]?.format == .int8)
     }
 
     @Test func negativeVariance() throws {
         let offset = try #require(Self.tableOffset(of: "1.variance"))
-        let bytes = try reassemble(Self.valid, editHeader: { _ in }) { data in
-            data.replaceSubrange((offset + 4)..<(offset + 8), with: withUnsafeBytes(of: Float(-1).bitPattern.littleEndian, Array.init))
-        }
+        let bytes = try reassemble(
+            Self.valid, editHeader: { _ in },
+            editData: { data in
+                data.replaceSubrange((offset + 4)..<(offset + 8), with: withUnsafeBytes(of: Float(-1).bitPattern.littleEndian, Array.init))
+            })
         #expect(problem(decoding: bytes) == .invalidValue(tensor: "1.variance", element: 1, reason: "a negative variance"))
     }
 
@@ -185,40 +196,64 @@ struct CorruptionTests {
 
     /// A checksum-valid file whose header holds only `architecture` over `input`, with no tensors.
     static func hostile(architecture: [Any], input: [Int], labels: [String] = []) throws -> [UInt8] {
-        try reassemble(valid, editHeader: { header in
-            header["architecture"] = architecture
-            header["input"] = ["shape": input, "description": ""]
-            header["labels"] = labels
-            header["tensors"] = [Any]()
-        }, editData: { $0 = [] })
+        try reassemble(
+            valid,
+            editHeader: { header in
+                header["architecture"] = architecture
+                header["input"] = ["shape": input, "description": ""]
+                header["labels"] = labels
+                header["tensors"] = [Any]()
+            }, editData: { $0 = [] })
     }
 
     @Test func architecturesTooCostlyToRunAreRefusedBeforeAnythingIsBuilt() throws {
         // A 1024×1024 kernel over a 1024×1024 image: a 4 TB unrolled-patch matrix.
-        let convolution = try Self.hostile(architecture: [["conv2D": [
-            "inChannels": 1, "outChannels": 1, "kernelHeight": 1024, "kernelWidth": 1024, "strideHeight": 1,
-            "strideWidth": 1, "padding": "same"]]], input: [1024, 1024, 1])
-        #expect(problem(decoding: convolution) == .overLimit(
-            quantity: "layer 0 (Conv2D 1→1 1024x1024 stride 1x1 same): floats it allocates per input",
-            value: 1_099_511_627_776, limit: Double(WeightsLimits.maximumLayerElements)))
+        let convolution = try Self.hostile(
+            architecture: [
+                [
+                    "conv2D": [
+                        "inChannels": 1, "outChannels": 1, "kernelHeight": 1024, "kernelWidth": 1024, "strideHeight": 1,
+                        "strideWidth": 1, "padding": "same",
+                    ]
+                ]
+            ], input: [1024, 1024, 1])
+        #expect(
+            problem(decoding: convolution)
+                == .overLimit(
+                    quantity: "layer 0 (Conv2D 1→1 1024x1024 stride 1x1 same): floats it allocates per input",
+                    value: 1_099_511_627_776, limit: Double(WeightsLimits.maximumLayerElements)))
         // A 64×64 pooling window at every position of a 1024×1024 image: 2^32 comparisons, no tensors at all.
-        let pooling = try Self.hostile(architecture: [["pool2D": [
-            "kind": "max", "height": 64, "width": 64, "strideHeight": 1, "strideWidth": 1, "padding": "same"]]],
+        let pooling = try Self.hostile(
+            architecture: [
+                [
+                    "pool2D": [
+                        "kind": "max", "height": 64, "width": 64, "strideHeight": 1, "strideWidth": 1, "padding": "same",
+                    ]
+                ]
+            ],
             input: [1024, 1024, 1])
-        #expect(problem(decoding: pooling) == .overLimit(
-            quantity: "layers 0…0: multiply-adds and comparisons per input", value: 4_294_967_296,
-            limit: Double(WeightsLimits.maximumOperations)))
+        #expect(
+            problem(decoding: pooling)
+                == .overLimit(
+                    quantity: "layers 0…0: multiply-adds and comparisons per input", value: 4_294_967_296,
+                    limit: Double(WeightsLimits.maximumOperations)))
     }
 
     @Test func labelsMustNameEachOutputOnce() throws {
         let flatten: [Any] = [["flatten": [String: Any]()]]
         #expect(problem(decoding: try Self.hostile(architecture: flatten, input: [3], labels: ["a", "b", "c"])) == nil)
-        #expect(problem(decoding: try Self.hostile(architecture: flatten, input: [3], labels: ["a", "b"])) == .invalidArchitecture(
-            "the model's output [3] is not one score for each of its 2 labels"))
-        #expect(problem(decoding: try Self.hostile(architecture: [], input: [2, 3], labels: ["a", "b", "c"])) == .invalidArchitecture(
-            "the model's output [2, 3] is not one score for each of its 3 labels"))
-        #expect(problem(decoding: try Self.hostile(architecture: flatten, input: [2], labels: ["a", "a"])) == .invalidArchitecture(
-            "labels must be distinct and not empty: [\"a\", \"a\"]"))
+        #expect(
+            problem(decoding: try Self.hostile(architecture: flatten, input: [3], labels: ["a", "b"]))
+                == .invalidArchitecture(
+                    "the model's output [3] is not one score for each of its 2 labels"))
+        #expect(
+            problem(decoding: try Self.hostile(architecture: [], input: [2, 3], labels: ["a", "b", "c"]))
+                == .invalidArchitecture(
+                    "the model's output [2, 3] is not one score for each of its 3 labels"))
+        #expect(
+            problem(decoding: try Self.hostile(architecture: flatten, input: [2], labels: ["a", "a"]))
+                == .invalidArchitecture(
+                    "labels must be distinct and not empty: [\"a\", \"a\"]"))
     }
 
     @Test func batchNormNeedsAPositiveEpsilon() throws {
@@ -244,19 +279,22 @@ struct CorruptionTests {
     }
 
     @Test func aModelWithoutTensorsRoundTrips() throws {
-        let file = try ModelFile(name: "no-tensors", model: Sequential([Flatten(), Activation(.softmax)]), labels: ["a", "b", "c", "d"],
-                                 input: InputSpec(shape: [2, 2], description: ""))
+        let file = try ModelFile(
+            name: "no-tensors", model: Sequential([Flatten(), Activation(.softmax)]), labels: ["a", "b", "c", "d"],
+            input: InputSpec(shape: [2, 2], description: ""))
         #expect(try ModelFile(bytes: file.encoded(), path: "t") == file)
     }
 
     @Test func nonFiniteMetadataIsRefusedWhenWriting() {
         #expect(throws: WeightsFileError.self) {
-            try ModelFile(name: "n", model: Sequential([Flatten()]), labels: [], input: InputSpec(shape: [2], description: ""),
-                          training: TrainingMetadata(validationAccuracy: .nan))
+            try ModelFile(
+                name: "n", model: Sequential([Flatten()]), labels: [], input: InputSpec(shape: [2], description: ""),
+                training: TrainingMetadata(validationAccuracy: .nan))
         }
         #expect(throws: WeightsFileError.self) {
-            try ModelFile(name: "n", model: Sequential([Flatten()]), labels: [], input: InputSpec(shape: [2], description: ""),
-                          preprocessing: ["size": .number(.infinity)])
+            try ModelFile(
+                name: "n", model: Sequential([Flatten()]), labels: [], input: InputSpec(shape: [2], description: ""),
+                preprocessing: ["size": .number(.infinity)])
         }
     }
 
@@ -285,7 +323,8 @@ struct CorruptionTests {
     static func tableOffset(of name: String) -> Int? {
         let headerLength = Int(valid[12]) | Int(valid[13]) << 8
         guard let header = try? JSONSerialization.jsonObject(with: Data(valid[24..<(24 + headerLength)])) as? [String: Any],
-              let tensors = header["tensors"] as? [[String: Any]] else { return nil }
+            let tensors = header["tensors"] as? [[String: Any]]
+        else { return nil }
         return tensors.first { $0["name"] as? String == name }?["offset"] as? Int
     }
 

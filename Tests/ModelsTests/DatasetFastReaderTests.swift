@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Models
 
 /// `ShapeDataset.drawings` (runs of lines parsed in parallel, rows in place) against its reference, the same reader
@@ -42,23 +43,26 @@ struct DatasetFastReaderTests {
             for chunkBytes in [1, 7, 33, 200, 1 << 22] {
                 for threads in [1, 2, 3] {
                     let fast = Result { () throws(DataError) in
-                        try ShapeDataset.drawings(path, threads: threads, checkLabels: checkLabels, chunkBytes: chunkBytes, rowByRow: false) { { $0 } }
+                        try ShapeDataset.drawings(path, threads: threads, checkLabels: checkLabels, chunkBytes: chunkBytes, rowByRow: false) {
+                            { $0 }
+                        }
                     }
-                    let where_ = "\(context), runs of \(chunkBytes) bytes, \(threads) threads, checkLabels \(checkLabels)"
+                    let place = "\(context), runs of \(chunkBytes) bytes, \(threads) threads, checkLabels \(checkLabels)"
                     switch (fast, reference) {
                     case let (.success(items), .success(expected)):
-                        #expect(items.map(\.id) == expected.map(\.id), "\(where_)", sourceLocation: sourceLocation)
-                        #expect(items.map(\.lines) == expected.map(\.lines), "\(where_)", sourceLocation: sourceLocation)
-                        #expect(items.map(\.label) == expected.map(\.label), "\(where_)", sourceLocation: sourceLocation)
+                        #expect(items.map(\.id) == expected.map(\.id), "\(place)", sourceLocation: sourceLocation)
+                        #expect(items.map(\.lines) == expected.map(\.lines), "\(place)", sourceLocation: sourceLocation)
+                        #expect(items.map(\.label) == expected.map(\.label), "\(place)", sourceLocation: sourceLocation)
                         for (item, want) in zip(items, expected) where item.value.drawing != want.value.drawing {
-                            Issue.record("\(where_): '\(item.id)': \(item.value.drawing) vs \(want.value.drawing)", sourceLocation: sourceLocation)
+                            Issue.record("\(place): '\(item.id)': \(item.value.drawing) vs \(want.value.drawing)", sourceLocation: sourceLocation)
                         }
-                        #expect(items.map(\.value.id) == items.map(\.id) && items.map(\.value.lines) == items.map(\.lines)
+                        #expect(
+                            items.map(\.value.id) == items.map(\.id) && items.map(\.value.lines) == items.map(\.lines)
                                 && items.map(\.value.label) == items.map(\.label), sourceLocation: sourceLocation)
                     case let (.failure(a), .failure(b)):
-                        #expect(a == b, "\(where_): \(a) vs \(b)", sourceLocation: sourceLocation)
+                        #expect(a == b, "\(place): \(a) vs \(b)", sourceLocation: sourceLocation)
                     default:
-                        Issue.record("\(where_): fast \(fast) vs reference \(reference)", sourceLocation: sourceLocation)
+                        Issue.record("\(place): fast \(fast) vs reference \(reference)", sourceLocation: sourceLocation)
                     }
                 }
             }
@@ -76,16 +80,19 @@ struct DatasetFastReaderTests {
 
     @Test func blankLinesAndOtherLineEndsReadTheSame() throws {
         try expectSameAsReference("\n\n" + Self.header + "\n" + rows("a") + "\n\r\n\r" + rows("b") + "\n\n", "blank lines")
-        try expectSameAsReference(Self.header + rows("a").replacingOccurrences(of: "\n", with: "\r\n") + rows("b") + "c,square,0,1,1\r", "mixed line ends")
+        try expectSameAsReference(
+            Self.header + rows("a").replacingOccurrences(of: "\n", with: "\r\n") + rows("b") + "c,square,0,1,1\r", "mixed line ends")
         try expectSameAsReference(Self.header + "a,square,0,1,1\r\r\na,square,0,5,5\r\r", "CR CR LF")
         try expectSameAsReference(Self.header + "   \n" + rows("a"), "a line of spaces")
     }
 
     @Test func columnsInAnyOrderWithTimesAndExtras() throws {
-        let text = "t,extra,y,x,stroke,label,drawing\n" + rows("a", strokes: [0, 1], t: true).split(separator: "\n").map { line in
-            let f = line.split(separator: ",", omittingEmptySubsequences: false)
-            return "\(f[5]),x,\(f[4]),\(f[3]),\(f[2]),\(f[1]),\(f[0])"
-        }.joined(separator: "\n") + "\n" + "1.5e1,, 7 ,8 ,0,square,b\n2,,9,1e2,0,square,b\n"
+        let text =
+            "t,extra,y,x,stroke,label,drawing\n"
+            + rows("a", strokes: [0, 1], t: true).split(separator: "\n").map { line in
+                let f = line.split(separator: ",", omittingEmptySubsequences: false)
+                return "\(f[5]),x,\(f[4]),\(f[3]),\(f[2]),\(f[1]),\(f[0])"
+            }.joined(separator: "\n") + "\n" + "1.5e1,, 7 ,8 ,0,square,b\n2,,9,1e2,0,square,b\n"
         try expectSameAsReference(text, "reordered columns")
     }
 
@@ -96,9 +103,11 @@ struct DatasetFastReaderTests {
     }
 
     @Test func badNumbersAndStrokes() throws {
-        let bad = ["a,square,0,abc,1", "a,square,0,,1", "a,square,0,nan,1", "a,square,0,1,inf", "a,square,-1,1,1", "a,square,1.5,1,1",
-                   "a,square,0,2e15,1", "a,square,0,1,-3e20", "a,square,x,1,1", "a,square,0, 12 ,1", "a,square,0,0x10,1",
-                   "a,square,0,12345678901234567890123,1", "a,square,0,1e-400,1"]
+        let bad = [
+            "a,square,0,abc,1", "a,square,0,,1", "a,square,0,nan,1", "a,square,0,1,inf", "a,square,-1,1,1", "a,square,1.5,1,1",
+            "a,square,0,2e15,1", "a,square,0,1,-3e20", "a,square,x,1,1", "a,square,0, 12 ,1", "a,square,0,0x10,1",
+            "a,square,0,12345678901234567890123,1", "a,square,0,1e-400,1",
+        ]
         for row in bad {
             try expectSameAsReference(Self.header + rows("z") + row + "\n" + rows("a") + rows("b"), "row \(row)")
         }
@@ -140,15 +149,18 @@ struct DatasetFastReaderTests {
     /// What only the row-by-row reading handles (a quote, a NUL, bytes that are not UTF-8) is left to it by the
     /// in-place parsing, and gives the reference's items.
     @Test func filesThatAreNotPlainAreReadRowByRow() throws {
-        for (text, context) in [(Self.header + rows("a") + "\"b\",square,0,1,1\n", "a quote"),
-                                (Self.header + rows("a") + "b,square,0,1\u{0},1\n", "a NUL"),
-                                (Self.header + rows("a") + "b,square,0,1,1\n", "")] {
+        for (text, context) in [
+            (Self.header + rows("a") + "\"b\",square,0,1,1\n", "a quote"),
+            (Self.header + rows("a") + "b,square,0,1\u{0},1\n", "a NUL"),
+            (Self.header + rows("a") + "b,square,0,1,1\n", ""),
+        ] {
             var bytes = Array(text.utf8)
             if context.isEmpty { bytes.insert(0xFF, at: bytes.count - 4) }
             let path = try write(bytes)
             defer { try? FileManager.default.removeItem(atPath: path) }
-            let layout = DatasetLayout(path: path, header: ["drawing", "label", "stroke", "x", "y"], id: 0, label: 1, stroke: 2, x: 3, y: 4, t: nil,
-                                       checkLabels: false)
+            let layout = DatasetLayout(
+                path: path, header: ["drawing", "label", "stroke", "x", "y"], id: 0, label: 1, stroke: 2, x: 3, y: 4, t: nil,
+                checkLabels: false)
             let inPlace = bytes.withUnsafeBufferPointer {
                 ShapeDataset.inPlace($0, from: Self.header.utf8.count, firstLine: 2, layout: layout, threads: 2, chunkBytes: 16) { { $0 } }
             }
@@ -158,7 +170,8 @@ struct DatasetFastReaderTests {
     }
 
     @Test func labelsThatChangeWithinADrawingAreItsProblemWhereverTheRunsAreCut() throws {
-        let text = Self.header + rows("a") + rows("b").replacingOccurrences(of: "square", with: "circle") + rows("b")
+        let text =
+            Self.header + rows("a") + rows("b").replacingOccurrences(of: "square", with: "circle") + rows("b")
             + rows("c") + rows("c").replacingOccurrences(of: "square", with: " square ") + rows("d").replacingOccurrences(of: "square", with: "")
         try expectSameAsReference(text, "labels that change, spaces, empty")
         let items = try ShapeDataset.drawings(try write(Array(text.utf8)), threads: 2, checkLabels: true) { { $0 } }

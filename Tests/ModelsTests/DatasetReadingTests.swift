@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import Models
+import Testing
 
 /// How the dataset readers (training, evaluation and `--dataset` batches) treat rows a careless or hostile file
 /// holds: scattered drawing ids, malformed rows that open a drawing or session, other line endings, sessions too
@@ -25,7 +25,8 @@ struct DatasetReadingTests {
         let path = try write(Self.header + rows("a") + rows("b") + rows("a", side: 20))
         let items = try datasetRecords(path)
         #expect(items.map(\.id) == ["a", "b", "a"])
-        let message = "drawing 'a' has rows at lines 2–6, 12–16, with other drawings between them; "
+        let message =
+            "drawing 'a' has rows at lines 2–6, 12–16, with other drawings between them; "
             + "the rows of one drawing must be together (or give each drawing its own id)"
         guard case .failure(let first) = items[0].drawing, case .failure(let second) = items[2].drawing else {
             Issue.record("a scattered drawing was classified: \(items.map(\.drawing))")
@@ -41,9 +42,12 @@ struct DatasetReadingTests {
         let path = try write(Self.header + (0..<300).map { rows($0 % 2 == 0 ? "a" : "b") }.joined())
         let items = try datasetRecords(path, threads: 2)
         #expect(items.count == 300)
-        #expect(throws: DataError(file: path, line: 7, column: (1, "drawing"),
-                                  message: "drawing 'b' has rows at lines 7–11, 17–21, 27–31, 37–41 and 146 more runs, with other drawings "
-                                    + "between them; the rows of one drawing must be together (or give each drawing its own id)")) {
+        #expect(
+            throws: DataError(
+                file: path, line: 7, column: (1, "drawing"),
+                message: "drawing 'b' has rows at lines 7–11, 17–21, 27–31, 37–41 and 146 more runs, with other drawings "
+                    + "between them; the rows of one drawing must be together (or give each drawing its own id)")
+        ) {
             try items[1].drawing.get()
         }
     }
@@ -93,10 +97,14 @@ struct DatasetReadingTests {
         let sessions = try MotionDataset.sessions(path)
         #expect(sessions.map(\.id) == ["fast", "slow", "late"])
         #expect((try? sessions[0].recording.get()) != nil)
-        #expect(throws: DataError(file: path, line: 302, message: "session 'slow' (lines 302–601): the samples are 5 s apart (median): 0.2 Hz, "
-                                    + "too slow to resolve a stride; the lowest rate accepted is 10 Hz (over twice the fastest running cadence, "
-                                    + "3.5 steps a second). The timestamps look like milliseconds (200 Hz if divided by 1000): the timestamp "
-                                    + "column must be in seconds")) { try sessions[1].recording.get() }
+        #expect(
+            throws: DataError(
+                file: path, line: 302,
+                message: "session 'slow' (lines 302–601): the samples are 5 s apart (median): 0.2 Hz, "
+                    + "too slow to resolve a stride; the lowest rate accepted is 10 Hz (over twice the fastest running cadence, "
+                    + "3.5 steps a second). The timestamps look like milliseconds (200 Hz if divided by 1000): the timestamp "
+                    + "column must be in seconds")
+        ) { try sessions[1].recording.get() }
         // A row with too few fields opens its own session instead of spoiling 'slow'.
         #expect(throws: DataError(file: path, line: 602, message: "3 fields, but the header has 6")) { try sessions[2].recording.get() }
     }

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import Models
 import Tensor
+import Testing
 
 /// Inputs the libFuzzer targets (Fuzz/, `make fuzz`) found, minimised, each checked here the way its target
 /// checks it. A test that still traps is disabled (a trap would end the whole test run) until the fix lands.
@@ -32,15 +32,18 @@ struct FuzzRegressionTests {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let shipped = try [UInt8](Data(contentsOf: root.appendingPathComponent("Weights/\(name).weights")))
         var place = (offset: 0, length: 0)
-        let bytes = try reassemble(shipped, editHeader: { header in
-            let entry = (header["tensors"] as? [[String: Any]] ?? []).first { $0["name"] as? String == tensor }
-            place = (entry?["offset"] as? Int ?? 0, entry?["length"] as? Int ?? 0)
-        }, editData: { data in
-            for (index, start) in stride(from: place.offset, to: place.offset + place.length, by: 4).enumerated() {
-                let value: Float = index.isMultiple(of: 2) ? 3e38 : -3e38
-                withUnsafeBytes(of: value.bitPattern.littleEndian) { data.replaceSubrange(start..<(start + 4), with: $0) }
-            }
-        })
+        let bytes = try reassemble(
+            shipped,
+            editHeader: { header in
+                let entry = (header["tensors"] as? [[String: Any]] ?? []).first { $0["name"] as? String == tensor }
+                place = (entry?["offset"] as? Int ?? 0, entry?["length"] as? Int ?? 0)
+            },
+            editData: { data in
+                for (index, start) in stride(from: place.offset, to: place.offset + place.length, by: 4).enumerated() {
+                    let value: Float = index.isMultiple(of: 2) ? 3e38 : -3e38
+                    withUnsafeBytes(of: value.bitPattern.littleEndian) { data.replaceSubrange(start..<(start + 4), with: $0) }
+                }
+            })
         #expect(place.length > 0, "no tensor \(tensor) in \(name)")
         return bytes
     }
@@ -64,10 +67,12 @@ struct FuzzRegressionTests {
     func extremeFiniteShapeWeightsAreRefusedOrAnswerProbabilities() throws {
         guard let file = Self.loadedUnlessRefused(try Self.extreme("shape-classifier.f32", tensor: "9.weight")) else { return }
         let recognizer = ShapeRecognizer(engine: .model(try ShapeClassifier(file: file)), model: "extreme")
-        let circle = Drawing(strokes: [(0...32).map { i in
-            let angle = Double(i) / 32 * 2 * Double.pi
-            return DrawingPoint(x: 100 + 50 * cos(angle), y: 100 + 50 * sin(angle))
-        }])
+        let circle = Drawing(strokes: [
+            (0...32).map { i in
+                let angle = Double(i) / 32 * 2 * Double.pi
+                return DrawingPoint(x: 100 + 50 * cos(angle), y: 100 + 50 * sin(angle))
+            }
+        ])
         let answer = try recognizer.recognize(circle)
         #expect(answer.confidence.isFinite && (0...1).contains(answer.confidence), "confidence \(answer.confidence)")
         for (label, probability) in answer.probabilities {
@@ -82,8 +87,9 @@ struct FuzzRegressionTests {
         guard let file = Self.loadedUnlessRefused(try Self.extreme("motion-state.f32", tensor: "2.weight")) else { return }
         let classifier = try MotionClassifier(file: file)
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let recording = try MotionRecordingReader.read(root.appendingPathComponent("Datasets/examples/walking.csv").path,
-                                                       rate: classifier.windowing.rate, window: classifier.windowing.window)
+        let recording = try MotionRecordingReader.read(
+            root.appendingPathComponent("Datasets/examples/walking.csv").path,
+            rate: classifier.windowing.rate, window: classifier.windowing.window)
         let timeline = try classifier.classify(recording)
         #expect(!timeline.windows.isEmpty)
         for window in timeline.windows {

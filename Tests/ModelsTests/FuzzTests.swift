@@ -1,14 +1,17 @@
 import Foundation
-import Testing
-@testable import Models
 import Tensor
+import Testing
+
+@testable import Models
 
 /// Mutations a damaged or hostile CSV might carry: flipped, inserted and deleted bytes, cut files, repeated and
 /// swapped lines, and tokens that break number parsing.
 struct Mutator {
     var generator: SeededGenerator
-    static let tokens = ["nan", "NaN", "inf", "-inf", "1e999", "-0", "", ",", ",,", "\n", "\r\n", "\"", "\u{0}", "x", "1e-320",
-                         "99999999999999999999", "0x10", " ", "\t", "é", "timestamp", "acc.x", "-1", "1.5.2"]
+    static let tokens = [
+        "nan", "NaN", "inf", "-inf", "1e999", "-0", "", ",", ",,", "\n", "\r\n", "\"", "\u{0}", "x", "1e-320",
+        "99999999999999999999", "0x10", " ", "\t", "é", "timestamp", "acc.x", "-1", "1.5.2",
+    ]
 
     mutating func index(_ count: Int) -> Int { count <= 0 ? 0 : Int(generator.next() % UInt64(count)) }
 
@@ -56,10 +59,11 @@ struct FuzzTests {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let shapes = try ShapeClassifier(file: ModelFile(contentsOf: root.appendingPathComponent("Weights/shape-classifier.int8.weights")))
         let motion = try MotionClassifier(file: ModelFile(contentsOf: root.appendingPathComponent("Weights/motion-state.int8.weights")))
-        let drawing = Array((0..<24).map { i -> String in
-            let angle = Double(i) / 24 * 2 * .pi
-            return String(format: "%.2f,%.2f,%d,0", 50 + 40 * cos(angle), 50 + 40 * sin(angle), i * 16)
-        }.reduce("x,y,t,stroke\n") { $0 + $1 + "\n" }.utf8)
+        let drawing = Array(
+            (0..<24).map { i -> String in
+                let angle = Double(i) / 24 * 2 * .pi
+                return String(format: "%.2f,%.2f,%d,0", 50 + 40 * cos(angle), 50 + 40 * sin(angle), i * 16)
+            }.reduce("x,y,t,stroke\n") { $0 + $1 + "\n" }.utf8)
         var recordingText = "timestamp," + coreMotionColumns.joined(separator: ",") + "\n"
         for k in 0..<270 {
             let v = 0.6 * sin(2 * .pi * Double(k) / 45)
@@ -78,7 +82,9 @@ struct FuzzTests {
                     if let problem = ShapeRasterizer().problem(with: input) { throw DataError(file: path.path, message: problem) }
                     let prediction = shapes.classify(image: shapes.rasterizer.rasterize(input))
                     let geometric = try GeometricRecognizer().classify(input)
-                    guard prediction.confidence.isFinite, geometric.confidence.isFinite else { throw DataError(file: "", message: "non-finite answer") }
+                    guard prediction.confidence.isFinite, geometric.confidence.isFinite else {
+                        throw DataError(file: "", message: "non-finite answer")
+                    }
                 } else {
                     let input = try MotionRecordingReader.read(path.path, window: motion.windowing.window)
                     try motion.windowing.requireWindow(in: input, source: path.path)
@@ -92,7 +98,8 @@ struct FuzzTests {
             } catch let error as DataError where error.kind == .invalid && !error.message.hasPrefix("non-finite") {
                 errors += 1
             } catch {
-                wrongKinds.append("round \(round): \(error); input: \(String(decoding: (try? Data(contentsOf: path)) ?? Data(), as: UTF8.self).prefix(600))")
+                wrongKinds.append(
+                    "round \(round): \(error); input: \(String(decoding: (try? Data(contentsOf: path)) ?? Data(), as: UTF8.self).prefix(600))")
             }
         }
         #expect(wrongKinds.isEmpty, "\(wrongKinds.prefix(5))")

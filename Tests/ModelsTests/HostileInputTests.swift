@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import Models
 import Tensor
+import Testing
+
+@testable import Models
 
 /// Files and drawings a hostile or careless user gives the readers and recognizers (issue 12): each is read
 /// right or refused with a precise error, and nothing traps.
@@ -17,7 +18,8 @@ struct HostileInputTests {
 
     /// Rows of a raw-accelerometer recording with timestamps `spacing` s apart.
     static func recording(spacing: Double, count: Int) -> String {
-        "timestamp,acc.x,acc.y,acc.z\n" + (0..<count).map { String(format: "%.3f,0,%.3f,-1", Double($0) * spacing, 0.5 * sin(Double($0))) }
+        "timestamp,acc.x,acc.y,acc.z\n"
+            + (0..<count).map { String(format: "%.3f,0,%.3f,-1", Double($0) * spacing, 0.5 * sin(Double($0))) }
             .joined(separator: "\n") + "\n"
     }
 
@@ -64,8 +66,11 @@ struct HostileInputTests {
     @Test func coordinatesOutsideTheRangeAreRefusedWithTheirPlace() throws {
         for value in ["1e300", "-1e300", "1e16", "-2e15"] {
             let path = try write("x,y\n0,0\n1,\(value)\n2,2\n")
-            #expect(throws: DataError(file: path, line: 3, column: (2, "y"),
-                                      message: "\(Double(value) ?? 0) is outside the coordinate range ±1e15; coordinates are screen positions (any unit and offset)")) {
+            #expect(
+                throws: DataError(
+                    file: path, line: 3, column: (2, "y"),
+                    message: "\(Double(value) ?? 0) is outside the coordinate range ±1e15; coordinates are screen positions (any unit and offset)")
+            ) {
                 try DrawingReader.read(path)
             }
         }
@@ -107,9 +112,11 @@ struct HostileInputTests {
 
     @Test func theGeometricRecognizerSeesASquareAtAnyScale() throws {
         for (side, offset) in [(1e-170, 0.0), (1e-100, 1e-95), (1, 0), (1e12, -1e14)] {
-            let square = Drawing(strokes: [[(0.0, 0.0), (1, 0), (1, 1), (0, 1), (0, 0)].map {
-                DrawingPoint(x: offset + $0.0 * side, y: offset + $0.1 * side)
-            }])
+            let square = Drawing(strokes: [
+                [(0.0, 0.0), (1, 0), (1, 1), (0, 1), (0, 0)].map {
+                    DrawingPoint(x: offset + $0.0 * side, y: offset + $0.1 * side)
+                }
+            ])
             let measures = try GeometricRecognizer().measure(square)
             #expect(abs(measures.rectangularity - 1) < 1e-6 && abs(measures.pathOverHull - 1) < 1e-6, "side \(side): \(measures)")
             #expect(try GeometricRecognizer().classify(square).label == "square")
@@ -144,11 +151,17 @@ struct HostileInputTests {
 
     @Test func samplesCloserThanAnySensorTakesThemAreRefused() throws {
         // 0.02 s written as days (a spreadsheet's date serial): 2.3e-7 apart.
-        let days = try write("timestamp,acc.x,acc.y,acc.z\n" + (0..<400).map { String(format: "%.12f,0,%.3f,-1", Double($0) * 0.02 / 86_400, sin(Double($0))) }
-            .joined(separator: "\n"))
-        #expect(throws: DataError(file: days, message: "the samples are 2.31e-07 s apart (median): 4.32e+06 Hz, faster than any phone's motion "
-                                    + "sensors; the highest rate accepted is 10000 Hz. The timestamps look like days, as a spreadsheet's dates "
-                                    + "count them (50 Hz if multiplied by 86400): the timestamp column must be in seconds")) {
+        let days = try write(
+            "timestamp,acc.x,acc.y,acc.z\n"
+                + (0..<400).map { String(format: "%.12f,0,%.3f,-1", Double($0) * 0.02 / 86_400, sin(Double($0))) }
+                .joined(separator: "\n"))
+        #expect(
+            throws: DataError(
+                file: days,
+                message: "the samples are 2.31e-07 s apart (median): 4.32e+06 Hz, faster than any phone's motion "
+                    + "sensors; the highest rate accepted is 10000 Hz. The timestamps look like days, as a spreadsheet's dates "
+                    + "count them (50 Hz if multiplied by 86400): the timestamp column must be in seconds")
+        ) {
             try MotionRecordingReader.read(days)
         }
         // (An assumed rate above the limit: MotionStillAndRateTests.)
@@ -173,8 +186,12 @@ struct HostileInputTests {
         }
         // A header of 400,000 empty names: the message names 20 and counts the rest.
         let wide = try write(String(repeating: ",", count: 399_999) + "\n")
-        #expect(throws: DataError(file: wide, line: 1, message: "missing column 'x'; the header has "
-                                    + Array(repeating: "''", count: 20).joined(separator: ", ") + " and 399980 more")) {
+        #expect(
+            throws: DataError(
+                file: wide, line: 1,
+                message: "missing column 'x'; the header has "
+                    + Array(repeating: "''", count: 20).joined(separator: ", ") + " and 399980 more")
+        ) {
             try DrawingReader.read(wide)
         }
         for text in ["nan", "inf", "-infinity", "1e999"] {

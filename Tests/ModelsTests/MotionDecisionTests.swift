@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import Models
 import Tensor
+import Testing
+
+@testable import Models
 
 /// A window classifier that gives every window the same probabilities, under a given decision rule.
 private struct FixedClassifier: MotionWindowClassifier {
@@ -20,14 +21,18 @@ private struct FixedClassifier: MotionWindowClassifier {
 struct MotionDecisionTests {
     /// One window of a phone that moves (not still): 300 samples at 50 Hz, 0.5 g vertical.
     let moving = MotionRecording(
-        segments: [(0..<300).map { t in
-            MotionSample(gravity: (0, 0, -1), rotationRate: (0, 0, 0), userAcceleration: (0, 0, 0.5 * sin(Double(t) / 4)))
-        }], segmentStarts: [0], rate: 50, notes: [])
+        segments: [
+            (0..<300).map { t in
+                MotionSample(gravity: (0, 0, -1), rotationRate: (0, 0, 0), userAcceleration: (0, 0, 0.5 * sin(Double(t) / 4)))
+            }
+        ], segmentStarts: [0], rate: 50, notes: [])
     /// One window of a phone lying on a table.
     let lying = MotionRecording(
-        segments: [(0..<300).map { t in
-            MotionSample(gravity: (0, 0, -1), rotationRate: (0, 0, 0), userAcceleration: (0, 0, 0.001 * Double(t % 3)))
-        }], segmentStarts: [0], rate: 50, notes: [])
+        segments: [
+            (0..<300).map { t in
+                MotionSample(gravity: (0, 0, -1), rotationRate: (0, 0, 0), userAcceleration: (0, 0, 0.001 * Double(t % 3)))
+            }
+        ], segmentStarts: [0], rate: 50, notes: [])
 
     @Test func aWindowUnderTheFloorIsUncertainAndSaysWhy() throws {
         let classifier = FixedClassifier(labels: ["walking", "running"], scores: [0.62, 0.38], decision: .legacy)
@@ -57,8 +62,9 @@ struct MotionDecisionTests {
     }
 
     @Test func aRejectClassAnswersUnknown() throws {
-        let classifier = FixedClassifier(labels: ["walking", "running", "other"], scores: [0.1, 0.1, 0.8],
-                                         decision: .default(labels: ["walking", "running", "other"]))
+        let classifier = FixedClassifier(
+            labels: ["walking", "running", "other"], scores: [0.1, 0.1, 0.8],
+            decision: .default(labels: ["walking", "running", "other"]))
         let window = try #require(try classifier.classify(moving).windows.first)
         #expect(window.label == DecisionRule.unknownLabel && !window.uncertain)
         #expect(window.reason == "it looks like none of the classes (80%); the nearest is walking")

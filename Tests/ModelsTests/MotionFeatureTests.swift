@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import Models
 import Tensor
+import Testing
+
+@testable import Models
 
 /// The window input computed the slow way, in Double: each signal less its mean, normalized autocorrelation at
 /// lags 1…L, then ln(vertical SD) and ln(horizontal mean), floored at 1 mg.
@@ -27,8 +28,10 @@ func referenceInput(_ samples: ArraySlice<MotionSample>, lags: Int) -> [Double] 
 /// phone held at `rotation` (row-major 3×3, world → phone).
 func gaitSamples(count: Int, period: Double, amplitude: Double, rotation: [Double] = [1, 0, 0, 0, 1, 0, 0, 0, 1]) -> [MotionSample] {
     func apply(_ v: (Double, Double, Double)) -> (Double, Double, Double) {
-        (rotation[0] * v.0 + rotation[1] * v.1 + rotation[2] * v.2, rotation[3] * v.0 + rotation[4] * v.1 + rotation[5] * v.2,
-         rotation[6] * v.0 + rotation[7] * v.1 + rotation[8] * v.2)
+        (
+            rotation[0] * v.0 + rotation[1] * v.1 + rotation[2] * v.2, rotation[3] * v.0 + rotation[4] * v.1 + rotation[5] * v.2,
+            rotation[6] * v.0 + rotation[7] * v.1 + rotation[8] * v.2
+        )
     }
     return (0..<count).map { i in
         let phase = 2 * Double.pi * Double(i) / period
@@ -46,9 +49,12 @@ struct MotionFeatureTests {
         let windowing = MotionWindowing(window: window, hop: hop, lags: lags)
         var generator = SeededGenerator(seed: UInt64(window))
         let samples = (0..<(window + 2 * hop + 3)).map { _ in
-            MotionSample(gravity: (generator.nextNormal(standardDeviation: 0.1), 0.3, -1), rotationRate: (0, 0, 0),
-                         userAcceleration: (generator.nextNormal(standardDeviation: 0.5), generator.nextNormal(standardDeviation: 0.5),
-                                            generator.nextNormal(standardDeviation: 0.5)))
+            MotionSample(
+                gravity: (generator.nextNormal(standardDeviation: 0.1), 0.3, -1), rotationRate: (0, 0, 0),
+                userAcceleration: (
+                    generator.nextNormal(standardDeviation: 0.5), generator.nextNormal(standardDeviation: 0.5),
+                    generator.nextNormal(standardDeviation: 0.5)
+                ))
         }
         let inputs = windowing.windows(samples)
         #expect(inputs.shape == [3, 2 * lags + 2])
@@ -64,9 +70,11 @@ struct MotionFeatureTests {
         let upright = windowing.windows(gaitSamples(count: 300, period: 45, amplitude: 0.6))
         // 0.8 rad about an oblique axis.
         let (c, s) = (cos(0.8), sin(0.8)), (x, y, z) = (0.48, 0.6, 0.64)
-        let rotation = [c + x * x * (1 - c), x * y * (1 - c) - z * s, x * z * (1 - c) + y * s,
-                        y * x * (1 - c) + z * s, c + y * y * (1 - c), y * z * (1 - c) - x * s,
-                        z * x * (1 - c) - y * s, z * y * (1 - c) + x * s, c + z * z * (1 - c)]
+        let rotation = [
+            c + x * x * (1 - c), x * y * (1 - c) - z * s, x * z * (1 - c) + y * s,
+            y * x * (1 - c) + z * s, c + y * y * (1 - c), y * z * (1 - c) - x * s,
+            z * x * (1 - c) - y * s, z * y * (1 - c) + x * s, c + z * z * (1 - c),
+        ]
         let tilted = windowing.windows(gaitSamples(count: 300, period: 45, amplitude: 0.6, rotation: rotation))
         let worst = zip(upright.scalars, tilted.scalars).map { abs($0 - $1) }.max() ?? 1
         #expect(worst < 1e-4, "largest difference \(worst)")
@@ -76,7 +84,8 @@ struct MotionFeatureTests {
     func strideRateIsTheRepetitionPeriod(period: Double, frequency: Double) throws {
         let windowing = MotionWindowing()
         let inputs = windowing.windows(gaitSamples(count: 256, period: period, amplitude: 0.7))
-        let stride = try #require(inputs.scalars.withUnsafeBufferPointer { windowing.strideRate(UnsafeBufferPointer(rebasing: $0[0..<windowing.inputSize])) })
+        let stride = try #require(
+            inputs.scalars.withUnsafeBufferPointer { windowing.strideRate(UnsafeBufferPointer(rebasing: $0[0..<windowing.inputSize])) })
         #expect(abs(stride.frequency - frequency) < 1e-9)
         #expect(stride.strength > 0.5)
     }
@@ -127,10 +136,15 @@ struct MotionFeatureTests {
     }
 
     @Test func aRecordingShorterThanAWindowIsAPreciseError() {
-        let recording = MotionRecording(segments: [gaitSamples(count: 200, period: 45, amplitude: 0.5), gaitSamples(count: 120, period: 45, amplitude: 0.5)],
-                                        segmentStarts: [0, 10], rate: 50, notes: [])
-        #expect(throws: DataError(file: "r.csv", message: "the recording is too short: its longest stretch without a gap has 200 samples "
-                                    + "(4.00 s at 50 Hz); one window needs 256 (5.12 s)")) {
+        let recording = MotionRecording(
+            segments: [gaitSamples(count: 200, period: 45, amplitude: 0.5), gaitSamples(count: 120, period: 45, amplitude: 0.5)],
+            segmentStarts: [0, 10], rate: 50, notes: [])
+        #expect(
+            throws: DataError(
+                file: "r.csv",
+                message: "the recording is too short: its longest stretch without a gap has 200 samples "
+                    + "(4.00 s at 50 Hz); one window needs 256 (5.12 s)")
+        ) {
             _ = try CadenceRecognizer().classify(recording, source: "r.csv")
         }
     }
@@ -150,9 +164,11 @@ struct MotionFeatureTests {
     }
 
     @Test func majorityTiesGoToTheMoreConfidentLabel() {
-        let windows = [MotionWindowPrediction(start: 0, end: 1, label: "walking", confidence: 0.6),
-                       MotionWindowPrediction(start: 1, end: 2, label: "running", confidence: 0.9),
-                       MotionWindowPrediction(start: 2, end: 3, label: "walking", confidence: 0.99, uncertain: true, reason: "a gap")]
+        let windows = [
+            MotionWindowPrediction(start: 0, end: 1, label: "walking", confidence: 0.6),
+            MotionWindowPrediction(start: 1, end: 2, label: "running", confidence: 0.9),
+            MotionWindowPrediction(start: 2, end: 3, label: "walking", confidence: 0.99, uncertain: true, reason: "a gap"),
+        ]
         #expect(MotionTimeline(windows: windows).label == "running", "the uncertain window does not vote")
     }
 

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import Models
 import Tensor
+import Testing
+
+@testable import Models
 
 @Suite("Motion recordings")
 struct MotionRecordingTests {
@@ -80,14 +81,23 @@ struct MotionRecordingTests {
     }
 
     @Test func badRecordingsAreNamedPrecisely() throws {
-        let backwards = try write("timestamp," + coreMotionColumns.joined(separator: ",") + "\n0.00,0,0,0,0,0,-1,0,0,0,0,0,0\n0.02,0,0,0,0,0,-1,0,0,0,0,0,0\n0.01,0,0,0,0,0,-1,0,0,0,0,0,0\n")
-        #expect(throws: DataError(file: backwards, line: 4, column: (1, "timestamp"),
-                                  message: "timestamp 0.01 does not come after 0.02; timestamps must increase")) {
+        let backwards = try write(
+            "timestamp," + coreMotionColumns.joined(separator: ",")
+                + "\n0.00,0,0,0,0,0,-1,0,0,0,0,0,0\n0.02,0,0,0,0,0,-1,0,0,0,0,0,0\n0.01,0,0,0,0,0,-1,0,0,0,0,0,0\n")
+        #expect(
+            throws: DataError(
+                file: backwards, line: 4, column: (1, "timestamp"),
+                message: "timestamp 0.01 does not come after 0.02; timestamps must increase")
+        ) {
             try MotionRecordingReader.read(backwards)
         }
         let noColumns = try write("time,a,b\n1,2,3\n")
-        #expect(throws: DataError(file: noColumns, line: 1, message: "missing columns: a recording needs gravity.x/y/z and "
-            + "userAcceleration.x/y/z (Core Motion), or acc.x/y/z (raw accelerometer); the header has 'time', 'a', 'b'")) {
+        #expect(
+            throws: DataError(
+                file: noColumns, line: 1,
+                message: "missing columns: a recording needs gravity.x/y/z and "
+                    + "userAcceleration.x/y/z (Core Motion), or acc.x/y/z (raw accelerometer); the header has 'time', 'a', 'b'")
+        ) {
             try MotionRecordingReader.read(noColumns)
         }
         let nan = try write("acc.x,acc.y,acc.z\n0,0,-1\n0,nan,-1\n")
@@ -124,15 +134,20 @@ struct MotionRecordingTests {
         var raw = "timestamp,acc.x,acc.y,acc.z,gyro.x,gyro.y,gyro.z\n"
         for i in 0..<600 {
             let t = Double(i) * 0.01 + (i % 7 == 0 ? 0.003 : 0)
-            raw += String(format: "%.4f,%.5f,%.5f,%.5f,%.3f,%.3f,%.3f\n", t, 0.1 * sin(t * 9), -0.98 + 0.3 * sin(t * 11), 0.2 * cos(t * 7),
-                          sin(t), cos(t), 0.5)
+            raw += String(
+                format: "%.4f,%.5f,%.5f,%.5f,%.3f,%.3f,%.3f\n", t, 0.1 * sin(t * 9), -0.98 + 0.3 * sin(t * 11), 0.2 * cos(t * 7),
+                sin(t), cos(t), 0.5)
         }
         for path in [root.appendingPathComponent("Datasets/examples/walking.csv").path, try write(raw)] {
             let recording = try MotionRecordingReader.read(path, window: 256)
             var reader = try CSVReader(path: path)
             let core = reader.optionalColumn("gravity.x") != nil
-            let values = try reader.columns(core ? ["gravity.x", "gravity.y", "gravity.z", "userAcceleration.x", "userAcceleration.y",
-                                                    "userAcceleration.z"] : ["acc.x", "acc.y", "acc.z"])
+            let values = try reader.columns(
+                core
+                    ? [
+                        "gravity.x", "gravity.y", "gravity.z", "userAcceleration.x", "userAcceleration.y",
+                        "userAcceleration.z",
+                    ] : ["acc.x", "acc.y", "acc.z"])
             let spins = try reader.columns(core ? ["rotationRate.x", "rotationRate.y", "rotationRate.z"] : ["gyro.x", "gyro.y", "gyro.z"])
             let time = try reader.columns(["timestamp"])[0]
             var rows: [[Double]] = [], times: [Double] = []
@@ -144,8 +159,9 @@ struct MotionRecordingTests {
             let firstDifference = zip(recording.segments, expected.segments).enumerated().lazy
                 .compactMap { segment, pair in pair.0.indices.first { pair.0[$0] != pair.1[$0] }.map { (segment, $0) } }.first
             let counts = (recording.segments.map(\.count), expected.segments.map(\.count))
-            #expect(counts.0 == counts.1 && firstDifference == nil,
-                    "\(path): segments of \(counts.0) and \(counts.1) samples; first different (segment, sample): \(String(describing: firstDifference))")
+            #expect(
+                counts.0 == counts.1 && firstDifference == nil,
+                "\(path): segments of \(counts.0) and \(counts.1) samples; first different (segment, sample): \(String(describing: firstDifference))")
             #expect(recording.notes == expected.notes && recording.sourceRate == expected.sourceRate, "\(path)")
         }
     }

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import Models
 import Tensor
+import Testing
+
+@testable import Models
 
 /// A phone that barely moves is `still`; uncertain windows do not vote; a recording too slow or too gappy to
 /// resolve a stride is refused or uncertain, never silently labelled.
@@ -11,7 +12,7 @@ struct MotionStillAndRateTests {
     func stillSamples(count: Int, noise: Double, seed: UInt64 = 7) -> [MotionSample] {
         var state = seed
         func uniform() -> Double {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Double(state >> 11) / Double(1 << 53) * 2 - 1
         }
         return (0..<count).map { _ in
@@ -53,8 +54,10 @@ struct MotionStillAndRateTests {
         func window(_ label: String, uncertain: Bool = false) -> MotionWindowPrediction {
             MotionWindowPrediction(start: 0, end: 1, label: label, confidence: 0.9, uncertain: uncertain, reason: uncertain ? "a gap" : nil)
         }
-        let timeline = MotionTimeline(windows: [window("still"), window("still"), window("walking"),
-                                                window("running", uncertain: true), window("running", uncertain: true), window("running", uncertain: true)])
+        let timeline = MotionTimeline(windows: [
+            window("still"), window("still"), window("walking"),
+            window("running", uncertain: true), window("running", uncertain: true), window("running", uncertain: true),
+        ])
         #expect(timeline.label == "still", "three running windows are uncertain and do not vote")
         #expect(timeline.votes.map(\.label) == ["still", "walking"] && timeline.votes.map(\.count) == [2, 1])
         #expect(!timeline.uncertain)
@@ -66,34 +69,53 @@ struct MotionStillAndRateTests {
     @Test func aRecordingBelowTheLowestRateIsRefused() throws {
         let samples = gaitSamples(count: 1000, period: 36, amplitude: 1.2)
         let slow = MotionRecording(segments: [samples], segmentStarts: [0], rate: 50, notes: [], sourceRate: 2)
-        #expect(throws: DataError(file: "r.csv", message: "the samples are 0.5 s apart (median): 2 Hz, too slow to resolve a stride; "
-                                    + "the lowest rate accepted is 10 Hz (over twice the fastest running cadence, 3.5 steps a second)")) {
+        #expect(
+            throws: DataError(
+                file: "r.csv",
+                message: "the samples are 0.5 s apart (median): 2 Hz, too slow to resolve a stride; "
+                    + "the lowest rate accepted is 10 Hz (over twice the fastest running cadence, 3.5 steps a second)")
+        ) {
             _ = try CadenceRecognizer().classify(slow, source: "r.csv")
         }
-        let enough = MotionRecording(segments: [samples], segmentStarts: [0], rate: 50, notes: [], sourceRate: MotionRecordingReader.minimumSampleRate)
+        let enough = MotionRecording(
+            segments: [samples], segmentStarts: [0], rate: 50, notes: [], sourceRate: MotionRecordingReader.minimumSampleRate)
         #expect(try CadenceRecognizer().classify(enough).label == "running")
     }
 
     @Test func theReaderRefusesSlowRecordingsAndHintsAtMilliseconds() throws {
         func rows(spacing: Double, count: Int) -> String {
-            "timestamp,acc.x,acc.y,acc.z\n" + (0..<count).map { String(format: "%g,0,%.3f,-1", Double($0) * spacing, 0.5 * sin(Double($0))) }
+            "timestamp,acc.x,acc.y,acc.z\n"
+                + (0..<count).map { String(format: "%g,0,%.3f,-1", Double($0) * spacing, 0.5 * sin(Double($0))) }
                 .joined(separator: "\n") + "\n"
         }
         let slow = try write(rows(spacing: 0.5, count: 60))
-        #expect(throws: DataError(file: slow, message: "the samples are 0.5 s apart (median): 2 Hz, too slow to resolve a stride; "
-                                    + "the lowest rate accepted is 10 Hz (over twice the fastest running cadence, 3.5 steps a second)")) {
+        #expect(
+            throws: DataError(
+                file: slow,
+                message: "the samples are 0.5 s apart (median): 2 Hz, too slow to resolve a stride; "
+                    + "the lowest rate accepted is 10 Hz (over twice the fastest running cadence, 3.5 steps a second)")
+        ) {
             try MotionRecordingReader.read(slow)
         }
         let milliseconds = try write(rows(spacing: 20, count: 400))
-        #expect(throws: DataError(file: milliseconds, message: "the samples are 20 s apart (median): 0.05 Hz, too slow to resolve a stride; "
-                                    + "the lowest rate accepted is 10 Hz (over twice the fastest running cadence, 3.5 steps a second). "
-                                    + "The timestamps look like milliseconds (50 Hz if divided by 1000): the timestamp column must be in seconds")) {
+        #expect(
+            throws: DataError(
+                file: milliseconds,
+                message: "the samples are 20 s apart (median): 0.05 Hz, too slow to resolve a stride; "
+                    + "the lowest rate accepted is 10 Hz (over twice the fastest running cadence, 3.5 steps a second). "
+                    + "The timestamps look like milliseconds (50 Hz if divided by 1000): the timestamp column must be in seconds")
+        ) {
             try MotionRecordingReader.read(milliseconds)
         }
         let untimed = try write("acc.x,acc.y,acc.z\n" + String(repeating: "0,0,-1\n", count: 100))
-        for (rate, problem) in [(5.0, "5 Hz, too slow to resolve a stride; the lowest rate accepted is 10 Hz (over twice the fastest running "
-                                      + "cadence, 3.5 steps a second)"),
-                                (1e6, "1e+06 Hz, faster than any phone's motion sensors; the highest rate accepted is 10000 Hz")] {
+        for (rate, problem) in [
+            (
+                5.0,
+                "5 Hz, too slow to resolve a stride; the lowest rate accepted is 10 Hz (over twice the fastest running "
+                    + "cadence, 3.5 steps a second)"
+            ),
+            (1e6, "1e+06 Hz, faster than any phone's motion sensors; the highest rate accepted is 10000 Hz"),
+        ] {
             #expect(throws: DataError(file: untimed, message: "there is no timestamp column and the assumed rate (--rate) is " + problem)) {
                 try MotionRecordingReader.read(untimed, assumedRate: rate)
             }
@@ -118,8 +140,10 @@ struct MotionStillAndRateTests {
         #expect(flagged.first?.reason == "no samples for 0.60 s from 10.00 s: too long a gap to resolve a stride (at most 0.25 s is bridged)")
         #expect(!timeline.uncertain && timeline.votes.reduce(0) { $0 + $1.count } == timeline.windows.count - flagged.count)
         // Ordinary jitter (a dropped sample or two) is bridged.
-        let jitter = try MotionRecordingReader.read(try write(lines.prefix(500).enumerated().filter { $0.offset % 97 != 5 }.map(\.element)
-            .joined(separator: "\n") + "\n"))
+        let jitter = try MotionRecordingReader.read(
+            try write(
+                lines.prefix(500).enumerated().filter { $0.offset % 97 != 5 }.map(\.element)
+                    .joined(separator: "\n") + "\n"))
         #expect(jitter.bridgedGaps.isEmpty)
     }
 }

@@ -1,12 +1,15 @@
 import Foundation
-import Testing
-@testable import Models
 import Tensor
+import Testing
+
+@testable import Models
 
 /// The largest difference between `actual` and `expected` and where it is, after checking their sizes; records
 /// an issue at the caller when it exceeds `tolerance`.
-func expectClose(_ actual: [Float], _ expected: [Float], tolerance: Float, _ context: String,
-                 sourceLocation: SourceLocation = #_sourceLocation) {
+func expectClose(
+    _ actual: [Float], _ expected: [Float], tolerance: Float, _ context: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     guard actual.count == expected.count else {
         Issue.record("\(context): \(actual.count) values, expected \(expected.count)", sourceLocation: sourceLocation)
         return
@@ -18,7 +21,8 @@ func expectClose(_ actual: [Float], _ expected: [Float], tolerance: Float, _ con
         if !(difference <= worst) { worst = difference }
     }
     if let first {
-        let message = "\(context): largest difference \(worst) (tolerance \(tolerance)); first bad value \(first): "
+        let message =
+            "\(context): largest difference \(worst) (tolerance \(tolerance)); first bad value \(first): "
             + "\(actual[first]) against \(expected[first])"
         Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
     }
@@ -50,7 +54,8 @@ func fastWindows(_ windowing: MotionWindowing, vertical: [Float], horizontal: [F
     for start in windowing.starts(count: vertical.count) {
         var row = [Float](repeating: .nan, count: windowing.inputSize)
         row.withUnsafeMutableBufferPointer { out in
-            windowing.input(vertical: vertical[start..<(start + windowing.window)], horizontal: horizontal[start..<(start + windowing.window)], into: out)
+            windowing.input(
+                vertical: vertical[start..<(start + windowing.window)], horizontal: horizontal[start..<(start + windowing.window)], into: out)
         }
         direct += row
     }
@@ -58,8 +63,10 @@ func fastWindows(_ windowing: MotionWindowing, vertical: [Float], horizontal: [F
 }
 
 /// Both fast paths against the naive twin on one recording's signals.
-func expectFastPathsMatchReference(_ windowing: MotionWindowing, vertical: [Float], horizontal: [Float], _ name: String,
-                                   sourceLocation: SourceLocation = #_sourceLocation) {
+func expectFastPathsMatchReference(
+    _ windowing: MotionWindowing, vertical: [Float], horizontal: [Float], _ name: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     let expected = referenceWindows(windowing, vertical: vertical, horizontal: horizontal)
     let (shared, direct) = fastWindows(windowing, vertical: vertical, horizontal: horizontal)
     let context = "\(name), window \(windowing.window), hop \(windowing.hop), lags \(windowing.lags), \(vertical.count) samples"
@@ -68,7 +75,8 @@ func expectFastPathsMatchReference(_ windowing: MotionWindowing, vertical: [Floa
 }
 
 /// Gait-like signals with noise: a vertical bounce every `period` samples, a horizontal magnitude around `level`.
-func noisySignals(count: Int, period: Double = 37, level: Double = 0.4, offset: Double = 0, seed: UInt64) -> (vertical: [Float], horizontal: [Float]) {
+func noisySignals(count: Int, period: Double = 37, level: Double = 0.4, offset: Double = 0, seed: UInt64) -> (vertical: [Float], horizontal: [Float])
+{
     var generator = SeededGenerator(seed: seed)
     var vertical: [Float] = [], horizontal: [Float] = []
     for t in 0..<count {
@@ -99,9 +107,11 @@ struct MotionWindowTests {
         expectFastPathsMatchReference(MotionWindowing(), vertical: vertical, horizontal: horizontal, "noisy gait")
     }
 
-    @Test(arguments: [(8, 1, 1), (8, 3, 7), (8, 8, 7), (9, 7, 4), (17, 17, 16), (33, 33, 1), (33, 1, 32), (50, 7, 49),
-                      (64, 17, 33), (100, 33, 99), (100, 30, 17), (128, 32, 64), (255, 64, 96), (256, 64, 1), (256, 64, 255),
-                      (256, 256, 96), (300, 1, 299), (300, 3, 150), (300, 17, 31), (500, 125, 200), (2000, 500, 150), (4200, 2000, 40)])
+    @Test(arguments: [
+        (8, 1, 1), (8, 3, 7), (8, 8, 7), (9, 7, 4), (17, 17, 16), (33, 33, 1), (33, 1, 32), (50, 7, 49),
+        (64, 17, 33), (100, 33, 99), (100, 30, 17), (128, 32, 64), (255, 64, 96), (256, 64, 1), (256, 64, 255),
+        (256, 256, 96), (300, 1, 299), (300, 3, 150), (300, 17, 31), (500, 125, 200), (2000, 500, 150), (4200, 2000, 40),
+    ])
     func awkwardWindowings(window: Int, hop: Int, lags: Int) {
         // (Window 4200 is past `directStackWindow`: `input` takes its scratch from the heap.)
         let windowing = MotionWindowing(window: window, hop: hop, lags: lags)
@@ -179,8 +189,13 @@ struct MotionWindowTests {
         var generator = SeededGenerator(seed: UInt64(count))
         let samples = (0..<count).map { i -> MotionSample in
             let g = i % 5 == 1 ? (0.0, 0.0, 0.0) : (generator.nextNormal(standardDeviation: 0.3), 0.2, -0.95)
-            let a = i % 5 == 2 ? (g.0 * 0.7, g.1 * 0.7, g.2 * 0.7)
-                : (generator.nextNormal(standardDeviation: 0.4), generator.nextNormal(standardDeviation: 0.4), generator.nextNormal(standardDeviation: 0.4))
+            let a =
+                i % 5 == 2
+                ? (g.0 * 0.7, g.1 * 0.7, g.2 * 0.7)
+                : (
+                    generator.nextNormal(standardDeviation: 0.4), generator.nextNormal(standardDeviation: 0.4),
+                    generator.nextNormal(standardDeviation: 0.4)
+                )
             return MotionSample(gravity: g, rotationRate: (0.1, 0.2, 0.3), userAcceleration: a)
         }
         let (vertical, horizontal) = MotionWindowing.signals(samples)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Models
 
 /// `PercentText.append` against its twin, `String(format: "%.1f%%", 100 * value)`, bit for bit: ties, the ends of
@@ -29,8 +30,10 @@ struct PercentTextTests {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<20000 { expectSame(Double.random(in: 0...1, using: &generator)) }
         for _ in 0..<2000 { expectSame(Double.random(in: 0...1e6, using: &generator)) }
-        for value in [0, 1, 0.9995, 0.99949999999999, 0.00049999, 0.0005, 0.0015, 0.0025, 1e-300, .leastNonzeroMagnitude, 1e11, 9.99e11, 1e12, 1e13,
-                      -0.0, -0.0004, -0.5, 3e300, .infinity, -.infinity, .nan, .greatestFiniteMagnitude] {
+        for value in [
+            0, 1, 0.9995, 0.99949999999999, 0.00049999, 0.0005, 0.0015, 0.0025, 1e-300, .leastNonzeroMagnitude, 1e11, 9.99e11, 1e12, 1e13,
+            -0.0, -0.0004, -0.5, 3e300, .infinity, -.infinity, .nan, .greatestFiniteMagnitude,
+        ] {
             expectSame(value)
         }
     }

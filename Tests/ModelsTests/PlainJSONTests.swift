@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import Models
 import Tensor
+import Testing
+
+@testable import Models
 
 /// The header bytes of an encoded weights file.
 private func headerBytes(_ file: [UInt8]) -> [UInt8] {
@@ -15,10 +16,12 @@ private func headerBytes(_ file: [UInt8]) -> [UInt8] {
 private func expectSameAsDecoder(_ json: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
     let decoded = try? JSONDecoder().decode(WeightsHeader.self, from: Data(json))
     guard let plain = WeightsHeader(plainJSON: json[...]) else { return false }
-    #expect(decoded != nil, "the fast reader accepted a header JSONDecoder refuses: \(String(decoding: json, as: UTF8.self))",
-            sourceLocation: sourceLocation)
-    #expect(plain == decoded, "the fast reader differs from JSONDecoder on \(String(decoding: json, as: UTF8.self))",
-            sourceLocation: sourceLocation)
+    #expect(
+        decoded != nil, "the fast reader accepted a header JSONDecoder refuses: \(String(decoding: json, as: UTF8.self))",
+        sourceLocation: sourceLocation)
+    #expect(
+        plain == decoded, "the fast reader differs from JSONDecoder on \(String(decoding: json, as: UTF8.self))",
+        sourceLocation: sourceLocation)
     return true
 }
 
@@ -30,9 +33,10 @@ private func replacing(_ json: [UInt8], _ old: String, _ new: String) -> [UInt8]
     /// Every header this build writes, and the shipped files' headers, take the fast path with the same result.
     @Test func encodedHeadersTakeTheFastPathAndMatchTheDecoder() throws {
         var headers = [try imageModelFile(), try imageModelFile(format: .int8), try imageModelFile(format: .q4)].map { headerBytes($0.encoded()) }
-        let sequence = try ModelFile(name: "test-sequence", model: sequenceModel(), labels: ["a", "b"],
-                                     input: InputSpec(shape: [128, 12], description: "128×12 \"window\""),
-                                     decision: DecisionRule(temperature: 1.25, rejectLabel: "b"), format: .lut4)
+        let sequence = try ModelFile(
+            name: "test-sequence", model: sequenceModel(), labels: ["a", "b"],
+            input: InputSpec(shape: [128, 12], description: "128×12 \"window\""),
+            decision: DecisionRule(temperature: 1.25, rejectLabel: "b"), format: .lut4)
         headers.append(headerBytes(sequence.encoded()))
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let shipped = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Weights").path)
@@ -74,8 +78,10 @@ private func replacing(_ json: [UInt8], _ old: String, _ new: String) -> [UInt8]
             if expectSameAsDecoder(changed) { fast += 1 }
         }
         #expect(fast > 5, "only \(fast) variants took the fast path")
-        for text in ["", "{", "[]", "null", "{}", "{\"name\":\"x\"}", " \(String(decoding: header, as: UTF8.self)) ",
-                     String(decoding: header, as: UTF8.self) + "x", String(repeating: "[", count: 600)] {
+        for text in [
+            "", "{", "[]", "null", "{}", "{\"name\":\"x\"}", " \(String(decoding: header, as: UTF8.self)) ",
+            String(decoding: header, as: UTF8.self) + "x", String(repeating: "[", count: 600),
+        ] {
             expectSameAsDecoder(Array(text.utf8))
         }
     }
@@ -95,12 +101,16 @@ private func replacing(_ json: [UInt8], _ old: String, _ new: String) -> [UInt8]
 
     /// The parser's own contract: plain documents parse, anything it does not read plainly is `nil`.
     @Test func parserReadsPlainDocumentsOnly() {
-        #expect(PlainJSON.parse(Array(" {\"a\":[1,-2.5e3,true,false,null,\"x\"],\"b\":{}} ".utf8)[...]) == .object([
-            (key: "a", value: .array([.number("1"), .number("-2.5e3"), .bool(true), .bool(false), .null, .string("x")])),
-            (key: "b", value: .object([])),
-        ]))
-        for text in ["{\"a\":1,\"a\":2}", "\"a\\nb\"", "01", "1.", "-", "+1", "1e", "[1,]", "{\"a\"}", "tru", "nul", "\"a", "1 2",
-                     String(repeating: "[", count: PlainJSON.maximumDepth + 1) + String(repeating: "]", count: PlainJSON.maximumDepth + 1)] {
+        #expect(
+            PlainJSON.parse(Array(" {\"a\":[1,-2.5e3,true,false,null,\"x\"],\"b\":{}} ".utf8)[...])
+                == .object([
+                    (key: "a", value: .array([.number("1"), .number("-2.5e3"), .bool(true), .bool(false), .null, .string("x")])),
+                    (key: "b", value: .object([])),
+                ]))
+        for text in [
+            "{\"a\":1,\"a\":2}", "\"a\\nb\"", "01", "1.", "-", "+1", "1e", "[1,]", "{\"a\"}", "tru", "nul", "\"a", "1 2",
+            String(repeating: "[", count: PlainJSON.maximumDepth + 1) + String(repeating: "]", count: PlainJSON.maximumDepth + 1),
+        ] {
             #expect(PlainJSON.parse(Array(text.utf8)[...]) == nil, "parsed \(text)")
         }
         #expect(PlainJSON.parse(Array("[[1]]".utf8)[...]) == .array([.array([.number("1")])]))

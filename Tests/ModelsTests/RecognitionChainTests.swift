@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
-import Testing
-@testable import Models
 import Tensor
+import Testing
+
+@testable import Models
 
 /// A weights source whose loads fail in a scripted way: the first `transientFailures` loads of each variant are
 /// transient, and variants in `broken` always fail permanently; other loads return `file`.
@@ -43,8 +44,9 @@ final class Waits: Sendable {
 
 @Suite("Retry-with-fallback chain")
 struct RecognitionChainTests {
-    let file = try! ModelFile(name: "m", model: Sequential([Activation(.softmax)]), labels: ["a", "b"],
-                              input: InputSpec(shape: [2], description: "two numbers"))
+    let file = try! ModelFile(
+        name: "m", model: Sequential([Activation(.softmax)]), labels: ["a", "b"],
+        input: InputSpec(shape: [2], description: "two numbers"))
 
     func links(_ source: ScriptedSource) -> [ChainLink<String>] {
         weightsLinks(["m.int8", "m.f32"], source: source) { file throws(DataError) in "model \(file.labels.count)" }
@@ -103,8 +105,10 @@ struct RecognitionChainTests {
     }
 
     @Test func badInputStopsTheChainAtOnce() {
-        let links = [ChainLink<String>(name: "first") { throw DataError(file: "d.csv", line: 3, message: "bad") },
-                     ChainLink(name: "second") { "never" }]
+        let links = [
+            ChainLink<String>(name: "first") { throw DataError(file: "d.csv", line: 3, message: "bad") },
+            ChainLink(name: "second") { "never" },
+        ]
         #expect {
             try runChain(links, policy: RetryPolicy(sleep: { _ in }))
         } throws: { error in
@@ -115,9 +119,10 @@ struct RecognitionChainTests {
 
     @Test func anIncompatibleModelIsPermanentNotBadInput() throws {
         let source = ScriptedSource(transientFailures: 0, file: file)
-        let links = weightsLinks(["m.int8"], source: source) { _ throws(DataError) -> String in
-            throw DataError(file: "m.int8", message: "the model takes input [2]")
-        } + [ChainLink(name: "fallback") { "fallback answer" }]
+        let links =
+            weightsLinks(["m.int8"], source: source) { _ throws(DataError) -> String in
+                throw DataError(file: "m.int8", message: "the model takes input [2]")
+            } + [ChainLink(name: "fallback") { "fallback answer" }]
         let result = try runChain(links)
         #expect(result.model == "fallback")
         #expect(result.attempts.map(\.kind) == [.permanent])
@@ -125,15 +130,23 @@ struct RecognitionChainTests {
 
     @Test func theLocatorLooksInOrderAndNamesEveryPlace() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("locator-\(UUID().uuidString)")
-        let environment = root.appendingPathComponent("env"), current = root.appendingPathComponent("cwd"), shipped = root.appendingPathComponent("shipped")
+        let environment = root.appendingPathComponent("env"), current = root.appendingPathComponent("cwd"),
+            shipped = root.appendingPathComponent("shipped")
         for folder in [environment, current.appendingPathComponent("Weights"), shipped] {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         }
         defer { try? FileManager.default.removeItem(at: root) }
-        let locator = WeightsLocator(explicitFile: nil, environment: ["CLASSIFY_WEIGHTS": environment.path],
-                                     currentDirectory: current.path, shippedFolder: shipped.path)
-        #expect(throws: WeightsNotFound(variant: "m.int8", places: [
-            "$CLASSIFY_WEIGHTS (\(environment.path)/m.int8.weights)", "\(current.path)/Weights/m.int8.weights", "\(shipped.path)/m.int8.weights"])) {
+        let locator = WeightsLocator(
+            explicitFile: nil, environment: ["CLASSIFY_WEIGHTS": environment.path],
+            currentDirectory: current.path, shippedFolder: shipped.path)
+        #expect(
+            throws: WeightsNotFound(
+                variant: "m.int8",
+                places: [
+                    "$CLASSIFY_WEIGHTS (\(environment.path)/m.int8.weights)", "\(current.path)/Weights/m.int8.weights",
+                    "\(shipped.path)/m.int8.weights",
+                ])
+        ) {
             try locator.load("m.int8")
         }
         try file.write(to: shipped.appendingPathComponent("m.int8.weights"))

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import Models
 import Tensor
+import Testing
+
+@testable import Models
 
 /// The package root: the shipped Weights/ are found relative to it.
 private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -35,24 +36,28 @@ private func batchDrawings() throws -> [Drawing] {
 
 /// Checks that a batch's answer for drawing `index` is exactly the one-drawing path's, field by field (the batch
 /// keeps no image).
-private func expectSame(_ batch: ShapeBatchAnswers, _ index: Int, _ single: Result<ShapeAnswer, DataError>, _ context: String,
-                        sourceLocation: SourceLocation = #_sourceLocation) {
+private func expectSame(
+    _ batch: ShapeBatchAnswers, _ index: Int, _ single: Result<ShapeAnswer, DataError>, _ context: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     switch (batch.answer(at: index), single) {
     case let (.failure(a), .failure(b)):
         #expect(a == b, "\(context): drawing \(index): \(a) vs \(b)", sourceLocation: sourceLocation)
         #expect(batch.error(at: index) == b, sourceLocation: sourceLocation)
     case let (.success(a), .success(b)):
-        #expect(a.label == b.label && a.best == b.best && a.confidence == b.confidence && a.uncertain == b.uncertain
+        #expect(
+            a.label == b.label && a.best == b.best && a.confidence == b.confidence && a.uncertain == b.uncertain
                 && a.reason == b.reason && a.model == b.model && a.attempts == b.attempts
                 && a.probabilities.map(\.label) == b.probabilities.map(\.label)
                 && a.probabilities.map(\.probability) == b.probabilities.map(\.probability),
-                "\(context): drawing \(index): \(a.label) \(a.confidence) vs \(b.label) \(b.confidence)", sourceLocation: sourceLocation)
+            "\(context): drawing \(index): \(a.label) \(a.confidence) vs \(b.label) \(b.confidence)", sourceLocation: sourceLocation)
         #expect(a.view == nil, sourceLocation: sourceLocation)
         // The compact form says the same.
         let compact = batch.answers[index]
-        #expect(batch.label(at: index) == b.label && batch.classes[compact.best] == b.best && compact.confidence == b.confidence
+        #expect(
+            batch.label(at: index) == b.label && batch.classes[compact.best] == b.best && compact.confidence == b.confidence
                 && compact.uncertain == b.uncertain && compact.isUnknown == (b.label == DecisionRule.unknownLabel),
-                "\(context): drawing \(index): compact \(compact) vs \(b.label) \(b.best)", sourceLocation: sourceLocation)
+            "\(context): drawing \(index): compact \(compact) vs \(b.label) \(b.best)", sourceLocation: sourceLocation)
         #expect(Array(batch.probabilities(at: index)) == b.probabilities.map(\.probability), sourceLocation: sourceLocation)
         #expect(batch.error(at: index) == nil, sourceLocation: sourceLocation)
     default:
@@ -99,7 +104,8 @@ struct ShapeBatchTests {
             let single = Result { () throws(DataError) in try recognizer.recognize(drawing) }
             switch (compact, single) {
             case let (.success(a), .success(b)):
-                #expect(a.label(recognizer.classes) == b.label && recognizer.classes[a.best] == b.best && a.confidence == b.confidence
+                #expect(
+                    a.label(recognizer.classes) == b.label && recognizer.classes[a.best] == b.best && a.confidence == b.confidence
                         && a.uncertain == b.uncertain)
             case let (.failure(a), .failure(b)):
                 #expect(a == b)
@@ -113,11 +119,15 @@ struct ShapeBatchTests {
     /// and without temperature and reject class, on ties, zeros and scores that are not finite.
     @Test func theCompactDecisionIsTheDecision() {
         let labels = ["circle", "other", "square", "star", "triangle"]
-        let rules = [DecisionRule.legacy, DecisionRule(temperature: 1.7, rejectLabel: "other"), DecisionRule(temperature: 0.4),
-                     DecisionRule(temperature: 1, rejectLabel: "other", uncertainBelow: 0.9)]
+        let rules = [
+            DecisionRule.legacy, DecisionRule(temperature: 1.7, rejectLabel: "other"), DecisionRule(temperature: 0.4),
+            DecisionRule(temperature: 1, rejectLabel: "other", uncertainBelow: 0.9),
+        ]
         var generator = SeededGenerator(seed: 5)
-        var rows: [[Double]] = [[0.2, 0.2, 0.2, 0.2, 0.2], [0, 1, 0, 0, 0], [0.5, 0.5, 0, 0, 0], [0.1, 0.1, 0.4, 0.4, 0],
-                                [1, 0, 0, 0, 0], [0.3, .nan, 0.3, 0.2, 0.2], [.infinity, 0, 0, 0, 0], [0, 0, 0, 0, 0]]
+        var rows: [[Double]] = [
+            [0.2, 0.2, 0.2, 0.2, 0.2], [0, 1, 0, 0, 0], [0.5, 0.5, 0, 0, 0], [0.1, 0.1, 0.4, 0.4, 0],
+            [1, 0, 0, 0, 0], [0.3, .nan, 0.3, 0.2, 0.2], [.infinity, 0, 0, 0, 0], [0, 0, 0, 0, 0],
+        ]
         for _ in 0..<200 {
             let raw = (0..<5).map { _ in Double(Float(generator.nextUnitDouble())) }
             let total = raw.reduce(0, +)
@@ -132,9 +142,10 @@ struct ShapeBatchTests {
                     calibrated.withUnsafeMutableBufferPointer { Decision.decide(raw: raw, rejectIndex: reject, rule: rule, calibrated: $0) }
                 }
                 #expect(calibrated.map(\.bitPattern) == reference.probabilities.map(\.probability.bitPattern), "\(rule) \(raw)")
-                #expect(labels[fast.best] == reference.best && (fast.unknown ? DecisionRule.unknownLabel : labels[fast.best]) == reference.label
+                #expect(
+                    labels[fast.best] == reference.best && (fast.unknown ? DecisionRule.unknownLabel : labels[fast.best]) == reference.label
                         && fast.confidence.bitPattern == reference.confidence.bitPattern && fast.uncertain == reference.uncertain,
-                        "\(rule) \(raw): \(fast) vs \(reference.label) \(reference.confidence)")
+                    "\(rule) \(raw): \(fast) vs \(reference.label) \(reference.confidence)")
             }
         }
     }

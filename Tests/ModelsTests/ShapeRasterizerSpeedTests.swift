@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import Models
 import Tensor
+import Testing
+
+@testable import Models
 
 /// The allocation-free `ShapeRasterizer.rasterize(_:into:)` (its drawing pass a C kernel, at every instruction-set
 /// level this CPU runs) against its loop-only twin, `rasterizeReference`, and its levelling (hull and smallest
@@ -23,8 +24,10 @@ struct ShapeRasterizerSpeedTests {
 
     /// Checks the fast path's image (and the tensor wrapper's) against the reference's, reporting the largest
     /// difference and the first pixel that differs.
-    func expectTwins(_ rasterizer: ShapeRasterizer, _ drawing: Drawing, _ what: String,
-                     sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectTwins(
+        _ rasterizer: ShapeRasterizer, _ drawing: Drawing, _ what: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let reference = rasterizer.rasterizeReference(drawing)
         let size = rasterizer.size
         // NaN everywhere first, so that a pixel the fast path forgets to write shows.
@@ -50,11 +53,12 @@ struct ShapeRasterizerSpeedTests {
                 if firstBad == nil { firstBad = index }
             }
             guard let index = firstBad else { continue }
-            #expect(worst <= Self.pixelTolerance,
-                    """
-                    \(what), \(name), \(size)×\(size) (canonical \(rasterizer.canonical)): max difference \(worst); first at \
-                    row \(index / size), column \(index % size): \(image[index]) against the reference's \(reference.scalars[index])
-                    """, sourceLocation: sourceLocation)
+            #expect(
+                worst <= Self.pixelTolerance,
+                """
+                \(what), \(name), \(size)×\(size) (canonical \(rasterizer.canonical)): max difference \(worst); first at \
+                row \(index / size), column \(index % size): \(image[index]) against the reference's \(reference.scalars[index])
+                """, sourceLocation: sourceLocation)
         }
     }
 
@@ -64,10 +68,12 @@ struct ShapeRasterizerSpeedTests {
 
     /// `count` points evenly around a circle, the first repeated at the end.
     func circle(_ count: Int, radius: Double = 50, centre: (Double, Double) = (50, 50)) -> Drawing {
-        Drawing(strokes: [(0...count).map { i in
-            let angle = 2 * Double.pi * Double(i % count) / Double(count)
-            return DrawingPoint(x: centre.0 + radius * cos(angle), y: centre.1 + radius * sin(angle))
-        }])
+        Drawing(strokes: [
+            (0...count).map { i in
+                let angle = 2 * Double.pi * Double(i % count) / Double(count)
+                return DrawingPoint(x: centre.0 + radius * cos(angle), y: centre.1 + radius * sin(angle))
+            }
+        ])
     }
 
     /// A seeded random walk of `count` points, rounded to whole units when `whole` (like touch screens give).
@@ -99,21 +105,35 @@ struct ShapeRasterizerSpeedTests {
         add("one point and a stroke", [points([(50, 50)]), points([(0, 0), (10, 80), (90, 20)])])
         add("empty strokes between", [[], points([(0, 0), (5, 5)]), [], points([(5, 0), (0, 5)]), []])
         add("collinear", [points((0..<50).map { i -> (Double, Double) in (Double(i), 2 * Double(i) + 1) })])
-        add("collinear, back and forth", [points((0..<60).map { i -> (Double, Double) in
-            let k = Double(i < 30 ? i : 60 - i)
-            return (k * 0.7, k * 1.3)
-        })])
+        add(
+            "collinear, back and forth",
+            [
+                points(
+                    (0..<60).map { i -> (Double, Double) in
+                        let k = Double(i < 30 ? i : 60 - i)
+                        return (k * 0.7, k * 1.3)
+                    })
+            ])
         add("collinear in thirds", [points((0..<40).map { i -> (Double, Double) in (Double(i), 3 * Double(i)) })])
         add("upright square", [square])
-        add("upright square, whole units, many points", [points((0..<400).map { i -> (Double, Double) in
-            let t = Double(i % 100)
-            let corners: [(Double, Double)] = [(t, 0), (100, t), (100 - t, 100), (0, 100 - t)]
-            return corners[i / 100]
-        })])
+        add(
+            "upright square, whole units, many points",
+            [
+                points(
+                    (0..<400).map { i -> (Double, Double) in
+                        let t = Double(i % 100)
+                        let corners: [(Double, Double)] = [(t, 0), (100, t), (100 - t, 100), (0, 100 - t)]
+                        return corners[i / 100]
+                    })
+            ])
         let turn = 30 * Double.pi / 180
-        add("square turned 30°", [square.map { p in
-            DrawingPoint(x: p.x * cos(turn) - p.y * sin(turn), y: p.x * sin(turn) + p.y * cos(turn))
-        }])
+        add(
+            "square turned 30°",
+            [
+                square.map { p in
+                    DrawingPoint(x: p.x * cos(turn) - p.y * sin(turn), y: p.x * sin(turn) + p.y * cos(turn))
+                }
+            ])
         add("2:1 rectangle", [points([(0, 0), (200, 0), (200, 100), (0, 100), (0, 0)])])
         add("tall thin rectangle", [points([(0, 0), (1, 0), (1, 300), (0, 300), (0, 0)])])
         add("every point three times", [square.flatMap { [$0, $0, $0] }])
@@ -170,8 +190,9 @@ struct ShapeRasterizerSpeedTests {
         let outOfRange: Set = ["huge", "near the largest numbers"]
         for (name, drawing) in drawings {
             let problem = ShapeRasterizer.shipped.problem(with: drawing)
-            #expect(outOfRange.contains(name) ? problem?.hasPrefix("a point is outside the coordinate range") == true : problem == nil,
-                    "\(name): \(problem ?? "accepted")")
+            #expect(
+                outOfRange.contains(name) ? problem?.hasPrefix("a point is outside the coordinate range") == true : problem == nil,
+                "\(name): \(problem ?? "accepted")")
         }
         var rasterizers = Self.rasterizers
         rasterizers.append(ShapeRasterizer(size: 16, lineWidth: 3.7, margin: 0.3, canonical: true, maxStretch: 4))
@@ -194,8 +215,9 @@ struct ShapeRasterizerSpeedTests {
         let drawings = try bundledDrawings(count: 40) + awkwardDrawings().prefix(12).map(\.1)
         for size in [1, 2, 3, 4, 5, 7, 11, 12, 16, 17, 32, 33, 64, 65] {
             for canonical in [false, true] {
-                var rasterizer = ShapeRasterizer(size: max(size, 4), margin: size < 7 ? 0 : 2, canonical: canonical,
-                                                 maxStretch: canonical ? 4 : 1)
+                var rasterizer = ShapeRasterizer(
+                    size: max(size, 4), margin: size < 7 ? 0 : 2, canonical: canonical,
+                    maxStretch: canonical ? 4 : 1)
                 rasterizer.size = size
                 for (index, drawing) in drawings.enumerated() {
                     expectTwins(rasterizer, drawing, "drawing \(index) at \(size)×\(size)")
@@ -223,8 +245,9 @@ struct ShapeRasterizerSpeedTests {
             let rasterizer = ShapeRasterizer.shipped
             let reference = rasterizer.minimumRectangleDirection(of: drawing, bounds: bounds)
             let fast = rasterizer.levelDirection(of: drawing, count: cloud.count, bounds: bounds, extent: extent)
-            #expect(reference?.0.bitPattern == fast?.0.bitPattern && reference?.1.bitPattern == fast?.1.bitPattern,
-                    "cloud \(number) of \(cloud.count) points: direction \(String(describing: fast)), reference \(String(describing: reference))")
+            #expect(
+                reference?.0.bitPattern == fast?.0.bitPattern && reference?.1.bitPattern == fast?.1.bitPattern,
+                "cloud \(number) of \(cloud.count) points: direction \(String(describing: fast)), reference \(String(describing: reference))")
             // The hull itself, vertex for vertex.
             let normalized = cloud.map { (x: ($0.x - bounds.minX) / extent, y: ($0.y - bounds.minY) / extent) }
             let expected = convexHull(normalized)
@@ -233,16 +256,18 @@ struct ShapeRasterizerSpeedTests {
                 let count = scratch.sortAndWrapHull(count: cloud.count)
                 return Array(IndexedPoints(xs: scratch.xs, ys: scratch.ys, order: scratch.stack, count: count))
             }
-            #expect(found.count == expected.count && zip(found, expected).allSatisfy { $0.x == $1.x && $0.y == $1.y },
-                    "cloud \(number) of \(cloud.count) points: hull of \(found.count) vertices, reference \(expected.count)")
+            #expect(
+                found.count == expected.count && zip(found, expected).allSatisfy { $0.x == $1.x && $0.y == $1.y },
+                "cloud \(number) of \(cloud.count) points: hull of \(found.count) vertices, reference \(expected.count)")
             // The calipers in C against the Swift ones, area and direction bit for bit.
             if expected.count >= 3 {
                 let swift = minimumRectangle(expected)
                 let indices = (0..<expected.count).map { UInt16($0) }
                 let c = PreprocessingKernels.minimumRectangle(xs: expected.map(\.x), ys: expected.map(\.y), hull: indices, count: expected.count)
-                #expect(c.area.bitPattern == swift.area.bitPattern && c.direction.0.bitPattern == swift.direction.0.bitPattern
+                #expect(
+                    c.area.bitPattern == swift.area.bitPattern && c.direction.0.bitPattern == swift.direction.0.bitPattern
                         && c.direction.1.bitPattern == swift.direction.1.bitPattern,
-                        "cloud \(number): calipers in C \(c), in Swift \(swift)")
+                    "cloud \(number): calipers in C \(c), in Swift \(swift)")
             }
         }
     }
@@ -256,7 +281,8 @@ struct ShapeRasterizerSpeedTests {
         var generator = SeededGenerator(seed: 32)
         for count in [3, 4, 6, 10, 50, 300] {
             for range in [3.0, 12, 1000] {
-                clouds.append((0..<count).map { _ in (x: generator.nextUniform(in: 0..<range).rounded(), y: generator.nextUniform(in: 0..<range).rounded()) })
+                clouds.append(
+                    (0..<count).map { _ in (x: generator.nextUniform(in: 0..<range).rounded(), y: generator.nextUniform(in: 0..<range).rounded()) })
             }
         }
         clouds.append((0..<9).map { (x: 4.0, y: Double($0 % 4)) })
@@ -273,8 +299,9 @@ struct ShapeRasterizerSpeedTests {
             let distinct = Set(cloud.map { "\($0.x),\($0.y)" }).count
             guard hull.count >= 3 else {
                 // No area: the two ends of the line (or the one point, twice or once).
-                #expect(cloud.allSatisfy { cross(cloud[0], cloud[cloud.count - 1], $0) == 0 } || distinct <= 2,
-                        "cloud \(number): \(hull.count) vertices for points with an area")
+                #expect(
+                    cloud.allSatisfy { cross(cloud[0], cloud[cloud.count - 1], $0) == 0 } || distinct <= 2,
+                    "cloud \(number): \(hull.count) vertices for points with an area")
                 continue
             }
             for i in hull.indices {

@@ -1,17 +1,20 @@
 import Foundation
-import Testing
-@testable import Models
 import Tensor
+import Testing
+
+@testable import Models
 
 /// The package root: the shipped Weights/ are found relative to it.
 private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 /// The real drawings of `../shared/realdata/` (or `$ONDEVICEML_REALDATA`): validation only, never trained on.
-private let realFolder = URL(fileURLWithPath: ProcessInfo.processInfo.environment["ONDEVICEML_REALDATA"]
-    ?? root.deletingLastPathComponent().appendingPathComponent("shared/realdata").path)
+private let realFolder = URL(
+    fileURLWithPath: ProcessInfo.processInfo.environment["ONDEVICEML_REALDATA"]
+        ?? root.deletingLastPathComponent().appendingPathComponent("shared/realdata").path)
 private let realShapes = realFolder.appendingPathComponent("shapes-dollar1-dev.csv")
 private let realOther = realFolder.appendingPathComponent("shapes-other-quickdraw-dev.csv")
-private let hasRealShapes = FileManager.default.fileExists(atPath: realShapes.path)
+private let hasRealShapes =
+    FileManager.default.fileExists(atPath: realShapes.path)
     && FileManager.default.fileExists(atPath: realOther.path)
 
 /// The shipped recognizer of one variant, without fallback.
@@ -22,12 +25,13 @@ private func shipped(_ variant: String) throws -> ShapeRecognizer {
 
 /// Every point of `drawing` through `transform`.
 private func mapped(_ drawing: Drawing, _ transform: (Double, Double) -> (Double, Double)) -> Drawing {
-    Drawing(strokes: drawing.strokes.map { stroke in
-        stroke.map { point in
-            let (x, y) = transform(point.x, point.y)
-            return DrawingPoint(x: x, y: y, t: point.t)
-        }
-    })
+    Drawing(
+        strokes: drawing.strokes.map { stroke in
+            stroke.map { point in
+                let (x, y) = transform(point.x, point.y)
+                return DrawingPoint(x: x, y: y, t: point.t)
+            }
+        })
 }
 
 /// A drawing turned by `angle` (radians) about the origin.
@@ -110,10 +114,12 @@ struct ShapeRecognitionTests {
             return Drawing(strokes: [points])
         }
         func ellipse(aspect: Double) -> Drawing {
-            Drawing(strokes: [(0...80).map { k in
-                let angle = 2 * Double.pi * Double(k) / 80
-                return DrawingPoint(x: 100 * aspect * cos(angle), y: 100 * sin(angle))
-            }])
+            Drawing(strokes: [
+                (0...80).map { k in
+                    let angle = 2 * Double.pi * Double(k) / 80
+                    return DrawingPoint(x: 100 * aspect * cos(angle), y: 100 * sin(angle))
+                }
+            ])
         }
         var probes: [(family: String, drawing: Drawing, name: String)] = []
         let square = polygon([(0, 0), (100, 0), (100, 100), (0, 100)])
@@ -126,8 +132,11 @@ struct ShapeRecognitionTests {
         var generator = SeededGenerator(seed: 5)
         for step in 0..<60 {
             let ellipseAspect = 1 + 1.5 * Double(step) / 59, rectangleAspect = 1 + 2 * Double(step) / 59
-            probes.append(("circle", turned(ellipse(aspect: ellipseAspect), by: generator.nextUniform(in: 0..<(2 * Double.pi))),
-                           "ellipse \(ellipseAspect)"))
+            probes.append(
+                (
+                    "circle", turned(ellipse(aspect: ellipseAspect), by: generator.nextUniform(in: 0..<(2 * Double.pi))),
+                    "ellipse \(ellipseAspect)"
+                ))
             let rectangle = polygon([(0, 0), (100 * rectangleAspect, 0), (100 * rectangleAspect, 100), (0, 100)])
             probes.append(("square", turned(rectangle, by: generator.nextUniform(in: 0..<(2 * Double.pi))), "rectangle \(rectangleAspect)"))
         }
@@ -165,14 +174,16 @@ struct ShapeRecognitionTests {
             #expect(problem.hasPrefix("the drawing is too small to see: it spans"), "\(problem)")
         }
         #expect(rasterizer.problem(with: square(side: 1e-6, at: 1e6))?.hasPrefix("the drawing is too small to see") == true)
-        #expect(rasterizer.problem(with: Drawing(strokes: [[DrawingPoint(x: -1.5e308, y: 0), DrawingPoint(x: 1.5e308, y: 1)]]))?
-            .hasPrefix("a point is outside the coordinate range ±1e15") == true)
+        #expect(
+            rasterizer.problem(with: Drawing(strokes: [[DrawingPoint(x: -1.5e308, y: 0), DrawingPoint(x: 1.5e308, y: 1)]]))?
+                .hasPrefix("a point is outside the coordinate range ±1e15") == true)
         let normal = rasterizer.rasterize(square(side: 100)).scalars
         // Beyond ±1e15 a drawing is refused (`Drawing.largestCoordinate`), yet the rasterizer still draws it right.
         for (side, offset) in [(1e-170, 0.0), (1e-100, 0), (1e14, 0), (1e150, 0), (1e300, 0), (1e307, 1.6e308), (1e-3, -1e5)] {
             let refused = side + offset > Drawing.largestCoordinate
-            #expect((rasterizer.problem(with: square(side: side, at: offset))?.hasPrefix("a point is outside the coordinate range") ?? false) == refused,
-                    "side \(side) at \(offset)")
+            #expect(
+                (rasterizer.problem(with: square(side: side, at: offset))?.hasPrefix("a point is outside the coordinate range") ?? false) == refused,
+                "side \(side) at \(offset)")
             let image = rasterizer.rasterize(square(side: side, at: offset)).scalars
             let worst = zip(image, normal).map { abs($0 - $1) }.max() ?? 1
             #expect(worst < 1e-4, "a square of side \(side) at \(offset): max pixel difference \(worst) from a square of side 100")
@@ -190,7 +201,8 @@ struct ShapeRecognitionTests {
         // Ties and collinear points: a grid, regular polygons (many equal rectangles), points on a line and a square.
         clouds.append((0..<25).map { (x: Double($0 % 5), y: Double($0 / 5)) })
         for sides in [3, 4, 5, 6, 8, 17] {
-            clouds.append((0..<sides).map { k in (x: cos(2 * Double.pi * Double(k) / Double(sides)), y: sin(2 * Double.pi * Double(k) / Double(sides))) })
+            clouds.append(
+                (0..<sides).map { k in (x: cos(2 * Double.pi * Double(k) / Double(sides)), y: sin(2 * Double.pi * Double(k) / Double(sides))) })
         }
         clouds.append([(0, 0), (1, 0), (2, 0), (2, 1), (2, 2), (1, 2), (0, 2), (0, 1)].map { (x: $0.0, y: $0.1) })
         for points in clouds {
@@ -209,8 +221,9 @@ struct ShapeRecognitionTests {
         let single = try drawings.map { try recognizer.recognize($0) }
         for threads in [1, 2, 7] {
             let batch = try batchAnswers(recognizer, drawings, threads: threads)
-            #expect(zip(single, batch).allSatisfy { $0.label == $1.label && $0.confidence == $1.confidence && $0.uncertain == $1.uncertain },
-                    "\(threads) threads")
+            #expect(
+                zip(single, batch).allSatisfy { $0.label == $1.label && $0.confidence == $1.confidence && $0.uncertain == $1.uncertain },
+                "\(threads) threads")
         }
     }
 

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import Models
 import Tensor
+import Testing
+
+@testable import Models
 
 /// A closed polygon through `corners`, `perSide` points per side, as one stroke.
 func outline(_ corners: [(Double, Double)], perSide: Int = 10) -> [DrawingPoint] {
@@ -63,9 +64,11 @@ struct ShapeTests {
 
     @Test func drawingsWithoutAShapeAreNamed() {
         #expect(rasterizer.problem(with: Drawing(strokes: [[DrawingPoint(x: 1, y: 1)]])) == "a drawing needs at least 2 points, this one has 1")
-        #expect(rasterizer.problem(with: Drawing(strokes: [Array(repeating: DrawingPoint(x: 3, y: 3), count: 50)]))
+        #expect(
+            rasterizer.problem(with: Drawing(strokes: [Array(repeating: DrawingPoint(x: 3, y: 3), count: 50)]))
                 == "all 50 points are at the same place; there is no shape to see")
-        #expect(rasterizer.problem(with: Drawing(strokes: [[DrawingPoint(x: 1, y: 1), DrawingPoint(x: .nan, y: 2)]]))
+        #expect(
+            rasterizer.problem(with: Drawing(strokes: [[DrawingPoint(x: 1, y: 1), DrawingPoint(x: .nan, y: 2)]]))
                 == "a point is not a finite number")
         #expect(rasterizer.problem(with: Drawing(strokes: [outline(squareCorners)])) == nil)
     }
@@ -80,7 +83,9 @@ struct ShapeTests {
         let (ratio, rectangularity) = try recognizer.measure(Drawing(strokes: [outline(pentagram, perSide: 20)]))
         #expect(abs(ratio - 1.618) < 0.01, "a pentagram's path is 1.618 times its hull's perimeter, got \(ratio)")
         #expect(rectangularity > 0.6 && rectangularity < 0.8)
-        #expect(throws: DataError.self) { try recognizer.classify(Drawing(strokes: [[DrawingPoint(x: 0, y: 0), DrawingPoint(x: 5, y: 5), DrawingPoint(x: 10, y: 10)]])) }
+        #expect(throws: DataError.self) {
+            try recognizer.classify(Drawing(strokes: [[DrawingPoint(x: 0, y: 0), DrawingPoint(x: 5, y: 5), DrawingPoint(x: 10, y: 10)]]))
+        }
     }
 
     @Test func theClosingGapSeparatesOutlinesFromScribbles() {

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import Models
 import Tensor
+import Testing
+
+@testable import Models
 
 func randomTensor(_ shape: [Int], seed: UInt64) -> Tensor {
     var generator = SeededGenerator(seed: seed)

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import Models
 import Tensor
+import Testing
+
+@testable import Models
 
 /// Relative error of int8 outputs against f32: the L2 norm of the difference over the L2 norm of the f32 output.
 ///
@@ -73,11 +74,13 @@ struct WeightsFileTests {
         let error = relativeL2(compiled(images), loaded.makeModel()(images))
         #expect(error <= Int8OutputRelativeError.wholeUntrainedModel, "int8 arithmetic against dequantized float: \(error)")
 
-        for (bad, expected) in [(ActivationQuantization(layer: 2, scale: 1, zeroPoint: 0), "no int8 weight"),
-                                (ActivationQuantization(layer: 0, scale: 1, zeroPoint: 0), "no int8 weight"),
-                                (ActivationQuantization(layer: 99, scale: 1, zeroPoint: 0), "not one of layers"),
-                                (ActivationQuantization(layer: 4, scale: -1, zeroPoint: 0), "finite and positive"),
-                                (ActivationQuantization(layer: 4, scale: 1, zeroPoint: 300), "0…255")] {
+        for (bad, expected) in [
+            (ActivationQuantization(layer: 2, scale: 1, zeroPoint: 0), "no int8 weight"),
+            (ActivationQuantization(layer: 0, scale: 1, zeroPoint: 0), "no int8 weight"),
+            (ActivationQuantization(layer: 99, scale: 1, zeroPoint: 0), "not one of layers"),
+            (ActivationQuantization(layer: 4, scale: -1, zeroPoint: 0), "finite and positive"),
+            (ActivationQuantization(layer: 4, scale: 1, zeroPoint: 300), "0…255"),
+        ] {
             var corrupt = file
             corrupt.activationQuantization = [bad]
             #expect {
@@ -184,8 +187,9 @@ struct WeightsFileTests {
         var weight = Tensor(zeros: [2, 3])
         weight[1, 1] = .nan
         do {
-            _ = try ModelFile(name: "n", model: Sequential([Dense(weight: weight, bias: Tensor(zeros: [2]))]), labels: [],
-                              input: InputSpec(shape: [3], description: ""))
+            _ = try ModelFile(
+                name: "n", model: Sequential([Dense(weight: weight, bias: Tensor(zeros: [2]))]), labels: [],
+                input: InputSpec(shape: [3], description: ""))
             Issue.record("a NaN weight was accepted")
         } catch {
             #expect(error.problem == .invalidValue(tensor: "0.weight", element: 4, reason: "not finite"))

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import Models
 import Tensor
+import Testing
+
+@testable import Models
 
 /// The worst weights files `WeightsLimits` lets through: each as close to its limits as the others allow, with a
 /// valid checksum. Tests check that they load; `WORST_CASE_WEIGHTS_OUT=DIR swift test --filter WeightsLimits`
@@ -61,9 +62,10 @@ enum WorstCase {
 
     private static func shapeFile(_ name: String, _ layers: [any Layer]) throws -> ModelFile {
         let rasterizer = ShapeRasterizer(size: WeightsLimits.maximumRasterSize, canonical: true, maxStretch: 4)
-        return try ModelFile(name: name, model: Sequential(layers), labels: shapeLabels,
-                             input: InputSpec(shape: [rasterizer.size, rasterizer.size, 1], description: "worst case"),
-                             preprocessing: rasterizer.parameters, format: .f32)
+        return try ModelFile(
+            name: name, model: Sequential(layers), labels: shapeLabels,
+            input: InputSpec(shape: [rasterizer.size, rasterizer.size, 1], description: "worst case"),
+            preprocessing: rasterizer.parameters, format: .f32)
     }
 
     private static func motionFile(_ name: String, _ windowing: MotionWindowing, hidden: Int) throws -> ModelFile {
@@ -72,9 +74,10 @@ enum WorstCase {
             Dense(inFeatures: windowing.inputSize, outFeatures: hidden, generator: &g), Activation(.relu),
             Dense(inFeatures: hidden, outFeatures: 2, generator: &g), Activation(.softmax),
         ]
-        return try ModelFile(name: name, model: Sequential(layers), labels: ["walking", "running"],
-                             input: InputSpec(shape: [windowing.inputSize], description: "worst case"),
-                             preprocessing: windowing.parameters, format: .int8)
+        return try ModelFile(
+            name: name, model: Sequential(layers), labels: ["walking", "running"],
+            input: InputSpec(shape: [windowing.inputSize], description: "worst case"),
+            preprocessing: windowing.parameters, format: .int8)
     }
 }
 
@@ -168,13 +171,15 @@ struct WeightsLimitsTests {
 
     /// A checksum-valid file of `architecture` over `input`, without tensors, with `preprocessing`.
     func hostile(_ architecture: [Any], input: [Int], preprocessing: [String: Any] = [:]) throws -> [UInt8] {
-        try reassemble(CorruptionTests.valid, editHeader: { header in
-            header["architecture"] = architecture
-            header["input"] = ["shape": input, "description": ""]
-            header["labels"] = [String]()
-            header["tensors"] = [Any]()
-            header["preprocessing"] = preprocessing
-        }, editData: { $0 = [] })
+        try reassemble(
+            CorruptionTests.valid,
+            editHeader: { header in
+                header["architecture"] = architecture
+                header["input"] = ["shape": input, "description": ""]
+                header["labels"] = [String]()
+                header["tensors"] = [Any]()
+                header["preprocessing"] = preprocessing
+            }, editData: { $0 = [] })
     }
 
     let relu: [String: Any] = ["activation": ["function": ["relu": [String: Any]()]]]
@@ -186,31 +191,42 @@ struct WeightsLimitsTests {
     @Test func operationsAtTheLimitLoadAndOneMoreIsRefused() throws {
         // 1024 positions × a window of 2^16 = 2^26 comparisons exactly.
         #expect(problem(decoding: try hostile([pool1D(1 << 16)], input: [1024, 1])) == nil)
-        #expect(problem(decoding: try hostile([pool1D((1 << 16) + 1)], input: [1024, 1])) == .overLimit(
-            quantity: "layers 0…0: multiply-adds and comparisons per input", value: Double(1024 * ((1 << 16) + 1)),
-            limit: Double(WeightsLimits.maximumOperations)))
+        #expect(
+            problem(decoding: try hostile([pool1D((1 << 16) + 1)], input: [1024, 1]))
+                == .overLimit(
+                    quantity: "layers 0…0: multiply-adds and comparisons per input", value: Double(1024 * ((1 << 16) + 1)),
+                    limit: Double(WeightsLimits.maximumOperations)))
     }
 
     @Test func activationMemoryAtTheLimitLoadsAndMoreIsRefused() throws {
         let layer = WeightsLimits.maximumLayerElements, total = WeightsLimits.maximumActivationElements
         // Input and three ReLUs of 2^20 floats: 2^22 in all.
         #expect(problem(decoding: try hostile([relu, relu, relu], input: [layer])) == nil)
-        #expect(problem(decoding: try hostile([relu, relu, relu, relu], input: [layer])) == .overLimit(
-            quantity: "layers 0…3: floats they allocate per input, in all", value: Double(total + layer), limit: Double(total)))
-        #expect(problem(decoding: try hostile([relu], input: [layer + 1])) == .overLimit(
-            quantity: "layer 0 (Activation relu): floats it allocates per input", value: Double(layer + 1), limit: Double(layer)))
+        #expect(
+            problem(decoding: try hostile([relu, relu, relu, relu], input: [layer]))
+                == .overLimit(
+                    quantity: "layers 0…3: floats they allocate per input, in all", value: Double(total + layer), limit: Double(total)))
+        #expect(
+            problem(decoding: try hostile([relu], input: [layer + 1]))
+                == .overLimit(
+                    quantity: "layer 0 (Activation relu): floats it allocates per input", value: Double(layer + 1), limit: Double(layer)))
     }
 
     @Test func parametersAtTheLimitAreAcceptedAndMoreRefused() throws {
         func dense(_ inputs: Int) throws -> ModelFile {
             var g = SeededGenerator(seed: 5)
-            return try ModelFile(name: "p", model: Sequential([Dense(inFeatures: inputs, outFeatures: 1024, generator: &g)]),
-                                 labels: [], input: InputSpec(shape: [inputs], description: ""))
+            return try ModelFile(
+                name: "p", model: Sequential([Dense(inFeatures: inputs, outFeatures: 1024, generator: &g)]),
+                labels: [], input: InputSpec(shape: [inputs], description: ""))
         }
         // 1023 · 1024 weights + 1024 biases = 2^20.
         #expect(throws: Never.self) { try dense(1023) }
-        #expect(throws: WeightsFileError(path: "p", problem: .overLimit(
-            quantity: "layers 0…0: parameters", value: Double((1 << 20) + 1024), limit: Double(WeightsLimits.maximumParameters)))) {
+        #expect(
+            throws: WeightsFileError(
+                path: "p",
+                problem: .overLimit(
+                    quantity: "layers 0…0: parameters", value: Double((1 << 20) + 1024), limit: Double(WeightsLimits.maximumParameters)))
+        ) {
             try dense(1024)
         }
     }
@@ -235,15 +251,18 @@ struct WeightsLimitsTests {
         #expect(try motion(window: 1024, hop: 1024, rate: 50, lags: 513) == over("the motion preprocessing's lags", 513, 512))
         // 4 windows a second: hop 25 at 100 Hz.
         #expect(try motion(window: 256, hop: 25, rate: 100, lags: 8) == nil)
-        #expect(try motion(window: 256, hop: 24, rate: 100, lags: 8)
+        #expect(
+            try motion(window: 256, hop: 24, rate: 100, lags: 8)
                 == over("motion windows per second of recording (rate / hop)", 100.0 / 24, 4))
         // (2 · 127 + 2) values × 4 windows a second = 1024.
         #expect(try motion(window: 256, hop: 25, rate: 100, lags: 127) == nil)
-        #expect(try motion(window: 256, hop: 25, rate: 100, lags: 128)
+        #expect(
+            try motion(window: 256, hop: 25, rate: 100, lags: 128)
                 == over("motion input values per second of recording ((2 · lags + 2) · rate / hop)", 258 * 4, 1024))
         // (network + 2 · window · lags) / hop with no layers: 2 · 1024 · 32 / 4 = 16,384 exactly; window 1025 → 16,400.
         #expect(try motion(window: 1024, hop: 4, rate: 1, lags: 32, layers: 0) == nil)
-        #expect(try motion(window: 1025, hop: 4, rate: 1, lags: 32, layers: 0)
+        #expect(
+            try motion(window: 1025, hop: 4, rate: 1, lags: 32, layers: 0)
                 == over("motion operations per input sample ((network + 2 · window · lags) / hop)", 16_400, 16_384))
         // The file: window 4096, hop 1, lags 4095.
         #expect(try motion(window: 4096, hop: 1, rate: 50, lags: 4095) == over("the motion preprocessing's window (samples)", 4096, 2048))
@@ -290,7 +309,8 @@ struct WeightsLimitsTests {
         // Finite weights of 1e30: the first convolution can give 1e30 · 9, the second overflows.
         for name in ["0.weight", "3.weight"] {
             let weight = try #require(file.tensors[name])
-            file.tensors[name] = QuantizedTensor(quantizing: Tensor(shape: weight.shape, scalars: weight.dequantized().scalars.map { $0 < 0 ? -1e30 : 1e30 }), as: .f32)
+            file.tensors[name] = QuantizedTensor(
+                quantizing: Tensor(shape: weight.shape, scalars: weight.dequantized().scalars.map { $0 < 0 ? -1e30 : 1e30 }), as: .f32)
         }
         let bytes = file.encoded()
         guard case .mayOverflow(3, "Conv2D 12→24 3x3 stride 1x1 same", let bound)? = problem(decoding: bytes) else {
@@ -301,7 +321,8 @@ struct WeightsLimitsTests {
         // Large but safe weights still load: 1e3 everywhere stays far below the float range.
         var large = try ModelFile(contentsOf: Self.root.appendingPathComponent("Weights/shape-classifier.f32.weights"))
         let weight = try #require(large.tensors["3.weight"])
-        large.tensors["3.weight"] = QuantizedTensor(quantizing: Tensor(shape: weight.shape, scalars: weight.dequantized().scalars.map { $0 * 1e3 }), as: .f32)
+        large.tensors["3.weight"] = QuantizedTensor(
+            quantizing: Tensor(shape: weight.shape, scalars: weight.dequantized().scalars.map { $0 * 1e3 }), as: .f32)
         #expect(problem(decoding: large.encoded()) == nil)
     }
 
@@ -309,22 +330,26 @@ struct WeightsLimitsTests {
         // A BatchNorm whose scale γ / √(σ² + ε) is beyond the float range overflows even on zeros (0 · ∞ = NaN).
         let windowing = MotionWindowing()
         let zeros = Dense(weight: Tensor(zeros: [2, windowing.inputSize]), bias: Tensor(zeros: [2]))
-        let norm = BatchNorm(gamma: Tensor(shape: [2], scalars: [1e30, 1]), beta: Tensor(zeros: [2]), mean: Tensor(zeros: [2]),
-                             variance: Tensor(zeros: [2]), epsilon: 1e-30)
+        let norm = BatchNorm(
+            gamma: Tensor(shape: [2], scalars: [1e30, 1]), beta: Tensor(zeros: [2]), mean: Tensor(zeros: [2]),
+            variance: Tensor(zeros: [2]), epsilon: 1e-30)
         #expect {
-            try ModelFile(name: "bn", model: Sequential([zeros, norm]), labels: ["walking", "running"],
-                          input: InputSpec(shape: [windowing.inputSize], description: ""), preprocessing: windowing.parameters)
+            try ModelFile(
+                name: "bn", model: Sequential([zeros, norm]), labels: ["walking", "running"],
+                input: InputSpec(shape: [windowing.inputSize], description: ""), preprocessing: windowing.parameters)
         } throws: { error in
             guard case .mayOverflow(1, "BatchNorm 2 ε=1e-30", let bound)? = (error as? WeightsFileError)?.problem else { return false }
             return bound > 1e44
         }
         // Global average pooling sums 64 × 64 values of up to 9e34 before it divides: 3.7e38 overflows.
-        let conv = Conv2D(weight: Tensor(shape: [1, 3, 3, 1], scalars: [Float](repeating: 1e34, count: 9)), bias: Tensor(zeros: [1]),
-                          padding: .same)
+        let conv = Conv2D(
+            weight: Tensor(shape: [1, 3, 3, 1], scalars: [Float](repeating: 1e34, count: 9)), bias: Tensor(zeros: [1]),
+            padding: .same)
         let rasterizer = ShapeRasterizer(size: 64, canonical: false, maxStretch: 1)
         #expect {
-            try ModelFile(name: "gap", model: Sequential([conv, GlobalAveragePool()]), labels: ["circle"],
-                          input: InputSpec(shape: [64, 64, 1], description: ""), preprocessing: rasterizer.parameters)
+            try ModelFile(
+                name: "gap", model: Sequential([conv, GlobalAveragePool()]), labels: ["circle"],
+                input: InputSpec(shape: [64, 64, 1], description: ""), preprocessing: rasterizer.parameters)
         } throws: { error in
             guard case .mayOverflow(1, "GlobalAveragePool", _)? = (error as? WeightsFileError)?.problem else { return false }
             return true

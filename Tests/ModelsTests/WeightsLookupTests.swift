@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import Models
 import Tensor
+import Testing
+
+@testable import Models
 
 @Suite("WeightsLocator: one folder serves a model, and its files must be one set")
 struct WeightsLookupTests {
@@ -24,9 +25,10 @@ struct WeightsLookupTests {
 
     /// A two-label model file recording `run`, written to `folder/name`.
     func writeModel(_ name: String, in folder: URL, run: String?, labels: [String] = ["a", "b"]) throws {
-        let file = try ModelFile(name: "m", model: Sequential([Activation(.softmax)]), labels: labels,
-                                 input: InputSpec(shape: [2], description: "two numbers"), preprocessing: [:],
-                                 training: TrainingMetadata(seed: 1, run: run), format: .f32)
+        let file = try ModelFile(
+            name: "m", model: Sequential([Activation(.softmax)]), labels: labels,
+            input: InputSpec(shape: [2], description: "two numbers"), preprocessing: [:],
+            training: TrainingMetadata(seed: 1, run: run), format: .f32)
         try file.write(to: folder.appendingPathComponent(name))
     }
 
@@ -37,10 +39,15 @@ struct WeightsLookupTests {
         try writeModel("m.int8.weights", in: shipped, run: nil, labels: ["shipped", "b"])
         try writeModel("m.f32.weights", in: shipped, run: nil, labels: ["shipped", "b"])
         #expect(try locator().load("m.f32").labels == ["local", "b"])
-        #expect(throws: WeightsNotFound(variant: "m.int8", places: [
-            "$CLASSIFY_WEIGHTS (not set)",
-            "\(local.path)/m.int8.weights — not there, and ./Weights holds m.f32.weights, so it serves every variant of m "
-                + "and later folders are not searched"])) {
+        #expect(
+            throws: WeightsNotFound(
+                variant: "m.int8",
+                places: [
+                    "$CLASSIFY_WEIGHTS (not set)",
+                    "\(local.path)/m.int8.weights — not there, and ./Weights holds m.f32.weights, so it serves every variant of m "
+                        + "and later folders are not searched",
+                ])
+        ) {
             try locator().load("m.int8")
         }
         try FileManager.default.removeItem(at: local.appendingPathComponent("m.f32.weights"))
@@ -51,13 +58,21 @@ struct WeightsLookupTests {
         defer { try? FileManager.default.removeItem(at: root) }
         try writeModel("m.int8.weights", in: shipped, run: nil)
         let missing = root.appendingPathComponent("nowhere").path
-        #expect(throws: DataError(file: missing, message: "does not exist; $CLASSIFY_WEIGHTS names the folder weights files are "
-                                  + "looked for in (use --weights for one file), so set it to an existing folder or unset it", kind: .missingFile)) {
+        #expect(
+            throws: DataError(
+                file: missing,
+                message: "does not exist; $CLASSIFY_WEIGHTS names the folder weights files are "
+                    + "looked for in (use --weights for one file), so set it to an existing folder or unset it", kind: .missingFile)
+        ) {
             try locator(environment: ["CLASSIFY_WEIGHTS": missing]).load("m.int8")
         }
         let file = shipped.appendingPathComponent("m.int8.weights").path
-        #expect(throws: DataError(file: file, message: "is not a folder; $CLASSIFY_WEIGHTS names the folder weights files are "
-                                  + "looked for in (use --weights for one file), so set it to an existing folder or unset it", kind: .missingFile)) {
+        #expect(
+            throws: DataError(
+                file: file,
+                message: "is not a folder; $CLASSIFY_WEIGHTS names the folder weights files are "
+                    + "looked for in (use --weights for one file), so set it to an existing folder or unset it", kind: .missingFile)
+        ) {
             try locator(environment: ["CLASSIFY_WEIGHTS": file]).load("m.int8")
         }
         #expect(try locator(environment: ["CLASSIFY_WEIGHTS": ""]).load("m.int8").labels == ["a", "b"], "empty means not set")
@@ -77,8 +92,9 @@ struct WeightsLookupTests {
         #expect(throws: MixedWeightsSet(file: f32, run: "crc32:00000002", other: int8, otherRun: "crc32:00000001", prefix: prefix)) {
             try locator().load("m.f32")
         }
-        #expect(failureKind(of: MixedWeightsSet(file: int8, run: nil, other: f32, otherRun: nil, prefix: prefix)) == .permanent,
-                "the chain moves on to the non-ML link")
+        #expect(
+            failureKind(of: MixedWeightsSet(file: int8, run: nil, other: f32, otherRun: nil, prefix: prefix)) == .permanent,
+            "the chain moves on to the non-ML link")
         try writeModel("m.int8.weights", in: shipped, run: nil)
         #expect(throws: MixedWeightsSet.self, "a file without a run beside one with a run is from an older run") { try locator().load("m.int8") }
         try writeModel("m.f32.weights", in: shipped, run: nil)
@@ -89,11 +105,16 @@ struct WeightsLookupTests {
         defer { try? FileManager.default.removeItem(at: root) }
         try writeModel("m.f32.weights", in: shipped, run: "crc32:0000000a")
         let curves = shipped.appendingPathComponent("m.curves.svg")
-        try #"<svg xmlns="http://www.w3.org/2000/svg" data-training-run="crc32:0000000a"></svg>"#.write(to: curves, atomically: false, encoding: .utf8)
+        try #"<svg xmlns="http://www.w3.org/2000/svg" data-training-run="crc32:0000000a"></svg>"#.write(
+            to: curves, atomically: false, encoding: .utf8)
         #expect(try locator().load("m.f32").labels == ["a", "b"])
-        try #"<svg xmlns="http://www.w3.org/2000/svg" data-training-run="crc32:0000000b"></svg>"#.write(to: curves, atomically: false, encoding: .utf8)
-        #expect(throws: MixedWeightsSet(file: shipped.appendingPathComponent("m.f32.weights").path, run: "crc32:0000000a",
-                                        other: curves.path, otherRun: "crc32:0000000b", prefix: shipped.appendingPathComponent("m").path)) {
+        try #"<svg xmlns="http://www.w3.org/2000/svg" data-training-run="crc32:0000000b"></svg>"#.write(
+            to: curves, atomically: false, encoding: .utf8)
+        #expect(
+            throws: MixedWeightsSet(
+                file: shipped.appendingPathComponent("m.f32.weights").path, run: "crc32:0000000a",
+                other: curves.path, otherRun: "crc32:0000000b", prefix: shipped.appendingPathComponent("m").path)
+        ) {
             try locator().load("m.f32")
         }
     }

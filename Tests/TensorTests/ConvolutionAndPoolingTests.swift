@@ -1,5 +1,5 @@
-import Testing
 import Tensor
+import Testing
 
 @Suite("Convolutions and pooling against the naive references")
 struct ConvolutionAndPoolingTests {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import Tensor
+import Testing
 
 @Suite("Element-wise ops, activations and softmax")
 struct ElementwiseTests {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Tensor
 
 /// A compiled plan against its reference, `Sequential.forward`, at every instruction-set level this CPU runs.
@@ -13,10 +14,12 @@ import Testing
         let expected = model(batch)
         for level in Kernels.availableLevels {
             let plan = InferencePlan(model, inputShape: inputShape, level: level)
-            #expect(plan.isAllocationFree == allocationFree, "\(context) at \(level): \(plan.stepDescriptions)",
-                    sourceLocation: sourceLocation)
-            expectCloseOnUnitScale(plan.run(batch), expected, relativeTolerance: Tolerance.kernelRelative, "\(context) at \(level)",
-                                   sourceLocation: sourceLocation)
+            #expect(
+                plan.isAllocationFree == allocationFree, "\(context) at \(level): \(plan.stepDescriptions)",
+                sourceLocation: sourceLocation)
+            expectCloseOnUnitScale(
+                plan.run(batch), expected, relativeTolerance: Tolerance.kernelRelative, "\(context) at \(level)",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -24,16 +27,21 @@ import Testing
         var g = SeededGenerator(seed: 3)
         for inChannels in [1, 3, 7] {
             for outChannels in awkwardSizes {
-                for (kernel, stride, padding) in [((3, 3), (1, 1), Padding.same), ((1, 1), (1, 1), .valid), ((2, 3), (2, 1), .valid),
-                                                  ((5, 5), (2, 2), .same), ((3, 1), (1, 2), .same)] {
+                for (kernel, stride, padding) in [
+                    ((3, 3), (1, 1), Padding.same), ((1, 1), (1, 1), .valid), ((2, 3), (2, 1), .valid),
+                    ((5, 5), (2, 2), .same), ((3, 1), (1, 2), .same),
+                ] {
                     for size in [(1, 1), (2, 3), (7, 7), (17, 5)] where padding == .same || (size.0 >= kernel.0 && size.1 >= kernel.1) {
-                        let conv = Conv2D(inChannels: inChannels, outChannels: outChannels, kernel: kernel, stride: stride,
-                                          padding: padding, generator: &g)
+                        let conv = Conv2D(
+                            inChannels: inChannels, outChannels: outChannels, kernel: kernel, stride: stride,
+                            padding: padding, generator: &g)
                         let biased = Conv2D(weight: conv.weight, bias: randomTensor([outChannels], seed: 9), stride: stride, padding: padding)
-                        expectPlanMatches([biased], inputShape: [size.0, size.1, inChannels],
-                                          "conv \(inChannels)→\(outChannels) k\(kernel) s\(stride) \(padding) on \(size)")
-                        expectPlanMatches([biased, Activation(.relu)], inputShape: [size.0, size.1, inChannels],
-                                          "conv+relu \(inChannels)→\(outChannels) k\(kernel) s\(stride) \(padding) on \(size)")
+                        expectPlanMatches(
+                            [biased], inputShape: [size.0, size.1, inChannels],
+                            "conv \(inChannels)→\(outChannels) k\(kernel) s\(stride) \(padding) on \(size)")
+                        expectPlanMatches(
+                            [biased, Activation(.relu)], inputShape: [size.0, size.1, inChannels],
+                            "conv+relu \(inChannels)→\(outChannels) k\(kernel) s\(stride) \(padding) on \(size)")
                     }
                 }
             }
@@ -52,8 +60,11 @@ import Testing
                 expectPlanMatches([biased, pool], inputShape: [size.0, size.1, 3], "conv+pool \(outChannels) on \(size)")
             }
         }
-        let plan = InferencePlan(Sequential([Conv2D(inChannels: 1, outChannels: 2, kernel: (3, 3), generator: &g), Activation(.relu),
-                                             Pool2D(.max, size: (2, 2))]), inputShape: [6, 6, 1])
+        let plan = InferencePlan(
+            Sequential([
+                Conv2D(inChannels: 1, outChannels: 2, kernel: (3, 3), generator: &g), Activation(.relu),
+                Pool2D(.max, size: (2, 2)),
+            ]), inputShape: [6, 6, 1])
         #expect(plan.stepDescriptions == ["conv 3x3 stride 1x1 1→2 + relu + max pool 2x2 (direct)"])
     }
 
@@ -81,8 +92,9 @@ import Testing
         for length in [8, 17, 33] {
             for padding in [Padding.same, .valid] {
                 let conv = Conv1D(inChannels: 3, outChannels: 7, kernelSize: 3, stride: 1, padding: padding, generator: &g)
-                expectPlanMatches([conv, Activation(.relu), Pool1D(.max, size: 2), Pool1D(.average, size: 3, stride: 1)],
-                                  inputShape: [length, 3], "conv1d \(padding) length \(length)")
+                expectPlanMatches(
+                    [conv, Activation(.relu), Pool1D(.max, size: 2), Pool1D(.average, size: 3, stride: 1)],
+                    inputShape: [length, 3], "conv1d \(padding) length \(length)")
             }
         }
         for size in [(2, 2), (3, 3), (7, 17)] {
@@ -111,11 +123,15 @@ import Testing
     @Test func fallbackLayersStillAnswer() {
         // Batch normalization and padded pooling run through the layer's own forward pass.
         var g = SeededGenerator(seed: 8)
-        let norm = BatchNorm(gamma: randomTensor([4], seed: 1), beta: randomTensor([4], seed: 2),
-                             mean: randomTensor([4], seed: 3), variance: Tensor(repeating: 2, shape: [4]))
-        expectPlanMatches([Conv2D(inChannels: 2, outChannels: 4, kernel: (3, 3), padding: .same, generator: &g), norm,
-                           Pool2D(.max, size: (2, 2), padding: .same), Activation(.relu)],
-                          inputShape: [5, 5, 2], allocationFree: false, "fallback")
+        let norm = BatchNorm(
+            gamma: randomTensor([4], seed: 1), beta: randomTensor([4], seed: 2),
+            mean: randomTensor([4], seed: 3), variance: Tensor(repeating: 2, shape: [4]))
+        expectPlanMatches(
+            [
+                Conv2D(inChannels: 2, outChannels: 4, kernel: (3, 3), padding: .same, generator: &g), norm,
+                Pool2D(.max, size: (2, 2), padding: .same), Activation(.relu),
+            ],
+            inputShape: [5, 5, 2], allocationFree: false, "fallback")
     }
 
     @Test func theShippedArchitectures() {
@@ -124,8 +140,10 @@ import Testing
         expectPlanMatches(shape, inputShape: [16, 16, 1], "shape network")
         let plan = InferencePlan(Sequential(shape), inputShape: [16, 16, 1])
         #expect(plan.stepDescriptions.count == 6, "ReLUs and poolings fused: \(plan.stepDescriptions)")
-        let motion: [any Layer] = [Dense(inFeatures: 194, outFeatures: 32, generator: &g), Activation(.relu),
-                                   Dense(inFeatures: 32, outFeatures: 3, generator: &g), Activation(.softmax)]
+        let motion: [any Layer] = [
+            Dense(inFeatures: 194, outFeatures: 32, generator: &g), Activation(.relu),
+            Dense(inFeatures: 32, outFeatures: 3, generator: &g), Activation(.softmax),
+        ]
         expectPlanMatches(motion, inputShape: [194], "motion network")
     }
 

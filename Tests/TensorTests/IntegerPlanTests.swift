@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Tensor
 
 /// What an 8-bit layer computes, spelled out with float layers: the input rounded to its 8-bit grid and back.
@@ -6,9 +7,11 @@ private struct FakeQuantize: Layer {
     let quantization: ActivationQuantization
     func outputShape(for inputShape: [Int]) -> [Int] { inputShape }
     func forward(_ input: Tensor) -> Tensor {
-        Tensor(shape: input.shape, scalars: input.scalars.map {
-            Float(Int(quantization.quantize($0)) - quantization.zeroPoint) * quantization.scale
-        })
+        Tensor(
+            shape: input.shape,
+            scalars: input.scalars.map {
+                Float(Int(quantization.quantize($0)) - quantization.zeroPoint) * quantization.scale
+            })
     }
 }
 
@@ -51,8 +54,9 @@ private struct FakeQuantize: Layer {
             let plan = InferencePlan(Sequential(compact), inputShape: inputShape, quantization: scales, level: level)
             #expect(plan.integerSteps == scales.count, "\(context): \(plan.stepDescriptions)", sourceLocation: sourceLocation)
             #expect(plan.isAllocationFree, "\(context): \(plan.stepDescriptions)", sourceLocation: sourceLocation)
-            expectCloseOnUnitScale(plan.run(batch), expected, relativeTolerance: tolerance, "\(context) at \(level)",
-                                   sourceLocation: sourceLocation)
+            expectCloseOnUnitScale(
+                plan.run(batch), expected, relativeTolerance: tolerance, "\(context) at \(level)",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -62,16 +66,21 @@ private struct FakeQuantize: Layer {
             // 16 and 32 channels take the VNNI kernel's 16-lane sums (two pooled pixels at once where a row has them).
             for outChannels in awkwardSizes + [16, 24, 32] {
                 for (kernel, padding) in [((3, 3), Padding.same), ((1, 1), .valid), ((2, 3), .valid)] {
-                    let conv = Conv2D(weight: Conv2D(inChannels: inChannels, outChannels: outChannels, kernel: kernel, padding: padding,
-                                                     generator: &g).weight,
-                                      bias: randomTensor([outChannels], seed: 3), padding: padding)
+                    let conv = Conv2D(
+                        weight: Conv2D(
+                            inChannels: inChannels, outChannels: outChannels, kernel: kernel, padding: padding,
+                            generator: &g
+                        ).weight,
+                        bias: randomTensor([outChannels], seed: 3), padding: padding)
                     for size in [(3, 3), (5, 8), (8, 8), (6, 10)] {
-                        check([conv], quantized: [0: Self.signed], inputShape: [size.0, size.1, inChannels],
-                              tolerance: Tolerance.kernelRelative, "int8 conv \(inChannels)→\(outChannels) k\(kernel) \(padding) on \(size)")
+                        check(
+                            [conv], quantized: [0: Self.signed], inputShape: [size.0, size.1, inChannels],
+                            tolerance: Tolerance.kernelRelative, "int8 conv \(inChannels)→\(outChannels) k\(kernel) \(padding) on \(size)")
                         guard padding == .same else { continue }
-                        check([conv, Activation(.relu), Pool2D(.max, size: (2, 2))], quantized: [0: Self.signed],
-                              inputShape: [size.0, size.1, inChannels], tolerance: Tolerance.kernelRelative,
-                              "int8 conv+relu+pool \(inChannels)→\(outChannels) k\(kernel) \(padding) on \(size)")
+                        check(
+                            [conv, Activation(.relu), Pool2D(.max, size: (2, 2))], quantized: [0: Self.signed],
+                            inputShape: [size.0, size.1, inChannels], tolerance: Tolerance.kernelRelative,
+                            "int8 conv+relu+pool \(inChannels)→\(outChannels) k\(kernel) \(padding) on \(size)")
                     }
                 }
             }
@@ -82,10 +91,12 @@ private struct FakeQuantize: Layer {
         var g = SeededGenerator(seed: 32)
         for inFeatures in awkwardSizes + [194] {
             for outFeatures in awkwardSizes + [32] {
-                let dense = Dense(weight: Dense(inFeatures: inFeatures, outFeatures: outFeatures, generator: &g).weight,
-                                  bias: randomTensor([outFeatures], seed: 4))
-                check([dense, Activation(.relu)], quantized: [0: Self.signed], inputShape: [inFeatures],
-                      tolerance: Tolerance.kernelRelative, "int8 dense \(inFeatures)→\(outFeatures)")
+                let dense = Dense(
+                    weight: Dense(inFeatures: inFeatures, outFeatures: outFeatures, generator: &g).weight,
+                    bias: randomTensor([outFeatures], seed: 4))
+                check(
+                    [dense, Activation(.relu)], quantized: [0: Self.signed], inputShape: [inFeatures],
+                    tolerance: Tolerance.kernelRelative, "int8 dense \(inFeatures)→\(outFeatures)")
             }
         }
         let conv = Conv1D(inChannels: 3, outChannels: 9, kernelSize: 5, stride: 2, padding: .same, generator: &g)
@@ -100,18 +111,24 @@ private struct FakeQuantize: Layer {
         var g = SeededGenerator(seed: 33)
         let unsigned = ActivationQuantization(layer: 0, minimum: 0, maximum: 3)
         let layers = shapeNetworkLayers(&g, softmax: false)
-        check(layers, quantized: [3: unsigned, 6: ActivationQuantization(layer: 0, minimum: 0, maximum: 6)], inputShape: [16, 16, 1],
-              tolerance: 1e-2, "shape network in int8")
+        check(
+            layers, quantized: [3: unsigned, 6: ActivationQuantization(layer: 0, minimum: 0, maximum: 6)], inputShape: [16, 16, 1],
+            tolerance: 1e-2, "shape network in int8")
         let plan = InferencePlan(
-            Sequential(layers.enumerated().map { index, layer in
-                index == 3 || index == 6 ? QuantizedConv2D(quantizing: layer as! Conv2D, as: .int8) : layer
-            }),
-            inputShape: [16, 16, 1], quantization: [ActivationQuantization(layer: 3, scale: 0.01, zeroPoint: 0),
-                                                    ActivationQuantization(layer: 6, scale: 0.02, zeroPoint: 0)])
+            Sequential(
+                layers.enumerated().map { index, layer in
+                    index == 3 || index == 6 ? QuantizedConv2D(quantizing: layer as! Conv2D, as: .int8) : layer
+                }),
+            inputShape: [16, 16, 1],
+            quantization: [
+                ActivationQuantization(layer: 3, scale: 0.01, zeroPoint: 0),
+                ActivationQuantization(layer: 6, scale: 0.02, zeroPoint: 0),
+            ])
         #expect(plan.stepDescriptions.filter { $0.hasPrefix("quantize") }.isEmpty, "no quantize step: \(plan.stepDescriptions)")
         #expect(plan.stepDescriptions.contains { $0.hasSuffix("→ int8") }, "requantized in the kernel: \(plan.stepDescriptions)")
-        #expect(plan.stepDescriptions.contains { $0.hasPrefix("conv ") && $0.hasSuffix("→ int8 (direct)") },
-                "the float convolution writes bytes: \(plan.stepDescriptions)")
+        #expect(
+            plan.stepDescriptions.contains { $0.hasPrefix("conv ") && $0.hasSuffix("→ int8 (direct)") },
+            "the float convolution writes bytes: \(plan.stepDescriptions)")
     }
 
     /// A float convolution followed by an 8-bit one writes the bytes itself; they are the quantize step's, bit for
@@ -121,8 +138,10 @@ private struct FakeQuantize: Layer {
     @Test func floatConvolutionWritesTheQuantizeStepsBytes() {
         var g = SeededGenerator(seed: 35)
         // Two input channels go the per-pixel way; one input channel on a 34-wide image runs 16 pixels a vector.
-        for (channels, pool, inChannels) in [(1, false, 2), (3, true, 2), (8, false, 2), (12, true, 2), (17, true, 2), (33, false, 2),
-                                             (8, true, 1), (3, false, 1), (12, true, 1), (17, false, 1)] {
+        for (channels, pool, inChannels) in [
+            (1, false, 2), (3, true, 2), (8, false, 2), (12, true, 2), (17, true, 2), (33, false, 2),
+            (8, true, 1), (3, false, 1), (12, true, 1), (17, false, 1),
+        ] {
             let width = inChannels == 1 ? 34 : 10
             let first = Conv2D(inChannels: inChannels, outChannels: channels, kernel: (3, 3), padding: .same, generator: &g)
             let second = QuantizedConv2D(
@@ -142,8 +161,9 @@ private struct FakeQuantize: Layer {
                 #expect(twin.stepDescriptions.contains { $0.hasPrefix("quantize") }, "\(twin.stepDescriptions)")
                 let (a, b) = (fused.run(input).scalars, twin.run(input).scalars)
                 let first = a.indices.first { $0 >= b.count || a[$0].bitPattern != b[$0].bitPattern }
-                #expect(a.count == b.count && first == nil,
-                        "\(inChannels)→\(channels) channels, pool \(pool) at \(level): first difference at \(String(describing: first))")
+                #expect(
+                    a.count == b.count && first == nil,
+                    "\(inChannels)→\(channels) channels, pool \(pool) at \(level): first difference at \(String(describing: first))")
             }
         }
     }
@@ -152,8 +172,10 @@ private struct FakeQuantize: Layer {
         var g = SeededGenerator(seed: 34)
         let conv = Conv2D(inChannels: 3, outChannels: 7, kernel: (3, 3), padding: .same, generator: &g)
         let dense = Dense(inFeatures: 5 * 5 * 7, outFeatures: 4, generator: &g)
-        let compact: [any Layer] = [QuantizedConv2D(quantizing: conv, as: .int8), Activation(.relu), Flatten(),
-                                    QuantizedDense(quantizing: dense, as: .q4)]
+        let compact: [any Layer] = [
+            QuantizedConv2D(quantizing: conv, as: .int8), Activation(.relu), Flatten(),
+            QuantizedDense(quantizing: dense, as: .q4),
+        ]
         let plan = InferencePlan(Sequential(compact), inputShape: [5, 5, 3])
         #expect(plan.isAllocationFree && plan.integerSteps == 0, "\(plan.stepDescriptions)")
         let batch = randomTensor([2, 5, 5, 3], seed: 8)

@@ -1,5 +1,5 @@
-import Testing
 import Tensor
+import Testing
 
 @Suite("Layers")
 struct LayerTests {

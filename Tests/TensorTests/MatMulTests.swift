@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import Tensor
+import Testing
 
 @Suite("Matrix multiply against the naive reference", .serialized)
 struct MatMulTests {

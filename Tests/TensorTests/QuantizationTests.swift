@@ -1,5 +1,5 @@
-import Testing
 import Tensor
+import Testing
 
 /// Round-trip RMSE limits on N(0, 1) weights, per format. Where a bound is known it is the reason for the limit:
 /// binary16 keeps 11 significant bits; int8 per row of 256 N(0,1) values has a step of max|w|/127 ≈ 0.025, so

@@ -1,5 +1,5 @@
-import Testing
 import Tensor
+import Testing
 
 @Suite("Reductions, concatenation and padding")
 struct ReductionAndShapeTests {
@@ -63,16 +63,23 @@ struct ReductionAndShapeTests {
         let t = Tensor([[1, 2, 3], [4, 5, 6]])
         let p = t.padded([(1, 0), (2, 1)], value: -1)
         #expect(p.shape == [3, 6])
-        #expect(p.scalars == [-1, -1, -1, -1, -1, -1,
-                              -1, -1, 1, 2, 3, -1,
-                              -1, -1, 4, 5, 6, -1])
+        #expect(
+            p.scalars == [
+                -1, -1, -1, -1, -1, -1,
+                -1, -1, 1, 2, 3, -1,
+                -1, -1, 4, 5, 6, -1,
+            ])
         let cube = randomTensor([2, 3, 17])
         let padded = cube.padded([(0, 1), (2, 0), (1, 3)])
         #expect(padded.shape == [3, 5, 21])
-        for i in 0..<2 { for j in 0..<3 { for k in 0..<17 where padded[i, j + 2, k + 1] != cube[i, j, k] {
-            Issue.record("padded[\(i), \(j + 2), \(k + 1)] should be cube[\(i), \(j), \(k)]")
-            return
-        } } }
+        for i in 0..<2 {
+            for j in 0..<3 {
+                for k in 0..<17 where padded[i, j + 2, k + 1] != cube[i, j, k] {
+                    Issue.record("padded[\(i), \(j + 2), \(k + 1)] should be cube[\(i), \(j), \(k)]")
+                    return
+                }
+            }
+        }
         #expect(padded.sum() == cube.sum() || abs(padded.sum() - cube.sum()) < 1e-4)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import Tensor
+import Testing
 
 /// Mismatched shapes are programmer errors: the process stops, and its message names both shapes.
 @Suite("Shape preconditions")

@@ -1,5 +1,5 @@
-import Testing
 import Tensor
+import Testing
 
 /// Named tolerances: every comparison in these tests says which one it uses.
 enum Tolerance {
@@ -40,7 +40,8 @@ func expectClose(
         }
     }
     if let bad = firstBad {
-        let message = "max |difference| \(worst) exceeds \(limit) (= \(relativeTolerance) × \(scale)); "
+        let message =
+            "max |difference| \(worst) exceeds \(limit) (= \(relativeTolerance) × \(scale)); "
             + "first at flat index \(bad): \(actual.scalars[bad]) vs \(expected.scalars[bad]) \(context())"
         Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
     }
@@ -72,7 +73,8 @@ func expectCloseOnUnitScale(
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
     let unit: [Float] = [1]
-    expectClose(Tensor(shape: [actual.count + 1], scalars: actual.scalars + unit),
-                Tensor(shape: [expected.count + 1], scalars: expected.scalars + unit),
-                relativeTolerance: relativeTolerance, "\(context()) \(actual.shape)", sourceLocation: sourceLocation)
+    expectClose(
+        Tensor(shape: [actual.count + 1], scalars: actual.scalars + unit),
+        Tensor(shape: [expected.count + 1], scalars: expected.scalars + unit),
+        relativeTolerance: relativeTolerance, "\(context()) \(actual.shape)", sourceLocation: sourceLocation)
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Tensor
 
 @Suite("Tensor basics")

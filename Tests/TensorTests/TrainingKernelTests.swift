@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Tensor
 
 /// The naive twins of the direct training convolution (`DirectConvolution2D`): loops over every index,
@@ -34,8 +35,10 @@ enum DirectConvolutionReference {
                 }
             }
         }
-        return (Tensor(shape: [outChannels, kernel.height, kernel.width, inChannels], scalars: dW.map { Float($0) }),
-                Tensor(shape: [outChannels], scalars: dB.map { Float($0) }))
+        return (
+            Tensor(shape: [outChannels, kernel.height, kernel.width, inChannels], scalars: dW.map { Float($0) }),
+            Tensor(shape: [outChannels], scalars: dB.map { Float($0) })
+        )
     }
 
     /// `dX[n, iy, ix, c] = Σ_(oy, ox, o) dY[n, oy, ox, o] · W[o, iy − oy + top, ix − ox + left, c]` over the kernel
@@ -89,16 +92,18 @@ struct DirectConvolutionTests {
         let expected = Reference.conv2d(x, weight: weight, bias: bias, stride: (1, 1), padding: padding)
         let dY = randomTensor(expected.shape, seed: 4)
         for level in Kernels.availableLevels {
-            guard let direct = DirectConvolution2D(
-                inputShape: inputShape, weightShape: weightShape, stride: (1, 1), padding: padding, level: level)
+            guard
+                let direct = DirectConvolution2D(
+                    inputShape: inputShape, weightShape: weightShape, stride: (1, 1), padding: padding, level: level)
             else {
                 Issue.record("stride 1 must give a direct convolution")
                 return
             }
             let what = "\(inputShape) * \(weightShape) \(padding) at \(level)"
             let bordered = direct.bordered(x)
-            expectClose(direct.forward(bordered: bordered, weight: weight, bias: bias), expected,
-                        relativeTolerance: Tolerance.kernelRelative, "forward \(what)")
+            expectClose(
+                direct.forward(bordered: bordered, weight: weight, bias: bias), expected,
+                relativeTolerance: Tolerance.kernelRelative, "forward \(what)")
             let (dX, dW, dB) = direct.gradients(bordered: bordered, weight: weight, dOutput: dY)
             let reference = DirectConvolutionReference.parameterGradients(
                 input: x, dOutput: dY, kernel: (weightShape[1], weightShape[2]), padTop: direct.padTop, padLeft: direct.padLeft)
@@ -112,8 +117,9 @@ struct DirectConvolutionTests {
                 Issue.record("dX was asked for: \(what)")
             }
             let parametersOnly = direct.gradients(bordered: bordered, weight: weight, dOutput: dY, inputGradient: false)
-            #expect(parametersOnly.dInput == nil && parametersOnly.dWeight == dW && parametersOnly.dBias == dB,
-                    "skipping dX leaves dW and db as they were: \(what)")
+            #expect(
+                parametersOnly.dInput == nil && parametersOnly.dWeight == dW && parametersOnly.dBias == dB,
+                "skipping dX leaves dW and db as they were: \(what)")
         }
     }
 
@@ -182,8 +188,9 @@ struct ActivationGradientTests {
             if values.count > shape[3] { values[shape[3]] = values[0] }
             if values.count > 2 * shape[3] + 1 { values[2 * shape[3] + 1] = .nan }
         }
-        let window = SlidingWindow2D(inputShape: shape, windowHeight: windowHeight, windowWidth: windowWidth,
-                                     strideHeight: windowHeight, strideWidth: windowWidth, padding: .valid)
+        let window = SlidingWindow2D(
+            inputShape: shape, windowHeight: windowHeight, windowWidth: windowWidth,
+            strideHeight: windowHeight, strideWidth: windowWidth, padding: .valid)
         let dY = randomTensor([shape[0], window.rows.outputLength, window.columns.outputLength, shape[3]], seed: 8)
         let expected = Self.maxPoolReference(input: x, dOutput: dY, window: (windowHeight, windowWidth))
         for level in Kernels.availableLevels {

@@ -1,6 +1,7 @@
-import Testing
-@testable import Train
 import Models
+import Testing
+
+@testable import Train
 
 @Suite("Shape generator")
 struct GeneratorTests {

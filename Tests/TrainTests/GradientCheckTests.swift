@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import Train
 import Tensor
+import Testing
+
+@testable import Train
 
 /// Analytic gradients against central finite differences, largest difference relative to the largest numeric
 /// gradient, or to 1 when every gradient is smaller: inputs and weights are N(0, 1), so gradients are of order 1,
@@ -44,15 +45,18 @@ func expectGradient(
         worstIndex = i
     }
     if worst > gradientRelativeTolerance * scale {
-        Issue.record(Comment(rawValue: "\(what): max |analytic − numeric| = \(worst) at \(worstIndex) (analytic "
-            + "\(analytic.scalars[worstIndex]), numeric \(numeric[worstIndex])), limit \(gradientRelativeTolerance * scale)"),
+        Issue.record(
+            Comment(
+                rawValue: "\(what): max |analytic − numeric| = \(worst) at \(worstIndex) (analytic "
+                    + "\(analytic.scalars[worstIndex]), numeric \(numeric[worstIndex])), limit \(gradientRelativeTolerance * scale)"),
             sourceLocation: sourceLocation)
     }
 }
 
 /// Runs the layer's recorded forward and backward with `dOutput = weights` and returns the gradients.
 func analytic<L: TrainableLayer>(_ layer: L, _ input: Tensor, weights: Tensor, mode: Mode = .training, seed: UInt64 = 1)
-    -> (dInput: Tensor, gradients: [Tensor]) {
+    -> (dInput: Tensor, gradients: [Tensor])
+{
     var g = SeededGenerator(seed: seed)
     let record = layer.trainingForward(input, mode: mode, generator: &g)
     return layer.backward(weights, record: record)
@@ -75,8 +79,9 @@ struct GradientCheckTests {
         ([2, 3, 5, 1], [2, 1, 1, 1], 1, .same), ([1, 7, 3, 2], [2, 2, 3, 2], 2, .valid),
     ])
     func conv2d(inputShape: [Int], weightShape: [Int], stride: Int, padding: Padding) {
-        let layer = Conv2D(weight: random(weightShape, seed: 5), bias: random([weightShape[0]], seed: 6),
-                           stride: (stride, stride), padding: padding)
+        let layer = Conv2D(
+            weight: random(weightShape, seed: 5), bias: random([weightShape[0]], seed: 6),
+            stride: (stride, stride), padding: padding)
         let x = random(inputShape, seed: 7)
         let r = random(layer.outputShape(for: inputShape), seed: 8)
         let (dX, grads) = analytic(layer, x, weights: r)
@@ -90,8 +95,9 @@ struct GradientCheckTests {
 
     @Test(arguments: [([2, 9, 3], [4, 3, 3], 2, Padding.same), ([1, 7, 2], [3, 5, 2], 1, .valid), ([3, 1, 1], [1, 1, 1], 1, .same)])
     func conv1d(inputShape: [Int], weightShape: [Int], stride: Int, padding: Padding) {
-        let layer = Conv1D(weight: random(weightShape, seed: 9), bias: random([weightShape[0]], seed: 10),
-                           stride: stride, padding: padding)
+        let layer = Conv1D(
+            weight: random(weightShape, seed: 9), bias: random([weightShape[0]], seed: 10),
+            stride: stride, padding: padding)
         let x = random(inputShape, seed: 11)
         let r = random(layer.outputShape(for: inputShape), seed: 12)
         let (dX, grads) = analytic(layer, x, weights: r)
@@ -117,30 +123,38 @@ struct GradientCheckTests {
         let layer2d = Pool2D(kind, size: (3, 2), stride: (2, 1), padding: padding)
         let x2 = separated([2, 5, 6, 3], seed: 13)
         let r2 = random(layer2d.outputShape(for: x2.shape), seed: 14)
-        expectGradient(analytic(layer2d, x2, weights: r2).dInput, of: {
-            dot(Reference.pool2d($0, kind: kind, size: (3, 2), stride: (2, 1), padding: padding), r2)
-        }, at: x2, "Pool2D dX")
+        expectGradient(
+            analytic(layer2d, x2, weights: r2).dInput,
+            of: {
+                dot(Reference.pool2d($0, kind: kind, size: (3, 2), stride: (2, 1), padding: padding), r2)
+            }, at: x2, "Pool2D dX")
 
         let layer1d = Pool1D(kind, size: 3, stride: 2, padding: padding)
         let x1 = separated([2, 8, 3], seed: 15)
         let r1 = random(layer1d.outputShape(for: x1.shape), seed: 16)
-        expectGradient(analytic(layer1d, x1, weights: r1).dInput, of: {
-            dot(Reference.pool1d($0, kind: kind, size: 3, stride: 2, padding: padding), r1)
-        }, at: x1, "Pool1D dX")
+        expectGradient(
+            analytic(layer1d, x1, weights: r1).dInput,
+            of: {
+                dot(Reference.pool1d($0, kind: kind, size: 3, stride: 2, padding: padding), r1)
+            }, at: x1, "Pool1D dX")
     }
 
     @Test func globalAveragePoolAndFlatten() {
         let x = random([2, 3, 5, 4], seed: 17)
         let r = random([2, 4], seed: 18)
-        expectGradient(analytic(GlobalAveragePool(), x, weights: r).dInput, of: { x in
-            var total = 0.0
-            for n in 0..<2 { for c in 0..<4 {
-                var mean = 0.0
-                for p in 0..<15 { mean += Double(x.scalars[(n * 15 + p) * 4 + c]) }
-                total += mean / 15 * Double(r.scalars[n * 4 + c])
-            } }
-            return total
-        }, at: x, "GlobalAveragePool dX")
+        expectGradient(
+            analytic(GlobalAveragePool(), x, weights: r).dInput,
+            of: { x in
+                var total = 0.0
+                for n in 0..<2 {
+                    for c in 0..<4 {
+                        var mean = 0.0
+                        for p in 0..<15 { mean += Double(x.scalars[(n * 15 + p) * 4 + c]) }
+                        total += mean / 15 * Double(r.scalars[n * 4 + c])
+                    }
+                }
+                return total
+            }, at: x, "GlobalAveragePool dX")
         let rf = random([2, 60], seed: 19)
         expectGradient(analytic(Flatten(), x, weights: rf).dInput, of: { dot($0, rf) }, at: x, "Flatten dX")
     }
@@ -176,10 +190,12 @@ struct GradientCheckTests {
         for channel in 0..<c {
             let column = (0..<rows).map { Double(x.scalars[$0 * c + channel]) }
             let mean = training ? column.reduce(0, +) / Double(rows) : Double(norm.mean.scalars[channel])
-            let variance = training
+            let variance =
+                training
                 ? column.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(rows) : Double(norm.variance.scalars[channel])
             for (row, value) in column.enumerated() {
-                let y = Double(gamma.scalars[channel]) * (value - mean) / (variance + Double(norm.epsilon)).squareRoot()
+                let y =
+                    Double(gamma.scalars[channel]) * (value - mean) / (variance + Double(norm.epsilon)).squareRoot()
                     + Double(beta.scalars[channel])
                 total += y * Double(r.scalars[row * c + channel])
             }

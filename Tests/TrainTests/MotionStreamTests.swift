@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import Models
 import Tensor
+import Testing
+
+@testable import Models
 @testable import Train
 
 /// The package root: the shipped Weights/ are found relative to it.
@@ -44,8 +45,9 @@ struct Playback {
 
     func sample(_ i: Int) -> MotionStreamSample {
         let r = rows[i]
-        return MotionStreamSample(time: times[i], gravity: (r[0], r[1], r[2]), userAcceleration: (r[3], r[4], r[5]),
-                                  rotationRate: (r[6], r[7], r[8]))
+        return MotionStreamSample(
+            time: times[i], gravity: (r[0], r[1], r[2]), userAcceleration: (r[3], r[4], r[5]),
+            rotationRate: (r[6], r[7], r[8]))
     }
 
     /// The label of the activity under way at `time`.
@@ -74,8 +76,9 @@ struct MotionStreamTests {
     @Test func everyWindowIsTheRecordingsWindow() throws {
         let recognizer = try shippedMotion()
         let playback = walkStopRunStop()
-        let recording = MotionRecordingReader.assemble(playback.rows, times: playback.times, coreMotion: true,
-                                                       rate: recognizer.windowing.rate, window: recognizer.windowing.window)
+        let recording = MotionRecordingReader.assemble(
+            playback.rows, times: playback.times, coreMotion: true,
+            rate: recognizer.windowing.rate, window: recognizer.windowing.window)
         let offline = try recognizer.classify(recording).windows
         var stream = MotionStream(recognizer: recognizer, confirmations: 1)
         var live: [MotionWindowPrediction] = []
@@ -88,8 +91,9 @@ struct MotionStreamTests {
         let origin = playback.times[0]
         for (a, b) in zip(live, offline) {
             #expect(abs(a.start - origin - b.start) < 1e-9 && abs(a.end - origin - b.end) < 1e-9, "window at \(a.start) vs \(b.start)")
-            #expect(a.label == b.label && abs(a.confidence - b.confidence) < 1e-3 && a.uncertain == b.uncertain,
-                    "window at \(a.start): live \(a.label) \(a.confidence), recording \(b.label) \(b.confidence)")
+            #expect(
+                a.label == b.label && abs(a.confidence - b.confidence) < 1e-3 && a.uncertain == b.uncertain,
+                "window at \(a.start): live \(a.label) \(a.confidence), recording \(b.label) \(b.confidence)")
         }
     }
 
@@ -155,8 +159,9 @@ struct MotionStreamTests {
         for i in playback.times.indices {
             let r = playback.rows[i]
             let g = MotionRecordingReader.standardGravity
-            let sample = MotionStreamSample(time: playback.times[i], acceleration: ((r[0] + r[3]) * g, (r[1] + r[4]) * g, (r[2] + r[5]) * g),
-                                            rotationRate: (r[6], r[7], r[8]))
+            let sample = MotionStreamSample(
+                time: playback.times[i], acceleration: ((r[0] + r[3]) * g, (r[1] + r[4]) * g, (r[2] + r[5]) * g),
+                rotationRate: (r[6], r[7], r[8]))
             a += try coreMotion.append(playback.sample(i)).compactMap { if case let .change(c) = $0 { c.to } else { nil } }
             b += try raw.append(sample).compactMap { if case let .change(c) = $0 { c.to } else { nil } }
         }
@@ -173,8 +178,9 @@ struct MotionStreamTests {
         for i in stride(from: 0, to: playback.times.count, by: 6) {
             windows += try stream.append(playback.sample(i)).compactMap { if case let .window(w) = $0 { w } else { nil } }
         }
-        #expect(!windows.isEmpty && windows.allSatisfy { $0.uncertain && ($0.reason ?? "").contains("Hz in this window") },
-                "\(windows.first.map { "\($0)" } ?? "no windows")")
+        #expect(
+            !windows.isEmpty && windows.allSatisfy { $0.uncertain && ($0.reason ?? "").contains("Hz in this window") },
+            "\(windows.first.map { "\($0)" } ?? "no windows")")
         #expect(stream.state == nil && stream.changes.isEmpty)
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import Models
+import Testing
 
 /// The package root: the README is found relative to it.
 private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -26,8 +26,9 @@ struct ReadmeExampleTests {
         func pocket(strides: Double) -> [MotionStreamSample] {
             (0..<1000).map { tick in
                 let time = Double(tick) / 50, phase = 2 * Double.pi * strides * time
-                return MotionStreamSample(time: time, gravity: (0, -1, 0),
-                                          userAcceleration: (0.1 * sin(phase), 0.25 * sin(2 * phase) + 0.12 * sin(phase + 0.5), 0))
+                return MotionStreamSample(
+                    time: time, gravity: (0, -1, 0),
+                    userAcceleration: (0.1 * sin(phase), 0.25 * sin(2 * phase) + 0.12 * sin(phase + 0.5), 0))
             }
         }
         let motion = try MotionRecognizer.shipped()
@@ -65,12 +66,14 @@ struct ReadmeExampleTests {
     /// The README's block and the code above are the same lines.
     @Test func theReadmeShowsThisCode() throws {
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
-        let begin = try #require(source.range(of: "// README example begins\n")), end = try #require(source.range(of: "        // README example ends"))
+        let begin = try #require(source.range(of: "// README example begins\n")),
+            end = try #require(source.range(of: "        // README example ends"))
         let code = source[begin.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
             .map { $0.hasPrefix("        ") ? String($0.dropFirst(8)) : String($0) }.joined(separator: "\n")
         // The README's block is a whole main.swift: the imports, a blank line, then the code.
-        #expect(String(try readmeBlocks().code) == "import Foundation\nimport Models\n\n" + code,
-                "the README's example and ReadmeExampleTests.example() differ")
+        #expect(
+            String(try readmeBlocks().code) == "import Foundation\nimport Models\n\n" + code,
+            "the README's example and ReadmeExampleTests.example() differ")
     }
 
     /// The README stays a newcomer's guide: at most 400 lines; the internals live in docs/.
@@ -90,7 +93,8 @@ struct ReadmeExampleTests {
         #expect(lines.dropFirst().first == "zigzag: unknown", "\(lines)")
         #expect(lines.dropFirst(2).first?.hasPrefix("walk: walking, ") == true, "\(lines)")
         #expect(lines.dropFirst(3).map { $0.split(separator: " ").prefix(2).joined(separator: " ") } == ["live: walking", "live: still"], "\(lines)")
-        #expect(String(try readmeBlocks().output) == lines.joined(separator: "\n") + "\n",
-                "the README's output block is not what the example prints:\n\(lines.joined(separator: "\n"))")
+        #expect(
+            String(try readmeBlocks().output) == lines.joined(separator: "\n") + "\n",
+            "the README's output block is not what the example prints:\n\(lines.joined(separator: "\n"))")
     }
 }

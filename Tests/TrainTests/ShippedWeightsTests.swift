@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import Models
 import Tensor
+import Testing
+
+@testable import Models
 
 /// The package root: the shipped Weights/ are found relative to it.
 private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -77,8 +78,9 @@ struct ShippedWeightsTests {
         let (t, g, u, r) = (try column("timestamp"), try column("gravity.x"), try column("userAcceleration.x"), try column("rotationRate.x"))
         let samples = rows.dropFirst().map { row in
             let v = row.map { Double($0) ?? 0 }
-            return MotionStreamSample(time: v[t], gravity: (v[g], v[g + 1], v[g + 2]), userAcceleration: (v[u], v[u + 1], v[u + 2]),
-                                      rotationRate: (v[r], v[r + 1], v[r + 2]))
+            return MotionStreamSample(
+                time: v[t], gravity: (v[g], v[g + 1], v[g + 2]), userAcceleration: (v[u], v[u + 1], v[u + 2]),
+                rotationRate: (v[r], v[r + 1], v[r + 2]))
         }
         let fromSamples = try motion.classify(samples: samples)
         let fromFile = try motion.classify(MotionRecordingReader.read(path))

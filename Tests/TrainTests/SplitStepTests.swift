@@ -1,7 +1,8 @@
 import Models
-import Testing
-@testable import Train
 import Tensor
+import Testing
+
+@testable import Train
 
 /// A step cut into parts (`Network.trainingParts`) adds the parts' gradients in another order than one pass over the
 /// whole batch: the sums of 32 + 32 rows against 64 differ by float rounding only (about 1e-6 of the largest
@@ -24,8 +25,10 @@ struct SplitStepTests {
         let network = shapeNetwork(seed: 61)
         #expect(64 * network.multiplyAddsPerSample(sampleShape: [16, 16, 1]) >= Network.smallestSplitWork)
         var g = SeededGenerator(seed: 62)
-        let motion = Network([Dense(inFeatures: 194, outFeatures: 32, generator: &g), Activation(.relu),
-                              Dense(inFeatures: 32, outFeatures: 2, generator: &g)])
+        let motion = Network([
+            Dense(inFeatures: 194, outFeatures: 32, generator: &g), Activation(.relu),
+            Dense(inFeatures: 32, outFeatures: 2, generator: &g),
+        ])
         #expect(motion.multiplyAddsPerSample(sampleShape: [194]) == 194 * 32 + 32 * 2)
         #expect(64 * motion.multiplyAddsPerSample(sampleShape: [194]) < Network.smallestSplitWork)
     }
@@ -36,8 +39,9 @@ struct SplitStepTests {
             var optimizer = Optimizer(.adamDefault, learningRate: 1e-2)
             var g = SeededGenerator(seed: 64)
             for _ in 0..<3 {
-                network.trainingStep(inputs, labels: labels, loss: SoftmaxCrossEntropy(), optimizer: &optimizer,
-                                     generator: &g, threads: threads)
+                network.trainingStep(
+                    inputs, labels: labels, loss: SoftmaxCrossEntropy(), optimizer: &optimizer,
+                    generator: &g, threads: threads)
             }
             return network.parameters.joined().flatMap(\.scalars)
         }
@@ -52,8 +56,9 @@ struct SplitStepTests {
         var stepped = start
         var sgd = Optimizer(.sgd(momentum: 0, nesterov: false), learningRate: rate)
         var g = SeededGenerator(seed: 66)
-        let (loss, logits) = stepped.trainingStep(inputs, labels: labels, loss: SoftmaxCrossEntropy(), optimizer: &sgd,
-                                                  generator: &g, threads: 2)
+        let (loss, logits) = stepped.trainingStep(
+            inputs, labels: labels, loss: SoftmaxCrossEntropy(), optimizer: &sgd,
+            generator: &g, threads: 2)
 
         var h = SeededGenerator(seed: 66)
         let (wholeLogits, records) = start.forward(inputs, mode: .training, generator: &h)
@@ -66,8 +71,9 @@ struct SplitStepTests {
                 let read = (start.parameters[layer][index] - stepped.parameters[layer][index]) * (1 / rate)
                 let scale = max(whole[layer][index].scalars.map(abs).max() ?? 0, 1e-3)
                 let worst = zip(read.scalars, whole[layer][index].scalars).map { abs($0 - $1) }.max() ?? 0
-                #expect(worst <= splitGradientRelativeTolerance * scale,
-                        "layer \(layer) parameter \(index): max |difference| \(worst), scale \(scale)")
+                #expect(
+                    worst <= splitGradientRelativeTolerance * scale,
+                    "layer \(layer) parameter \(index): max |difference| \(worst), scale \(scale)")
             }
         }
     }
@@ -88,8 +94,11 @@ struct SplitStepTests {
         cut.trainingStep(inputs, labels: labels, loss: SoftmaxCrossEntropy(), optimizer: &first, generator: &g1, threads: 2)
         let (logits, records) = whole.forward(inputs, mode: .training, generator: &g2)
         var parameters = whole.parameters
-        second.update(&parameters, gradients: whole.backward(SoftmaxCrossEntropy()(logits: logits, labels: labels).dLogits,
-                                                              records: records))
+        second.update(
+            &parameters,
+            gradients: whole.backward(
+                SoftmaxCrossEntropy()(logits: logits, labels: labels).dLogits,
+                records: records))
         whole.parameters = parameters
         #expect(cut.parameters.joined().flatMap(\.scalars) == whole.parameters.joined().flatMap(\.scalars))
     }

@@ -2,13 +2,15 @@ import Foundation
 import Models
 import Tensor
 import Testing
+
 @testable import Train
 
 /// Examples of `labels` (class indices into `classNames`), one group per row unless `groups` says otherwise.
 private func examples(_ labels: [Int], groups: [Int]? = nil, classNames: [String], inputShape: [Int] = [2]) -> Examples {
     var generator = SeededGenerator(seed: 5)
-    return Examples(inputs: Tensor(randomNormal: [labels.count] + inputShape, generator: &generator), labels: labels,
-                    groups: groups, classNames: classNames)
+    return Examples(
+        inputs: Tensor(randomNormal: [labels.count] + inputShape, generator: &generator), labels: labels,
+        groups: groups, classNames: classNames)
 }
 
 @Suite("Training input checks")
@@ -18,16 +20,24 @@ struct TrainingSplitTests {
     }
 
     @Test func oneClassOrOnlyOtherIsRefused() {
-        #expect(throws: DataError(file: "data.csv", message: "training needs at least 2 classes, and one that is not 'other'; "
-                                  + "the data has only 'circle' (6 drawings)")) {
+        #expect(
+            throws: DataError(
+                file: "data.csv",
+                message: "training needs at least 2 classes, and one that is not 'other'; "
+                    + "the data has only 'circle' (6 drawings)")
+        ) {
             try split(examples([0, 0, 0, 0, 0, 0], classNames: ["circle"]))
         }
         #expect(throws: DataError.self) { try split(examples([0, 0, 0, 0], classNames: ["other"])) }
     }
 
     @Test func withoutValidationEveryClassNeedsTwoGroups() {
-        #expect(throws: DataError(file: "data.csv", message: "every class needs at least 2 drawings so that one can be held out for "
-                                  + "validation; 'circle' has 1, 'square' has 1; add drawings of them, or give --validation")) {
+        #expect(
+            throws: DataError(
+                file: "data.csv",
+                message: "every class needs at least 2 drawings so that one can be held out for "
+                    + "validation; 'circle' has 1, 'square' has 1; add drawings of them, or give --validation")
+        ) {
             try split(examples([0, 1], classNames: ["circle", "square"]))
         }
         #expect(throws: DataError.self, "copies of one drawing are one group") {
@@ -43,9 +53,13 @@ struct TrainingSplitTests {
         }
         let bad = try #require((UInt64(1)...200).first { !trainsEveryClass($0) })
         let good = try #require((UInt64(1)...200).first(where: trainsEveryClass))
-        #expect(throws: DataError(file: "data.csv", message: "the validation split (seed \(bad)) took every one of the drawings of "
-                                  + "'\(all.classNames[Set(0..<5).subtracting(all.splitByGroup(validationFraction: 0.2, seed: bad).training.labels).min() ?? 0])', "
-                                  + "so it would never be trained; add drawings, choose another --seed, or give --validation")) {
+        #expect(
+            throws: DataError(
+                file: "data.csv",
+                message: "the validation split (seed \(bad)) took every one of the drawings of "
+                    + "'\(all.classNames[Set(0..<5).subtracting(all.splitByGroup(validationFraction: 0.2, seed: bad).training.labels).min() ?? 0])', "
+                    + "so it would never be trained; add drawings, choose another --seed, or give --validation")
+        ) {
             try trainingSplit(all, validation: nil, seed: bad, unit: "drawings", file: "data.csv")
         }
         let (training, validation) = try trainingSplit(all, validation: nil, seed: good, unit: "drawings", file: "data.csv")
@@ -56,8 +70,12 @@ struct TrainingSplitTests {
         let all = examples([0, 1], classNames: ["circle", "square"])
         let given = try split(all, validation: examples([0, 1, 1], classNames: ["circle", "square"]))
         #expect(given.training.count == 2 && given.validation.count == 3, "one drawing per class is enough with --validation")
-        #expect(throws: DataError(file: "--validation", message: "the validation data is empty; training needs validation examples "
-                                  + "to choose its best epoch")) {
+        #expect(
+            throws: DataError(
+                file: "--validation",
+                message: "the validation data is empty; training needs validation examples "
+                    + "to choose its best epoch")
+        ) {
             try split(all, validation: examples([], classNames: ["circle", "square"]))
         }
     }
@@ -100,13 +118,17 @@ struct TrainingRunFilesTests {
         try Data("old f32".utf8).write(to: f32)
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("m.int8.weights"), withIntermediateDirectories: true)
         let plan = try plan()
-        #expect(throws: AtomicFile.WriteError(path: folder.appendingPathComponent("m.int8.weights").path,
-                                              reason: "it is a directory; nothing was written")) {
+        #expect(
+            throws: AtomicFile.WriteError(
+                path: folder.appendingPathComponent("m.int8.weights").path,
+                reason: "it is a directory; nothing was written")
+        ) {
             try plan.write(prefix: folder.appendingPathComponent("m"))
         }
         #expect(try Data(contentsOf: f32) == Data("old f32".utf8), "the f32 file is the old one")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["m.f32.weights", "m.int8.weights"],
-                "no temporary file and no lock file left")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["m.f32.weights", "m.int8.weights"],
+            "no temporary file and no lock file left")
     }
 
     @Test func theSetIsWrittenWithItsExtraFilesUnderTheLock() throws {
@@ -122,8 +144,9 @@ struct TrainingRunFilesTests {
         }
         #expect(heldByUs, "a second taker of the lock would wait")
         try plan.write(adding: [(folder.appendingPathComponent("m.curves.svg"), Array("<svg/>".utf8))], prefix: folder.appendingPathComponent("m"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["m.curves.svg", "m.f32.weights", "m.int8.weights"],
-                "the files of the set, and no temporary file of a killed run")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["m.curves.svg", "m.f32.weights", "m.int8.weights"],
+            "the files of the set, and no temporary file of a killed run")
         #expect(try [UInt8](Data(contentsOf: folder.appendingPathComponent("m.int8.weights"))) == plan.contents[1])
     }
 }

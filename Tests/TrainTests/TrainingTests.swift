@@ -1,8 +1,9 @@
 import Foundation
 import Models
-import Testing
-@testable import Train
 import Tensor
+import Testing
+
+@testable import Train
 
 /// The overfit test's bar: a network that can learn must drive one fixed batch's loss below this within
 /// `overfitStepLimit` steps.
@@ -42,22 +43,24 @@ struct TrainingTests {
         let labels = [0, 2, 1, 2]
         let loss = SoftmaxCrossEntropy(labelSmoothing: 0.1, classWeights: [1, 2, 0.5])
         let (_, dLogits) = loss(logits: logits, labels: labels)
-        expectGradient(dLogits, of: { z in
-            // The definition in Double.
-            var total = 0.0, weights = 0.0
-            for (row, label) in labels.enumerated() {
-                let values = (0..<3).map { Double(z.scalars[row * 3 + $0]) }
-                let top = values.max() ?? 0
-                let logSum = log(values.reduce(0) { $0 + exp($1 - top) }) + top
-                let w = [1.0, 2.0, 0.5][label]
-                for c in 0..<3 {
-                    let target = (c == label ? 0.9 : 0) + 0.1 / 3
-                    total -= w * target * (values[c] - logSum)
+        expectGradient(
+            dLogits,
+            of: { z in
+                // The definition in Double.
+                var total = 0.0, weights = 0.0
+                for (row, label) in labels.enumerated() {
+                    let values = (0..<3).map { Double(z.scalars[row * 3 + $0]) }
+                    let top = values.max() ?? 0
+                    let logSum = log(values.reduce(0) { $0 + exp($1 - top) }) + top
+                    let w = [1.0, 2.0, 0.5][label]
+                    for c in 0..<3 {
+                        let target = (c == label ? 0.9 : 0) + 0.1 / 3
+                        total -= w * target * (values[c] - logSum)
+                    }
+                    weights += w
                 }
-                weights += w
-            }
-            return total / weights
-        }, at: logits, "dLogits")
+                return total / weights
+            }, at: logits, "dLogits")
     }
 
     @Test func crossEntropyOfAConfidentCorrectAnswerIsNearZero() {
@@ -144,9 +147,11 @@ struct TrainingTests {
     @Test func aGeneratedTwoClassProblemReaches99PercentHeldOut() {
         let data = rings(count: 2000, seed: 42)
         let (training, heldOut) = data.splitByGroup(validationFraction: 0.25, seed: 43)
-        let result = train(smallMLP(seed: 44), on: training, validation: nil,
-                           configuration: TrainingConfiguration(epochs: 40, batchSize: 32, seed: 45, patience: nil,
-                                                                optimizer: Optimizer(.adamDefault, learningRate: 0.01)))
+        let result = train(
+            smallMLP(seed: 44), on: training, validation: nil,
+            configuration: TrainingConfiguration(
+                epochs: 40, batchSize: 32, seed: 45, patience: nil,
+                optimizer: Optimizer(.adamDefault, learningRate: 0.01)))
         let predicted = result.network.logits(heldOut.inputs).argmax(axis: 1)
         let report = ClassificationReport(labels: data.classNames, truth: heldOut.labels, predicted: predicted)
         #expect(heldOut.count == 500)
@@ -169,9 +174,12 @@ struct TrainingTests {
         let (training, validation) = data.splitByGroup(validationFraction: 0.3, seed: 49)
         var events: [TrainingEvent] = []
         // A learning rate this large makes validation results wander, so patience 2 ends the run early.
-        let result = train(smallMLP(seed: 50), on: training, validation: validation,
-                           configuration: TrainingConfiguration(epochs: 60, batchSize: 16, seed: 51, patience: 2,
-                                                                optimizer: Optimizer(.sgd(momentum: 0.9, nesterov: false), learningRate: 0.5))) {
+        let result = train(
+            smallMLP(seed: 50), on: training, validation: validation,
+            configuration: TrainingConfiguration(
+                epochs: 60, batchSize: 16, seed: 51, patience: 2,
+                optimizer: Optimizer(.sgd(momentum: 0.9, nesterov: false), learningRate: 0.5))
+        ) {
             events.append($0)
         }
         let best = result.history.filter(\.isBest).last

@@ -20,7 +20,11 @@ extension Bench {
         )
 
         enum Workload: String, ExpressibleByArgument, CaseIterable {
-            case rasterize, int8Plan = "int8-plan", f32Plan = "f32-plan", rasterizeInt8 = "rasterize-int8", recognize
+            case rasterize
+            case int8Plan = "int8-plan"
+            case f32Plan = "f32-plan"
+            case rasterizeInt8 = "rasterize-int8"
+            case recognize
         }
 
         @Argument(help: "The workload: \(Workload.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -52,11 +56,15 @@ extension Bench {
             let call: (Int) -> Float
             switch workload {
             case .rasterize:
-                call = { rasterizer.rasterize(drawings[$0], into: pixels); return pixels[0] }
+                call = {
+                    rasterizer.rasterize(drawings[$0], into: pixels); return pixels[0]
+                }
             case .int8Plan, .f32Plan:
                 call = { variant.plan.run(images[$0]) }
             case .rasterizeInt8:
-                call = { rasterizer.rasterize(drawings[$0], into: pixels); return variant.plan.run(UnsafeBufferPointer(pixels)) }
+                call = {
+                    rasterizer.rasterize(drawings[$0], into: pixels); return variant.plan.run(UnsafeBufferPointer(pixels))
+                }
             case .recognize:
                 call = { Float((try? variant.recognizer.recognize(drawings[$0]))?.confidence ?? 0) }
             }

@@ -55,7 +55,10 @@ struct ModelBenchOptions: ParsableArguments {
     @Option(help: "The folder holding the model's int8 and f32 weights files (<model>.int8.weights, <model>.f32.weights).")
     var weights = "Weights"
 
-    @Flag(help: "Print one JSON object per line (notes, then name, median_s, items, per_item_s, items_per_s, ...; allocation counts); targets go to stderr.")
+    @Flag(
+        help:
+            "Print one JSON object per line (notes, then name, median_s, items, per_item_s, items_per_s, ...; allocation counts); targets go to stderr."
+    )
     var json = false
 
     @Flag(help: "Sample for a fraction of the time.")
@@ -65,7 +68,10 @@ struct ModelBenchOptions: ParsableArguments {
     /// exits 1 when a target is missed.
     func run(_ command: String, _ benchmark: (TimingPlan, String) throws -> ModelReport) throws {
         #if DEBUG
-        FileHandle.standardError.write(Data("warning: this is a debug build; measure with `swift run --package-path Bench --scratch-path .build-bench -c release bench \(command)`\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "warning: this is a debug build; measure with `swift run --package-path Bench --scratch-path .build-bench -c release bench \(command)`\n"
+                        .utf8))
         #endif
         let report = try benchmark(quick ? .quick : .full, weights)
         if !report.print(json: json) { throw ExitCode(1) }

@@ -39,7 +39,10 @@ extension Bench {
 
         func run() throws {
             #if DEBUG
-            FileHandle.standardError.write(Data("warning: this is a debug build; measure with `swift run --package-path Bench --scratch-path .build-bench -c release bench quant`\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "warning: this is a debug build; measure with `swift run --package-path Bench --scratch-path .build-bench -c release bench quant`\n"
+                            .utf8))
             #endif
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-quant-\(ProcessInfo.processInfo.processIdentifier)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -47,15 +50,17 @@ extension Bench {
             let rows = try QuantBenchmark(plan: quick ? .quick : .full).run(folder: folder, executable: CommandLine.arguments[0])
             guard let float = rows.first else { return }
             let megabytes = { (bytes: Int) in String(format: "%.2f MB", Double(bytes) / 1_048_576) }
-            print(padded("format", 8) + padded("mode", 13) + padded("file", 11) + padded("weights", 11) + padded("resident", 11)
-                  + padded("batch 1", 11) + padded("vs f32", 8) + padded("batch 64", 11) + "vs f32")
+            print(
+                padded("format", 8) + padded("mode", 13) + padded("file", 11) + padded("weights", 11) + padded("resident", 11)
+                    + padded("batch 1", 11) + padded("vs f32", 8) + padded("batch 64", 11) + "vs f32")
             for row in rows {
-                print(padded(row.format.rawValue, 8) + padded(row.mode, 13) + padded(megabytes(row.fileBytes), 11)
-                      + padded(megabytes(row.weightBytes), 11) + padded(megabytes(row.residentBytes), 11)
-                      + padded(humanSeconds(row.batch1.medianSeconds), 11)
-                      + padded(String(format: "%.2fx", row.batch1.medianSeconds / float.batch1.medianSeconds), 8)
-                      + padded(humanSeconds(row.batch64.medianSeconds), 11)
-                      + String(format: "%.2fx", row.batch64.medianSeconds / float.batch64.medianSeconds))
+                print(
+                    padded(row.format.rawValue, 8) + padded(row.mode, 13) + padded(megabytes(row.fileBytes), 11)
+                        + padded(megabytes(row.weightBytes), 11) + padded(megabytes(row.residentBytes), 11)
+                        + padded(humanSeconds(row.batch1.medianSeconds), 11)
+                        + padded(String(format: "%.2fx", row.batch1.medianSeconds / float.batch1.medianSeconds), 8)
+                        + padded(humanSeconds(row.batch64.medianSeconds), 11)
+                        + String(format: "%.2fx", row.batch64.medianSeconds / float.batch64.medianSeconds))
             }
             print("\nweights: bytes the built model keeps for its weights; resident: growth of a fresh process's RSS")
         }
@@ -81,17 +86,24 @@ extension Bench {
 
         func run() throws {
             #if DEBUG
-            FileHandle.standardError.write(Data("warning: this is a debug build; measure with `swift build --package-path Bench --scratch-path .build-bench -c release --product classify && .build-bench/release/bench cli`\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "warning: this is a debug build; measure with `swift build --package-path Bench --scratch-path .build-bench -c release --product classify && .build-bench/release/bench cli`\n"
+                            .utf8))
             #endif
             guard drawings >= 20, rounds >= 1 else { throw ValidationError("--drawings must be at least 20 and --rounds at least 1") }
             let rows = try CLIBenchmark(drawings: drawings, rounds: rounds).run()
             print("classify shape --dataset (\(drawings) drawings), median of \(rounds) runs")
             for row in rows {
-                print(padded("--jobs \(row.jobs)", 12) + padded(String(format: "%.2f s", row.medianSeconds), 10)
-                      + String(format: "%.0f drawings/s  (%d results)", Double(row.results) / max(row.medianSeconds, 1e-9), row.results))
+                print(
+                    padded("--jobs \(row.jobs)", 12) + padded(String(format: "%.2f s", row.medianSeconds), 10)
+                        + String(format: "%.0f drawings/s  (%d results)", Double(row.results) / max(row.medianSeconds, 1e-9), row.results))
             }
             if let one = rows.first, let all = rows.last, all.jobs > one.jobs {
-                print(String(format: "\nall %d cores / one core: %.2fx the drawings per second", all.jobs, one.medianSeconds / max(all.medianSeconds, 1e-9)))
+                print(
+                    String(
+                        format: "\nall %d cores / one core: %.2fx the drawings per second", all.jobs, one.medianSeconds / max(all.medianSeconds, 1e-9)
+                    ))
             }
             var failed = false
             if rows.contains(where: { $0.results != drawings / 20 * 20 }) {
@@ -99,9 +111,10 @@ extension Bench {
                 failed = true
             }
             if let all = rows.last {
-                let target = Target(description: "classify shape --dataset, \(drawings) drawings, --jobs \(all.jobs), whole command",
-                                    ratio: Double(all.results) / max(all.medianSeconds, 1e-9) / 1000,
-                                    limit: CLIBenchmark.targetPerSecond / 1000, atLeast: true, unit: "k drawings/s")
+                let target = Target(
+                    description: "classify shape --dataset, \(drawings) drawings, --jobs \(all.jobs), whole command",
+                    ratio: Double(all.results) / max(all.medianSeconds, 1e-9) / 1000,
+                    limit: CLIBenchmark.targetPerSecond / 1000, atLeast: true, unit: "k drawings/s")
                 print(target.line)
                 failed = failed || !target.passed
             }
@@ -157,12 +170,15 @@ extension Bench {
         func run() throws {
             if let threads { BLAS.maxThreads = threads }
             #if DEBUG
-            FileHandle.standardError.write(Data(
-                "warning: this is a debug build; measure with `swift run --package-path Bench --scratch-path .build-bench -c release bench engine`\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "warning: this is a debug build; measure with `swift run --package-path Bench --scratch-path .build-bench -c release bench engine`\n"
+                            .utf8))
             #endif
             if !json {
-                print("bench engine: BLAS threads ≤ \(BLAS.maxThreads) (products under "
-                      + "\(BLAS.singleThreadWorkLimit) multiply-adds run on one)")
+                print(
+                    "bench engine: BLAS threads ≤ \(BLAS.maxThreads) (products under "
+                        + "\(BLAS.singleThreadWorkLimit) multiply-adds run on one)")
                 print(padded("workload", 34) + padded("impl", 8) + padded("median", 12) + padded("GFLOP/s", 10) + "vs tensor")
             }
             let benchmark = EngineBenchmark(plan: quick ? .quick : .full) { group in
@@ -171,10 +187,12 @@ extension Bench {
                         print(measurement.jsonLine)
                     } else {
                         let gflops = measurement.gflopsPerSecond.map { String(format: "%.2f", $0) } ?? "-"
-                        let relative = measurement.impl == "tensor"
+                        let relative =
+                            measurement.impl == "tensor"
                             ? "" : String(format: "%.2fx", measurement.medianSeconds / group[0].medianSeconds)
-                        print(padded(measurement.name, 34) + padded(measurement.impl, 8)
-                              + padded(humanSeconds(measurement.medianSeconds), 12) + padded(gflops, 10) + relative)
+                        print(
+                            padded(measurement.name, 34) + padded(measurement.impl, 8)
+                                + padded(humanSeconds(measurement.medianSeconds), 12) + padded(gflops, 10) + relative)
                     }
                 }
             }

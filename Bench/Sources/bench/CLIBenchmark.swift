@@ -17,8 +17,11 @@ struct CLIBenchmark {
         let executable = URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0]).resolvingSymlinksInPath()
         let classify = executable.deletingLastPathComponent().appendingPathComponent("classify")
         guard FileManager.default.isExecutableFile(atPath: classify.path) else {
-            throw DataError(file: classify.path, message: "no classify binary beside bench; build it from the package root: swift build --package-path Bench --scratch-path .build-bench -c release --product classify",
-                            kind: .missingFile)
+            throw DataError(
+                file: classify.path,
+                message:
+                    "no classify binary beside bench; build it from the package root: swift build --package-path Bench --scratch-path .build-bench -c release --product classify",
+                kind: .missingFile)
         }
         var generator = ShapeGenerator(seed: 79)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-cli-\(UUID().uuidString)")

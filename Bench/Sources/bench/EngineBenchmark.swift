@@ -41,12 +41,13 @@ struct EngineBenchmark {
                 let input = batchOf(sample, batch: batch)
                 let outputCount = Double(elementCount(layer.outputShape(for: input.shape)))
                 let macsPerOutput = Double(layer.parameterCount) / Double(layer.outputShape(for: sample.shape).last ?? 1)
-                let group = record(measure(
-                    "\(title) batch \(batch)", flops: 2 * outputCount * macsPerOutput, plan: plan,
-                    [
-                        Candidate(impl: "tensor") { layer.forward(input).scalars[0] },
-                        Candidate(impl: "naive") { naive(input).scalars[0] },
-                    ]))
+                let group = record(
+                    measure(
+                        "\(title) batch \(batch)", flops: 2 * outputCount * macsPerOutput, plan: plan,
+                        [
+                            Candidate(impl: "tensor") { layer.forward(input).scalars[0] },
+                            Candidate(impl: "naive") { naive(input).scalars[0] },
+                        ]))
                 if batch == 64 { convolutionSpeedups.append((title, group[1].medianSeconds / group[0].medianSeconds)) }
             }
         }
@@ -54,14 +55,16 @@ struct EngineBenchmark {
         var targets: [Target] = []
         for size in ["256x256x256", "1024x1024x1024"] {
             if let times = matmulRatios["matmul \(size)"] {
-                targets.append(Target(
-                    description: "Tensor matmul \(size) throughput / raw cblas_sgemm", ratio: times.cblas / times.tensor,
-                    limit: 0.97, atLeast: true))
+                targets.append(
+                    Target(
+                        description: "Tensor matmul \(size) throughput / raw cblas_sgemm", ratio: times.cblas / times.tensor,
+                        limit: 0.97, atLeast: true))
             }
         }
-        targets.append(Target(
-            description: "Dense batch 1 (1x576x128) time / raw cblas_sgemm time",
-            ratio: denseBatch1.tensor / denseBatch1.cblas, limit: 2, atLeast: false))
+        targets.append(
+            Target(
+                description: "Dense batch 1 (1x576x128) time / raw cblas_sgemm time",
+                ratio: denseBatch1.tensor / denseBatch1.cblas, limit: 2, atLeast: false))
         for (title, speedup) in convolutionSpeedups {
             targets.append(Target(description: "\(title) batch 64 speed-up over naive", ratio: speedup, limit: 10, atLeast: true))
         }
@@ -73,15 +76,17 @@ struct EngineBenchmark {
         let a = random([m, k], seed: 1), b = random([k, n], seed: 2)
         let raw = RawBuffers(a, b, outputCount: m * n)
         defer { raw.deallocate() }
-        return measure(name, flops: 2 * Double(m * n * k), plan: plan, [
-            Candidate(impl: "tensor") { Tensor.matmul(a, b).scalars[0] },
-            Candidate(impl: "cblas") {
-                BLAS.sgemm(
-                    transposeA: false, transposeB: false, m: m, n: n, k: k, alpha: 1,
-                    a: raw.a, lda: k, b: raw.b, ldb: n, beta: 0, c: raw.output, ldc: n)
-                return raw.output[0]
-            },
-        ])
+        return measure(
+            name, flops: 2 * Double(m * n * k), plan: plan,
+            [
+                Candidate(impl: "tensor") { Tensor.matmul(a, b).scalars[0] },
+                Candidate(impl: "cblas") {
+                    BLAS.sgemm(
+                        transposeA: false, transposeB: false, m: m, n: n, k: k, alpha: 1,
+                        a: raw.a, lda: k, b: raw.b, ldb: n, beta: 0, c: raw.output, ldc: n)
+                    return raw.output[0]
+                },
+            ])
     }
 
     /// A 576→128 Dense layer against the same product as raw `cblas_sgemm` (`x · Wᵀ`) and the naive loops.
@@ -90,16 +95,18 @@ struct EngineBenchmark {
         let input = random([batch, 576], seed: 5)
         let raw = RawBuffers(input, layer.weight, outputCount: batch * 128)
         defer { raw.deallocate() }
-        return measure("Dense \(batch)x576→128", flops: 2 * Double(batch * 576 * 128), plan: plan, [
-            Candidate(impl: "tensor") { layer.forward(input).scalars[0] },
-            Candidate(impl: "cblas") {
-                BLAS.sgemm(
-                    transposeA: false, transposeB: true, m: batch, n: 128, k: 576, alpha: 1,
-                    a: raw.a, lda: 576, b: raw.b, ldb: 576, beta: 0, c: raw.output, ldc: 128)
-                return raw.output[0]
-            },
-            Candidate(impl: "naive") { Reference.dense(input, weight: layer.weight, bias: layer.bias).scalars[0] },
-        ])
+        return measure(
+            "Dense \(batch)x576→128", flops: 2 * Double(batch * 576 * 128), plan: plan,
+            [
+                Candidate(impl: "tensor") { layer.forward(input).scalars[0] },
+                Candidate(impl: "cblas") {
+                    BLAS.sgemm(
+                        transposeA: false, transposeB: true, m: batch, n: 128, k: 576, alpha: 1,
+                        a: raw.a, lda: 576, b: raw.b, ldb: 576, beta: 0, c: raw.output, ldc: 128)
+                    return raw.output[0]
+                },
+                Candidate(impl: "naive") { Reference.dense(input, weight: layer.weight, bias: layer.bias).scalars[0] },
+            ])
     }
 }
 

@@ -73,8 +73,9 @@ struct ModelReport {
 
     /// The target that the row `name`'s seconds per item, in µs, is at most `limit`.
     func latencyTarget(_ description: String, row name: String, limitMicroseconds limit: Double) -> Target {
-        Target(description: description, ratio: (rows.first { $0.name == name }?.secondsPerItem ?? .infinity) * 1e6,
-               limit: limit, atLeast: false, unit: " µs")
+        Target(
+            description: description, ratio: (rows.first { $0.name == name }?.secondsPerItem ?? .infinity) * 1e6,
+            limit: limit, atLeast: false, unit: " µs")
     }
 
     /// The target that row `a` takes at most `limit` times as long per item as row `b`.
@@ -85,8 +86,9 @@ struct ModelReport {
 
     /// The target that the allocation row `name` counts none per call (missed when they could not be counted).
     func noAllocationTarget(_ name: String) -> Target {
-        Target(description: "heap allocations per \(name)", ratio: allocations.first { $0.name == name }?.perCall ?? .infinity,
-               limit: 0, atLeast: false)
+        Target(
+            description: "heap allocations per \(name)", ratio: allocations.first { $0.name == name }?.perCall ?? .infinity,
+            limit: 0, atLeast: false)
     }
 
     /// The table: header notes, timings (per item and items per second), allocations, targets.
@@ -96,8 +98,9 @@ struct ModelReport {
         lines.append("")
         lines.append(padded("workload", width) + padded("threads", 9) + padded("per item", 12) + "items/s")
         for row in rows {
-            lines.append(padded(row.name, width) + padded(String(row.threads), 9)
-                         + padded(humanSeconds(row.secondsPerItem), 12) + humanRate(row.itemsPerSecond))
+            lines.append(
+                padded(row.name, width) + padded(String(row.threads), 9)
+                    + padded(humanSeconds(row.secondsPerItem), 12) + humanRate(row.itemsPerSecond))
         }
         lines.append("")
         lines.append(padded("heap allocations per call (after the first)", width) + "count")
@@ -110,7 +113,8 @@ struct ModelReport {
 
     /// One JSON object per line: a `notes` object, then each row and each allocation count.
     var jsonLines: [String] {
-        let notes = "{\"bench\":\(jsonString(title)),"
+        let notes =
+            "{\"bench\":\(jsonString(title)),"
             + self.notes.map { "\(jsonString($0.0)):\(jsonString($0.1))" }.joined(separator: ",") + "}"
         return [notes] + rows.map(\.jsonLine) + allocations.map(\.jsonLine)
     }

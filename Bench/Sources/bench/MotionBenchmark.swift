@@ -40,8 +40,12 @@ struct MotionBenchmark {
         let int8 = try MotionVariant(folder: weightsFolder, format: "int8"), f32 = try MotionVariant(folder: weightsFolder, format: "f32")
         for variant in [int8, f32] { report.notes.append(("\(variant.format) plan", planNote(variant.plan.plan))) }
         if int8.plan.plan.integerSteps == 0 {
-            report.notes.append(("note", "the int8 file has no activationQuantization header, so its plan runs in float; "
-                                 + "re-export it with `classify train motion ... --quantize int8`"))
+            report.notes.append(
+                (
+                    "note",
+                    "the int8 file has no activationQuantization header, so its plan runs in float; "
+                        + "re-export it with `classify train motion ... --quantize int8`"
+                ))
         }
         let windowing = int8.classifier.windowing
         let size = windowing.inputSize, window = windowing.window
@@ -55,7 +59,8 @@ struct MotionBenchmark {
             return one
         }
         var generator = MotionGenerator(seed: 79)
-        let long = generator.sessions(people: 1, seconds: Self.recordingSeconds).first.map { $0.recording(windowing: windowing) }
+        let long =
+            generator.sessions(people: 1, seconds: Self.recordingSeconds).first.map { $0.recording(windowing: windowing) }
             ?? template
         let longWindows = long.segments.map { windowing.starts(count: $0.count).count }.reduce(0, +)
 
@@ -77,10 +82,14 @@ struct MotionBenchmark {
             return next
         }
 
-        report.time(plan, [Workload(name: "motion: window features (\(window) samples → \(size))") {
-            computeFeatures(windows[advance()])
-            return features[0]
-        }])
+        report.time(
+            plan,
+            [
+                Workload(name: "motion: window features (\(window) samples → \(size))") {
+                    computeFeatures(windows[advance()])
+                    return features[0]
+                }
+            ])
         // The two parts of the features: the signals into buffers of the caller's (no allocation), and the
         // autocorrelations and intensities of those signals.
         let verticalBuffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: window)
@@ -88,42 +97,68 @@ struct MotionBenchmark {
         verticalBuffer.initialize(repeating: 0)
         horizontalBuffer.initialize(repeating: 0)
         defer { verticalBuffer.deallocate(); horizontalBuffer.deallocate() }
-        report.time(plan, [Workload(name: "motion: window signals only (into a caller's buffers)") {
-            windows[advance()].withUnsafeBufferPointer {
-                MotionWindowing.signals($0, vertical: verticalBuffer, horizontal: horizontalBuffer)
-            }
-            return verticalBuffer[0]
-        }])
-        report.time(plan, [Workload(name: "motion: window autocorrelations only") {
-            windowing.input(vertical: UnsafeBufferPointer(verticalBuffer), horizontal: UnsafeBufferPointer(horizontalBuffer), into: features)
-            return features[0]
-        }])
-        report.time(plan, [int8, f32].map { variant in
-            Workload(name: "motion: \(variant.format) plan") { inputs[advance()].withUnsafeBufferPointer { variant.plan.run($0) } }
-        })
-        report.time(plan, [Workload(name: "motion: window features + int8 plan") {
-            computeFeatures(windows[advance()])
-            return int8.plan.run(UnsafeBufferPointer(features))
-        }])
-        report.time(plan, [int8, f32].map { variant in
-            Workload(name: "motion: \(variant.format) recognizer, one-window recording") {
-                Float((try? variant.recognizer.classify(short[advance()]))?.windows.first?.confidence ?? 0)
-            }
-        })
-        report.time(plan, [Workload(name: "motion: window features + cadence fallback") {
-            computeFeatures(windows[advance()])
-            return Float(CadenceRecognizer(windowing: windowing).classify(UnsafeBufferPointer(features)).running)
-        }])
+        report.time(
+            plan,
+            [
+                Workload(name: "motion: window signals only (into a caller's buffers)") {
+                    windows[advance()].withUnsafeBufferPointer {
+                        MotionWindowing.signals($0, vertical: verticalBuffer, horizontal: horizontalBuffer)
+                    }
+                    return verticalBuffer[0]
+                }
+            ])
+        report.time(
+            plan,
+            [
+                Workload(name: "motion: window autocorrelations only") {
+                    windowing.input(vertical: UnsafeBufferPointer(verticalBuffer), horizontal: UnsafeBufferPointer(horizontalBuffer), into: features)
+                    return features[0]
+                }
+            ])
+        report.time(
+            plan,
+            [int8, f32].map { variant in
+                Workload(name: "motion: \(variant.format) plan") { inputs[advance()].withUnsafeBufferPointer { variant.plan.run($0) } }
+            })
+        report.time(
+            plan,
+            [
+                Workload(name: "motion: window features + int8 plan") {
+                    computeFeatures(windows[advance()])
+                    return int8.plan.run(UnsafeBufferPointer(features))
+                }
+            ])
+        report.time(
+            plan,
+            [int8, f32].map { variant in
+                Workload(name: "motion: \(variant.format) recognizer, one-window recording") {
+                    Float((try? variant.recognizer.classify(short[advance()]))?.windows.first?.confidence ?? 0)
+                }
+            })
+        report.time(
+            plan,
+            [
+                Workload(name: "motion: window features + cadence fallback") {
+                    computeFeatures(windows[advance()])
+                    return Float(CadenceRecognizer(windowing: windowing).classify(UnsafeBufferPointer(features)).running)
+                }
+            ])
         let batch = Tensor(shape: [Self.batch, size], scalars: (0..<Self.batch).flatMap { inputs[$0 % count] })
-        report.time(plan, [int8, f32].map { variant in
-            Workload(name: "motion: \(variant.format) plan, batch \(Self.batch)", items: Self.batch) { variant.plan.run(batch: batch) }
-        })
-        report.time(plan, [int8, f32].map { variant in
-            Workload(name: "motion: \(variant.format) recognizer, \(Int(Self.recordingSeconds / 60))-minute recording",
-                     items: longWindows) {
-                Float((try? variant.recognizer.classify(long))?.windows.count ?? 0)
-            }
-        })
+        report.time(
+            plan,
+            [int8, f32].map { variant in
+                Workload(name: "motion: \(variant.format) plan, batch \(Self.batch)", items: Self.batch) { variant.plan.run(batch: batch) }
+            })
+        report.time(
+            plan,
+            [int8, f32].map { variant in
+                Workload(
+                    name: "motion: \(variant.format) recognizer, \(Int(Self.recordingSeconds / 60))-minute recording",
+                    items: longWindows
+                ) {
+                    Float((try? variant.recognizer.classify(long))?.windows.count ?? 0)
+                }
+            })
 
         let input = inputs[0]
         for variant in [int8, f32] {
@@ -145,10 +180,12 @@ struct MotionBenchmark {
         }
 
         report.targets = [
-            report.latencyTarget("window features + int8 plan", row: "motion: window features + int8 plan",
-                                 limitMicroseconds: 4),
-            report.latencyTarget("preprocess + int8 inference, one-window recording through the recognizer",
-                                 row: "motion: int8 recognizer, one-window recording", limitMicroseconds: 30),
+            report.latencyTarget(
+                "window features + int8 plan", row: "motion: window features + int8 plan",
+                limitMicroseconds: 4),
+            report.latencyTarget(
+                "preprocess + int8 inference, one-window recording through the recognizer",
+                row: "motion: int8 recognizer, one-window recording", limitMicroseconds: 30),
             report.ratioTarget("int8 plan time / f32 plan time", "motion: int8 plan", over: "motion: f32 plan", limit: 1),
             report.noAllocationTarget("int8 plan run"),
             report.noAllocationTarget("f32 plan run"),

@@ -47,10 +47,11 @@ struct QuantBenchmark {
                 let name = "\(format) \(mode)"
                 let batch1 = measure("mlp batch 1 \(name)", flops: nil, plan: plan, [Candidate(impl: "tensor") { model(input1).scalars[0] }])[0]
                 let batch64 = measure("mlp batch 64 \(name)", flops: nil, plan: plan, [Candidate(impl: "tensor") { model(input64).scalars[0] }])[0]
-                rows.append(Row(
-                    format: format, mode: mode, fileBytes: fileBytes, weightBytes: Self.weightBytes(of: model),
-                    residentBytes: try Self.residentGrowth(executable: executable, file: url, compact: compact),
-                    batch1: batch1, batch64: batch64))
+                rows.append(
+                    Row(
+                        format: format, mode: mode, fileBytes: fileBytes, weightBytes: Self.weightBytes(of: model),
+                        residentBytes: try Self.residentGrowth(executable: executable, file: url, compact: compact),
+                        batch1: batch1, batch64: batch64))
             }
         }
         return rows
@@ -78,7 +79,8 @@ struct QuantBenchmark {
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        guard process.terminationStatus == 0, let bytes = Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard process.terminationStatus == 0, let bytes = Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
             throw BenchError.childFailed("quant-child \(file.lastPathComponent) exited \(process.terminationStatus)")
         }
         return bytes
@@ -88,7 +90,9 @@ struct QuantBenchmark {
 enum BenchError: Error, CustomStringConvertible {
     case childFailed(String)
     var description: String {
-        switch self { case .childFailed(let message): message }
+        switch self {
+        case .childFailed(let message): message
+        }
     }
 }
 
@@ -106,9 +110,9 @@ func residentBytes() -> Int {
 /// Glibc module does not import `malloc.h`), so the resident size counts what is live.
 func releaseFreedMemory() {
     #if canImport(Glibc)
-    typealias Trim = @convention(c) (Int) -> Int32
-    if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
-        _ = unsafeBitCast(symbol, to: Trim.self)(0)
-    }
+        typealias Trim = @convention(c) (Int) -> Int32
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
+            _ = unsafeBitCast(symbol, to: Trim.self)(0)
+        }
     #endif
 }

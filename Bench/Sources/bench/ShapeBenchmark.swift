@@ -42,8 +42,12 @@ struct ShapeBenchmark {
         let int8 = try ShapeVariant(folder: weightsFolder, format: "int8"), f32 = try ShapeVariant(folder: weightsFolder, format: "f32")
         for variant in [int8, f32] { report.notes.append(("\(variant.format) plan", planNote(variant.plan.plan))) }
         if int8.plan.plan.integerSteps == 0 {
-            report.notes.append(("note", "the int8 file has no activationQuantization header, so its plan runs in float; "
-                                 + "re-export it with `classify train shape ... --quantize int8`"))
+            report.notes.append(
+                (
+                    "note",
+                    "the int8 file has no activationQuantization header, so its plan runs in float; "
+                        + "re-export it with `classify train shape ... --quantize int8`"
+                ))
         }
 
         let rasterizer = int8.classifier.rasterizer
@@ -68,34 +72,47 @@ struct ShapeBenchmark {
             return int8.plan.run(UnsafeBufferPointer(pixels))
         }
 
-        report.time(plan, [Workload(name: "shape: rasterize (levelled, \(rasterizer.size)x\(rasterizer.size))") {
-            rasterize(drawings[advance()])
-        }])
-        report.time(plan, [
-            Workload(name: "shape: int8 plan") { int8.plan.run(images[advance()]) },
-            Workload(name: "shape: f32 plan") { f32.plan.run(images[advance()]) },
-        ])
+        report.time(
+            plan,
+            [
+                Workload(name: "shape: rasterize (levelled, \(rasterizer.size)x\(rasterizer.size))") {
+                    rasterize(drawings[advance()])
+                }
+            ])
+        report.time(
+            plan,
+            [
+                Workload(name: "shape: int8 plan") { int8.plan.run(images[advance()]) },
+                Workload(name: "shape: f32 plan") { f32.plan.run(images[advance()]) },
+            ])
         report.time(plan, [Workload(name: "shape: rasterize + int8 plan") { rasterizeAndRun(drawings[advance()]) }])
-        report.time(plan, [int8, f32].map { variant in
-            Workload(name: "shape: \(variant.format) recognizer (whole path)") {
-                Float((try? variant.recognizer.recognize(drawings[advance()]))?.confidence ?? 0)
-            }
-        })
+        report.time(
+            plan,
+            [int8, f32].map { variant in
+                Workload(name: "shape: \(variant.format) recognizer (whole path)") {
+                    Float((try? variant.recognizer.recognize(drawings[advance()]))?.confidence ?? 0)
+                }
+            })
         let batch = Tensor(shape: [count, rasterizer.size, rasterizer.size, 1], scalars: images.flatMap(\.scalars))
-        report.time(plan, [int8, f32].map { variant in
-            Workload(name: "shape: \(variant.format) plan, batch \(count)", items: count) { variant.plan.run(batch: batch) }
-        })
+        report.time(
+            plan,
+            [int8, f32].map { variant in
+                Workload(name: "shape: \(variant.format) plan, batch \(count)", items: count) { variant.plan.run(batch: batch) }
+            })
         // The batch API (a worker per thread) for each variant on every core, and the int8 one on one thread and on 2
         // (the target's figure), sampled in turn so that a busy moment lands on all of them.
-        report.time(plan, [int8, f32].map { variant in
-            Workload(name: "shape: \(variant.format) recognizer, batch \(count)", items: count, threads: cores) {
-                variant.recognizer.recognize(batch: drawings, threads: cores).count == count ? 1 : 0
+        report.time(
+            plan,
+            [int8, f32].map { variant in
+                Workload(name: "shape: \(variant.format) recognizer, batch \(count)", items: count, threads: cores) {
+                    variant.recognizer.recognize(batch: drawings, threads: cores).count == count ? 1 : 0
+                }
             }
-        } + [1, Self.batchTargetThreads].map { threads in
-            Workload(name: batchRow(threads: threads), items: count, threads: threads) {
-                Float(int8.recognizer.recognize(batch: drawings, threads: threads).answers[0].confidence)
-            }
-        })
+                + [1, Self.batchTargetThreads].map { threads in
+                    Workload(name: batchRow(threads: threads), items: count, threads: threads) {
+                        Float(int8.recognizer.recognize(batch: drawings, threads: threads).answers[0].confidence)
+                    }
+                })
 
         let image = images[0], drawing = drawings[0]
         for variant in [int8, f32] { report.countAllocations("\(variant.format) plan run") { variant.plan.run(image) } }
@@ -117,16 +134,18 @@ struct ShapeBenchmark {
         }
 
         report.targets = [
-            report.latencyTarget("rasterize + int8 inference, whole recognizer path",
-                                 row: "shape: int8 recognizer (whole path)", limitMicroseconds: 30),
+            report.latencyTarget(
+                "rasterize + int8 inference, whole recognizer path",
+                row: "shape: int8 recognizer (whole path)", limitMicroseconds: 30),
             report.latencyTarget("rasterize + int8 plan", row: "shape: rasterize + int8 plan", limitMicroseconds: 8),
             report.ratioTarget("int8 plan time / f32 plan time", "shape: int8 plan", over: "shape: f32 plan", limit: 1),
             report.noAllocationTarget("int8 plan run"),
             report.noAllocationTarget("f32 plan run"),
             report.noAllocationTarget("int8 CompiledModel.run (pooled workspace)"),
-            Target(description: "int8 batch API on \(Self.batchTargetThreads) threads",
-                   ratio: (report.rows.first { $0.name == batchRow(threads: Self.batchTargetThreads) }?.itemsPerSecond ?? 0) / 1000,
-                   limit: Self.batchTargetPerSecond / 1000, atLeast: true, unit: "k drawings/s"),
+            Target(
+                description: "int8 batch API on \(Self.batchTargetThreads) threads",
+                ratio: (report.rows.first { $0.name == batchRow(threads: Self.batchTargetThreads) }?.itemsPerSecond ?? 0) / 1000,
+                limit: Self.batchTargetPerSecond / 1000, atLeast: true, unit: "k drawings/s"),
         ]
         return report
     }

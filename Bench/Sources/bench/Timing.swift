@@ -84,9 +84,10 @@ func measure(_ name: String, flops: Double?, plan: TimingPlan, _ candidates: [Ca
     {
         for (index, candidate) in candidates.enumerated() {
             let calls = callsPerSample[index]
-            let elapsed = seconds(clock.measure {
-                for _ in 0..<calls { benchmarkSink += candidate.run() }
-            })
+            let elapsed = seconds(
+                clock.measure {
+                    for _ in 0..<calls { benchmarkSink += candidate.run() }
+                })
             samples[index].append(elapsed / Double(calls))
         }
     }

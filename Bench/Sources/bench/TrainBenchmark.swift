@@ -24,7 +24,8 @@ extension Bench {
         @Flag(help: "Print one JSON object per architecture per line (name, architecture, threads, samples_per_s, ...).")
         var json = false
 
-        @Flag(help: "Also time each convolution of the shape network at a part's batch (32 rows) both ways: im2col and sgemm, and the direct kernels.")
+        @Flag(
+            help: "Also time each convolution of the shape network at a part's batch (32 rows) both ways: im2col and sgemm, and the direct kernels.")
         var layers = false
 
         @Option(help: "Threads a training step may use (default: \(Network.defaultTrainingThreads) here, one per part of the batch).")
@@ -36,7 +37,10 @@ extension Bench {
 
         func run() throws {
             #if DEBUG
-            FileHandle.standardError.write(Data("warning: this is a debug build; measure with `swift run --package-path Bench --scratch-path .build-bench -c release bench train`\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "warning: this is a debug build; measure with `swift run --package-path Bench --scratch-path .build-bench -c release bench train`\n"
+                            .utf8))
             #endif
             let threads = threads ?? Network.defaultTrainingThreads
             let benchmark = TrainBenchmark(stepsPerSample: quick ? 5 : 20, samples: quick ? 3 : 9, threads: threads)
@@ -47,13 +51,15 @@ extension Bench {
             }
             print(padded("architecture", 20) + padded("parameters", 12) + padded("samples/s", 12) + "time in BLAS")
             for row in rows {
-                print(padded(row.task.modelName, 20) + padded(String(row.parameters), 12)
-                      + padded(String(format: "%.0f", row.samplesPerSecond), 12) + String(format: "%.1f%%", 100 * row.blasShare))
+                print(
+                    padded(row.task.modelName, 20) + padded(String(row.parameters), 12)
+                        + padded(String(format: "%.0f", row.samplesPerSecond), 12) + String(format: "%.1f%%", 100 * row.blasShare))
             }
             if layers { printLayerComparison() }
-            print("\nbatch \(benchmark.batch); one step = forward, backward, Adam update; \(threads) thread\(threads == 1 ? "" : "s") "
-                  + "(the batch in \(Network.trainingParts) parts when every layer trains sample by sample), BLAS threads ≤ "
-                  + "\(BLAS.maxThreads); median of \(benchmark.samples) samples of \(benchmark.stepsPerSample) steps")
+            print(
+                "\nbatch \(benchmark.batch); one step = forward, backward, Adam update; \(threads) thread\(threads == 1 ? "" : "s") "
+                    + "(the batch in \(Network.trainingParts) parts when every layer trains sample by sample), BLAS threads ≤ "
+                    + "\(BLAS.maxThreads); median of \(benchmark.samples) samples of \(benchmark.stepsPerSample) steps")
         }
     }
 }
@@ -72,28 +78,35 @@ extension Bench.TrainSpeed {
         for (index, layer) in RecognitionTask.shape.layers(classes: 4, seed: 32).enumerated() {
             defer { shape = layer.outputShape(for: shape) }
             guard let conv = layer as? Conv2D,
-                  let direct = DirectConvolution2D(inputShape: shape, weightShape: conv.weight.shape, stride: conv.stride, padding: conv.padding)
+                let direct = DirectConvolution2D(inputShape: shape, weightShape: conv.weight.shape, stride: conv.stride, padding: conv.padding)
             else { continue }
             var generator = SeededGenerator(seed: 40)
             let x = Tensor(randomUniform: shape, in: 0..<1, generator: &generator)
             let dY = Tensor(randomUniform: conv.outputShape(for: shape), in: -1..<1, generator: &generator)
-            let window = SlidingWindow2D(inputShape: shape, windowHeight: conv.weight.shape[1], windowWidth: conv.weight.shape[2],
-                                         strideHeight: 1, strideWidth: 1, padding: conv.padding)
+            let window = SlidingWindow2D(
+                inputShape: shape, windowHeight: conv.weight.shape[1], windowWidth: conv.weight.shape[2],
+                strideHeight: 1, strideWidth: 1, padding: conv.padding)
             let name = "\(index) Conv2D \(describeShape(shape)) → \(conv.weight.shape[0])"
             let firstLayer = index == 0
-            let forward = measure(name, flops: nil, plan: plan, [
-                Candidate(impl: "im2col") { conv.forward(x).scalars[0] },
-                Candidate(impl: "direct") { direct.forward(bordered: direct.bordered(x), weight: conv.weight, bias: conv.bias).scalars[0] },
-            ])
-            let backward = measure(name, flops: nil, plan: plan, [
-                Candidate(impl: "im2col") { convolutionBackward(image: x, weight: conv.weight, dOutput: dY, window: window).dWeight.scalars[0] },
-                Candidate(impl: "direct") {
-                    direct.gradients(bordered: direct.bordered(x), weight: conv.weight, dOutput: dY, inputGradient: !firstLayer).dWeight.scalars[0]
-                },
-            ])
+            let forward = measure(
+                name, flops: nil, plan: plan,
+                [
+                    Candidate(impl: "im2col") { conv.forward(x).scalars[0] },
+                    Candidate(impl: "direct") { direct.forward(bordered: direct.bordered(x), weight: conv.weight, bias: conv.bias).scalars[0] },
+                ])
+            let backward = measure(
+                name, flops: nil, plan: plan,
+                [
+                    Candidate(impl: "im2col") { convolutionBackward(image: x, weight: conv.weight, dOutput: dY, window: window).dWeight.scalars[0] },
+                    Candidate(impl: "direct") {
+                        direct.gradients(bordered: direct.bordered(x), weight: conv.weight, dOutput: dY, inputGradient: !firstLayer).dWeight.scalars[
+                            0]
+                    },
+                ])
             for (pass, pair) in [("forward", forward), (firstLayer ? "backward*" : "backward", backward)] {
-                print(padded(name, 34) + padded(pass, 10) + padded(humanSeconds(pair[0].medianSeconds), 12)
-                      + padded(humanSeconds(pair[1].medianSeconds), 12) + String(format: "%.2fx", pair[0].medianSeconds / pair[1].medianSeconds))
+                print(
+                    padded(name, 34) + padded(pass, 10) + padded(humanSeconds(pair[0].medianSeconds), 12)
+                        + padded(humanSeconds(pair[1].medianSeconds), 12) + String(format: "%.2fx", pair[0].medianSeconds / pair[1].medianSeconds))
             }
         }
         print("(* the direct backward of the first layer skips the input gradient, which training never uses)")
@@ -162,8 +175,9 @@ struct TrainBenchmark {
             return Setup(
                 task: task, classes: classes, architecture: file?.architecture ?? [],
                 step: {
-                    box.network.trainingStep(inputs, labels: labels, loss: SoftmaxCrossEntropy(), optimizer: &optimizer,
-                                             generator: &generator, threads: threads)
+                    box.network.trainingStep(
+                        inputs, labels: labels, loss: SoftmaxCrossEntropy(), optimizer: &optimizer,
+                        generator: &generator, threads: threads)
                 },
                 parameterCount: { box.network.parameters.joined().reduce(0) { $0 + $1.count } })
         }
@@ -182,9 +196,10 @@ struct TrainBenchmark {
         }
         return setups.indices.map { index in
             let setup = setups[index]
-            return Row(task: setup.task, architecture: setup.architecture, inputShape: setup.task.inputShape(),
-                       classes: setup.classes, parameters: setup.parameterCount(), samplesPerSecond: median(rates[index]),
-                       blasShare: median(blasShares[index]), samples: rates[index].count)
+            return Row(
+                task: setup.task, architecture: setup.architecture, inputShape: setup.task.inputShape(),
+                classes: setup.classes, parameters: setup.parameterCount(), samplesPerSecond: median(rates[index]),
+                blasShare: median(blasShares[index]), samples: rates[index].count)
         }
     }
 }

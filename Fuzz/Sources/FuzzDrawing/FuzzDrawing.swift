@@ -1,5 +1,6 @@
 import Foundation
 import FuzzSupport
+
 @testable import Models
 
 // One drawing CSV (`classify shape FILE`) through the whole recognition path: the CSV reader, the drawing

@@ -31,9 +31,11 @@ func fuzzMotion(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     var read: [(windowing: MotionWindowing, result: Result<MotionRecording, DataError>)] = []
     for recognizer in recognizers {
         let windowing = recognizer.windowing
-        let result = read.first { $0.windowing == windowing }?.result ?? Result { () throws(DataError) in
-            try MotionRecordingReader.read(path, assumedRate: 50, rate: windowing.rate, window: windowing.window)
-        }
+        let result =
+            read.first { $0.windowing == windowing }?.result
+            ?? Result { () throws(DataError) in
+                try MotionRecordingReader.read(path, assumedRate: 50, rate: windowing.rate, window: windowing.window)
+            }
         read.append((windowing, result))
         let recording: MotionRecording
         switch result {
@@ -42,11 +44,15 @@ func fuzzMotion(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
             requireInputError(error, path: path)
             continue
         }
-        require(recording.segments.count == recording.segmentStarts.count, "\(recording.segments.count) segments, "
+        require(
+            recording.segments.count == recording.segmentStarts.count,
+            "\(recording.segments.count) segments, "
                 + "\(recording.segmentStarts.count) starts")
         for sample in recording.segments.joined() {
-            let values = [sample.gravity.x, sample.gravity.y, sample.gravity.z, sample.rotationRate.x, sample.rotationRate.y,
-                          sample.rotationRate.z, sample.userAcceleration.x, sample.userAcceleration.y, sample.userAcceleration.z]
+            let values = [
+                sample.gravity.x, sample.gravity.y, sample.gravity.z, sample.rotationRate.x, sample.rotationRate.y,
+                sample.rotationRate.z, sample.userAcceleration.x, sample.userAcceleration.y, sample.userAcceleration.z,
+            ]
             require(values.allSatisfy(\.isFinite), "a resampled sample is not finite: \(sample)")
         }
         do {

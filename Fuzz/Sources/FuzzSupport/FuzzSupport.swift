@@ -1,7 +1,8 @@
 import CFuzzerDriver
 import Foundation
-@testable import Models
 import Tensor
+
+@testable import Models
 
 /// Runs libFuzzer with this process's arguments (`-help=1` lists them), calling `test` with each input; returns
 /// libFuzzer's exit status. A SwiftPM executable has its own `main`, so libFuzzer's is never linked in: the harness's
@@ -97,17 +98,20 @@ public func requireSane(_ timeline: MotionTimeline, labels: [String], model: Str
     for window in timeline.windows {
         require(allowed.contains(window.label), "\(model): window label \(window.label) is not one of \(allowed)")
         requireProbability(window.confidence, "\(model): confidence of a \(window.label) window at \(window.start) s")
-        require(window.start.isFinite && window.end.isFinite && window.start < window.end && window.start >= previousStart,
-                "\(model): window \(window.start)…\(window.end) s after one at \(previousStart) s")
+        require(
+            window.start.isFinite && window.end.isFinite && window.start < window.end && window.start >= previousStart,
+            "\(model): window \(window.start)…\(window.end) s after one at \(previousStart) s")
         previousStart = window.start
     }
 }
 
 /// One fixed drawing (a circle of 32 points): what a weights file that loads as a shape classifier must answer.
-public let fixedDrawing = Drawing(strokes: [(0...32).map { i in
-    let angle = Double(i) / 32 * 2 * Double.pi
-    return DrawingPoint(x: 100 + 50 * cos(angle), y: 100 + 50 * sin(angle), t: Double(i) * 16)
-}])
+public let fixedDrawing = Drawing(strokes: [
+    (0...32).map { i in
+        let angle = Double(i) / 32 * 2 * Double.pi
+        return DrawingPoint(x: 100 + 50 * cos(angle), y: 100 + 50 * sin(angle), t: Double(i) * 16)
+    }
+])
 
 /// A fixed walking-like recording of one window and one hop at the windowing's rate, read through the CSV reader
 /// (a `MotionRecording` is only made by reading): what a weights file that loads as a motion classifier must label.

@@ -1,7 +1,8 @@
 import Foundation
 import FuzzSupport
-@testable import Models
 import Tensor
+
+@testable import Models
 
 // One weights file through everything loading does (`classify … --weights FILE`): `ModelFile(bytes:path:)`, then
 // the classifier it describes, compiled (`makeCompiledModel()`), and one classification of a fixed input — the

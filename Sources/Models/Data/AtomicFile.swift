@@ -66,8 +66,10 @@ package enum AtomicFile {
         let target = try Target(url.path)
         if target.isSpecial { throw target.refusal() }
         guard access(target.folder, W_OK) == 0 else {
-            throw WriteError(path: url.path, reason: "cannot create files in \(target.folder): \(String(cString: strerror(errno)))"
-                             + target.linkNote)
+            throw WriteError(
+                path: url.path,
+                reason: "cannot create files in \(target.folder): \(String(cString: strerror(errno)))"
+                    + target.linkNote)
         }
     }
 
@@ -172,8 +174,10 @@ package enum AtomicFile {
                 }
                 links += 1
                 guard links <= Self.maximumLinks else {
-                    throw WriteError(path: path, reason: "a loop of symbolic links (or a chain of more than \(Self.maximumLinks)); "
-                                     + "point the link at a file, or remove it")
+                    throw WriteError(
+                        path: path,
+                        reason: "a loop of symbolic links (or a chain of more than \(Self.maximumLinks)); "
+                            + "point the link at a file, or remove it")
                 }
                 var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
                 let count = readlink(current, &buffer, buffer.count - 1)
@@ -217,9 +221,11 @@ package enum AtomicFile {
         }
 
         func refusal() -> WriteError {
-            WriteError(path: path, reason: "it is \(fileType == S_IFIFO ? "a FIFO" : "a character device"), not a regular file; "
-                       + "this output is written only to regular files, and the \(fileType == S_IFIFO ? "FIFO" : "device") was left as it was"
-                       + linkNote)
+            WriteError(
+                path: path,
+                reason: "it is \(fileType == S_IFIFO ? "a FIFO" : "a character device"), not a regular file; "
+                    + "this output is written only to regular files, and the \(fileType == S_IFIFO ? "FIFO" : "device") was left as it was"
+                    + linkNote)
         }
 
         /// Writes into the device or FIFO in place, as redirection does.

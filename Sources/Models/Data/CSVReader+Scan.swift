@@ -6,8 +6,10 @@ extension CSVReader {
     ///
     /// Eight bytes at a time: bytes below `-` (0x2D) — comma, newline, quote, NUL, but also space and carriage
     /// return — are flagged by the borrow of a subtraction (the lowest flag is exact), the rest skipped.
-    static func scanLine(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int,
-                         fieldEnds: UnsafeMutableBufferPointer<Int>) -> (newline: Int?, fields: Int, bits: UInt64) {
+    static func scanLine(
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int,
+        fieldEnds: UnsafeMutableBufferPointer<Int>
+    ) -> (newline: Int?, fields: Int, bits: UInt64) {
         guard let base = bytes.baseAddress else { return (nil, 0, 0) }
         let raw = UnsafeRawPointer(base)
         var i = start, fields = 0, bits: UInt64 = 0

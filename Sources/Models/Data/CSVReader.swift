@@ -52,7 +52,8 @@ package struct CSVReader {
                 throw DataError(file: path, message: "no such file", kind: .missingFile)
             }
             guard !isDirectory.boolValue, let opened = FileHandle(forReadingAtPath: path) else {
-                throw DataError(file: path, message: isDirectory.boolValue ? "is a directory, not a CSV file" : "cannot be opened for reading", kind: .unreadable)
+                throw DataError(
+                    file: path, message: isDirectory.boolValue ? "is a directory, not a CSV file" : "cannot be opened for reading", kind: .unreadable)
             }
             source = .handle(opened)
         }
@@ -124,10 +125,11 @@ package struct CSVReader {
     /// `text` as a message can show it on a terminal: anything but printable ASCII and letters (control bytes,
     /// undecodable bytes) as `?`.
     static func printable(_ text: Substring) -> String {
-        String(text.map { character -> Character in
-            let ascii = character.unicodeScalars.allSatisfy { (0x20...0x7E).contains($0.value) }
-            return ascii || (character.isLetter && character != "\u{FFFD}") ? character : "?"
-        })
+        String(
+            text.map { character -> Character in
+                let ascii = character.unicodeScalars.allSatisfy { (0x20...0x7E).contains($0.value) }
+                return ascii || (character.isLetter && character != "\u{FFFD}") ? character : "?"
+            })
     }
 
     /// The position of an optional column, or `nil`.
@@ -171,7 +173,9 @@ package struct CSVReader {
     /// with plain decimals (`-0.4591`, `1.5e-3`) read straight from the bytes.
     package func number(column index: Int) throws(DataError) -> Double {
         let (start, end) = bounds(index)
-        let value = inPlace ? buffer.withUnsafeBufferPointer { DecimalText.double(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+        let value =
+            inPlace
+            ? buffer.withUnsafeBufferPointer { DecimalText.double(UnsafeBufferPointer(rebasing: $0[start..<end])) }
             : fieldBytes.withUnsafeBufferPointer { DecimalText.double(UnsafeBufferPointer(rebasing: $0[start..<end])) }
         if let value { return value }
         return try number(field(index), column: index)
@@ -189,7 +193,7 @@ package struct CSVReader {
     package mutating func nextResult() throws(DataError) -> Result<[String], DataError>? {
         do {
             return try next().map { .success($0) }
-        } catch where error.kind == .invalid {
+        } catch  where error.kind == .invalid {
             return .failure(error)
         }
     }
@@ -205,8 +209,9 @@ package struct CSVReader {
         if let value = Double(field), value.isFinite { return value }  // the common case: no spaces, a finite number
         let trimmed = field.trimmingCharacters(in: .whitespaces)
         guard let value = Double(trimmed) else {
-            throw DataError(file: file, line: line, column: column,
-                            message: trimmed.isEmpty ? "empty field; expected a number" : "'\(trimmed.prefix(40))' is not a number")
+            throw DataError(
+                file: file, line: line, column: column,
+                message: trimmed.isEmpty ? "empty field; expected a number" : "'\(trimmed.prefix(40))' is not a number")
         }
         guard value.isFinite else {
             throw DataError(file: file, line: line, column: column, message: "\(trimmed) is not a finite number")
@@ -318,7 +323,9 @@ package struct CSVReader {
             while true {
                 if position >= buffer.count {
                     guard try fill() else {
-                        if quoted { throw DataError(file: file, line: lineNumber, message: "a quoted field is not closed before the end of the file") }
+                        if quoted {
+                            throw DataError(file: file, line: lineNumber, message: "a quoted field is not closed before the end of the file")
+                        }
                         if fieldEnds.isEmpty && fieldBytes.count == fieldStart && !fieldStarted { return false }
                         try endField(from: &fieldStart, bits: &bits)
                         return true
@@ -420,8 +427,10 @@ package struct CSVReader {
 
     /// A quoted field that opens on `line` and runs past `maximumLineBytes`: most likely a quote never closed.
     private func quotedFieldTooLong(from line: Int) -> DataError {
-        DataError(file: file, line: line, message: "a quoted field opens on this line and runs past \(Self.maximumLineBytes) bytes "
-            + "(to line \(lineNumber)); is a closing quote missing?")
+        DataError(
+            file: file, line: line,
+            message: "a quoted field opens on this line and runs past \(Self.maximumLineBytes) bytes "
+                + "(to line \(lineNumber)); is a closing quote missing?")
     }
 
     private func lineTooLong() -> DataError {

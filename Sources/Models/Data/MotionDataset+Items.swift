@@ -1,6 +1,5 @@
 import Foundation
 
-
 /// One session of a motion dataset read for classification: its id, where it is, and the recording or why it is
 /// unusable.
 package struct DatasetSession: Sendable {
@@ -22,8 +21,10 @@ extension MotionDataset {
         var reader = try CSVReader(path: path)
         let idColumn = try reader.columns(["session"])[0]
         guard let columns = MotionColumns(header: reader.header) else {
-            throw DataError(file: path, line: 1, message: "missing columns: a motion dataset needs gravity.x/y/z and "
-                + "userAcceleration.x/y/z (Core Motion), or acc.x/y/z (raw accelerometer), besides session")
+            throw DataError(
+                file: path, line: 1,
+                message: "missing columns: a motion dataset needs gravity.x/y/z and "
+                    + "userAcceleration.x/y/z (Core Motion), or acc.x/y/z (raw accelerometer), besides session")
         }
         let (coreMotion, valueColumns, spinColumns, timeColumn) = (columns.coreMotion, columns.values, columns.spins, columns.time)
         let labelColumn = reader.optionalColumn("label")
@@ -58,16 +59,19 @@ extension MotionDataset {
                     if let labelColumn, let label {
                         if label.isEmpty { throw DataError(file: path, line: line, column: (labelColumn + 1, "label"), message: "empty label") }
                         if label != session.label {
-                            throw DataError(file: path, line: line, column: (labelColumn + 1, "label"),
-                                            message: "session '\(id)' is labelled '\(session.label ?? "")' above and '\(label)' here")
+                            throw DataError(
+                                file: path, line: line, column: (labelColumn + 1, "label"),
+                                message: "session '\(id)' is labelled '\(session.label ?? "")' above and '\(label)' here")
                         }
                     }
                     let v = try MotionRecordingReader.sensorValues(fields, reader: reader, values: valueColumns, spins: spinColumns)
-                    let time = try timeColumn.map { column throws(DataError) in try reader.number(fields[column], column: column) }
+                    let time =
+                        try timeColumn.map { column throws(DataError) in try reader.number(fields[column], column: column) }
                         ?? Double(session.values.count) / rate
                     if let previous = session.times.last, time <= previous {
-                        throw DataError(file: path, line: line, column: timeColumn.map { ($0 + 1, "timestamp") },
-                                        message: "timestamp \(time) of session '\(id)' does not come after \(previous); timestamps must increase")
+                        throw DataError(
+                            file: path, line: line, column: timeColumn.map { ($0 + 1, "timestamp") },
+                            message: "timestamp \(time) of session '\(id)' does not come after \(previous); timestamps must increase")
                     }
                     session.values.append(v)
                     session.times.append(time)
@@ -84,17 +88,22 @@ extension MotionDataset {
             let assumedRate = timeColumn == nil ? rate : nil
             if let error = session.error {
                 recording = .failure(error)
-            } else if let problem = MotionRecordingReader.rateProblem(sourceRate: MotionRecordingReader.medianRate(session.times),
-                                                                      assumedRate: assumedRate) {
+            } else if let problem = MotionRecordingReader.rateProblem(
+                sourceRate: MotionRecordingReader.medianRate(session.times),
+                assumedRate: assumedRate)
+            {
                 // Refused before resampling: a session too slow to see a stride would only be upsampled into noise.
-                recording = .failure(DataError(file: path, line: session.first, message: "session '\(id)' (lines \(session.first)–\(session.last)): \(problem)"))
+                recording = .failure(
+                    DataError(file: path, line: session.first, message: "session '\(id)' (lines \(session.first)–\(session.last)): \(problem)"))
             } else if case let .failure(error) = Result(catching: { () throws(DataError) in
                 try MotionRecordingReader.checkSpan(session.times, rate: rate, window: window, file: path, line: session.first)
             }) {
                 recording = .failure(error)
             } else {
-                recording = .success(MotionRecordingReader.assemble(session.values, times: session.times, coreMotion: coreMotion,
-                                                                    rate: rate, window: window, assumedRate: assumedRate))
+                recording = .success(
+                    MotionRecordingReader.assemble(
+                        session.values, times: session.times, coreMotion: coreMotion,
+                        rate: rate, window: window, assumedRate: assumedRate))
             }
             return DatasetSession(id: id, label: session.label, lines: session.first...session.last, recording: recording)
         }

@@ -30,9 +30,10 @@ package enum MotionDataset {
             let recording = try session.recording.get()
             let longest = recording.segments.map(\.count).max() ?? 0
             guard longest >= windowing.window else {
-                throw DataError(file: path, line: session.lines.lowerBound,
-                                message: "session '\(session.id)' (lines \(session.lines.lowerBound)–\(session.lines.upperBound)) has \(longest) samples; "
-                                    + "one window needs \(windowing.window) (\(String(format: "%.2f", Double(windowing.window) / windowing.rate)) s)")
+                throw DataError(
+                    file: path, line: session.lines.lowerBound,
+                    message: "session '\(session.id)' (lines \(session.lines.lowerBound)–\(session.lines.upperBound)) has \(longest) samples; "
+                        + "one window needs \(windowing.window) (\(String(format: "%.2f", Double(windowing.window) / windowing.rate)) s)")
             }
             result.append(LabeledSession(id: session.id, label: session.label ?? "", segments: recording.segments, lines: session.lines))
         }

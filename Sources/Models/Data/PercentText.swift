@@ -20,8 +20,11 @@ package enum PercentText {
         while tenths > 0 && (-Double(2 * tenths - 1)).addingProduct(percent, 20) < 0 { tenths -= 1 }
         // Exactly halfway: the even one.
         if tenths % 2 == 1 {
-            if (-Double(2 * tenths + 1)).addingProduct(percent, 20) == 0 { tenths += 1 }
-            else if (-Double(2 * tenths - 1)).addingProduct(percent, 20) == 0 { tenths -= 1 }
+            if (-Double(2 * tenths + 1)).addingProduct(percent, 20) == 0 {
+                tenths += 1
+            } else if (-Double(2 * tenths - 1)).addingProduct(percent, 20) == 0 {
+                tenths -= 1
+            }
         }
         appendDecimal(tenths / 10, to: &bytes)
         bytes.append(UInt8(ascii: "."))

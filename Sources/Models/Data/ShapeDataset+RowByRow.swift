@@ -15,7 +15,7 @@ extension DatasetLayout {
             let more: Bool
             do {
                 more = try reader.advance()
-            } catch where error.kind == .invalid {
+            } catch  where error.kind == .invalid {
                 // A row with the wrong number of fields still names its drawing: a new one is reported under its own
                 // id. A row that cannot be split at all (a NUL, bytes that are not UTF-8) spoils the drawing above it.
                 let line = reader.lineNumber
@@ -44,8 +44,9 @@ extension DatasetLayout {
                 }
                 let strokeValue = try reader.number(column: stroke)
                 guard strokeValue >= 0, strokeValue == strokeValue.rounded(), strokeValue < 1_000_000 else {
-                    throw DataError(file: path, line: line, column: (stroke + 1, "stroke"),
-                                    message: "\(reader.field(stroke)) is not a stroke index (0, 1, 2, …)")
+                    throw DataError(
+                        file: path, line: line, column: (stroke + 1, "stroke"),
+                        message: "\(reader.field(stroke)) is not a stroke index (0, 1, 2, …)")
                 }
                 let point = DrawingPoint(
                     x: try coordinate(reader, column: x),

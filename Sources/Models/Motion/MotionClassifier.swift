@@ -70,7 +70,9 @@ public struct MotionTimeline: Sendable, Equatable {
         self.windows = windows
         let voters = windows.filter { !$0.uncertain }
         uncertain = voters.isEmpty
-        reason = windows.isEmpty ? "the recording has no windows"
+        reason =
+            windows.isEmpty
+            ? "the recording has no windows"
             : voters.isEmpty ? "every window is uncertain: " + (windows.first?.reason ?? "") : nil
         var votes: [String: (count: Int, confidence: Double)] = [:]
         var order: [String] = []
@@ -79,10 +81,11 @@ public struct MotionTimeline: Sendable, Equatable {
             let vote = votes[window.label] ?? (0, 0)
             votes[window.label] = (vote.count + 1, vote.confidence + window.confidence)
         }
-        label = order.max { a, b in
-            let (x, y) = (votes[a] ?? (0, 0), votes[b] ?? (0, 0))
-            return x.count != y.count ? x.count < y.count : x.confidence < y.confidence
-        } ?? DecisionRule.unknownLabel
+        label =
+            order.max { a, b in
+                let (x, y) = (votes[a] ?? (0, 0), votes[b] ?? (0, 0))
+                return x.count != y.count ? x.count < y.count : x.confidence < y.confidence
+            } ?? DecisionRule.unknownLabel
     }
 }
 
@@ -131,8 +134,10 @@ extension MotionWindowClassifier {
                 for column in 0..<classes { row[column] = Double(probabilities[index * classes + column]) }
                 all += row
                 let from = segmentStart + Double(start) / windowing.rate, to = from + Double(windowing.window) / windowing.rate
-                windows.append(prediction(scores: row, intensity: (inputs[index * size + deviation], inputs[index * size + horizontal]),
-                                          from: from, to: to, bridgedGaps: recording.bridgedGaps))
+                windows.append(
+                    prediction(
+                        scores: row, intensity: (inputs[index * size + deviation], inputs[index * size + horizontal]),
+                        from: from, to: to, bridgedGaps: recording.bridgedGaps))
             }
         }
         var timeline = MotionTimeline(windows: windows)
@@ -147,26 +152,33 @@ extension MotionWindowClassifier {
     /// uncertain, and one in which the phone barely moves is `still` (with the stillness rule's own confidence); a
     /// window whose samples arrived at `arrivalRate` (a live stream's) below `MotionRecordingReader.minimumSampleRate`
     /// is uncertain, for that reason. `classify` and `MotionStream` label every window with it.
-    public func prediction(scores row: [Double], intensity: (Float, Float), from: Double, to: Double,
-                           bridgedGaps: [ClosedRange<Double>], arrivalRate: Double? = nil) -> MotionWindowPrediction {
+    public func prediction(
+        scores row: [Double], intensity: (Float, Float), from: Double, to: Double,
+        bridgedGaps: [ClosedRange<Double>], arrivalRate: Double? = nil
+    ) -> MotionWindowPrediction {
         let labels = labels, rule = decision
         var window = withUnsafeTemporaryAllocation(of: Double.self, capacity: row.count) { calibrated in
             row.withUnsafeBufferPointer { raw in
-                let decided = Decision.decide(raw: raw, rejectIndex: rule.rejectLabel.flatMap { labels.firstIndex(of: $0) }, rule: rule,
-                                              calibrated: calibrated)
-                let reason = Decision.nonFiniteReason(labels: labels, scores: row)
-                    ?? Decision.reason(labels: labels, calibrated: UnsafeBufferPointer(calibrated), best: decided.best,
-                                       unknown: decided.unknown, rule: rule)
-                return MotionWindowPrediction(start: from, end: to, label: decided.unknown ? DecisionRule.unknownLabel : labels[decided.best],
-                                              confidence: decided.confidence, uncertain: decided.uncertain, reason: reason)
+                let decided = Decision.decide(
+                    raw: raw, rejectIndex: rule.rejectLabel.flatMap { labels.firstIndex(of: $0) }, rule: rule,
+                    calibrated: calibrated)
+                let reason =
+                    Decision.nonFiniteReason(labels: labels, scores: row)
+                    ?? Decision.reason(
+                        labels: labels, calibrated: UnsafeBufferPointer(calibrated), best: decided.best,
+                        unknown: decided.unknown, rule: rule)
+                return MotionWindowPrediction(
+                    start: from, end: to, label: decided.unknown ? DecisionRule.unknownLabel : labels[decided.best],
+                    confidence: decided.confidence, uncertain: decided.uncertain, reason: reason)
             }
         }
         guard row.allSatisfy(\.isFinite) else { return window }
         if let gap = bridgedGaps.first(where: { $0.overlaps(from...to) }) {
             window.uncertain = true
-            window.reason = String(format: "no samples for %.2f s from %.2f s: too long a gap to resolve a stride "
-                                   + "(at most %.2f s is bridged)", gap.upperBound - gap.lowerBound, gap.lowerBound,
-                                   MotionRecordingReader.maximumBridge)
+            window.reason = String(
+                format: "no samples for %.2f s from %.2f s: too long a gap to resolve a stride "
+                    + "(at most %.2f s is bridged)", gap.upperBound - gap.lowerBound, gap.lowerBound,
+                MotionRecordingReader.maximumBridge)
         } else {
             if let still = MotionStillness.confidence(logDeviation: intensity.0, logHorizontal: intensity.1) {
                 // Stillness is judged from the motion's intensity, not by the model: its confidence is the rule's own.
@@ -174,9 +186,10 @@ extension MotionWindowClassifier {
             }
             if let arrivalRate, arrivalRate < MotionRecordingReader.minimumSampleRate {
                 window.uncertain = true
-                window.reason = String(format: "samples arrived at %.1f Hz in this window; resolving a stride of up to %.1f steps a "
-                                       + "second needs at least %.0f Hz", arrivalRate, MotionRecordingReader.fastestStepRate,
-                                       MotionRecordingReader.minimumSampleRate)
+                window.reason = String(
+                    format: "samples arrived at %.1f Hz in this window; resolving a stride of up to %.1f steps a "
+                        + "second needs at least %.0f Hz", arrivalRate, MotionRecordingReader.fastestStepRate,
+                    MotionRecordingReader.minimumSampleRate)
             }
         }
         return window
@@ -211,8 +224,10 @@ public struct MotionClassifier: MotionWindowClassifier {
         self.file = file
         windowing = try MotionWindowing(parameters: file.preprocessing)
         guard file.input.shape == [windowing.inputSize], !file.labels.isEmpty else {
-            throw DataError(file: file.name, message: "the model takes input \(file.input.shape) with labels \(file.labels); "
-                + "a motion classifier with this windowing takes [\(windowing.inputSize)] with labels")
+            throw DataError(
+                file: file.name,
+                message: "the model takes input \(file.input.shape) with labels \(file.labels); "
+                    + "a motion classifier with this windowing takes [\(windowing.inputSize)] with labels")
         }
         compiled = file.makeCompiledModel()
     }

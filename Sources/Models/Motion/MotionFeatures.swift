@@ -57,8 +57,9 @@ public struct MotionWindowing: Sendable, Equatable {
 
     /// Creates the windowing.
     public init(window: Int = 256, hop: Int = 64, rate: Double = 50, lags: Int = 96) {
-        shapePrecondition(window >= 2 && hop >= 1 && lags >= 1 && lags < window,
-                          "MotionWindowing: window \(window), hop \(hop), lags \(lags) (need window ≥ 2, hop ≥ 1, 1 ≤ lags < window)")
+        shapePrecondition(
+            window >= 2 && hop >= 1 && lags >= 1 && lags < window,
+            "MotionWindowing: window \(window), hop \(hop), lags \(lags) (need window ≥ 2, hop ≥ 1, 1 ≤ lags < window)")
         self.window = window
         self.hop = hop
         self.rate = rate
@@ -79,21 +80,25 @@ public struct MotionWindowing: Sendable, Equatable {
 
     /// The parameters as a weights file's `preprocessing` header stores them.
     package var parameters: [String: JSONValue] {
-        ["kind": .string("motion-autocorrelation"), "window": .number(Double(window)), "hop": .number(Double(hop)),
-         "rate": .number(rate), "lags": .number(Double(lags)),
-         "features": .string("vertical-autocorrelation,horizontal-autocorrelation,log-vertical-sd,log-horizontal-mean")]
+        [
+            "kind": .string("motion-autocorrelation"), "window": .number(Double(window)), "hop": .number(Double(hop)),
+            "rate": .number(rate), "lags": .number(Double(lags)),
+            "features": .string("vertical-autocorrelation,horizontal-autocorrelation,log-vertical-sd,log-horizontal-mean"),
+        ]
     }
 
     /// The windowing a weights file's `preprocessing` header describes, or why it cannot be built.
     package init(parameters: [String: JSONValue]) throws(DataError) {
         guard case .string("motion-autocorrelation")? = parameters["kind"], case .number(let window)? = parameters["window"],
-              case .number(let hop)? = parameters["hop"], case .number(let rate)? = parameters["rate"],
-              case .number(let lags)? = parameters["lags"],
-              window >= 8, window <= 4096, window == window.rounded(), hop >= 1, hop <= window, hop == hop.rounded(),
-              lags >= 1, lags < window, lags == lags.rounded(), rate > 0, rate <= 10_000
+            case .number(let hop)? = parameters["hop"], case .number(let rate)? = parameters["rate"],
+            case .number(let lags)? = parameters["lags"],
+            window >= 8, window <= 4096, window == window.rounded(), hop >= 1, hop <= window, hop == hop.rounded(),
+            lags >= 1, lags < window, lags == lags.rounded(), rate > 0, rate <= 10_000
         else {
-            throw DataError(file: "weights", message: "the preprocessing header does not describe motion windows: expected kind "
-                + "motion-autocorrelation, window 8–4096, hop 1…window, lags 1…window−1 and rate 0–10000 Hz")
+            throw DataError(
+                file: "weights",
+                message: "the preprocessing header does not describe motion windows: expected kind "
+                    + "motion-autocorrelation, window 8–4096, hop 1…window, lags 1…window−1 and rate 0–10000 Hz")
         }
         self.init(window: Int(window), hop: Int(hop), rate: rate, lags: Int(lags))
     }
@@ -118,9 +123,11 @@ public struct MotionWindowing: Sendable, Equatable {
     package func requireWindow(in recording: MotionRecording, source: String) throws(DataError) {
         let longest = recording.segments.map(\.count).max() ?? 0
         guard longest < window else { return }
-        throw DataError(file: source, message: String(
-            format: "the recording is too short: its longest stretch without a gap has %d samples (%.2f s at %.0f Hz); "
-                + "one window needs %d (%.2f s)", longest, Double(longest) / rate, rate, window, Double(window) / rate))
+        throw DataError(
+            file: source,
+            message: String(
+                format: "the recording is too short: its longest stretch without a gap has %d samples (%.2f s at %.0f Hz); "
+                    + "one window needs %d (%.2f s)", longest, Double(longest) / rate, rate, window, Double(window) / rate))
     }
 
     /// The vertical and horizontal signals of `samples`, as the windows read them.
@@ -140,27 +147,34 @@ public struct MotionWindowing: Sendable, Equatable {
     /// samples), without allocating: `features(of:)` of each (the same operations in the same order, so the same
     /// bits) less the rotation rate, whose square root the windows never read. Eight samples at a time in the C
     /// kernel `PreprocessingKernels.motionSignals` (square roots and divisions are correctly rounded in every lane).
-    public static func signals(_ samples: UnsafeBufferPointer<MotionSample>, vertical: UnsafeMutableBufferPointer<Float>,
-                               horizontal: UnsafeMutableBufferPointer<Float>) {
+    public static func signals(
+        _ samples: UnsafeBufferPointer<MotionSample>, vertical: UnsafeMutableBufferPointer<Float>,
+        horizontal: UnsafeMutableBufferPointer<Float>
+    ) {
         signals(samples, vertical: vertical, horizontal: horizontal, level: Kernels.level)
     }
 
     /// `signals(_:vertical:horizontal:)` with the kernel at `level` (tests compare every level).
-    static func signals(_ samples: UnsafeBufferPointer<MotionSample>, vertical: UnsafeMutableBufferPointer<Float>,
-                        horizontal: UnsafeMutableBufferPointer<Float>, level: Kernels.Level) {
-        shapePrecondition(vertical.count == samples.count && horizontal.count == samples.count,
-                          "MotionWindowing.signals: \(samples.count) samples into \(vertical.count) vertical and \(horizontal.count) horizontal values")
+    static func signals(
+        _ samples: UnsafeBufferPointer<MotionSample>, vertical: UnsafeMutableBufferPointer<Float>,
+        horizontal: UnsafeMutableBufferPointer<Float>, level: Kernels.Level
+    ) {
+        shapePrecondition(
+            vertical.count == samples.count && horizontal.count == samples.count,
+            "MotionWindowing.signals: \(samples.count) samples into \(vertical.count) vertical and \(horizontal.count) horizontal values")
         guard let base = samples.baseAddress, let v = vertical.baseAddress, let h = horizontal.baseAddress else { return }
         guard let gravity = MemoryLayout<MotionSample>.offset(of: \.gravity),
-              let acceleration = MemoryLayout<MotionSample>.offset(of: \.userAcceleration) else {
+            let acceleration = MemoryLayout<MotionSample>.offset(of: \.userAcceleration)
+        else {
             for (i, sample) in samples.enumerated() {
                 let f = features(of: sample)
                 (v[i], h[i]) = (Float(f.vertical), Float(f.horizontal))
             }
             return
         }
-        PreprocessingKernels.motionSignals(UnsafeRawPointer(base), count: samples.count, stride: MemoryLayout<MotionSample>.stride,
-                              gravityOffset: gravity, accelerationOffset: acceleration, vertical: v, horizontal: h, level: level)
+        PreprocessingKernels.motionSignals(
+            UnsafeRawPointer(base), count: samples.count, stride: MemoryLayout<MotionSample>.stride,
+            gravityOffset: gravity, accelerationOffset: acceleration, vertical: v, horizontal: h, level: level)
     }
 
     /// The inputs of every window of `samples`, `[windows, inputSize]`, by the shared path

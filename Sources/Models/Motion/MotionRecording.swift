@@ -32,8 +32,10 @@ public enum MotionRecordingReader {
 
     /// Reads `path` (`-` for standard input). `assumedRate` applies when there is no `timestamp` column; `rate` and
     /// `window` are the model's (the defaults are the shipped motion model's windowing, `MotionWindowing()`).
-    public static func read(_ path: String, assumedRate: Double = 50, rate: Double = MotionWindowing().rate,
-                            window: Int = MotionWindowing().window) throws(DataError) -> MotionRecording {
+    public static func read(
+        _ path: String, assumedRate: Double = 50, rate: Double = MotionWindowing().rate,
+        window: Int = MotionWindowing().window
+    ) throws(DataError) -> MotionRecording {
         var reader = try CSVReader(path: path)
         let columns = try recordingColumns(reader)
         let (coreMotion, valueColumns, spinColumns, timeColumn) = (columns.coreMotion, columns.values, columns.spins, columns.time)
@@ -42,13 +44,16 @@ public enum MotionRecordingReader {
             try appendSensorValues(reader: reader, values: valueColumns, spins: spinColumns, to: &values)
             let time = try timeColumn.map { column throws(DataError) in try reader.number(column: column) } ?? Double(times.count) / assumedRate
             if let previous = times.last, time <= previous {
-                throw DataError(file: path, line: reader.lineNumber, column: timeColumn.map { ($0 + 1, "timestamp") },
-                                message: "timestamp \(time) does not come after \(previous); timestamps must increase")
+                throw DataError(
+                    file: path, line: reader.lineNumber, column: timeColumn.map { ($0 + 1, "timestamp") },
+                    message: "timestamp \(time) does not come after \(previous); timestamps must increase")
             }
             times.append(time)
         }
         guard !times.isEmpty else { throw DataError(file: path, line: 2, message: "no samples: the file has a header but no rows") }
-        guard times.count >= 2 else { throw DataError(file: path, line: 2, message: "\(times.count) samples; a recording needs at least one window (\(window))") }
+        guard times.count >= 2 else {
+            throw DataError(file: path, line: 2, message: "\(times.count) samples; a recording needs at least one window (\(window))")
+        }
         let assumed = timeColumn == nil ? assumedRate : nil
         if let problem = rateProblem(sourceRate: medianRate(times), assumedRate: assumed) { throw DataError(file: path, message: problem) }
         try checkSpan(times, rate: rate, window: window, file: path)
@@ -133,22 +138,25 @@ public enum MotionRecordingReader {
             let spacing = 1 / sourceRate
             var text = String(format: "the samples are %.3g s apart (median): %.3g Hz", spacing, sourceRate) + limit
             if (minimumSampleRate...1000).contains(1 / (spacing * 86_400)) {
-                text += String(format: ". The timestamps look like days, as a spreadsheet's dates count them (%.3g Hz if multiplied "
-                               + "by 86400): the timestamp column must be in seconds", 1 / (spacing * 86_400))
+                text += String(
+                    format: ". The timestamps look like days, as a spreadsheet's dates count them (%.3g Hz if multiplied "
+                        + "by 86400): the timestamp column must be in seconds", 1 / (spacing * 86_400))
             }
             return text
         }
         guard sourceRate < minimumSampleRate else { return nil }
-        let need = String(format: ", too slow to resolve a stride; the lowest rate accepted is %.0f Hz (over twice the fastest running "
-                          + "cadence, %.1f steps a second)", minimumSampleRate, fastestStepRate)
+        let need = String(
+            format: ", too slow to resolve a stride; the lowest rate accepted is %.0f Hz (over twice the fastest running "
+                + "cadence, %.1f steps a second)", minimumSampleRate, fastestStepRate)
         if let assumedRate {
             return String(format: "there is no timestamp column and the assumed rate (--rate) is %g Hz", assumedRate) + need
         }
         let spacing = 1 / sourceRate
         var text = String(format: "the samples are %g s apart (median): %.3g Hz", spacing, sourceRate) + need
         if spacing >= 1, 1000 / spacing >= minimumSampleRate {
-            text += String(format: ". The timestamps look like milliseconds (%.3g Hz if divided by 1000): "
-                           + "the timestamp column must be in seconds", 1000 / spacing)
+            text += String(
+                format: ". The timestamps look like milliseconds (%.3g Hz if divided by 1000): "
+                    + "the timestamp column must be in seconds", 1000 / spacing)
         }
         return text
     }
@@ -185,16 +193,20 @@ public enum MotionRecordingReader {
         guard let first = times.first, let last = times.last else { return }
         let count = resampledCount(times, rate: rate, window: window)
         if count > Double(maximumResampledSamples) {
-            throw DataError(file: file, line: line, message: String(
-                format: "the timestamps span %.0f s, which at %.0f Hz would be more than %d samples; are they in seconds?",
-                last - first, rate, maximumResampledSamples))
+            throw DataError(
+                file: file, line: line,
+                message: String(
+                    format: "the timestamps span %.0f s, which at %.0f Hz would be more than %d samples; are they in seconds?",
+                    last - first, rate, maximumResampledSamples))
         }
         let limit = maximumUpsampling(rate: rate)
         if count > limit * Double(times.count) + Double(window) {
-            throw DataError(file: file, line: line, message: String(
-                format: "resampling to %.0f Hz would make %.0f samples of %d (more than %g per sample): the timestamps span "
-                    + "%.0f s with long gaps between many samples, which interpolation would fill with straight lines; "
-                    + "check the timestamp column", rate, count, times.count, limit, last - first))
+            throw DataError(
+                file: file, line: line,
+                message: String(
+                    format: "resampling to %.0f Hz would make %.0f samples of %d (more than %g per sample): the timestamps span "
+                        + "%.0f s with long gaps between many samples, which interpolation would fill with straight lines; "
+                        + "check the timestamp column", rate, count, times.count, limit, last - first))
         }
     }
 
@@ -218,8 +230,10 @@ public enum MotionRecordingReader {
     /// Where a recording's sensor values are in `reader`'s header; an error naming what is missing otherwise.
     package static func recordingColumns(_ reader: CSVReader) throws(DataError) -> MotionColumns {
         guard let columns = MotionColumns(header: reader.header) else {
-            throw DataError(file: reader.file, line: 1, message: "missing columns: a recording needs gravity.x/y/z and userAcceleration.x/y/z "
-                + "(Core Motion), or acc.x/y/z (raw accelerometer); the header has " + reader.headerSummary)
+            throw DataError(
+                file: reader.file, line: 1,
+                message: "missing columns: a recording needs gravity.x/y/z and userAcceleration.x/y/z "
+                    + "(Core Motion), or acc.x/y/z (raw accelerometer); the header has " + reader.headerSummary)
         }
         return columns
     }
@@ -246,8 +260,9 @@ public enum MotionRecordingReader {
 
     private static func checkedSensorValue(_ value: Double, column: Int, reader: CSVReader) throws(DataError) -> Double {
         guard abs(value) <= maximumSensorMagnitude else {
-            throw DataError(file: reader.file, line: reader.lineNumber, column: (column + 1, reader.header[column]),
-                            message: "\(value) is beyond any phone sensor's range (at most \(Int(maximumSensorMagnitude)) in magnitude)")
+            throw DataError(
+                file: reader.file, line: reader.lineNumber, column: (column + 1, reader.header[column]),
+                message: "\(value) is beyond any phone sensor's range (at most \(Int(maximumSensorMagnitude)) in magnitude)")
         }
         return value
     }
@@ -257,15 +272,20 @@ public enum MotionRecordingReader {
     /// acceleration, splits at gaps longer than a window and resamples each piece to `rate`.
     /// `assumedRate` is the rate the times were made from when the recording has no timestamps. `times` must
     /// increase and pass `checkSpan` (a precondition: they bound what resampling allocates).
-    public static func assemble(_ values: [[Double]], times: [Double], coreMotion: Bool, rate: Double, window: Int,
-                                assumedRate: Double? = nil) -> MotionRecording {
-        precondition(values.allSatisfy { $0.count == 9 }, "MotionRecordingReader.assemble: rows of \(Set(values.map(\.count)).sorted()) values, expected 9")
+    public static func assemble(
+        _ values: [[Double]], times: [Double], coreMotion: Bool, rate: Double, window: Int,
+        assumedRate: Double? = nil
+    ) -> MotionRecording {
+        precondition(
+            values.allSatisfy { $0.count == 9 }, "MotionRecordingReader.assemble: rows of \(Set(values.map(\.count)).sorted()) values, expected 9")
         return assemble(rows: values.flatMap { $0 }, times: times, coreMotion: coreMotion, rate: rate, window: window, assumedRate: assumedRate)
     }
 
     /// `assemble` of rows laid end to end, nine values each.
-    static func assemble(rows flat: [Double], times: [Double], coreMotion: Bool, rate: Double, window: Int,
-                         assumedRate: Double? = nil) -> MotionRecording {
+    static func assemble(
+        rows flat: [Double], times: [Double], coreMotion: Bool, rate: Double, window: Int,
+        assumedRate: Double? = nil
+    ) -> MotionRecording {
         let values = SensorRows(values: flat)
         var notes: [String] = []
         // Units: Core Motion and accelerometers report g; a magnitude near 9.8 at rest means m/s².
@@ -279,8 +299,10 @@ public enum MotionRecordingReader {
         samples.reserveCapacity(values.count)
         if coreMotion {
             for v in values {
-                samples.append(MotionSample(gravity: (v[0] * scale, v[1] * scale, v[2] * scale), rotationRate: (v[6], v[7], v[8]),
-                                            userAcceleration: (v[3] * scale, v[4] * scale, v[5] * scale)))
+                samples.append(
+                    MotionSample(
+                        gravity: (v[0] * scale, v[1] * scale, v[2] * scale), rotationRate: (v[6], v[7], v[8]),
+                        userAcceleration: (v[3] * scale, v[4] * scale, v[5] * scale)))
             }
         } else {
             samples = separateGravity(values.map { ($0[0] * scale, $0[1] * scale, $0[2] * scale, $0[6], $0[7], $0[8]) }, times: times)
@@ -306,8 +328,9 @@ public enum MotionRecordingReader {
         if let sourceRate, abs(sourceRate - rate) > 0.5 {
             notes.append(String(format: "resampled from %.1f Hz to %.0f Hz", sourceRate, rate))
         }
-        return MotionRecording(segments: segments, segmentStarts: starts, rate: rate, notes: notes, sourceRate: sourceRate,
-                               assumedRate: assumedRate, bridgedGaps: bridged)
+        return MotionRecording(
+            segments: segments, segmentStarts: starts, rate: rate, notes: notes, sourceRate: sourceRate,
+            assumedRate: assumedRate, bridgedGaps: bridged)
     }
 
     /// Gravity by a first-order low-pass filter (0.3 Hz) of the raw acceleration; user acceleration is the rest.
@@ -315,8 +338,10 @@ public enum MotionRecordingReader {
         guard var g = raw.first.map({ ($0.0, $0.1, $0.2) }) else { return [] }
         // Start from the mean of the first second, so the filter does not begin far from the truth.
         let head = raw.prefix(50)
-        g = (head.map(\.0).reduce(0, +) / Double(head.count), head.map(\.1).reduce(0, +) / Double(head.count),
-             head.map(\.2).reduce(0, +) / Double(head.count))
+        g = (
+            head.map(\.0).reduce(0, +) / Double(head.count), head.map(\.1).reduce(0, +) / Double(head.count),
+            head.map(\.2).reduce(0, +) / Double(head.count)
+        )
         var result: [MotionSample] = []
         for (i, r) in raw.enumerated() {
             let dt = i > 0 ? max(times[i] - times[i - 1], 1e-4) : 0.02
@@ -332,8 +357,9 @@ public enum MotionRecordingReader {
         guard let first = times.first, let last = times.last, samples.count > 1 else { return Array(samples) }
         // A hair of slack: 5.1 s · 50 Hz is 254.99999999999997 in floating point, and must give 256 samples.
         let steps = ((last - first) * rate + 1e-6).rounded(.down)
-        precondition(steps >= 0 && steps < Double(maximumResampledSamples),
-                     "MotionRecordingReader.resample: times \(first)…\(last) at \(rate) Hz make \(steps + 1) samples; check them with checkSpan first")
+        precondition(
+            steps >= 0 && steps < Double(maximumResampledSamples),
+            "MotionRecordingReader.resample: times \(first)…\(last) at \(rate) Hz make \(steps + 1) samples; check them with checkSpan first")
         let count = Int(steps) + 1
         var result: [MotionSample] = []
         result.reserveCapacity(count)
@@ -355,8 +381,9 @@ public enum MotionRecordingReader {
         func mix(_ p: (x: Double, y: Double, z: Double), _ q: (x: Double, y: Double, z: Double)) -> (Double, Double, Double) {
             (p.x + (q.x - p.x) * f, p.y + (q.y - p.y) * f, p.z + (q.z - p.z) * f)
         }
-        return MotionSample(gravity: mix(a.gravity, b.gravity), rotationRate: mix(a.rotationRate, b.rotationRate),
-                            userAcceleration: mix(a.userAcceleration, b.userAcceleration))
+        return MotionSample(
+            gravity: mix(a.gravity, b.gravity), rotationRate: mix(a.rotationRate, b.rotationRate),
+            userAcceleration: mix(a.userAcceleration, b.userAcceleration))
     }
 }
 

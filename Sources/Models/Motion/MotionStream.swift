@@ -15,8 +15,10 @@ public struct MotionStreamSample: Sendable, Equatable {
     public var rotationRate: (x: Double, y: Double, z: Double)
 
     /// A Core Motion device-motion sample.
-    public init(time: Double, gravity: (x: Double, y: Double, z: Double), userAcceleration: (x: Double, y: Double, z: Double),
-                rotationRate: (x: Double, y: Double, z: Double) = (0, 0, 0)) {
+    public init(
+        time: Double, gravity: (x: Double, y: Double, z: Double), userAcceleration: (x: Double, y: Double, z: Double),
+        rotationRate: (x: Double, y: Double, z: Double) = (0, 0, 0)
+    ) {
         self.time = time
         acceleration = gravity
         self.userAcceleration = userAcceleration
@@ -195,13 +197,17 @@ public struct MotionStream: Sendable {
             throw DataError(file: source, message: "sample time \(sample.time) does not come after \(lastTime); times must increase")
         }
         if let coreMotion, coreMotion != sample.isCoreMotion {
-            throw DataError(file: source, message: coreMotion
-                ? "a raw accelerometer sample after Core Motion ones; a stream takes one kind"
-                : "a Core Motion sample after raw accelerometer ones; a stream takes one kind")
+            throw DataError(
+                file: source,
+                message: coreMotion
+                    ? "a raw accelerometer sample after Core Motion ones; a stream takes one kind"
+                    : "a Core Motion sample after raw accelerometer ones; a stream takes one kind")
         }
         if let bad = sample.valueOutOfRange {
-            throw DataError(file: source, message: "sample at \(sample.time): \(bad) is not a finite value within a phone sensor's "
-                            + "range (at most \(Int(MotionRecordingReader.maximumSensorMagnitude)) in magnitude)")
+            throw DataError(
+                file: source,
+                message: "sample at \(sample.time): \(bad) is not a finite value within a phone sensor's "
+                    + "range (at most \(Int(MotionRecordingReader.maximumSensorMagnitude)) in magnitude)")
         }
     }
 
@@ -217,14 +223,18 @@ public struct MotionStream: Sendable {
     private mutating func finishHead() -> [MotionStreamEvent] {
         guard !head.isEmpty else { return [] }
         if scale == nil {
-            let magnitudes = head.map { ($0.acceleration.x * $0.acceleration.x + $0.acceleration.y * $0.acceleration.y
-                                         + $0.acceleration.z * $0.acceleration.z).squareRoot() }
+            let magnitudes = head.map {
+                ($0.acceleration.x * $0.acceleration.x + $0.acceleration.y * $0.acceleration.y
+                    + $0.acceleration.z * $0.acceleration.z).squareRoot()
+            }
             scale = (MotionRecordingReader.middle(magnitudes) ?? 0) > 4 ? 1 / MotionRecordingReader.standardGravity : 1
         }
         if coreMotion == false, gravity == nil {
             let s = scale ?? 1, n = Double(head.count)
-            gravity = (head.map { $0.acceleration.x * s }.reduce(0, +) / n, head.map { $0.acceleration.y * s }.reduce(0, +) / n,
-                       head.map { $0.acceleration.z * s }.reduce(0, +) / n)
+            gravity = (
+                head.map { $0.acceleration.x * s }.reduce(0, +) / n, head.map { $0.acceleration.y * s }.reduce(0, +) / n,
+                head.map { $0.acceleration.z * s }.reduce(0, +) / n
+            )
         }
         let held = head
         head = []
@@ -236,8 +246,9 @@ public struct MotionStream: Sendable {
         let s = scale ?? 1, a = sample.acceleration, r = sample.rotationRate
         let converted: MotionSample
         if let u = sample.userAcceleration {
-            converted = MotionSample(gravity: (a.x * s, a.y * s, a.z * s), rotationRate: (r.x, r.y, r.z),
-                                     userAcceleration: (u.x * s, u.y * s, u.z * s))
+            converted = MotionSample(
+                gravity: (a.x * s, a.y * s, a.z * s), rotationRate: (r.x, r.y, r.z),
+                userAcceleration: (u.x * s, u.y * s, u.z * s))
         } else {
             let raw = (a.x * s, a.y * s, a.z * s)
             var g = gravity ?? raw
@@ -312,14 +323,16 @@ public struct MotionStream: Sendable {
             streak = nil
             return []
         }
-        var run = streak.flatMap { $0.label == window.label ? $0 : nil }
+        var run =
+            streak.flatMap { $0.label == window.label ? $0 : nil }
             ?? (label: window.label, count: 0, since: window.start, confidence: 0)
         run.count += 1
         run.confidence += window.confidence
         streak = run
         guard run.count >= confirmations else { return [] }
-        let change = MotionStateChange(from: state, to: run.label, time: window.end, since: run.since,
-                                       confidence: run.confidence / Double(run.count))
+        let change = MotionStateChange(
+            from: state, to: run.label, time: window.end, since: run.since,
+            confidence: run.confidence / Double(run.count))
         state = run.label
         streak = nil
         changes.append(change)

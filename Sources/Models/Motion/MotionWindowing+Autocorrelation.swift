@@ -31,17 +31,21 @@ extension MotionWindowing {
     /// hop (see the comment at the top of MotionWindowing+Autocorrelation.swift). It allocates its work space once
     /// per call, never per window. Matches `referenceInput` on each window within
     /// `MotionWindowing.autocorrelationTolerance`.
-    package func windows(vertical: UnsafeBufferPointer<Float>, horizontal: UnsafeBufferPointer<Float>,
-                        into output: UnsafeMutableBufferPointer<Float>) {
+    package func windows(
+        vertical: UnsafeBufferPointer<Float>, horizontal: UnsafeBufferPointer<Float>,
+        into output: UnsafeMutableBufferPointer<Float>
+    ) {
         let count = windowCount(samples: vertical.count)
-        shapePrecondition(horizontal.count == vertical.count && output.count == count * inputSize,
-                          "MotionWindowing.windows: \(vertical.count) vertical and \(horizontal.count) horizontal samples into "
-                          + "\(output.count) values; expected equal counts into \(count) windows × \(inputSize)")
+        shapePrecondition(
+            horizontal.count == vertical.count && output.count == count * inputSize,
+            "MotionWindowing.windows: \(vertical.count) vertical and \(horizontal.count) horizontal samples into "
+                + "\(output.count) values; expected equal counts into \(count) windows × \(inputSize)")
         guard count > 1 else {
             // One window shares nothing: the direct kernel does the same products with no blocks to keep.
             if count == 1 {
-                input(vertical: UnsafeBufferPointer(rebasing: vertical[0..<window]),
-                      horizontal: UnsafeBufferPointer(rebasing: horizontal[0..<window]), into: output)
+                input(
+                    vertical: UnsafeBufferPointer(rebasing: vertical[0..<window]),
+                    horizontal: UnsafeBufferPointer(rebasing: horizontal[0..<window]), into: output)
             }
             return
         }
@@ -54,17 +58,22 @@ extension MotionWindowing {
     /// One window's input from its `window` vertical and horizontal values, written to `output` (`inputSize`),
     /// without allocating (windows up to `directStackWindow` samples; longer ones use one heap buffer). Matches
     /// `referenceInput` within `MotionWindowing.autocorrelationTolerance`.
-    public func input(vertical: UnsafeBufferPointer<Float>, horizontal: UnsafeBufferPointer<Float>,
-                      into output: UnsafeMutableBufferPointer<Float>) {
+    public func input(
+        vertical: UnsafeBufferPointer<Float>, horizontal: UnsafeBufferPointer<Float>,
+        into output: UnsafeMutableBufferPointer<Float>
+    ) {
         input(vertical: vertical, horizontal: horizontal, into: output, level: Kernels.level)
     }
 
     /// `input(vertical:horizontal:into:)` with the kernel at `level` (tests compare every level).
-    func input(vertical: UnsafeBufferPointer<Float>, horizontal: UnsafeBufferPointer<Float>,
-               into output: UnsafeMutableBufferPointer<Float>, level: Kernels.Level) {
-        shapePrecondition(vertical.count == window && horizontal.count == window && output.count == inputSize,
-                          "MotionWindowing.input: \(vertical.count) vertical and \(horizontal.count) horizontal values into \(output.count); "
-                          + "expected \(window), \(window) into \(inputSize)")
+    func input(
+        vertical: UnsafeBufferPointer<Float>, horizontal: UnsafeBufferPointer<Float>,
+        into output: UnsafeMutableBufferPointer<Float>, level: Kernels.Level
+    ) {
+        shapePrecondition(
+            vertical.count == window && horizontal.count == window && output.count == inputSize,
+            "MotionWindowing.input: \(vertical.count) vertical and \(horizontal.count) horizontal values into \(output.count); "
+                + "expected \(window), \(window) into \(inputSize)")
         if window <= directStackWindow {
             directInput(vertical, nil, channel: 0, into: output, level: level)
             directInput(horizontal, nil, channel: 1, into: output, level: level)
@@ -95,11 +104,14 @@ extension MotionWindowing {
     }
 
     /// One channel of one window by the C kernel: its autocorrelations, then its intensity.
-    private func directInput(_ signal: UnsafeBufferPointer<Float>, _ scratch: UnsafeMutableBufferPointer<Float>?, channel: Int,
-                             into output: UnsafeMutableBufferPointer<Float>, level: Kernels.Level) {
+    private func directInput(
+        _ signal: UnsafeBufferPointer<Float>, _ scratch: UnsafeMutableBufferPointer<Float>?, channel: Int,
+        into output: UnsafeMutableBufferPointer<Float>, level: Kernels.Level
+    ) {
         guard let x = signal.baseAddress, let out = output.baseAddress else { return }
-        let (mean, energy) = PreprocessingKernels.autocorrelation(x, window: window, lags: lags, noiseEnergy: Double(window) * Self.noiseEnergyPerSample,
-                                                     scratch: scratch, into: out + channel * lags, level: level)
+        let (mean, energy) = PreprocessingKernels.autocorrelation(
+            x, window: window, lags: lags, noiseEnergy: Double(window) * Self.noiseEnergyPerSample,
+            scratch: scratch, into: out + channel * lags, level: level)
         let level = channel == 0 ? (energy / Double(window)).squareRoot() : mean
         output[2 * lags + channel] = Float(log(max(level, Self.intensityFloor)))
     }

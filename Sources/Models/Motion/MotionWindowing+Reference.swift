@@ -14,11 +14,14 @@ extension MotionWindowing {
     /// Double — each signal less its mean, Σ_{t < W−l} c_t·c_{t+l} / Σ c_t² for l = 1…lags (zeros when
     /// Σ c_t² ≤ W · `noiseEnergyPerSample`), then ln(vertical SD) and ln(horizontal mean), floored at
     /// `intensityFloor`. Slow on purpose; it shares no code with the fast paths.
-    package func referenceInput(vertical: UnsafeBufferPointer<Float>, horizontal: UnsafeBufferPointer<Float>,
-                               into output: UnsafeMutableBufferPointer<Float>) {
-        shapePrecondition(vertical.count == window && horizontal.count == window && output.count == inputSize,
-                          "MotionWindowing.referenceInput: \(vertical.count) vertical and \(horizontal.count) horizontal values into "
-                          + "\(output.count); expected \(window), \(window) into \(inputSize)")
+    package func referenceInput(
+        vertical: UnsafeBufferPointer<Float>, horizontal: UnsafeBufferPointer<Float>,
+        into output: UnsafeMutableBufferPointer<Float>
+    ) {
+        shapePrecondition(
+            vertical.count == window && horizontal.count == window && output.count == inputSize,
+            "MotionWindowing.referenceInput: \(vertical.count) vertical and \(horizontal.count) horizontal values into "
+                + "\(output.count); expected \(window), \(window) into \(inputSize)")
         for (channel, signal) in [vertical, horizontal].enumerated() {
             var sum = 0.0
             for t in 0..<window { sum += Double(signal[t]) }

@@ -27,8 +27,10 @@ private let lanes = 16
 
 /// `a`, `b` (lags l0…l0+15) += Σ_{t=t0}^{t1−1} y_t · y[t+l0 ..< t+l0+16].
 @inline(__always)
-private func accumulate(_ y: UnsafePointer<Double>, from t0: Int, to t1: Int, lag l0: Int,
-                        _ a: inout SIMD8<Double>, _ b: inout SIMD8<Double>) {
+private func accumulate(
+    _ y: UnsafePointer<Double>, from t0: Int, to t1: Int, lag l0: Int,
+    _ a: inout SIMD8<Double>, _ b: inout SIMD8<Double>
+) {
     let raw = UnsafeRawPointer(y)
     var t = t0
     while t < t1 {
@@ -44,8 +46,10 @@ private func accumulate(_ y: UnsafePointer<Double>, from t0: Int, to t1: Int, la
 /// cuts, whose partial sums are read back from it. (Masking the products by lane instead would need SIMD
 /// comparisons, which the standard library runs lane by lane.)
 @inline(__always)
-private func accumulate(_ y: UnsafePointer<Double>, from t0: Int, to t1: Int, lag l0: Int,
-                        _ a: inout SIMD8<Double>, _ b: inout SIMD8<Double>, history: UnsafeMutablePointer<Double>) {
+private func accumulate(
+    _ y: UnsafePointer<Double>, from t0: Int, to t1: Int, lag l0: Int,
+    _ a: inout SIMD8<Double>, _ b: inout SIMD8<Double>, history: UnsafeMutablePointer<Double>
+) {
     let raw = UnsafeRawPointer(y)
     var t = t0, row = UnsafeMutableRawPointer(history)
     while t < t1 {
@@ -87,8 +91,9 @@ private func add(_ source: UnsafePointer<Double>, to destination: UnsafeMutableP
     var i = 0
     while i + 4 <= count {
         let offset = i * MemoryLayout<Double>.stride
-        to.storeBytes(of: to.loadUnaligned(fromByteOffset: offset, as: SIMD4<Double>.self)
-                      + from.loadUnaligned(fromByteOffset: offset, as: SIMD4<Double>.self), toByteOffset: offset, as: SIMD4<Double>.self)
+        to.storeBytes(
+            of: to.loadUnaligned(fromByteOffset: offset, as: SIMD4<Double>.self)
+                + from.loadUnaligned(fromByteOffset: offset, as: SIMD4<Double>.self), toByteOffset: offset, as: SIMD4<Double>.self)
         i += 4
     }
     while i < count {
@@ -270,9 +275,11 @@ struct SharedAutocorrelation {
         while lag + 4 <= lags + 1 {
             let offset = lag * MemoryLayout<Double>.stride
             let n = SIMD4<Double>(repeating: Double(window - lag)) - lane
-            let centered = products.loadUnaligned(fromByteOffset: offset, as: SIMD4<Double>.self)
-                - m * (heads.loadUnaligned(fromByteOffset: offset, as: SIMD4<Double>.self) + SIMD4(repeating: all)
-                       - tails.loadUnaligned(fromByteOffset: offset, as: SIMD4<Double>.self)) + n * m * m
+            let centered =
+                products.loadUnaligned(fromByteOffset: offset, as: SIMD4<Double>.self)
+                - m
+                * (heads.loadUnaligned(fromByteOffset: offset, as: SIMD4<Double>.self) + SIMD4(repeating: all)
+                    - tails.loadUnaligned(fromByteOffset: offset, as: SIMD4<Double>.self)) + n * m * m
             out.storeBytes(of: SIMD4<Float>(centered * scale), toByteOffset: lag * MemoryLayout<Float>.stride, as: SIMD4<Float>.self)
             lag += 4
         }

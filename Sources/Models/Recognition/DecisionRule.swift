@@ -148,23 +148,29 @@ package struct Decision: Sendable, Equatable {
 
     /// The answer `decide` gave for `raw` (softmax outputs in `labels` order), with its calibrated probabilities,
     /// in words.
-    package init(labels: [String], raw: UnsafeBufferPointer<Double>, calibrated p: UnsafeBufferPointer<Double>,
-                 decided: (best: Int, unknown: Bool, confidence: Double, uncertain: Bool), rule: DecisionRule) {
-        precondition(labels.count == raw.count && raw.count == p.count, "Decision: \(labels.count) labels, \(raw.count) scores, \(p.count) probabilities")
+    package init(
+        labels: [String], raw: UnsafeBufferPointer<Double>, calibrated p: UnsafeBufferPointer<Double>,
+        decided: (best: Int, unknown: Bool, confidence: Double, uncertain: Bool), rule: DecisionRule
+    ) {
+        precondition(
+            labels.count == raw.count && raw.count == p.count, "Decision: \(labels.count) labels, \(raw.count) scores, \(p.count) probabilities")
         probabilities = zip(labels, p).map { ($0, $1) }
         best = labels[decided.best]
         label = decided.unknown ? DecisionRule.unknownLabel : best
         confidence = decided.confidence
         uncertain = decided.uncertain
-        reason = Self.nonFiniteReason(labels: labels, scores: raw)
+        reason =
+            Self.nonFiniteReason(labels: labels, scores: raw)
             ?? Self.reason(labels: labels, calibrated: p, best: decided.best, unknown: decided.unknown, rule: rule)
     }
 
     /// Why an answer that `decide` gave should not be trusted, or why it is `unknown`; `nil` for a trusted answer of
     /// a real class. `calibrated` are the probabilities in `labels` order (finite), `best` the nearest real class's
     /// index and `unknown` whether the reject class won.
-    package static func reason(labels: [String], calibrated p: UnsafeBufferPointer<Double>, best: Int, unknown: Bool,
-                              rule: DecisionRule) -> String? {
+    package static func reason(
+        labels: [String], calibrated p: UnsafeBufferPointer<Double>, best: Int, unknown: Bool,
+        rule: DecisionRule
+    ) -> String? {
         func percent(_ value: Double) -> Int { Int((100 * value).rounded()) }
         if unknown, let rejectIndex = rule.rejectLabel.flatMap({ labels.firstIndex(of: $0) }) {
             return p[rejectIndex] < rule.uncertainBelow
@@ -200,8 +206,10 @@ extension Decision {
     /// the reject class won (`unknown`), the confidence and whether it is uncertain. `rejectIndex` is where
     /// `rule.rejectLabel` stands in the labels. The initializer, every shape answer and every motion window are
     /// decided by it; the reasons are left to `reason(labels:calibrated:best:unknown:rule:)`.
-    package static func decide(raw: UnsafeBufferPointer<Double>, rejectIndex: Int?, rule: DecisionRule,
-                       calibrated p: UnsafeMutableBufferPointer<Double>) -> (best: Int, unknown: Bool, confidence: Double, uncertain: Bool) {
+    package static func decide(
+        raw: UnsafeBufferPointer<Double>, rejectIndex: Int?, rule: DecisionRule,
+        calibrated p: UnsafeMutableBufferPointer<Double>
+    ) -> (best: Int, unknown: Bool, confidence: Double, uncertain: Bool) {
         precondition(raw.count == p.count && !raw.isEmpty, "Decision.decide: \(raw.count) scores, \(p.count) places")
         if raw.contains(where: { !$0.isFinite }) {
             p.update(repeating: 0)

@@ -103,7 +103,10 @@ public struct RetryPolicy: Sendable {
     public var sleep: @Sendable (Double) -> Void
 
     /// Creates a policy; the default waits 20, 40, 80 ms before retries 1–3.
-    public init(retries: Int = 3, backoff: Double = 0.02, fallback: Bool = true, sleep: @escaping @Sendable (Double) -> Void = { Thread.sleep(forTimeInterval: $0) }) {
+    public init(
+        retries: Int = 3, backoff: Double = 0.02, fallback: Bool = true,
+        sleep: @escaping @Sendable (Double) -> Void = { Thread.sleep(forTimeInterval: $0) }
+    ) {
         precondition(retries >= 0, "RetryPolicy: retries \(retries) must not be negative")
         self.retries = retries
         self.backoff = backoff

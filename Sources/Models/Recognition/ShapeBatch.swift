@@ -21,8 +21,9 @@ extension ShapeRecognizer {
         let job = answers.withUnsafeMutableBufferPointer { answers in
             probabilities.withUnsafeMutableBufferPointer { probabilities in
                 scores.withUnsafeMutableBufferPointer { scores in
-                    let job = BatchJob(recognizer: self, drawings: drawings, scoreCount: scoreCount, classCount: classCount,
-                                       out: BatchOutput(answers: answers, probabilities: probabilities, scores: scores))
+                    let job = BatchJob(
+                        recognizer: self, drawings: drawings, scoreCount: scoreCount, classCount: classCount,
+                        out: BatchOutput(answers: answers, probabilities: probabilities, scores: scores))
                     for _ in 1..<max(1, min(threads, (count + BatchJob.step - 1) / BatchJob.step)) {
                         DispatchQueue.global().async { job.work() }
                     }
@@ -33,9 +34,10 @@ extension ShapeRecognizer {
                 }
             }
         }
-        return ShapeBatchAnswers(classes: classes, model: model, attempts: attempts, answers: answers, probabilities: probabilities,
-                                 scores: scores, scoreCount: scoreCount, errors: job.errors.withLock { $0 }, geometric: job.geometric.withLock { $0 },
-                                 rule: { if case let .model(classifier) = engine { return classifier.file.decision ?? .legacy } else { return .legacy } }())
+        return ShapeBatchAnswers(
+            classes: classes, model: model, attempts: attempts, answers: answers, probabilities: probabilities,
+            scores: scores, scoreCount: scoreCount, errors: job.errors.withLock { $0 }, geometric: job.geometric.withLock { $0 },
+            rule: { if case let .model(classifier) = engine { return classifier.file.decision ?? .legacy } else { return .legacy } }())
     }
 }
 
@@ -80,7 +82,8 @@ private final class BatchJob: Sendable {
                 do throws(DataError) {
                     let answer = try current.answer(
                         drawings[index],
-                        scores: scoreCount > 0 ? UnsafeMutableBufferPointer(rebasing: out.scores[(index * scoreCount)..<((index + 1) * scoreCount)]) : nil,
+                        scores: scoreCount > 0
+                            ? UnsafeMutableBufferPointer(rebasing: out.scores[(index * scoreCount)..<((index + 1) * scoreCount)]) : nil,
                         probabilities: UnsafeMutableBufferPointer(rebasing: out.probabilities[(index * classCount)..<((index + 1) * classCount)]))
                     out.answers[index] = answer.compact
                     if let answer = answer.whole { whole[index] = answer }

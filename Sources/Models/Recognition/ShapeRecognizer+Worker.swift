@@ -92,24 +92,30 @@ extension ShapeRecognizer {
         /// The answer for `drawing` in compact form; the model's raw outputs go to `scores` and the calibrated
         /// probabilities to `probabilities` (`classes.count` each) when given. A drawing no recognizer can see is a
         /// `DataError` (bad input). With a model and a drawing of up to 2,048 points nothing is allocated.
-        public func recognize(_ drawing: Drawing, scores scoresOut: UnsafeMutableBufferPointer<Float>? = nil,
-                              probabilities: UnsafeMutableBufferPointer<Double>? = nil) throws(DataError) -> CompactShapeAnswer {
+        public func recognize(
+            _ drawing: Drawing, scores scoresOut: UnsafeMutableBufferPointer<Float>? = nil,
+            probabilities: UnsafeMutableBufferPointer<Double>? = nil
+        ) throws(DataError) -> CompactShapeAnswer {
             try answer(drawing, scores: scoresOut, probabilities: probabilities).compact
         }
 
         /// `recognize(_:scores:probabilities:)`, with the whole answer when the geometric recognizer gave it (its
         /// reasons are not made from scores).
-        func answer(_ drawing: Drawing, scores scoresOut: UnsafeMutableBufferPointer<Float>?,
-                    probabilities: UnsafeMutableBufferPointer<Double>?) throws(DataError) -> (compact: CompactShapeAnswer, whole: ShapeAnswer?) {
+        func answer(
+            _ drawing: Drawing, scores scoresOut: UnsafeMutableBufferPointer<Float>?,
+            probabilities: UnsafeMutableBufferPointer<Double>?
+        ) throws(DataError) -> (compact: CompactShapeAnswer, whole: ShapeAnswer?) {
             let answer = try decide(drawing)
             if let scoresOut, classifier != nil {
-                shapePrecondition(scoresOut.count == scores.count,
-                                  "ShapeRecognizer.Worker.recognize: scores has \(scoresOut.count) places, the model gives \(scores.count)")
+                shapePrecondition(
+                    scoresOut.count == scores.count,
+                    "ShapeRecognizer.Worker.recognize: scores has \(scoresOut.count) places, the model gives \(scores.count)")
                 _ = scoresOut.update(fromContentsOf: scores)
             }
             if let probabilities {
-                shapePrecondition(probabilities.count == calibrated.count,
-                                  "ShapeRecognizer.Worker.recognize: probabilities has \(probabilities.count) places, there are \(calibrated.count) classes")
+                shapePrecondition(
+                    probabilities.count == calibrated.count,
+                    "ShapeRecognizer.Worker.recognize: probabilities has \(probabilities.count) places, there are \(calibrated.count) classes")
                 _ = probabilities.update(fromContentsOf: calibrated)
             }
             return answer
@@ -120,9 +126,10 @@ extension ShapeRecognizer {
         public func answer(_ drawing: Drawing, view: Bool = false) throws(DataError) -> ShapeAnswer {
             let answer = try decide(drawing)
             if let whole = answer.whole { return whole }
-            let decision = Decision(labels: classes, raw: UnsafeBufferPointer(raw), calibrated: UnsafeBufferPointer(calibrated),
-                                    decided: (answer.compact.best, answer.compact.isUnknown, answer.compact.confidence, answer.compact.uncertain),
-                                    rule: rule)
+            let decision = Decision(
+                labels: classes, raw: UnsafeBufferPointer(raw), calibrated: UnsafeBufferPointer(calibrated),
+                decided: (answer.compact.best, answer.compact.isUnknown, answer.compact.confidence, answer.compact.uncertain),
+                rule: rule)
             let seen = view ? classifier.map { Tensor(shape: $0.compiled.plan.inputShape, scalars: Array(image)) } : nil
             return ShapeAnswer(decision, model: recognizer.model, attempts: recognizer.attempts, view: seen)
         }
@@ -137,15 +144,18 @@ extension ShapeRecognizer {
                     calibrated[i] = entry.probability
                     raw[i] = entry.probability
                 }
-                let compact = CompactShapeAnswer(best: classes.firstIndex(of: answer.best) ?? 0, isUnknown: answer.label == DecisionRule.unknownLabel,
-                                                 confidence: answer.confidence, uncertain: answer.uncertain)
+                let compact = CompactShapeAnswer(
+                    best: classes.firstIndex(of: answer.best) ?? 0, isUnknown: answer.label == DecisionRule.unknownLabel,
+                    confidence: answer.confidence, uncertain: answer.uncertain)
                 return (compact, answer)
             }
             classifier.rasterizer.rasterize(drawing, into: image)
             classifier.compiled.plan.run(UnsafeBufferPointer(image), into: scores, workspace: workspace)
             for i in raw.indices { raw[i] = Double(scores[i]) }
             let decided = Decision.decide(raw: UnsafeBufferPointer(raw), rejectIndex: rejectIndex, rule: rule, calibrated: calibrated)
-            return (CompactShapeAnswer(best: decided.best, isUnknown: decided.unknown, confidence: decided.confidence, uncertain: decided.uncertain), nil)
+            return (
+                CompactShapeAnswer(best: decided.best, isUnknown: decided.unknown, confidence: decided.confidence, uncertain: decided.uncertain), nil
+            )
         }
     }
 
@@ -159,18 +169,21 @@ extension ShapeRecognizer {
         } catch {
             // Points on a line or a spot have no outline: none of the four shapes.
             let even = Decision(labels: labels, probabilities: labels.map { _ in 1 / Double(labels.count) }, rule: .legacy)
-            return ShapeAnswer(even, label: DecisionRule.unknownLabel, confidence: 1, uncertain: true,
-                               reason: "\(error.message); the geometric recognizer knows only closed outlines",
-                               model: model, attempts: attempts, view: nil)
+            return ShapeAnswer(
+                even, label: DecisionRule.unknownLabel, confidence: 1, uncertain: true,
+                reason: "\(error.message); the geometric recognizer knows only closed outlines",
+                model: model, attempts: attempts, view: nil)
         }
         let decision = Decision(labels: labels, probabilities: prediction.probabilities.map(\.probability), rule: .legacy)
         // The geometric recognizer knows only closed outlines: an open drawing is none of them.
         let gap = ShapeUncertainty.closingGap(drawing)
         guard gap <= ShapeUncertainty.closingGapThreshold else {
-            return ShapeAnswer(decision, label: DecisionRule.unknownLabel, uncertain: true,
-                               reason: "the drawing is open (its ends are \(gap.isFinite ? "\(Int((min(gap, 1e9) * 100).rounded()))" : "\(gap)")% of its size apart); "
-                                   + "the geometric recognizer knows only closed outlines",
-                               model: model, attempts: attempts, view: nil)
+            return ShapeAnswer(
+                decision, label: DecisionRule.unknownLabel, uncertain: true,
+                reason:
+                    "the drawing is open (its ends are \(gap.isFinite ? "\(Int((min(gap, 1e9) * 100).rounded()))" : "\(gap)")% of its size apart); "
+                    + "the geometric recognizer knows only closed outlines",
+                model: model, attempts: attempts, view: nil)
         }
         return ShapeAnswer(decision, model: model, attempts: attempts, view: nil)
     }

@@ -73,14 +73,18 @@ package struct WeightsLocator: WeightsSource {
 
     /// Creates the locator; `shippedFolder` is the package's `Weights/` as built.
     /// With `builtIn`, a model no folder holds is loaded from the weights built into the library.
-    package init(explicitFile: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
-                currentDirectory: String = FileManager.default.currentDirectoryPath, shippedFolder: String?,
-                builtIn: ShippedWeights? = nil) {
+    package init(
+        explicitFile: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+        currentDirectory: String = FileManager.default.currentDirectoryPath, shippedFolder: String?,
+        builtIn: ShippedWeights? = nil
+    ) {
         self.explicitFile = explicitFile
         self.builtIn = builtIn
         let fromEnvironment = environment[Self.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
-        var folders: [(String, String?)] = [("$\(Self.environmentVariable)", fromEnvironment),
-                                            ("./Weights", URL(fileURLWithPath: currentDirectory).appendingPathComponent("Weights").path)]
+        var folders: [(String, String?)] = [
+            ("$\(Self.environmentVariable)", fromEnvironment),
+            ("./Weights", URL(fileURLWithPath: currentDirectory).appendingPathComponent("Weights").path),
+        ]
         if let shippedFolder, shippedFolder != folders[1].1 { folders.append(("shipped", shippedFolder)) }
         self.folders = folders
     }
@@ -105,9 +109,12 @@ package struct WeightsLocator: WeightsSource {
             }
             let path = URL(fileURLWithPath: folder).appendingPathComponent(fileName).path
             guard own.contains(fileName) else {
-                throw WeightsNotFound(variant: variant, places: places + [
-                    "\(path) — not there, and \(origin) holds \(own.joined(separator: ", ")), so it serves every variant "
-                        + "of \(model) and later folders are not searched"])
+                throw WeightsNotFound(
+                    variant: variant,
+                    places: places + [
+                        "\(path) — not there, and \(origin) holds \(own.joined(separator: ", ")), so it serves every variant "
+                            + "of \(model) and later folders are not searched"
+                    ])
             }
             try checkOneSet(path, siblings: own.filter { $0 != fileName }, folder: folder, model: model)
             return try ModelFile(contentsOf: URL(fileURLWithPath: path))
@@ -138,15 +145,18 @@ package struct WeightsLocator: WeightsSource {
             return isFolder ? (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] : []
         }
         guard isFolder else {
-            throw DataError(file: folder, message: (found ? "is not a folder" : "does not exist")
-                            + "; $\(Self.environmentVariable) names the folder weights files are looked for in (use --weights for one file), "
-                            + "so set it to an existing folder or unset it", kind: .missingFile)
+            throw DataError(
+                file: folder,
+                message: (found ? "is not a folder" : "does not exist")
+                    + "; $\(Self.environmentVariable) names the folder weights files are looked for in (use --weights for one file), "
+                    + "so set it to an existing folder or unset it", kind: .missingFile)
         }
         do {
             return try FileManager.default.contentsOfDirectory(atPath: folder)
         } catch {
-            throw DataError(file: folder, message: "cannot list the folder $\(Self.environmentVariable) names: \(error.localizedDescription)",
-                            kind: .unreadable)
+            throw DataError(
+                file: folder, message: "cannot list the folder $\(Self.environmentVariable) names: \(error.localizedDescription)",
+                kind: .unreadable)
         }
     }
 
@@ -168,8 +178,9 @@ package struct WeightsLocator: WeightsSource {
         let curves = folderURL.appendingPathComponent("\(model).curves.svg").path
         if let curvesRun = recordedRun(ofCurves: curves) { others.append((curves, curvesRun)) }
         if let (other, otherRun) = others.first(where: { $0.1 != run }) {
-            throw MixedWeightsSet(file: path, run: run, other: other, otherRun: otherRun,
-                                  prefix: folderURL.appendingPathComponent(model).path)
+            throw MixedWeightsSet(
+                file: path, run: run, other: other, otherRun: otherRun,
+                prefix: folderURL.appendingPathComponent(model).path)
         }
     }
 }
@@ -202,10 +213,12 @@ func recordedRun(ofWeights path: String) -> String?? {
     }
     let preamble = ModelFile.preambleBytes
     guard let start = leadingBytes(of: path, limit: preamble), start.count == preamble,
-          start.prefix(ModelFile.magic.count).elementsEqual(ModelFile.magic) else { return nil }
+        start.prefix(ModelFile.magic.count).elementsEqual(ModelFile.magic)
+    else { return nil }
     let headerLength = (12..<16).reduce(0) { $0 | Int(start[$1]) << (8 * ($1 - 12)) }
     guard headerLength <= maximumPeekedHeader, let bytes = leadingBytes(of: path, limit: preamble + headerLength),
-          bytes.count == preamble + headerLength else { return nil }
+        bytes.count == preamble + headerLength
+    else { return nil }
     if let run = plainRecordedRun(bytes[preamble...]) { return .some(run) }
     guard let header = try? JSONDecoder().decode(Header.self, from: Data(bytes[preamble...])) else { return nil }
     return .some(header.training?.run)

@@ -76,13 +76,18 @@ extension ShapeDataset {
         }
         var reader = try CSVReader(file: path, bytes: data)
         let columns = try reader.columns(["drawing", "label", "stroke", "x", "y"])
-        let layout = DatasetLayout(path: path, header: reader.header, id: columns[0], label: columns[1], stroke: columns[2], x: columns[3],
-                                   y: columns[4], t: reader.optionalColumn("t"), checkLabels: checkLabels)
+        let layout = DatasetLayout(
+            path: path, header: reader.header, id: columns[0], label: columns[1], stroke: columns[2], x: columns[3],
+            y: columns[4], t: reader.optionalColumn("t"), checkLabels: checkLabels)
         let start = reader.byteOffset, firstLine = reader.lineNumber + 1
-        let parsed = rowByRow ? nil : data.withUnsafeBytes { raw in
-            inPlace(raw.bindMemory(to: UInt8.self), from: start, firstLine: firstLine, layout: layout, threads: threads,
+        let parsed =
+            rowByRow
+            ? nil
+            : data.withUnsafeBytes { raw in
+                inPlace(
+                    raw.bindMemory(to: UInt8.self), from: start, firstLine: firstLine, layout: layout, threads: threads,
                     chunkBytes: chunkBytes, makeWorker: makeWorker)
-        }
+            }
         var (items, rowErrors): ([DatasetItem<Value>], [Bool])
         if let parsed {
             (items, rowErrors) = parsed
@@ -114,8 +119,9 @@ extension ShapeDataset {
                     let lines = items[index].lines
                     let error = DataError(file: path, line: lines.lowerBound, column: (columns[0] + 1, "drawing"), message: message)
                     let label = items[index].label
-                    items[index] = DatasetItem(id: id, label: label, lines: lines,
-                                               value: transform(DatasetDrawingRecord(id: id, label: label, lines: lines, drawing: .failure(error))))
+                    items[index] = DatasetItem(
+                        id: id, label: label, lines: lines,
+                        value: transform(DatasetDrawingRecord(id: id, label: label, lines: lines, drawing: .failure(error))))
                 }
             }
         }
@@ -178,7 +184,8 @@ extension ShapeDataset {
     /// first four runs (a file alternating two ids must not make every message as long as the file).
     static func scatteredMessage(id: String, runs: [ClosedRange<Int>]) -> String {
         let shown = 4
-        let ranges = runs.prefix(shown).map { "\($0.lowerBound)–\($0.upperBound)" }.joined(separator: ", ")
+        let ranges =
+            runs.prefix(shown).map { "\($0.lowerBound)–\($0.upperBound)" }.joined(separator: ", ")
             + (runs.count > shown ? " and \(runs.count - shown) more runs" : "")
         return "drawing '\(id.prefix(60))' has rows at lines \(ranges), with other drawings between them; "
             + "the rows of one drawing must be together (or give each drawing its own id)"
@@ -217,8 +224,10 @@ struct DatasetChunk: Sendable {
         while begin < bytes.count {
             var end = min(bytes.count, begin + size)
             // A line ends at an LF, or at a CR that no LF follows.
-            while end < bytes.count && !(bytes[end - 1] == UInt8(ascii: "\n")
-                                         || (bytes[end - 1] == UInt8(ascii: "\r") && bytes[end] != UInt8(ascii: "\n"))) { end += 1 }
+            while end < bytes.count
+                && !(bytes[end - 1] == UInt8(ascii: "\n")
+                    || (bytes[end - 1] == UInt8(ascii: "\r") && bytes[end] != UInt8(ascii: "\n")))
+            { end += 1 }
             chunks.append(DatasetChunk(start: begin, end: end, firstLine: 0))
             begin = end
         }

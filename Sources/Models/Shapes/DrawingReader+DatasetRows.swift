@@ -30,8 +30,10 @@ struct DatasetLayout: Sendable {
     /// The rows of a run of lines as drawings: `ShapeDataset`'s reading, row by row, in place. `seed` is what was
     /// open before the run: `nil` when unknown (a row naming no drawing then ends the parse with `needsSeed`),
     /// `.fileStart` for the first run.
-    func parse<Value: Sendable>(_ bytes: UnsafeBufferPointer<UInt8>, _ chunk: DatasetChunk, seed: DatasetSeed?,
-                                transform: @escaping (DatasetDrawingRecord) -> Value) -> ChunkResult<Value> {
+    func parse<Value: Sendable>(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ chunk: DatasetChunk, seed: DatasetSeed?,
+        transform: @escaping (DatasetDrawingRecord) -> Value
+    ) -> ChunkResult<Value> {
         var parser = DatasetRowParser(layout: self, bytes: bytes, transform: transform)
         return parser.run(chunk, seed: seed)
     }
@@ -79,8 +81,9 @@ struct DatasetLayout: Sendable {
             if plain { return Double(value) }
         }
         if let value = DecimalText.double(UnsafeBufferPointer(rebasing: bytes[range])) { return value }
-        return try CSVReader.number(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self),
-                                    file: path, line: line, column: (column + 1, header[column]))
+        return try CSVReader.number(
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self),
+            file: path, line: line, column: (column + 1, header[column]))
     }
 
     /// The field as a coordinate: a finite number within `Drawing.largestCoordinate`.
@@ -94,13 +97,17 @@ struct DatasetLayout: Sendable {
 
     /// The record of a drawing's rows: its first row error, or the drawing (strokes by index, points in file
     /// order), or why no recognizer can see it.
-    func finished(id: String, label: String, first: Int, last: Int, error: DataError?, points: [DrawingPoint], strokes: [Int32]) -> DatasetDrawingRecord {
+    func finished(id: String, label: String, first: Int, last: Int, error: DataError?, points: [DrawingPoint], strokes: [Int32])
+        -> DatasetDrawingRecord
+    {
         let lines = first...last
         if let error { return DatasetDrawingRecord(id: id, label: label, lines: lines, drawing: .failure(error)) }
         let drawing = Self.drawing(points, strokes: strokes)
         if let problem = ShapeRecognizer.problem(with: drawing) {
-            return DatasetDrawingRecord(id: id, label: label, lines: lines, drawing: .failure(
-                DataError(file: path, line: first, message: "drawing '\(id)' (lines \(first)–\(last)): \(problem)")))
+            return DatasetDrawingRecord(
+                id: id, label: label, lines: lines,
+                drawing: .failure(
+                    DataError(file: path, line: first, message: "drawing '\(id)' (lines \(first)–\(last)): \(problem)")))
         }
         return DatasetDrawingRecord(id: id, label: label, lines: lines, drawing: .success(drawing))
     }
@@ -113,8 +120,9 @@ struct DatasetLayout: Sendable {
     /// The error of a row labelled `label` in drawing `id` labelled `groupLabel` above (with `checkLabels`), or `nil`.
     func labelError(id: String, groupLabel: String, label: String, line: Int) -> DataError? {
         guard checkLabels, label != groupLabel else { return nil }
-        return DataError(file: path, line: line, column: (self.label + 1, "label"),
-                         message: "drawing '\(id)' is labelled '\(groupLabel)' above and '\(label)' here")
+        return DataError(
+            file: path, line: line, column: (self.label + 1, "label"),
+            message: "drawing '\(id)' is labelled '\(groupLabel)' above and '\(label)' here")
     }
 
     /// The error of a drawing whose first row has an empty label (with `checkLabels`), or `nil`.
@@ -194,8 +202,9 @@ struct DatasetRowParser<Value: Sendable> {
     mutating func close() {
         guard open else { return }
         if groups == 1 {
-            result.head = PendingRows(id: groupID, label: groupLabel, labelFromRow: labelFromRow, first: first, last: last, error: rowError,
-                                      points: points, strokes: strokes)
+            result.head = PendingRows(
+                id: groupID, label: groupLabel, labelFromRow: labelFromRow, first: first, last: last, error: rowError,
+                points: points, strokes: strokes)
         } else {
             let record = layout.finished(id: groupID, label: groupLabel, first: first, last: last, error: rowError, points: points, strokes: strokes)
             result.items.append(DatasetItem(id: record.id, label: record.label, lines: record.lines, value: transform(record)))
@@ -240,7 +249,9 @@ struct DatasetRowParser<Value: Sendable> {
     static func memoryEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, count: Int) -> Bool {
         var k = 0
         while k + 8 <= count {
-            if UnsafeRawPointer(a).loadUnaligned(fromByteOffset: k, as: UInt64.self) != UnsafeRawPointer(b).loadUnaligned(fromByteOffset: k, as: UInt64.self) {
+            if UnsafeRawPointer(a).loadUnaligned(fromByteOffset: k, as: UInt64.self)
+                != UnsafeRawPointer(b).loadUnaligned(fromByteOffset: k, as: UInt64.self)
+            {
                 return false
             }
             k += 8
@@ -291,7 +302,8 @@ struct DatasetRowParser<Value: Sendable> {
             let lastEnd = newline > lastStart && bytes[newline - 1] == UInt8(ascii: "\r") ? newline - 1 : newline
             if fields == 0 && lastEnd == lineStart { continue }  // a blank line
             if scanned.bits & 0x8080_8080_8080_8080 != 0,
-               String(validating: UnsafeBufferPointer(rebasing: bytes[lineStart..<lastEnd]), as: UTF8.self) == nil {
+                String(validating: UnsafeBufferPointer(rebasing: bytes[lineStart..<lastEnd]), as: UTF8.self) == nil
+            {
                 result.anomaly = true
                 return result
             }
@@ -326,15 +338,18 @@ struct DatasetRowParser<Value: Sendable> {
             guard !hasError else { continue }
             do throws(DataError) {
                 if layout.checkLabels, labelFromRow,
-                   let error = layout.labelError(id: groupID, groupLabel: groupLabel,
-                                                 label: DatasetLayout.trimmed(text(field(layout.label, lineStart: lineStart))), line: line) {
+                    let error = layout.labelError(
+                        id: groupID, groupLabel: groupLabel,
+                        label: DatasetLayout.trimmed(text(field(layout.label, lineStart: lineStart))), line: line)
+                {
                     throw error
                 }
                 let strokeField = field(layout.stroke, lineStart: lineStart)
                 let strokeValue = try layout.number(bytes, strokeField, column: layout.stroke, line: line)
                 guard strokeValue >= 0, strokeValue == strokeValue.rounded(), strokeValue < 1_000_000 else {
-                    throw DataError(file: layout.path, line: line, column: (layout.stroke + 1, "stroke"),
-                                    message: "\(text(strokeField)) is not a stroke index (0, 1, 2, …)")
+                    throw DataError(
+                        file: layout.path, line: line, column: (layout.stroke + 1, "stroke"),
+                        message: "\(text(strokeField)) is not a stroke index (0, 1, 2, …)")
                 }
                 let x = try layout.coordinate(bytes, field(layout.x, lineStart: lineStart), column: layout.x, line: line)
                 let y = try layout.coordinate(bytes, field(layout.y, lineStart: lineStart), column: layout.y, line: line)
@@ -350,8 +365,9 @@ struct DatasetRowParser<Value: Sendable> {
             if groups == 1 {
                 close()
             } else {
-                result.tail = PendingRows(id: groupID, label: groupLabel, labelFromRow: labelFromRow, first: first, last: last, error: rowError,
-                                          points: points, strokes: strokes)
+                result.tail = PendingRows(
+                    id: groupID, label: groupLabel, labelFromRow: labelFromRow, first: first, last: last, error: rowError,
+                    points: points, strokes: strokes)
             }
         }
         return result
@@ -381,10 +397,12 @@ struct PendingRows: Sendable {
     /// These rows continued by `next` (the same drawing's rows in the following run). With `layout.checkLabels`,
     /// `next` starting with another label is the drawing's error there, as reading row by row finds it.
     func joined(with next: PendingRows, layout: DatasetLayout) -> PendingRows {
-        let labelError = next.labelFromRow && labelFromRow
+        let labelError =
+            next.labelFromRow && labelFromRow
             ? layout.labelError(id: id, groupLabel: label, label: next.label, line: next.first) : nil
-        return PendingRows(id: id, label: label, labelFromRow: labelFromRow, first: first, last: next.last,
-                           error: error ?? labelError ?? next.error, points: points + next.points, strokes: strokes + next.strokes)
+        return PendingRows(
+            id: id, label: label, labelFromRow: labelFromRow, first: first, last: next.last,
+            error: error ?? labelError ?? next.error, points: points + next.points, strokes: strokes + next.strokes)
     }
 
     /// What a run that continues these rows starts with.

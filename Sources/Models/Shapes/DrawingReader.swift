@@ -20,8 +20,10 @@ public enum DrawingReader {
         let columns = try reader.columns(["x", "y"])
         let tColumn = reader.optionalColumn("t"), strokeColumn = reader.optionalColumn("stroke")
         if reader.optionalColumn("drawing") != nil && reader.optionalColumn("label") != nil {
-            throw DataError(file: path, line: 1, message: "this is a dataset (it has drawing and label columns); "
-                + "classify one drawing at a time, or use `classify evaluate shape --data \(path)`")
+            throw DataError(
+                file: path, line: 1,
+                message: "this is a dataset (it has drawing and label columns); "
+                    + "classify one drawing at a time, or use `classify evaluate shape --data \(path)`")
         }
         var strokes: [Int: [DrawingPoint]] = [:]
         var order: [Int] = []
@@ -31,8 +33,9 @@ public enum DrawingReader {
             if let strokeColumn {
                 let value = try reader.number(fields[strokeColumn], column: strokeColumn)
                 guard value >= 0, value == value.rounded(), value < 1_000_000 else {
-                    throw DataError(file: path, line: reader.lineNumber, column: (strokeColumn + 1, "stroke"),
-                                    message: "\(fields[strokeColumn]) is not a stroke index (0, 1, 2, …)")
+                    throw DataError(
+                        file: path, line: reader.lineNumber, column: (strokeColumn + 1, "stroke"),
+                        message: "\(fields[strokeColumn]) is not a stroke index (0, 1, 2, …)")
                 }
                 stroke = Int(value)
             }

@@ -29,7 +29,8 @@ package struct GeometricRecognizer: Sendable {
             throw DataError(file: "drawing", message: "a point is not a finite number")
         }
         guard let bounds = drawing.bounds, case let extent = max(bounds.maxX - bounds.minX, bounds.maxY - bounds.minY),
-              extent > 0, extent.isFinite else {
+            extent > 0, extent.isFinite
+        else {
             throw DataError(file: "drawing", message: "the drawing has no area (its points lie on a line or on one spot)")
         }
         let unit = { (point: DrawingPoint) in (x: (point.x - bounds.minX) / extent, y: (point.y - bounds.minY) / extent) }
@@ -68,7 +69,15 @@ package struct GeometricRecognizer: Sendable {
         ]
         // The decision follows the midpoint rules exactly; the scores only shape the probabilities.
         let decided: Int
-        if ratio > 1.3 { decided = 3 } else if rectangularity > 0.89 { decided = 2 } else if rectangularity < 0.64 { decided = 1 } else { decided = 0 }
+        if ratio > 1.3 {
+            decided = 3
+        } else if rectangularity > 0.89 {
+            decided = 2
+        } else if rectangularity < 0.64 {
+            decided = 1
+        } else {
+            decided = 0
+        }
         let total = scores.reduce(0, +)
         var probabilities = total > 0 ? scores.map { $0 / total } : [0.25, 0.25, 0.25, 0.25]
         if probabilities.indices.max(by: { probabilities[$0] < probabilities[$1] }) != decided {

@@ -39,8 +39,10 @@ public struct ShapeClassifier: Sendable {
         self.file = file
         rasterizer = try ShapeRasterizer(parameters: file.preprocessing)
         guard file.input.shape == [rasterizer.size, rasterizer.size, 1], !file.labels.isEmpty else {
-            throw DataError(file: file.name, message: "the model takes input \(file.input.shape) with labels \(file.labels); "
-                + "a shape classifier takes [\(rasterizer.size), \(rasterizer.size), 1] with labels")
+            throw DataError(
+                file: file.name,
+                message: "the model takes input \(file.input.shape) with labels \(file.labels); "
+                    + "a shape classifier takes [\(rasterizer.size), \(rasterizer.size), 1] with labels")
         }
         compiled = file.makeCompiledModel()
     }
@@ -64,8 +66,9 @@ public struct ShapeClassifier: Sendable {
 
     /// Classifies an already rasterized drawing `[size, size, 1]`.
     package func classify(image: Tensor) -> ShapePrediction {
-        shapePrecondition(image.shape == compiled.plan.inputShape,
-                          "ShapeClassifier.classify(image:) needs \(compiled.plan.inputShape), got \(image.shape)")
+        shapePrecondition(
+            image.shape == compiled.plan.inputShape,
+            "ShapeClassifier.classify(image:) needs \(compiled.plan.inputShape), got \(image.shape)")
         let count = compiled.plan.outputCount
         let probabilities = withUnsafeTemporaryAllocation(of: Float.self, capacity: count) { output in
             image.withUnsafeBufferPointer { compiled.run($0, into: output) }

@@ -17,8 +17,9 @@ extension ShapeRasterizer {
 
     /// `rasterize(_:into:)` with the kernels compiled for `level` (tests compare every level this CPU runs).
     func rasterize(_ drawing: Drawing, into output: UnsafeMutableBufferPointer<Float>, level: Kernels.Level) {
-        shapePrecondition(output.count == size * size,
-                          "ShapeRasterizer.rasterize(_:into:): output has \(output.count) values, a \(size)×\(size) image needs \(size * size)")
+        shapePrecondition(
+            output.count == size * size,
+            "ShapeRasterizer.rasterize(_:into:): output has \(output.count) values, a \(size)×\(size) image needs \(size * size)")
         guard let image = output.baseAddress, output.count > 0 else { return }
         guard let map = fastPlacement(of: drawing) else {
             image.update(repeating: 0, count: output.count)
@@ -32,21 +33,24 @@ extension ShapeRasterizer {
         // operations in its order, in Double and without fused multiply-adds, so the image is bit-identical.
         let stride = MemoryLayout<DrawingPoint>.stride
         guard let xOffset = MemoryLayout<DrawingPoint>.offset(of: \.x),
-              let yOffset = MemoryLayout<DrawingPoint>.offset(of: \.y) else {
+            let yOffset = MemoryLayout<DrawingPoint>.offset(of: \.y)
+        else {
             preconditionFailure("DrawingPoint.x and .y are stored properties")
         }
         withNearestScratch(count: output.count) { nearest in
             for stroke in drawing.strokes {
                 stroke.withUnsafeBytes { points in
                     guard let base = points.baseAddress, !stroke.isEmpty else { return }
-                    PreprocessingKernels.rasterStroke(points: base + xOffset, count: stroke.count, pointStride: stride, yOffset: yOffset - xOffset,
-                                         origin: (map.originX, map.originY), inverseUnit: map.inverseUnit,
-                                         map: (map.a, map.b, map.c, map.d, map.e, map.f), reach: reach, size: size, nearest: nearest,
-                                         level: level)
+                    PreprocessingKernels.rasterStroke(
+                        points: base + xOffset, count: stroke.count, pointStride: stride, yOffset: yOffset - xOffset,
+                        origin: (map.originX, map.originY), inverseUnit: map.inverseUnit,
+                        map: (map.a, map.b, map.c, map.d, map.e, map.f), reach: reach, size: size, nearest: nearest,
+                        level: level)
                 }
             }
-            PreprocessingKernels.rasterCoverage(nearest, count: output.count, reach: reach, reachSquared: reachSquared, into: image,
-                                   level: level)
+            PreprocessingKernels.rasterCoverage(
+                nearest, count: output.count, reach: reach, reachSquared: reachSquared, into: image,
+                level: level)
         }
     }
 
@@ -92,8 +96,9 @@ extension ShapeRasterizer {
                 }
             }
         }
-        return affineMap(origin: (minX, minY), inverseUnit: inverseUnit, axis: (ux, uy),
-                         extents: (lowestUV.x, highestUV.x, lowestUV.y, highestUV.y))
+        return affineMap(
+            origin: (minX, minY), inverseUnit: inverseUnit, axis: (ux, uy),
+            extents: (lowestUV.x, highestUV.x, lowestUV.y, highestUV.y))
     }
 }
 

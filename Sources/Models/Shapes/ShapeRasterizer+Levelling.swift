@@ -15,8 +15,10 @@ extension ShapeRasterizer {
     /// The direction of a side of the smallest rectangle around the drawing's `count` points, or `nil` when they
     /// have no area: `minimumRectangleDirection(of:bounds:)` without its arrays. `bounds` and `extent` (their
     /// larger side) are as `placement` computes them, `extent` > 0 and finite.
-    func levelDirection(of drawing: Drawing, count: Int, bounds: (minX: Double, minY: Double, maxX: Double, maxY: Double),
-                        extent: Double) -> (Double, Double)? {
+    func levelDirection(
+        of drawing: Drawing, count: Int, bounds: (minX: Double, minY: Double, maxX: Double, maxY: Double),
+        extent: Double
+    ) -> (Double, Double)? {
         guard count <= Self.largestIndexedDrawing else {
             // 65,536 points and more: far beyond a hand-drawn shape; the reference's arrays are as good.
             return minimumRectangleDirection(of: drawing, bounds: bounds)
@@ -105,8 +107,10 @@ func withHullScratch<R>(count n: Int, _ body: (HullScratch) -> R) -> R {
 
 /// `body` with a cleared `Frame` on the stack as scratch for `n` points (22 bytes each, 16 per `SIMD2<Double>`).
 @inline(never)
-private func withStackFrame<let chunks: Int, R>(_ frame: InlineArray<chunks, SIMD2<Double>>.Type, count n: Int,
-                                               _ body: (HullScratch) -> R) -> R {
+private func withStackFrame<let chunks: Int, R>(
+    _ frame: InlineArray<chunks, SIMD2<Double>>.Type, count n: Int,
+    _ body: (HullScratch) -> R
+) -> R {
     var storage = InlineArray<chunks, SIMD2<Double>>(repeating: .zero)
     return withUnsafeMutableBytes(of: &storage) { body(HullScratch(carving: $0, count: n)) }
 }
@@ -121,7 +125,8 @@ extension HullScratch {
             preconditionFailure("HullScratch: \(raw.count) bytes for \(n) points, need \(Self.bytes(count: n))")
         }
         let indices = (base + 16 * n).bindMemory(to: UInt16.self, capacity: 3 * n)
-        self.init(xs: base.bindMemory(to: Double.self, capacity: n), ys: (base + 8 * n).bindMemory(to: Double.self, capacity: n),
-                  order: indices, stack: indices + n)
+        self.init(
+            xs: base.bindMemory(to: Double.self, capacity: n), ys: (base + 8 * n).bindMemory(to: Double.self, capacity: n),
+            order: indices, stack: indices + n)
     }
 }

@@ -31,8 +31,9 @@ public struct ShapeRasterizer: Sendable, Equatable {
     /// Creates a rasterizer; the defaults are the shipped model's preprocessing (`shipped`). `canonical: false,
     /// maxStretch: 1` keeps a drawing as drawn, only centred and scaled.
     public init(size: Int = 16, lineWidth: Double = 2, margin: Double = 2, canonical: Bool = true, maxStretch: Double = 4) {
-        precondition(size >= 4 && lineWidth > 0 && margin >= 0 && maxStretch >= 1,
-                     "ShapeRasterizer: size \(size) ≥ 4, lineWidth \(lineWidth) > 0, margin \(margin) ≥ 0, maxStretch \(maxStretch) ≥ 1")
+        precondition(
+            size >= 4 && lineWidth > 0 && margin >= 0 && maxStretch >= 1,
+            "ShapeRasterizer: size \(size) ≥ 4, lineWidth \(lineWidth) > 0, margin \(margin) ≥ 0, maxStretch \(maxStretch) ≥ 1")
         self.size = size
         self.lineWidth = lineWidth
         self.margin = margin
@@ -44,7 +45,8 @@ public struct ShapeRasterizer: Sendable, Equatable {
     /// when set, so files of the plain rasterizer read as before).
     public var parameters: [String: JSONValue] {
         var result: [String: JSONValue] = [
-            "kind": .string("raster"), "size": .number(Double(size)), "lineWidth": .number(lineWidth), "margin": .number(margin)]
+            "kind": .string("raster"), "size": .number(Double(size)), "lineWidth": .number(lineWidth), "margin": .number(margin),
+        ]
         if canonical {
             result["orientation"] = .string("minimumRectangle")
             result["maxStretch"] = .number(maxStretch)
@@ -55,8 +57,8 @@ public struct ShapeRasterizer: Sendable, Equatable {
     /// The rasterizer a weights file's `preprocessing` header describes, or why it cannot be built.
     public init(parameters: [String: JSONValue]) throws(DataError) {
         guard case .string("raster")? = parameters["kind"], case .number(let size)? = parameters["size"],
-              case .number(let width)? = parameters["lineWidth"], case .number(let margin)? = parameters["margin"],
-              size >= 4, size <= 512, size == size.rounded(), width > 0, width < size, margin >= 0, 2 * margin < size - 1
+            case .number(let width)? = parameters["lineWidth"], case .number(let margin)? = parameters["margin"],
+            size >= 4, size <= 512, size == size.rounded(), width > 0, width < size, margin >= 0, 2 * margin < size - 1
         else {
             throw DataError(file: "weights", message: "the preprocessing parameters \(parameters) do not describe a raster input")
         }
@@ -65,8 +67,10 @@ public struct ShapeRasterizer: Sendable, Equatable {
         case nil, .string("asDrawn")?: break
         case .string("minimumRectangle")?: canonical = true
         default:
-            throw DataError(file: "weights", message: "the preprocessing orientation \(parameters["orientation"].map { "\($0)" } ?? "")"
-                + " is not one this build knows (asDrawn, minimumRectangle)")
+            throw DataError(
+                file: "weights",
+                message: "the preprocessing orientation \(parameters["orientation"].map { "\($0)" } ?? "")"
+                    + " is not one this build knows (asDrawn, minimumRectangle)")
         }
         if let stretch = parameters["maxStretch"] {
             guard case .number(let value) = stretch, value >= 1, value <= 100 else {
@@ -187,8 +191,9 @@ public struct ShapeRasterizer: Sendable, Equatable {
                 minV = min(minV, v); maxV = max(maxV, v)
             }
         }
-        return affineMap(origin: (bounds.minX, bounds.minY), inverseUnit: inverseUnit, axis: (ux, uy),
-                         extents: (minU, maxU, minV, maxV))
+        return affineMap(
+            origin: (bounds.minX, bounds.minY), inverseUnit: inverseUnit, axis: (ux, uy),
+            extents: (minU, maxU, minV, maxV))
     }
 
     /// The map that fits a drawing measured along `axis` (`u` along it, `v` across, in units of the drawing's size
@@ -196,8 +201,10 @@ public struct ShapeRasterizer: Sendable, Equatable {
     /// between the margins, the other stretched by at most `maxStretch`, centred. Shared by `placement(of:)` and
     /// its fast twin, which differ only in how they find the axis and the extents.
     @inline(__always)
-    func affineMap(origin: (x: Double, y: Double), inverseUnit: Double, axis: (Double, Double),
-                   extents: (minU: Double, maxU: Double, minV: Double, maxV: Double)) -> AffineMap {
+    func affineMap(
+        origin: (x: Double, y: Double), inverseUnit: Double, axis: (Double, Double),
+        extents: (minU: Double, maxU: Double, minV: Double, maxV: Double)
+    ) -> AffineMap {
         var (ux, uy) = axis
         var (minU, maxU, minV, maxV) = extents
         let middle = Double(size - 1) / 2
@@ -216,15 +223,18 @@ public struct ShapeRasterizer: Sendable, Equatable {
         let (centreU, centreV) = ((minU + maxU) / 2, (minV + maxV) / 2)
         // px = scaleU (u − centreU) + middle, py = scaleV (v − centreV) + middle, with u = x ux + y uy, v = −x uy + y ux
         // in the drawing's units.
-        return AffineMap(originX: origin.x, originY: origin.y, inverseUnit: inverseUnit,
-                         a: scaleU * ux, b: scaleU * uy, c: -scaleV * uy, d: scaleV * ux,
-                         e: middle - scaleU * centreU, f: middle - scaleV * centreV)
+        return AffineMap(
+            originX: origin.x, originY: origin.y, inverseUnit: inverseUnit,
+            a: scaleU * ux, b: scaleU * uy, c: -scaleV * uy, d: scaleV * ux,
+            e: middle - scaleU * centreU, f: middle - scaleV * centreV)
     }
 
     /// The direction (unit vector) of a side of the smallest rectangle around the drawing, or `nil` when the
     /// points have no area (then the x axis serves).
-    func minimumRectangleDirection(of drawing: Drawing,
-                                   bounds: (minX: Double, minY: Double, maxX: Double, maxY: Double)) -> (Double, Double)? {
+    func minimumRectangleDirection(
+        of drawing: Drawing,
+        bounds: (minX: Double, minY: Double, maxX: Double, maxY: Double)
+    ) -> (Double, Double)? {
         // In units of the drawing's size from its corner, so that products of coordinates neither underflow nor
         // overflow whatever the scale.
         let extent = max(bounds.maxX - bounds.minX, bounds.maxY - bounds.minY)
@@ -252,8 +262,10 @@ public struct ShapeRasterizer: Sendable, Equatable {
 
     /// Lights the pixels near the segment (x0, y0)–(x1, y1).
     @inline(__always)
-    private func drawSegment(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, reach: Double,
-                             into image: UnsafeMutableBufferPointer<Float>) {
+    private func drawSegment(
+        _ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, reach: Double,
+        into image: UnsafeMutableBufferPointer<Float>
+    ) {
         guard x0.isFinite, y0.isFinite, x1.isFinite, y1.isFinite else { return }
         let dx = x1 - x0, dy = y1 - y0
         let lengthSquared = dx * dx + dy * dy

@@ -24,8 +24,10 @@ public struct ShapeAnswer: Sendable {
 
     /// An answer as `decision` gives it, with a different `label`, `confidence`, `uncertain` or `reason` where
     /// one is given.
-    init(_ decision: Decision, label: String? = nil, confidence: Double? = nil, uncertain: Bool? = nil, reason: String? = nil,
-         model: String, attempts: [ChainAttempt], view: Tensor?) {
+    init(
+        _ decision: Decision, label: String? = nil, confidence: Double? = nil, uncertain: Bool? = nil, reason: String? = nil,
+        model: String, attempts: [ChainAttempt], view: Tensor?
+    ) {
         self.label = label ?? decision.label
         best = decision.best
         self.confidence = confidence ?? decision.confidence

@@ -105,8 +105,10 @@ extension MotionRecognizer {
             }
             guard sample.time.isFinite else { throw DataError(file: source, message: "sample \(index): time \(sample.time) is not a finite number") }
             if let bad = sample.valueOutOfRange {
-                throw DataError(file: source, message: "sample \(index): \(bad) is not a finite value within a phone sensor's range "
-                                + "(at most \(Int(MotionRecordingReader.maximumSensorMagnitude)) in magnitude)")
+                throw DataError(
+                    file: source,
+                    message: "sample \(index): \(bad) is not a finite value within a phone sensor's range "
+                        + "(at most \(Int(MotionRecordingReader.maximumSensorMagnitude)) in magnitude)")
             }
             rows.append(sample.row)
             times.append(sample.time)
@@ -115,8 +117,9 @@ extension MotionRecognizer {
             throw DataError(file: source, message: problem)
         }
         try MotionRecordingReader.checkSpan(times, rate: windowing.rate, window: windowing.window, file: source)
-        let recording = MotionRecordingReader.assemble(rows, times: times, coreMotion: first.isCoreMotion, rate: windowing.rate,
-                                                       window: windowing.window)
+        let recording = MotionRecordingReader.assemble(
+            rows, times: times, coreMotion: first.isCoreMotion, rate: windowing.rate,
+            window: windowing.window)
         return try classify(recording, source: source)
     }
 }

@@ -58,8 +58,10 @@ public enum LayerSpec: Codable, Equatable, Sendable {
         case let .dense(i, o): positive = [("inFeatures", i), ("outFeatures", o)]
         case let .conv1D(i, o, k, s, _): positive = [("inChannels", i), ("outChannels", o), ("kernelSize", k), ("stride", s)]
         case let .conv2D(i, o, kh, kw, sh, sw, _):
-            positive = [("inChannels", i), ("outChannels", o), ("kernelHeight", kh), ("kernelWidth", kw),
-                        ("strideHeight", sh), ("strideWidth", sw)]
+            positive = [
+                ("inChannels", i), ("outChannels", o), ("kernelHeight", kh), ("kernelWidth", kw),
+                ("strideHeight", sh), ("strideWidth", sw),
+            ]
         case let .pool1D(_, size, s, _): positive = [("size", size), ("stride", s)]
         case let .pool2D(_, h, w, sh, sw, _): positive = [("height", h), ("width", w), ("strideHeight", sh), ("strideWidth", sw)]
         case let .batchNorm(c, e):
@@ -99,7 +101,8 @@ public enum LayerSpec: Codable, Equatable, Sendable {
             return .success([input[0], length, o])
         case let .conv2D(i, o, kh, kw, sh, sw, p):
             guard input.count == 4, input[3] == i, let height = windowLength(input[1], kh, sh, p),
-                  let width = windowLength(input[2], kw, sw, p) else {
+                let width = windowLength(input[2], kw, sw, p)
+            else {
                 return fail("[N, H ≥ \(p == .valid ? kh : 1), W ≥ \(p == .valid ? kw : 1), \(i)]")
             }
             return .success([input[0], height, width, o])
@@ -110,7 +113,8 @@ public enum LayerSpec: Codable, Equatable, Sendable {
             return .success([input[0], length, input[2]])
         case let .pool2D(_, h, w, sh, sw, p):
             guard input.count == 4, let height = windowLength(input[1], h, sh, p),
-                  let width = windowLength(input[2], w, sw, p) else {
+                let width = windowLength(input[2], w, sw, p)
+            else {
                 return fail("[N, H ≥ \(p == .valid ? h : 1), W ≥ \(p == .valid ? w : 1), C]")
             }
             return .success([input[0], height, width, input[3]])
@@ -227,39 +231,58 @@ extension LayerSpec {
         }
         switch layer {
         case let dense as Dense:
-            return (.dense(inFeatures: dense.inFeatures, outFeatures: dense.outFeatures),
-                    float(["weight": dense.weight, "bias": dense.bias]))
+            return (
+                .dense(inFeatures: dense.inFeatures, outFeatures: dense.outFeatures),
+                float(["weight": dense.weight, "bias": dense.bias])
+            )
         case let dense as QuantizedDense:
-            return (.dense(inFeatures: dense.weight.shape[1], outFeatures: dense.weight.shape[0]),
-                    ["weight": dense.weight, "bias": QuantizedTensor(quantizing: dense.bias, as: .f32)])
+            return (
+                .dense(inFeatures: dense.weight.shape[1], outFeatures: dense.weight.shape[0]),
+                ["weight": dense.weight, "bias": QuantizedTensor(quantizing: dense.bias, as: .f32)]
+            )
         case let conv as Conv1D:
             let s = conv.weight.shape
-            return (.conv1D(inChannels: s[2], outChannels: s[0], kernelSize: s[1], stride: conv.stride, padding: conv.padding),
-                    float(["weight": conv.weight, "bias": conv.bias]))
+            return (
+                .conv1D(inChannels: s[2], outChannels: s[0], kernelSize: s[1], stride: conv.stride, padding: conv.padding),
+                float(["weight": conv.weight, "bias": conv.bias])
+            )
         case let conv as QuantizedConv1D:
             let s = conv.weight.shape
-            return (.conv1D(inChannels: s[2], outChannels: s[0], kernelSize: s[1], stride: conv.stride, padding: conv.padding),
-                    ["weight": conv.weight, "bias": QuantizedTensor(quantizing: conv.bias, as: .f32)])
+            return (
+                .conv1D(inChannels: s[2], outChannels: s[0], kernelSize: s[1], stride: conv.stride, padding: conv.padding),
+                ["weight": conv.weight, "bias": QuantizedTensor(quantizing: conv.bias, as: .f32)]
+            )
         case let conv as Conv2D:
             let s = conv.weight.shape
-            return (.conv2D(inChannels: s[3], outChannels: s[0], kernelHeight: s[1], kernelWidth: s[2],
-                            strideHeight: conv.stride.height, strideWidth: conv.stride.width, padding: conv.padding),
-                    float(["weight": conv.weight, "bias": conv.bias]))
+            return (
+                .conv2D(
+                    inChannels: s[3], outChannels: s[0], kernelHeight: s[1], kernelWidth: s[2],
+                    strideHeight: conv.stride.height, strideWidth: conv.stride.width, padding: conv.padding),
+                float(["weight": conv.weight, "bias": conv.bias])
+            )
         case let conv as QuantizedConv2D:
             let s = conv.weight.shape
-            return (.conv2D(inChannels: s[3], outChannels: s[0], kernelHeight: s[1], kernelWidth: s[2],
-                            strideHeight: conv.stride.height, strideWidth: conv.stride.width, padding: conv.padding),
-                    ["weight": conv.weight, "bias": QuantizedTensor(quantizing: conv.bias, as: .f32)])
+            return (
+                .conv2D(
+                    inChannels: s[3], outChannels: s[0], kernelHeight: s[1], kernelWidth: s[2],
+                    strideHeight: conv.stride.height, strideWidth: conv.stride.width, padding: conv.padding),
+                ["weight": conv.weight, "bias": QuantizedTensor(quantizing: conv.bias, as: .f32)]
+            )
         case let pool as Pool1D:
             return (.pool1D(kind: pool.kind, size: pool.size, stride: pool.stride, padding: pool.padding), [:])
         case let pool as Pool2D:
-            return (.pool2D(kind: pool.kind, height: pool.size.height, width: pool.size.width,
-                            strideHeight: pool.stride.height, strideWidth: pool.stride.width, padding: pool.padding), [:])
+            return (
+                .pool2D(
+                    kind: pool.kind, height: pool.size.height, width: pool.size.width,
+                    strideHeight: pool.stride.height, strideWidth: pool.stride.width, padding: pool.padding), [:]
+            )
         case is GlobalAveragePool:
             return (.globalAveragePool, [:])
         case let norm as BatchNorm:
-            return (.batchNorm(channels: norm.channels, epsilon: norm.epsilon),
-                    float(["gamma": norm.gamma, "beta": norm.beta, "mean": norm.mean, "variance": norm.variance]))
+            return (
+                .batchNorm(channels: norm.channels, epsilon: norm.epsilon),
+                float(["gamma": norm.gamma, "beta": norm.beta, "mean": norm.mean, "variance": norm.variance])
+            )
         case is Flatten:
             return (.flatten, [:])
         case let activation as Activation:
@@ -296,8 +319,9 @@ extension LayerSpec {
         case .globalAveragePool:
             return GlobalAveragePool()
         case let .batchNorm(_, epsilon):
-            return BatchNorm(gamma: tensor("gamma"), beta: tensor("beta"), mean: tensor("mean"),
-                             variance: tensor("variance"), epsilon: epsilon)
+            return BatchNorm(
+                gamma: tensor("gamma"), beta: tensor("beta"), mean: tensor("mean"),
+                variance: tensor("variance"), epsilon: epsilon)
         case .flatten:
             return Flatten()
         case let .activation(function):

@@ -53,8 +53,10 @@ extension ModelFile {
             let declared = preamble[16..<24].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             if declared != UInt64(size) {
                 let expected = declared > UInt64(Int.max) ? Int.max : Int(declared)
-                throw fail(expected > size ? .truncated(expectedBytes: expected, actualBytes: size)
-                                           : .trailingBytes(expectedBytes: expected, actualBytes: size))
+                throw fail(
+                    expected > size
+                        ? .truncated(expectedBytes: expected, actualBytes: size)
+                        : .trailingBytes(expectedBytes: expected, actualBytes: size))
             }
         }
         var bytes = [UInt8](repeating: 0, count: size)
@@ -152,9 +154,10 @@ extension ModelFile {
         let declaredLength = readInteger(UInt64.self, at: 16)
         guard declaredLength <= UInt64(Int.max), Int(declaredLength) == bytes.count else {
             let expected = declaredLength > UInt64(Int.max) ? Int.max : Int(declaredLength)
-            throw fail(expected > bytes.count
-                ? .truncated(expectedBytes: expected, actualBytes: bytes.count)
-                : .trailingBytes(expectedBytes: expected, actualBytes: bytes.count))
+            throw fail(
+                expected > bytes.count
+                    ? .truncated(expectedBytes: expected, actualBytes: bytes.count)
+                    : .trailingBytes(expectedBytes: expected, actualBytes: bytes.count))
         }
         let stored = readInteger(UInt32.self, at: bytes.count - 4)
         let computed = CRC32.checksum(bytes, range: 0..<(bytes.count - 4))
@@ -185,8 +188,9 @@ extension ModelFile {
             }
             let expected = entry.format.byteCount(for: entry.shape)
             guard entry.length == expected else {
-                throw fail(.tensorSizeMismatch(
-                    tensor: entry.name, shape: entry.shape, format: entry.format, expectedBytes: expected, actualBytes: entry.length))
+                throw fail(
+                    .tensorSizeMismatch(
+                        tensor: entry.name, shape: entry.shape, format: entry.format, expectedBytes: expected, actualBytes: entry.length))
             }
             guard tensors[entry.name] == nil else { throw fail(.duplicateTensor(entry.name)) }
             guard entry.offset >= end, entry.offset % Self.alignment == 0, entry.length <= dataBytes - entry.offset else {

@@ -9,10 +9,12 @@ extension ModelFile {
         var shape = [1] + input.shape
         let axisLimit = 1 << 24
         guard input.shape.allSatisfy({ $0 >= 1 && $0 <= axisLimit }),
-              input.shape.reduce(1, { $0 * $1 > Int(Int32.max) ? Int(Int32.max) + 1 : $0 * $1 }) <= Int(Int32.max)
+            input.shape.reduce(1, { $0 * $1 > Int(Int32.max) ? Int(Int32.max) + 1 : $0 * $1 }) <= Int(Int32.max)
         else {
-            throw WeightsFileError(path: path, problem: .invalidArchitecture(
-                "input shape \(input.shape) needs axes of 1…\(axisLimit) and at most \(Int32.max) elements"))
+            throw WeightsFileError(
+                path: path,
+                problem: .invalidArchitecture(
+                    "input shape \(input.shape) needs axes of 1…\(axisLimit) and at most \(Int32.max) elements"))
         }
         var needed = Set<String>()
         var operations = 0, activations = elementCount(input.shape), parameters = 0
@@ -21,24 +23,30 @@ extension ModelFile {
             switch spec.outputShape(for: shape) {
             case .success(let next): shape = next
             case .failure(let mismatch):
-                throw WeightsFileError(path: path, problem: .invalidArchitecture(
-                    "layer \(index) (\(mismatch.layer)) needs input \(mismatch.expected), gets \(mismatch.actual)"))
+                throw WeightsFileError(
+                    path: path,
+                    problem: .invalidArchitecture(
+                        "layer \(index) (\(mismatch.layer)) needs input \(mismatch.expected), gets \(mismatch.actual)"))
             }
             let cost = spec.cost(input: input, output: shape)
             operations = operations > Int.max - cost.operations ? Int.max : operations + cost.operations
             activations = activations > Int.max - cost.elements ? Int.max : activations + cost.elements
             parameters += spec.tensorShapes.reduce(0) { $0 + elementCount($1.shape) }
-            try WeightsLimits.check("layer \(index) (\(spec.summary)): floats it allocates per input", cost.elements,
-                                    WeightsLimits.maximumLayerElements, path: path)
-            try WeightsLimits.check("layers 0…\(index): floats they allocate per input, in all", activations,
-                                    WeightsLimits.maximumActivationElements, path: path)
-            try WeightsLimits.check("layers 0…\(index): multiply-adds and comparisons per input", operations,
-                                    WeightsLimits.maximumOperations, path: path)
+            try WeightsLimits.check(
+                "layer \(index) (\(spec.summary)): floats it allocates per input", cost.elements,
+                WeightsLimits.maximumLayerElements, path: path)
+            try WeightsLimits.check(
+                "layers 0…\(index): floats they allocate per input, in all", activations,
+                WeightsLimits.maximumActivationElements, path: path)
+            try WeightsLimits.check(
+                "layers 0…\(index): multiply-adds and comparisons per input", operations,
+                WeightsLimits.maximumOperations, path: path)
             try WeightsLimits.check("layers 0…\(index): parameters", parameters, WeightsLimits.maximumParameters, path: path)
             if activationQuantization?.contains(where: { $0.layer == index }) ?? false {
-                try WeightsLimits.check("layer \(index) (\(spec.summary)): inputs per output of an integer layer",
-                                        cost.operations / max(elementCount(Array(shape.dropFirst())), 1),
-                                        WeightsLimits.maximumIntegerFanIn, path: path)
+                try WeightsLimits.check(
+                    "layer \(index) (\(spec.summary)): inputs per output of an integer layer",
+                    cost.operations / max(elementCount(Array(shape.dropFirst())), 1),
+                    WeightsLimits.maximumIntegerFanIn, path: path)
             }
             for (role, expected) in spec.tensorShapes {
                 let name = "\(index).\(role)"
@@ -60,8 +68,10 @@ extension ModelFile {
         }
         if !labels.isEmpty {
             guard shape.count == 2 && shape[1] == labels.count else {
-                throw WeightsFileError(path: path, problem: .invalidArchitecture(
-                    "the model's output \(Array(shape.dropFirst())) is not one score for each of its \(labels.count) labels"))
+                throw WeightsFileError(
+                    path: path,
+                    problem: .invalidArchitecture(
+                        "the model's output \(Array(shape.dropFirst())) is not one score for each of its \(labels.count) labels"))
             }
             guard Set(labels).count == labels.count, !labels.contains("") else {
                 throw WeightsFileError(path: path, problem: .invalidArchitecture("labels must be distinct and not empty: \(labels)"))

@@ -1,7 +1,6 @@
 import Foundation
 import Tensor
 
-
 /// What a weights file holds: a model's architecture and tensors with everything needed to use it, in memory.
 ///
 /// `write(to:)` saves it atomically; `ModelFile(contentsOf:)` reads and validates every byte;
@@ -73,7 +72,8 @@ public struct ModelFile: Equatable, Sendable {
                 if let bad = stored.firstNonFiniteElement() {
                     throw WeightsFileError(path: name, problem: .invalidValue(tensor: tensorName, element: bad, reason: "not finite"))
                 }
-                let quantize = role == "weight" && format.isQuantized && !stored.format.isQuantized
+                let quantize =
+                    role == "weight" && format.isQuantized && !stored.format.isQuantized
                     && elementCount(stored.shape) >= Self.smallTensorLimit
                 tensors[tensorName] = quantize ? QuantizedTensor(quantizing: stored.dequantized(), as: format) : stored
             }
@@ -91,11 +91,12 @@ public struct ModelFile: Equatable, Sendable {
     /// The layers, ready to run. `compact: false` dequantizes every weight once here (fastest: plain sgemm);
     /// `compact: true` keeps quantized weights quantized and dequantizes tiles per call (smallest memory).
     public func makeModel(compact: Bool = false) -> Sequential {
-        Sequential(architecture.enumerated().map { index, spec in
-            var layerTensors: [String: QuantizedTensor] = [:]
-            for (role, _) in spec.tensorShapes { layerTensors[role] = tensors["\(index).\(role)"] }
-            return spec.makeLayer(layerTensors, compact: compact)
-        })
+        Sequential(
+            architecture.enumerated().map { index, spec in
+                var layerTensors: [String: QuantizedTensor] = [:]
+                for (role, _) in spec.tensorShapes { layerTensors[role] = tensors["\(index).\(role)"] }
+                return spec.makeLayer(layerTensors, compact: compact)
+            })
     }
 
     /// The model's output shape for a batch of one.

@@ -86,8 +86,9 @@ enum PlainJSON: Equatable {
                 // Header objects have a few keys: a linear search for a repeat costs less than hashing them, and
                 // larger objects are left to JSONDecoder.
                 guard members.count < PlainJSON.maximumMembers, index < bytes.endIndex, bytes[index] == UInt8(ascii: "\""),
-                      let key = string(), !members.contains(where: { $0.key == key }),
-                      consume(UInt8(ascii: ":")), let member = value(depth: depth + 1) else { return nil }
+                    let key = string(), !members.contains(where: { $0.key == key }),
+                    consume(UInt8(ascii: ":")), let member = value(depth: depth + 1)
+                else { return nil }
                 members.append((key, member))
                 guard let closed = closingOrComma(UInt8(ascii: "}")) else { return nil }
                 if closed { return .object(members) }
@@ -239,13 +240,16 @@ extension PlainJSON {
         case .array: array(\.jsonValue).map(JSONValue.array)
         case .object(let list):
             list.reduce(into: [String: JSONValue]?.some([:])) { result, member in
-                guard result != nil, let value = member.value.jsonValue else { return result = nil }
+                guard result != nil, let value = member.value.jsonValue else {
+                    result = nil
+                    return
+                }
                 result?[member.key] = value
             }.map(JSONValue.object)
         }
     }
 }
 
-private extension Character {
-    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+extension Character {
+    fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }

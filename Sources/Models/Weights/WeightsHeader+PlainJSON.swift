@@ -9,33 +9,39 @@ extension WeightsHeader {
     /// The header decoded from `bytes` without `JSONDecoder`, or `nil` when it is not in the plain form the
     /// encoder writes: the caller then decodes it with `JSONDecoder`, which also reports what is wrong.
     init?(plainJSON bytes: ArraySlice<UInt8>) {
-        let keys: Set<String> = ["name", "architecture", "labels", "input", "preprocessing", "training", "decision",
-                                 "activationQuantization", "tensors"]
-        guard let members = PlainJSON.parse(bytes)?.members(
+        let keys: Set<String> = [
+            "name", "architecture", "labels", "input", "preprocessing", "training", "decision",
+            "activationQuantization", "tensors",
+        ]
+        guard
+            let members = PlainJSON.parse(bytes)?.members(
                 allowed: keys, required: ["name", "architecture", "labels", "input", "preprocessing", "tensors"]),
-              let name = members["name"]?.string,
-              let architecture = members["architecture"]?.array(LayerSpec.init(plainJSON:)),
-              let labels = members["labels"]?.array(\.string),
-              let input = members["input"].flatMap(InputSpec.init(plainJSON:)),
-              case .object(let preprocessingList)? = members["preprocessing"],
-              let preprocessing = PlainJSON.object(preprocessingList).jsonValue,
-              case .object(let preprocessingValues) = preprocessing,
-              let training = PlainJSON.optional(members["training"], TrainingMetadata.init(plainJSON:)),
-              let decision = PlainJSON.optional(members["decision"], DecisionRule.init(plainJSON:)),
-              let activationQuantization = PlainJSON.optional(members["activationQuantization"], {
-                  $0.array(ActivationQuantization.init(plainJSON:))
-              }),
-              let tensors = members["tensors"]?.array(TensorEntry.init(plainJSON:))
+            let name = members["name"]?.string,
+            let architecture = members["architecture"]?.array(LayerSpec.init(plainJSON:)),
+            let labels = members["labels"]?.array(\.string),
+            let input = members["input"].flatMap(InputSpec.init(plainJSON:)),
+            case .object(let preprocessingList)? = members["preprocessing"],
+            let preprocessing = PlainJSON.object(preprocessingList).jsonValue,
+            case .object(let preprocessingValues) = preprocessing,
+            let training = PlainJSON.optional(members["training"], TrainingMetadata.init(plainJSON:)),
+            let decision = PlainJSON.optional(members["decision"], DecisionRule.init(plainJSON:)),
+            let activationQuantization = PlainJSON.optional(
+                members["activationQuantization"],
+                {
+                    $0.array(ActivationQuantization.init(plainJSON:))
+                }),
+            let tensors = members["tensors"]?.array(TensorEntry.init(plainJSON:))
         else { return nil }
-        self.init(name: name, architecture: architecture, labels: labels, input: input, preprocessing: preprocessingValues,
-                  training: training, decision: decision, activationQuantization: activationQuantization, tensors: tensors)
+        self.init(
+            name: name, architecture: architecture, labels: labels, input: input, preprocessing: preprocessingValues,
+            training: training, decision: decision, activationQuantization: activationQuantization, tensors: tensors)
     }
 }
 
 extension InputSpec {
     init?(plainJSON json: PlainJSON) {
         guard let members = json.members(allowed: ["shape", "description"], required: ["shape", "description"]),
-              let shape = members["shape"]?.array(\.int), let description = members["description"]?.string
+            let shape = members["shape"]?.array(\.int), let description = members["description"]?.string
         else { return nil }
         self.init(shape: shape, description: description)
     }
@@ -45,25 +51,28 @@ extension TrainingMetadata {
     init?(plainJSON json: PlainJSON) {
         let keys: Set<String> = ["dataset", "datasetChecksum", "seed", "epochs", "validationAccuracy", "run"]
         guard let members = json.members(allowed: keys, required: []),
-              let dataset = PlainJSON.optional(members["dataset"], \.string),
-              let datasetChecksum = PlainJSON.optional(members["datasetChecksum"], \.string),
-              let seed = PlainJSON.optional(members["seed"], \.uint64),
-              let epochs = PlainJSON.optional(members["epochs"], \.int),
-              let validationAccuracy = PlainJSON.optional(members["validationAccuracy"], \.double),
-              let run = PlainJSON.optional(members["run"], \.string)
+            let dataset = PlainJSON.optional(members["dataset"], \.string),
+            let datasetChecksum = PlainJSON.optional(members["datasetChecksum"], \.string),
+            let seed = PlainJSON.optional(members["seed"], \.uint64),
+            let epochs = PlainJSON.optional(members["epochs"], \.int),
+            let validationAccuracy = PlainJSON.optional(members["validationAccuracy"], \.double),
+            let run = PlainJSON.optional(members["run"], \.string)
         else { return nil }
-        self.init(dataset: dataset, datasetChecksum: datasetChecksum, seed: seed, epochs: epochs,
-                  validationAccuracy: validationAccuracy, run: run)
+        self.init(
+            dataset: dataset, datasetChecksum: datasetChecksum, seed: seed, epochs: epochs,
+            validationAccuracy: validationAccuracy, run: run)
     }
 }
 
 extension DecisionRule {
     init?(plainJSON json: PlainJSON) {
-        guard let members = json.members(allowed: ["temperature", "rejectLabel", "uncertainBelow"],
-                                         required: ["temperature", "uncertainBelow"]),
-              let temperature = members["temperature"]?.double,
-              let rejectLabel = PlainJSON.optional(members["rejectLabel"], \.string),
-              let uncertainBelow = members["uncertainBelow"]?.double
+        guard
+            let members = json.members(
+                allowed: ["temperature", "rejectLabel", "uncertainBelow"],
+                required: ["temperature", "uncertainBelow"]),
+            let temperature = members["temperature"]?.double,
+            let rejectLabel = PlainJSON.optional(members["rejectLabel"], \.string),
+            let uncertainBelow = members["uncertainBelow"]?.double
         else { return nil }
         self.init(temperature: temperature, rejectLabel: rejectLabel, uncertainBelow: uncertainBelow)
     }
@@ -72,7 +81,7 @@ extension DecisionRule {
 extension ActivationQuantization {
     init?(plainJSON json: PlainJSON) {
         guard let members = json.members(allowed: ["layer", "scale", "zeroPoint"], required: ["layer", "scale", "zeroPoint"]),
-              let layer = members["layer"]?.int, let scale = members["scale"]?.float, let zeroPoint = members["zeroPoint"]?.int
+            let layer = members["layer"]?.int, let scale = members["scale"]?.float, let zeroPoint = members["zeroPoint"]?.int
         else { return nil }
         self.init(layer: layer, scale: scale, zeroPoint: zeroPoint)
     }
@@ -82,9 +91,9 @@ extension TensorEntry {
     init?(plainJSON json: PlainJSON) {
         let keys: Set<String> = ["name", "shape", "format", "offset", "length"]
         guard let members = json.members(allowed: keys, required: keys),
-              let name = members["name"]?.string, let shape = members["shape"]?.array(\.int),
-              let format = members["format"]?.string.flatMap(StorageFormat.init(rawValue:)),
-              let offset = members["offset"]?.int, let length = members["length"]?.int
+            let name = members["name"]?.string, let shape = members["shape"]?.array(\.int),
+            let format = members["format"]?.string.flatMap(StorageFormat.init(rawValue:)),
+            let offset = members["offset"]?.int, let length = members["length"]?.int
         else { return nil }
         self.init(name: name, shape: shape, format: format, offset: offset, length: length)
     }
@@ -105,26 +114,26 @@ extension LayerSpec {
             self = .dense(inFeatures: i, outFeatures: o)
         case "conv1D":
             guard let f = fields(["inChannels", "outChannels", "kernelSize", "stride", "padding"]),
-                  let i = f["inChannels"]?.int, let o = f["outChannels"]?.int, let k = f["kernelSize"]?.int,
-                  let s = f["stride"]?.int, let p = padding(f["padding"])
+                let i = f["inChannels"]?.int, let o = f["outChannels"]?.int, let k = f["kernelSize"]?.int,
+                let s = f["stride"]?.int, let p = padding(f["padding"])
             else { return nil }
             self = .conv1D(inChannels: i, outChannels: o, kernelSize: k, stride: s, padding: p)
         case "conv2D":
             guard let f = fields(["inChannels", "outChannels", "kernelHeight", "kernelWidth", "strideHeight", "strideWidth", "padding"]),
-                  let i = f["inChannels"]?.int, let o = f["outChannels"]?.int, let kh = f["kernelHeight"]?.int,
-                  let kw = f["kernelWidth"]?.int, let sh = f["strideHeight"]?.int, let sw = f["strideWidth"]?.int,
-                  let p = padding(f["padding"])
+                let i = f["inChannels"]?.int, let o = f["outChannels"]?.int, let kh = f["kernelHeight"]?.int,
+                let kw = f["kernelWidth"]?.int, let sh = f["strideHeight"]?.int, let sw = f["strideWidth"]?.int,
+                let p = padding(f["padding"])
             else { return nil }
             self = .conv2D(inChannels: i, outChannels: o, kernelHeight: kh, kernelWidth: kw, strideHeight: sh, strideWidth: sw, padding: p)
         case "pool1D":
             guard let f = fields(["kind", "size", "stride", "padding"]), let kind = pooling(f["kind"]),
-                  let size = f["size"]?.int, let s = f["stride"]?.int, let p = padding(f["padding"])
+                let size = f["size"]?.int, let s = f["stride"]?.int, let p = padding(f["padding"])
             else { return nil }
             self = .pool1D(kind: kind, size: size, stride: s, padding: p)
         case "pool2D":
             guard let f = fields(["kind", "height", "width", "strideHeight", "strideWidth", "padding"]),
-                  let kind = pooling(f["kind"]), let h = f["height"]?.int, let w = f["width"]?.int,
-                  let sh = f["strideHeight"]?.int, let sw = f["strideWidth"]?.int, let p = padding(f["padding"])
+                let kind = pooling(f["kind"]), let h = f["height"]?.int, let w = f["width"]?.int,
+                let sh = f["strideHeight"]?.int, let sw = f["strideWidth"]?.int, let p = padding(f["padding"])
             else { return nil }
             self = .pool2D(kind: kind, height: h, width: w, strideHeight: sh, strideWidth: sw, padding: p)
         case "globalAveragePool":

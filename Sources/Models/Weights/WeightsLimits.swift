@@ -62,8 +62,10 @@ package enum WeightsLimits {
     }
 
     /// Throws `overLimit` when `value` exceeds `limit`.
-    static func check<Value: BinaryInteger>(_ quantity: @autoclosure () -> String, _ value: Value, _ limit: Value,
-                                            path: String) throws(WeightsFileError) {
+    static func check<Value: BinaryInteger>(
+        _ quantity: @autoclosure () -> String, _ value: Value, _ limit: Value,
+        path: String
+    ) throws(WeightsFileError) {
         guard value > limit else { return }
         throw WeightsFileError(path: path, problem: .overLimit(quantity: quantity(), value: Double(value), limit: Double(limit)))
     }
@@ -88,10 +90,12 @@ package enum WeightsLimits {
             try check("the motion preprocessing's window (samples)", window, Double(maximumMotionWindow), path: path)
             try check("the motion preprocessing's lags", lags, Double(maximumMotionLags), path: path)
             try check("motion windows per second of recording (rate / hop)", rate / hop, maximumWindowsPerSecond, path: path)
-            try check("motion input values per second of recording ((2 · lags + 2) · rate / hop)",
-                      Double(windowing.inputSize) * rate / hop, maximumInputValuesPerSecond, path: path)
-            try check("motion operations per input sample ((network + 2 · window · lags) / hop)",
-                      ((Double(operations) + 2 * window * lags) / hop).rounded(.up), maximumOperationsPerSample, path: path)
+            try check(
+                "motion input values per second of recording ((2 · lags + 2) · rate / hop)",
+                Double(windowing.inputSize) * rate / hop, maximumInputValuesPerSecond, path: path)
+            try check(
+                "motion operations per input sample ((network + 2 · window · lags) / hop)",
+                ((Double(operations) + 2 * window * lags) / hop).rounded(.up), maximumOperationsPerSample, path: path)
         default:
             return
         }

@@ -69,8 +69,9 @@ public struct DirectConvolution2D: Sendable {
             guard let out = output.baseAddress else { return }
             bordered.withUnsafeBufferPointer { input in
                 guard let input = input.baseAddress else { return }
-                convolve(input: input, imageStride: imageStride, rowStride: rowStride, inChannels: inChannels,
-                         weights: packed, bias: paddedBias, outChannels: outChannels, output: out)
+                convolve(
+                    input: input, imageStride: imageStride, rowStride: rowStride, inChannels: inChannels,
+                    weights: packed, bias: paddedBias, outChannels: outChannels, output: out)
             }
         }
     }
@@ -99,14 +100,15 @@ public struct DirectConvolution2D: Sendable {
                 gradient.withUnsafeBufferPointer { g in
                     dBias.withUnsafeMutableBufferPointer { dB in
                         guard let input = input.baseAddress, let g = g.baseAddress, let dB = dB.baseAddress else { return }
-                        Kernels.conv2DWeightGradient(odml_conv2d_weight_gradient_f32_args(
-                            input: input, inImageStride: imageStride, inRowStride: rowStride, inPixelStride: inChannels,
-                            inChannels: Int32(inChannels), kernelHeight: Int32(kernelHeight), kernelWidth: Int32(kernelWidth),
-                            strideHeight: 1, strideWidth: 1,
-                            dOutput: g + (top * gradientWidth + left) * outChannels, dOutImageStride: gradientImage,
-                            dOutRowStride: gradientWidth * outChannels, dOutPixelStride: outChannels, images: Int32(batch),
-                            outHeight: Int32(outHeight), outWidth: Int32(outWidth), outChannels: Int32(outChannels),
-                            dWeight: dW, dBias: dB), level: level)
+                        Kernels.conv2DWeightGradient(
+                            odml_conv2d_weight_gradient_f32_args(
+                                input: input, inImageStride: imageStride, inRowStride: rowStride, inPixelStride: inChannels,
+                                inChannels: Int32(inChannels), kernelHeight: Int32(kernelHeight), kernelWidth: Int32(kernelWidth),
+                                strideHeight: 1, strideWidth: 1,
+                                dOutput: g + (top * gradientWidth + left) * outChannels, dOutImageStride: gradientImage,
+                                dOutRowStride: gradientWidth * outChannels, dOutPixelStride: outChannels, images: Int32(batch),
+                                outHeight: Int32(outHeight), outWidth: Int32(outWidth), outChannels: Int32(outChannels),
+                                dWeight: dW, dBias: dB), level: level)
                     }
                 }
             }
@@ -147,14 +149,15 @@ public struct DirectConvolution2D: Sendable {
             bias.withUnsafeBufferPointer { bias in
                 guard let weights = weights.baseAddress, let bias = bias.baseAddress else { return }
                 for n in 0..<batch {
-                    Kernels.conv2D(odml_conv2d_f32_args(
-                        input: input + n * imageStride, inRowStride: rowStride, inPixelStride: inChannels,
-                        inChannels: Int32(inChannels), kernelHeight: Int32(kernelHeight), kernelWidth: Int32(kernelWidth),
-                        strideHeight: 1, strideWidth: 1, outHeight: Int32(outHeight), outWidth: Int32(outWidth),
-                        outChannels: Int32(outChannels), weights: weights, bias: bias,
-                        output: output + n * outHeight * outWidth * outChannels, outRowStride: outWidth * outChannels,
-                        outPixelStride: outChannels, relu: 0, maxPool2x2: 0, output8: nil, outInverseScale: 1, outZeroPoint: 0),
-                                   level: level)
+                    Kernels.conv2D(
+                        odml_conv2d_f32_args(
+                            input: input + n * imageStride, inRowStride: rowStride, inPixelStride: inChannels,
+                            inChannels: Int32(inChannels), kernelHeight: Int32(kernelHeight), kernelWidth: Int32(kernelWidth),
+                            strideHeight: 1, strideWidth: 1, outHeight: Int32(outHeight), outWidth: Int32(outWidth),
+                            outChannels: Int32(outChannels), weights: weights, bias: bias,
+                            output: output + n * outHeight * outWidth * outChannels, outRowStride: outWidth * outChannels,
+                            outPixelStride: outChannels, relu: 0, maxPool2x2: 0, output8: nil, outInverseScale: 1, outZeroPoint: 0),
+                        level: level)
                 }
             }
         }

@@ -13,8 +13,10 @@ public struct SlidingWindow2D: Sendable {
     public let rows: WindowGeometry, columns: WindowGeometry
 
     /// The geometry of a window over a `[N, H, W, C]` input.
-    public init(inputShape: [Int], windowHeight: Int, windowWidth: Int, strideHeight: Int, strideWidth: Int,
-         padding: Padding) {
+    public init(
+        inputShape: [Int], windowHeight: Int, windowWidth: Int, strideHeight: Int, strideWidth: Int,
+        padding: Padding
+    ) {
         shapePrecondition(inputShape.count == 4, "a 2-D window needs an input [N, H, W, C], got \(describeShape(inputShape))")
         batch = inputShape[0]; height = inputShape[1]; width = inputShape[2]; channels = inputShape[3]
         self.windowHeight = windowHeight; self.windowWidth = windowWidth

@@ -33,14 +33,15 @@ public enum ActivationGradients {
     ) -> Tensor? {
         let (outHeight, outWidth) = (window.rows.outputLength, window.columns.outputLength)
         guard window.strideHeight == window.windowHeight, window.strideWidth == window.windowWidth,
-              window.rows.padBefore == 0, window.columns.padBefore == 0, window.windowHeight * window.windowWidth <= 64,
-              outHeight * window.windowHeight <= window.height, outWidth * window.windowWidth <= window.width
+            window.rows.padBefore == 0, window.columns.padBefore == 0, window.windowHeight * window.windowWidth <= 64,
+            outHeight * window.windowHeight <= window.height, outWidth * window.windowWidth <= window.width
         else { return nil }
         shapePrecondition(
             input.shape == [window.batch, window.height, window.width, window.channels]
                 && dOutput.shape == [window.batch, outHeight, outWidth, window.channels],
             "max pool backward: input \(describeShape(input.shape)) and gradient \(describeShape(dOutput.shape)) do not fit "
-                + "a \(window.windowHeight)x\(window.windowWidth) window over \(describeShape([window.batch, window.height, window.width, window.channels]))")
+                + "a \(window.windowHeight)x\(window.windowWidth) window over \(describeShape([window.batch, window.height, window.width, window.channels]))"
+        )
         return Tensor(uninitializedShape: input.shape) { dX in
             input.withUnsafeBufferPointer { x in
                 dOutput.withUnsafeBufferPointer { dY in

@@ -30,7 +30,9 @@ public struct ActivationQuantization: Codable, Equatable, Sendable {
     /// Why these numbers cannot be used (a scale that is not finite and positive, a zero point outside 0…255),
     /// or `nil`.
     public var problem: String? {
-        if !(scale.isFinite && scale > 0 && scale.isNormal) { return "activation scale of layer \(layer) is \(scale); it must be finite and positive" }
+        if !(scale.isFinite && scale > 0 && scale.isNormal) {
+            return "activation scale of layer \(layer) is \(scale); it must be finite and positive"
+        }
         if !(0...255).contains(zeroPoint) { return "activation zero point of layer \(layer) is \(zeroPoint); it must be 0…255" }
         return nil
     }

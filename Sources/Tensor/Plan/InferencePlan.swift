@@ -97,7 +97,8 @@ public struct InferencePlan: Sendable {
         return Tensor(uninitializedShape: [samples] + outputShape) { out in
             batch.withUnsafeBufferPointer { source in
                 for n in 0..<samples {
-                    run(UnsafeBufferPointer(rebasing: source[(n * inputCount)..<((n + 1) * inputCount)]),
+                    run(
+                        UnsafeBufferPointer(rebasing: source[(n * inputCount)..<((n + 1) * inputCount)]),
                         into: UnsafeMutableBufferPointer(rebasing: out[(n * outputCount)..<((n + 1) * outputCount)]),
                         workspace: workspace)
                 }

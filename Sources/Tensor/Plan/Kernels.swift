@@ -62,8 +62,9 @@ public enum Kernels {
         weights: UnsafePointer<Int8>, correction: UnsafePointer<Int32>, scale: UnsafePointer<Float>, bias: UnsafePointer<Float>,
         outFeatures: Int, output: UnsafeMutablePointer<Float>, relu: Bool, level: Level
     ) {
-        odml_dense_i8(input, Int32(inFeatures), 1 / quantization.scale, Int32(quantization.zeroPoint), Int32(paddedIn), weights,
-                      correction, scale, bias, Int32(outFeatures), output, relu ? 1 : 0, Int32(level.rawValue))
+        odml_dense_i8(
+            input, Int32(inFeatures), 1 / quantization.scale, Int32(quantization.zeroPoint), Int32(paddedIn), weights,
+            correction, scale, bias, Int32(outFeatures), output, relu ? 1 : 0, Int32(level.rawValue))
     }
 
     /// `pixels` pixels of `channels` floats (`pixelStride` apart) quantized to pixels of `outChannels` bytes.
@@ -71,8 +72,9 @@ public enum Kernels {
         _ input: UnsafePointer<Float>, pixels: Int, channels: Int, pixelStride: Int, into output: UnsafeMutablePointer<UInt8>,
         outChannels: Int, quantization: ActivationQuantization, level: Level
     ) {
-        odml_quantize_u8(input, Int32(pixels), Int32(channels), pixelStride, output, Int32(outChannels), 1 / quantization.scale,
-                         Int32(quantization.zeroPoint), Int32(level.rawValue))
+        odml_quantize_u8(
+            input, Int32(pixels), Int32(channels), pixelStride, output, Int32(outChannels), 1 / quantization.scale,
+            Int32(quantization.zeroPoint), Int32(level.rawValue))
     }
 
     /// Max or average pooling of one image without padding; see `odml_pool2d_f32_args`.

@@ -35,26 +35,33 @@ extension PlanCompiler {
         let source = activations[input]
         let paddedIn = (layer.inChannels + 3) & ~3
         if layer.isDense, source.height == 1, source.width == 1, source.channels == layer.inChannels, !source.isBytes,
-           paddedIn <= Kernels.integerDenseMaxInput {
+            paddedIn <= Kernels.integerDenseMaxInput
+        {
             // A dense layer on a float vector: quantizing and the dot products in one kernel call, no byte activation.
             activations.append(layoutOf(outputShape))
-            steps.append(.integerDense(input: input, output: input + 1, Self.integerConvolution(
-                layer, paddedIn: paddedIn, quantization: quantization, outputSize: (1, 1)), quantization))
+            steps.append(
+                .integerDense(
+                    input: input, output: input + 1,
+                    Self.integerConvolution(
+                        layer, paddedIn: paddedIn, quantization: quantization, outputSize: (1, 1)), quantization))
             return
         }
-        var bytes = layer.isDense
+        var bytes =
+            layer.isDense
             ? ActivationLayout(height: 1, width: 1, channels: paddedIn)
             : ActivationLayout(height: source.height, width: source.width, channels: paddedIn)
         bytes.isBytes = true
         bytes.fill = UInt8(quantization.zeroPoint)
         if let last = steps.indices.last, case let .integerConvolution(from, to, step) = steps[last], to == input,
-           step.requantize == nil, !layer.isDense {
+            step.requantize == nil, !layer.isDense
+        {
             var fused = step
             fused.requantize = quantization
             steps[last] = .integerConvolution(input: from, output: to, fused)
             activations[input] = bytes
         } else if let last = steps.indices.last, case let .convolution(from, to, step) = steps[last], to == input,
-                  step.requantize == nil, !layer.isDense {
+            step.requantize == nil, !layer.isDense
+        {
             // A float convolution before it writes the bytes itself: no quantize pass over its output.
             var fused = step
             fused.requantize = quantization
@@ -68,8 +75,11 @@ extension PlanCompiler {
         pad(input, height: (layer.kernel.height, layer.stride.height), width: (layer.kernel.width, layer.stride.width), layer.padding)
         let outputSize = layer.isDense ? (1, 1) : outputShape.count == 3 ? (outputShape[0], outputShape[1]) : (1, outputShape[0])
         activations.append(layoutOf(outputShape))
-        steps.append(.integerConvolution(input: input, output: input + 1, Self.integerConvolution(
-            layer, paddedIn: paddedIn, quantization: quantization, outputSize: outputSize)))
+        steps.append(
+            .integerConvolution(
+                input: input, output: input + 1,
+                Self.integerConvolution(
+                    layer, paddedIn: paddedIn, quantization: quantization, outputSize: outputSize)))
     }
 
     /// Packs an int8 weight as `[kh][kw · paddedIn / 4][paddedToEight(out)][4]` with its per-channel numbers.

@@ -133,14 +133,20 @@ struct PlanCompiler {
         switch layer {
         case let conv as Conv2D:
             pad(input, height: (conv.kernelHeight, conv.stride.height), width: (conv.kernelWidth, conv.stride.width), conv.padding)
-            addStep(.convolution(input: input, output: input + 1, Self.convolution(
-                weight: conv.weight, bias: conv.bias, kernel: (conv.kernelHeight, conv.kernelWidth), stride: conv.stride,
-                outputSize: (outputShape[0], outputShape[1]))))
+            addStep(
+                .convolution(
+                    input: input, output: input + 1,
+                    Self.convolution(
+                        weight: conv.weight, bias: conv.bias, kernel: (conv.kernelHeight, conv.kernelWidth), stride: conv.stride,
+                        outputSize: (outputShape[0], outputShape[1]))))
         case let conv as Conv1D:
             pad(input, height: (1, 1), width: (conv.weight.shape[1], conv.stride), conv.padding)
-            addStep(.convolution(input: input, output: input + 1, Self.convolution(
-                weight: conv.weight, bias: conv.bias, kernel: (1, conv.weight.shape[1]), stride: (1, conv.stride),
-                outputSize: (1, outputShape[0]))))
+            addStep(
+                .convolution(
+                    input: input, output: input + 1,
+                    Self.convolution(
+                        weight: conv.weight, bias: conv.bias, kernel: (1, conv.weight.shape[1]), stride: (1, conv.stride),
+                        outputSize: (1, outputShape[0]))))
         case let dense as Dense:
             let (inFeatures, outFeatures) = (dense.weight.shape[1], dense.weight.shape[0])
             let padded = paddedToEight(outFeatures)
@@ -151,7 +157,8 @@ struct PlanCompiler {
             }
             for o in 0..<outFeatures { bias[o] = dense.bias.scalars[o] }
             addStep(.dense(input: input, output: input + 1, weights: weights, bias: bias, outFeatures: outFeatures, relu: false))
-        case let pool as Pool2D where pool.kind == .max && pool.padding == .valid && pool.size == (2, 2) && pool.stride == (2, 2)
+        case let pool as Pool2D
+        where pool.kind == .max && pool.padding == .valid && pool.size == (2, 2) && pool.stride == (2, 2)
             && fuseMaxPool(outputShape):
             shape = outputShape
             return

@@ -10,17 +10,18 @@ extension Step {
                 step.bias.withUnsafeBufferPointer { bias in
                     guard let weights = weights.baseAddress, let bias = bias.baseAddress else { return }
                     let requantize = step.requantize
-                    Kernels.conv2D(odml_conv2d_f32_args(
-                        input: base + source.corner, inRowStride: source.rowStride, inPixelStride: source.channels,
-                        inChannels: Int32(step.inChannels), kernelHeight: Int32(step.kernel.height),
-                        kernelWidth: Int32(step.kernel.width), strideHeight: Int32(step.stride.height),
-                        strideWidth: Int32(step.stride.width), outHeight: Int32(step.outputSize.height),
-                        outWidth: Int32(step.outputSize.width), outChannels: Int32(step.outChannels), weights: weights, bias: bias,
-                        output: requantize == nil ? base + destination.interior : nil, outRowStride: destination.rowStride,
-                        outPixelStride: destination.channels, relu: step.relu ? 1 : 0, maxPool2x2: step.maxPool ? 1 : 0,
-                        output8: requantize == nil ? nil : destination.interiorBytes(base),
-                        outInverseScale: requantize.map { 1 / $0.scale } ?? 1, outZeroPoint: Int32(requantize?.zeroPoint ?? 0)),
-                                   level: level)
+                    Kernels.conv2D(
+                        odml_conv2d_f32_args(
+                            input: base + source.corner, inRowStride: source.rowStride, inPixelStride: source.channels,
+                            inChannels: Int32(step.inChannels), kernelHeight: Int32(step.kernel.height),
+                            kernelWidth: Int32(step.kernel.width), strideHeight: Int32(step.stride.height),
+                            strideWidth: Int32(step.stride.width), outHeight: Int32(step.outputSize.height),
+                            outWidth: Int32(step.outputSize.width), outChannels: Int32(step.outChannels), weights: weights, bias: bias,
+                            output: requantize == nil ? base + destination.interior : nil, outRowStride: destination.rowStride,
+                            outPixelStride: destination.channels, relu: step.relu ? 1 : 0, maxPool2x2: step.maxPool ? 1 : 0,
+                            output8: requantize == nil ? nil : destination.interiorBytes(base),
+                            outInverseScale: requantize.map { 1 / $0.scale } ?? 1, outZeroPoint: Int32(requantize?.zeroPoint ?? 0)),
+                        level: level)
                 }
             }
         case let .dense(input, output, weights, bias, outFeatures, relu):
@@ -35,12 +36,13 @@ extension Step {
             }
         case let .pool(input, output, kind, window, stride):
             let (source, destination) = (activations[input], activations[output])
-            Kernels.pool2D(odml_pool2d_f32_args(
-                input: base + source.interior, inRowStride: source.rowStride, inPixelStride: source.channels,
-                channels: Int32(source.channels), windowHeight: Int32(window.height), windowWidth: Int32(window.width),
-                strideHeight: Int32(stride.height), strideWidth: Int32(stride.width), outHeight: Int32(destination.height),
-                outWidth: Int32(destination.width), output: base + destination.interior, outRowStride: destination.rowStride,
-                outPixelStride: destination.channels, kind: kind == .max ? 0 : 1), level: level)
+            Kernels.pool2D(
+                odml_pool2d_f32_args(
+                    input: base + source.interior, inRowStride: source.rowStride, inPixelStride: source.channels,
+                    channels: Int32(source.channels), windowHeight: Int32(window.height), windowWidth: Int32(window.width),
+                    strideHeight: Int32(stride.height), strideWidth: Int32(stride.width), outHeight: Int32(destination.height),
+                    outWidth: Int32(destination.width), output: base + destination.interior, outRowStride: destination.rowStride,
+                    outPixelStride: destination.channels, kind: kind == .max ? 0 : 1), level: level)
         case let .globalAverage(input, output):
             let (source, destination) = (activations[input], activations[output])
             let channels = source.channels
@@ -63,8 +65,9 @@ extension Step {
                 switch function {
                 case .softmax, .logSoftmax:
                     for x in 0..<source.width {
-                        softmax(from + x * source.channels, to + x * source.channels, count: source.channels,
-                                logarithmic: function == .logSoftmax)
+                        softmax(
+                            from + x * source.channels, to + x * source.channels, count: source.channels,
+                            logarithmic: function == .logSoftmax)
                     }
                 case .relu:
                     // The function chosen once per row, not per element: a plain loop the compiler vectorizes.
@@ -93,18 +96,19 @@ extension Step {
                 step.correction.withUnsafeBufferPointer { correction in
                     step.scale.withUnsafeBufferPointer { scale in
                         step.bias.withUnsafeBufferPointer { bias in
-                            Kernels.integerConv2D(odml_conv2d_i8_args(
-                                input: source.bytes(base), inRowStride: source.rowStride, inChannels: Int32(step.inChannels),
-                                kernelHeight: Int32(step.kernel.height), kernelWidth: Int32(step.kernel.width),
-                                strideHeight: Int32(step.stride.height), strideWidth: Int32(step.stride.width),
-                                outHeight: Int32(step.outputSize.height), outWidth: Int32(step.outputSize.width),
-                                outChannels: Int32(step.outChannels), weights: weights.baseAddress, correction: correction.baseAddress,
-                                scale: scale.baseAddress, bias: bias.baseAddress,
-                                output: requantize == nil ? base + destination.interior : nil,
-                                output8: requantize == nil ? nil : destination.interiorBytes(base),
-                                outRowStride: destination.rowStride, outPixelStride: destination.channels,
-                                outInverseScale: requantize.map { 1 / $0.scale } ?? 1, outZeroPoint: Int32(requantize?.zeroPoint ?? 0),
-                                relu: step.relu ? 1 : 0, maxPool2x2: step.maxPool ? 1 : 0), level: level)
+                            Kernels.integerConv2D(
+                                odml_conv2d_i8_args(
+                                    input: source.bytes(base), inRowStride: source.rowStride, inChannels: Int32(step.inChannels),
+                                    kernelHeight: Int32(step.kernel.height), kernelWidth: Int32(step.kernel.width),
+                                    strideHeight: Int32(step.stride.height), strideWidth: Int32(step.stride.width),
+                                    outHeight: Int32(step.outputSize.height), outWidth: Int32(step.outputSize.width),
+                                    outChannels: Int32(step.outChannels), weights: weights.baseAddress, correction: correction.baseAddress,
+                                    scale: scale.baseAddress, bias: bias.baseAddress,
+                                    output: requantize == nil ? base + destination.interior : nil,
+                                    output8: requantize == nil ? nil : destination.interiorBytes(base),
+                                    outRowStride: destination.rowStride, outPixelStride: destination.channels,
+                                    outInverseScale: requantize.map { 1 / $0.scale } ?? 1, outZeroPoint: Int32(requantize?.zeroPoint ?? 0),
+                                    relu: step.relu ? 1 : 0, maxPool2x2: step.maxPool ? 1 : 0), level: level)
                         }
                     }
                 }
@@ -116,7 +120,8 @@ extension Step {
                     step.scale.withUnsafeBufferPointer { scale in
                         step.bias.withUnsafeBufferPointer { bias in
                             guard let weights = weights.baseAddress, let correction = correction.baseAddress,
-                                  let scale = scale.baseAddress, let bias = bias.baseAddress else { return }
+                                let scale = scale.baseAddress, let bias = bias.baseAddress
+                            else { return }
                             Kernels.integerDense(
                                 base + source.interior, inFeatures: source.count, quantization: quantization, paddedIn: step.inChannels,
                                 weights: weights, correction: correction, scale: scale, bias: bias, outFeatures: step.outChannels,

@@ -16,8 +16,9 @@ extension UnsafeRawBufferPointer {
     /// The binary32 whose 4 little-endian bytes start at `offset`.
     @inline(__always)
     func float32(at offset: Int) -> Float {
-        Float(bitPattern: UInt32(self[offset]) | UInt32(self[offset + 1]) << 8
-            | UInt32(self[offset + 2]) << 16 | UInt32(self[offset + 3]) << 24)
+        Float(
+            bitPattern: UInt32(self[offset]) | UInt32(self[offset + 1]) << 8
+                | UInt32(self[offset + 2]) << 16 | UInt32(self[offset + 3]) << 24)
     }
 
     /// The binary16 whose 2 little-endian bytes start at `offset`, widened to binary32.

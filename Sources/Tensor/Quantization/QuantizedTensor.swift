@@ -23,8 +23,10 @@ public struct QuantizedTensor: Sendable, Equatable {
     /// palettes from the values, so every element must be finite (check with `firstNonFiniteElement()` first).
     public init(quantizing tensor: Tensor, as format: StorageFormat) {
         if format != .f32 && format != .f16, let bad = tensor.scalars.firstIndex(where: { !$0.isFinite }) {
-            shapePrecondition(false, "cannot quantize a tensor of shape \(describeShape(tensor.shape)) holding "
-                + "\(tensor.scalars[bad]) at index \(bad)")
+            shapePrecondition(
+                false,
+                "cannot quantize a tensor of shape \(describeShape(tensor.shape)) holding "
+                    + "\(tensor.scalars[bad]) at index \(bad)")
         }
         let (rows, columns) = matrixView(of: tensor.shape)
         var bytes: [UInt8] = []
@@ -121,7 +123,8 @@ public struct QuantizedTensor: Sendable, Equatable {
                         // 2, 4 or 8 bits: an element never straddles a byte.
                         let perByte = 8 / bits, mask = UInt8(tableSize - 1), step = UInt8(bits)
                         guard let streamBase = raw.baseAddress.map({ ($0 + stream).assumingMemoryBound(to: UInt8.self) }),
-                              let tableBase = table.baseAddress else { return }
+                            let tableBase = table.baseAddress
+                        else { return }
                         var element = elements.lowerBound, out = destination
                         func decodeOne() {
                             let byte = streamBase[element / perByte]

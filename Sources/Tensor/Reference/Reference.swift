@@ -102,7 +102,8 @@ public enum Reference {
                         let position = t * stride - placement.before + k
                         if position < 0 || position >= length { continue }
                         for c in 0..<inChannels {
-                            total += Double(input.scalars[(n * length + position) * inChannels + c])
+                            total +=
+                                Double(input.scalars[(n * length + position) * inChannels + c])
                                 * Double(weight.scalars[(o * kernelSize + k) * inChannels + c])
                         }
                     }

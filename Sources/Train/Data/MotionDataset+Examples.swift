@@ -17,9 +17,10 @@ extension MotionDataset {
         var parts: [Tensor] = [], labels: [Int] = [], groups: [Int] = []
         for (index, session) in sessions.enumerated() {
             guard let label = classNames.firstIndex(of: session.label) else {
-                throw DataError(file: file, line: session.lines.lowerBound,
-                                message: "session '\(session.id)' has label '\(session.label)', which the model does not know "
-                                    + "(it knows \(classNames.joined(separator: ", ")))")
+                throw DataError(
+                    file: file, line: session.lines.lowerBound,
+                    message: "session '\(session.id)' has label '\(session.label)', which the model does not know "
+                        + "(it knows \(classNames.joined(separator: ", ")))")
             }
             let windows = Tensor.concatenate(session.segments.map(windowing.windows), axis: 0)
             parts.append(windows)

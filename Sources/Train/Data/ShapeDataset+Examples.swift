@@ -24,9 +24,10 @@ extension ShapeDataset {
         var generator = SeededGenerator(seed: seed ^ 0x5348_4150_4541_5547)
         for (index, drawing) in drawings.enumerated() {
             guard let label = classNames.firstIndex(of: drawing.label) else {
-                throw DataError(file: file, line: drawing.lines.lowerBound,
-                                message: "drawing '\(drawing.id)' has label '\(drawing.label)', which the model does not know "
-                                    + "(it knows \(classNames.joined(separator: ", ")))")
+                throw DataError(
+                    file: file, line: drawing.lines.lowerBound,
+                    message: "drawing '\(drawing.id)' has label '\(drawing.label)', which the model does not know "
+                        + "(it knows \(classNames.joined(separator: ", ")))")
             }
             values += rasterizer.rasterize(drawing.drawing).scalars
             for _ in 0..<augment {
@@ -47,14 +48,15 @@ extension ShapeDataset {
         let stretch = generator.nextUniform(in: 1..<1.8), shear = generator.nextUniform(in: -0.15..<0.15)
         let mirror = generator.nextUnitDouble() < 0.5 ? -1.0 : 1.0
         let (ca, sa, ct, st) = (cos(axis), sin(axis), cos(turn), sin(turn))
-        return Drawing(strokes: drawing.strokes.map { stroke in
-            stroke.map { point in
-                // Along the axis: stretch and shear; then mirror and turn.
-                var u = point.x * ca + point.y * sa, v = -point.x * sa + point.y * ca
-                u = (u + shear * v) * stretch
-                let x = (u * ca - v * sa) * mirror, y = u * sa + v * ca
-                return DrawingPoint(x: x * ct - y * st, y: x * st + y * ct, t: point.t)
-            }
-        })
+        return Drawing(
+            strokes: drawing.strokes.map { stroke in
+                stroke.map { point in
+                    // Along the axis: stretch and shear; then mirror and turn.
+                    var u = point.x * ca + point.y * sa, v = -point.x * sa + point.y * ca
+                    u = (u + shear * v) * stretch
+                    let x = (u * ca - v * sa) * mirror, y = u * sa + v * ca
+                    return DrawingPoint(x: x * ct - y * st, y: x * st + y * ct, t: point.t)
+                }
+            })
     }
 }

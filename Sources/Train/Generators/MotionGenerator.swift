@@ -55,18 +55,21 @@ public struct MotionGenerator: Sendable {
             let radius = uniform(0.18, 0.3)  // hip to pocket, metres
             for label in Self.labels {
                 let running = label == "running"
-                result.append(session(
-                    label: label, person: firstPerson + p, seconds: seconds * uniform(0.8, 1.2),
-                    cadence: running ? runCadence : walkCadence,
-                    amplitude: running ? uniform(0.35, 0.95) : uniform(0.13, 0.55),
-                    swing: running ? uniform(0.5, 0.9) : uniform(0.4, 0.8), radius: radius, running: running))
+                result.append(
+                    session(
+                        label: label, person: firstPerson + p, seconds: seconds * uniform(0.8, 1.2),
+                        cadence: running ? runCadence : walkCadence,
+                        amplitude: running ? uniform(0.35, 0.95) : uniform(0.13, 0.55),
+                        swing: running ? uniform(0.5, 0.9) : uniform(0.4, 0.8), radius: radius, running: running))
             }
         }
         return result
     }
 
-    mutating func session(label: String, person: Int, seconds: Double, cadence: Double, amplitude: Double, swing: Double,
-                          radius: Double, running: Bool) -> Session {
+    mutating func session(
+        label: String, person: Int, seconds: Double, cadence: Double, amplitude: Double, swing: Double,
+        radius: Double, running: Bool
+    ) -> Session {
         let rate = 50.0
         let count = Int(seconds * rate)
         // Gait shape: harmonics and phases of this session.
@@ -99,8 +102,10 @@ public struct MotionGenerator: Sendable {
             let stepFrequency = cadence * (1 + 0.02 * sin(2 * .pi * 0.05 * t))  // cadence wanders slightly
             phase += 2 * .pi * stepFrequency / rate
             // Body acceleration in the world (x forward, y left, z up), in g.
-            var vertical = amplitude * envelope * (sin(phase) + h2 * sin(2 * phase + p2) + h3 * sin(3 * phase + p3)
-                + strideComponent * sin(phase / 2 + stridePhase))
+            var vertical =
+                amplitude * envelope
+                * (sin(phase) + h2 * sin(2 * phase + p2) + h3 * sin(3 * phase + p3)
+                    + strideComponent * sin(phase / 2 + stridePhase))
             let steps = phase / (2 * .pi)
             let stepPosition = steps.truncatingRemainder(dividingBy: 1)
             let sinceStrike = min(stepPosition, 1 - stepPosition) / stepFrequency
@@ -126,8 +131,10 @@ public struct MotionGenerator: Sendable {
             let swingUp = r * (thetaDotDot * sin(theta) + thetaDot * thetaDot * cos(theta))
             // A strike shakes the pocket sideways and forward too, not only up.
             let shake = impact * strike * envelope * pulse
-            let world = (forwardAcceleration + swingForward + strikeForward * shake, lateralAcceleration + strikeSide * shake,
-                         vertical + swingUp)
+            let world = (
+                forwardAcceleration + swingForward + strikeForward * shake, lateralAcceleration + strikeSide * shake,
+                vertical + swingUp
+            )
             // Phone frame: the thigh pitched by θ about the lateral axis, then the pocket's orientation.
             pocket = rotate(pocket, by: (drift.0 / rate, drift.1 / rate, drift.2 / rate))
             let thigh = pitch(theta)
@@ -140,10 +147,12 @@ public struct MotionGenerator: Sendable {
             let user = (-kinematic.0, -kinematic.1, -kinematic.2)
             let spin = apply(transpose(pocket), (0, thetaDot, 0))
             let roll = atan2(gravity.1, -gravity.2), pitchAngle = asin(max(-1, min(1, -gravity.0)))
-            rows.append([roll, pitchAngle, 0,
-                         gravity.0, gravity.1, gravity.2,
-                         spin.0 + normal(gyroNoise), spin.1 + normal(gyroNoise), spin.2 + normal(gyroNoise),
-                         user.0 + bias.0 + normal(noise), user.1 + bias.1 + normal(noise), user.2 + bias.2 + normal(noise)])
+            rows.append([
+                roll, pitchAngle, 0,
+                gravity.0, gravity.1, gravity.2,
+                spin.0 + normal(gyroNoise), spin.1 + normal(gyroNoise), spin.2 + normal(gyroNoise),
+                user.0 + bias.0 + normal(noise), user.1 + bias.1 + normal(noise), user.2 + bias.2 + normal(noise),
+            ])
             time += (1 / rate) * (1 + normal(0.02))  // sample-rate jitter
             times.append(time)
         }
@@ -159,9 +168,11 @@ public struct MotionGenerator: Sendable {
         let (a, b, c, d) = (normal(1), normal(1), normal(1), normal(1))
         let n = (a * a + b * b + c * c + d * d).squareRoot()
         let (w, x, y, z) = (a / n, b / n, c / n, d / n)
-        return [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
-                2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-                2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]
+        return [
+            1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
+            2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+            2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y),
+        ]
     }
 
     func pitch(_ angle: Double) -> Matrix {
@@ -198,8 +209,9 @@ public struct MotionGenerator: Sendable {
         var lines = ["session,label,timestamp," + coreMotionColumns.joined(separator: ",")]
         for (index, session) in sessions.enumerated() {
             for (time, row) in zip(session.times, session.rows) {
-                lines.append("\(prefix)\(index),\(session.label),\(String(format: "%.3f", time)),"
-                             + row.map { String(format: "%.4f", $0) }.joined(separator: ","))
+                lines.append(
+                    "\(prefix)\(index),\(session.label),\(String(format: "%.3f", time)),"
+                        + row.map { String(format: "%.4f", $0) }.joined(separator: ","))
             }
         }
         return lines.joined(separator: "\n") + "\n"

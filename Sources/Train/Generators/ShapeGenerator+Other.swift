@@ -8,8 +8,10 @@ import Models
 /// (rotation, stretch, wobble, tremor, speed, pen lifts), so only the outline tells them apart.
 extension ShapeGenerator {
     /// The kinds of non-shape drawn, in the order `drawOther` numbers them.
-    static let otherKinds = ["line", "zigzag", "spiral", "squiggle", "arrow", "heart", "letter", "lightning",
-                             "cloud", "moon", "arc", "polygon", "cross", "check", "eight", "scribble"]
+    static let otherKinds = [
+        "line", "zigzag", "spiral", "squiggle", "arrow", "heart", "letter", "lightning",
+        "cloud", "moon", "arc", "polygon", "cross", "check", "eight", "scribble",
+    ]
 
     mutating func drawOther(by person: Person) -> Drawing {
         var pieces: [[(Double, Double)]]
@@ -17,7 +19,11 @@ extension ShapeGenerator {
         switch Self.otherKinds[generator.nextIndex(below: Self.otherKinds.count)] {
         case "line":
             let bow = normal(0.06)
-            pieces = [(0...40).map { i in let s = Double(i) / 40; return (s, 0.5 + bow * sin(.pi * s)) }]
+            pieces = [
+                (0...40).map { i in
+                    let s = Double(i) / 40; return (s, 0.5 + bow * sin(.pi * s))
+                }
+            ]
             aspect = 1
         case "zigzag":
             let turns = 3 + generator.nextIndex(below: 6)
@@ -26,16 +32,20 @@ extension ShapeGenerator {
             aspect = logUniform(1.2, 5)
         case "spiral":
             let turns = uniform(1.6, 3.5), start = uniform(0, 2 * Double.pi), direction = chance(0.5) ? 1.0 : -1.0
-            pieces = [(0...240).map { i in
-                let s = Double(i) / 240, angle = start + direction * 2 * .pi * turns * s, radius = 0.05 + 0.45 * s
-                return (0.5 + radius * cos(angle), 0.5 + radius * sin(angle))
-            }]
+            pieces = [
+                (0...240).map { i in
+                    let s = Double(i) / 240, angle = start + direction * 2 * .pi * turns * s, radius = 0.05 + 0.45 * s
+                    return (0.5 + radius * cos(angle), 0.5 + radius * sin(angle))
+                }
+            ]
         case "squiggle":
             let waves = (0..<3).map { _ in (frequency: uniform(1, 4.5), amplitude: uniform(0.05, 0.3), phase: uniform(0, 2 * Double.pi)) }
-            pieces = [(0...120).map { i in
-                let s = Double(i) / 120
-                return (s, 0.5 + waves.reduce(0) { $0 + $1.amplitude * sin(2 * .pi * $1.frequency * s + $1.phase) })
-            }]
+            pieces = [
+                (0...120).map { i in
+                    let s = Double(i) / 120
+                    return (s, 0.5 + waves.reduce(0) { $0 + $1.amplitude * sin(2 * .pi * $1.frequency * s + $1.phase) })
+                }
+            ]
             aspect = logUniform(1, 4)
         case "arrow":
             let head = uniform(0.15, 0.35), spread = uniform(0.1, 0.25)
@@ -44,11 +54,13 @@ extension ShapeGenerator {
             pieces = chance(0.5) ? [polyline(shaft), polyline(tip)] : [polyline(shaft + tip)]
             aspect = logUniform(1.5, 4)
         case "heart":
-            pieces = [(0...120).map { i in
-                let t = 2 * Double.pi * Double(i) / 120
-                let x = 16 * pow(sin(t), 3), y = 13 * cos(t) - 5 * cos(2 * t) - 2 * cos(3 * t) - cos(4 * t)
-                return (0.5 + x / 34, 0.5 - y / 34)
-            }]
+            pieces = [
+                (0...120).map { i in
+                    let t = 2 * Double.pi * Double(i) / 120
+                    let x = 16 * pow(sin(t), 3), y = 13 * cos(t) - 5 * cos(2 * t) - 2 * cos(3 * t) - cos(4 * t)
+                    return (0.5 + x / 34, 0.5 - y / 34)
+                }
+            ]
             aspect = logUniform(0.8, 1.25)
         case "letter":
             pieces = letter()
@@ -60,11 +72,13 @@ extension ShapeGenerator {
             // Round bumps along some or all of the outline (often only the top), the rest smooth or flat.
             let bumps = 3 + generator.nextIndex(below: 6), depth = uniform(0.1, 0.3), start = uniform(0, 2 * Double.pi)
             let bumpy = chance(0.5) ? 1.0 : uniform(0.45, 0.8), flat = chance(0.5) ? uniform(0.25, 0.45) : 1.0
-            pieces = [(0...220).map { i in
-                let s = Double(i) / 220, angle = start + 2 * .pi * s
-                let radius = s < bumpy ? 0.5 - depth + depth * abs(sin(Double(bumps) * .pi * s / bumpy)) : 0.5 - depth
-                return (0.5 + radius * cos(angle), min(0.5 + flat, 0.5 + radius * sin(angle)))
-            }]
+            pieces = [
+                (0...220).map { i in
+                    let s = Double(i) / 220, angle = start + 2 * .pi * s
+                    let radius = s < bumpy ? 0.5 - depth + depth * abs(sin(Double(bumps) * .pi * s / bumpy)) : 0.5 - depth
+                    return (0.5 + radius * cos(angle), min(0.5 + flat, 0.5 + radius * sin(angle)))
+                }
+            ]
             aspect = logUniform(0.45, 1.2)
         case "moon":
             // The outer arc round the left side between two tips, and a shallower inner arc back between them.
@@ -81,33 +95,40 @@ extension ShapeGenerator {
             pieces = [outer + inner]
         case "arc":
             let sweep = uniform(0.6, 1.35) * Double.pi, start = uniform(0, 2 * Double.pi)
-            pieces = [(0...80).map { i in
-                let angle = start + sweep * Double(i) / 80
-                return (0.5 + 0.5 * cos(angle), 0.5 + 0.5 * sin(angle))
-            }]
+            pieces = [
+                (0...80).map { i in
+                    let angle = start + sweep * Double(i) / 80
+                    return (0.5 + 0.5 * cos(angle), 0.5 + 0.5 * sin(angle))
+                }
+            ]
         case "polygon":
             let sides = chance(0.6) ? 5 : 6
             var vertices = (0..<sides).map { k -> (Double, Double) in
                 let angle = -Double.pi / 2 + 2 * .pi * Double(k) / Double(sides) + normal(0.04)
                 return (0.5 + 0.5 * cos(angle), 0.5 + 0.5 * sin(angle))
             }
-            let sharp = Person(cornerRounding: min(person.cornerRounding, 0.05), tremor: person.tremor, wobble: person.wobble,
-                               speed: person.speed, sampleRate: person.sampleRate, clockwise: person.clockwise,
-                               multiStroke: person.multiStroke, closing: person.closing)
+            let sharp = Person(
+                cornerRounding: min(person.cornerRounding, 0.05), tremor: person.tremor, wobble: person.wobble,
+                speed: person.speed, sampleRate: person.sampleRate, clockwise: person.clockwise,
+                multiStroke: person.multiStroke, closing: person.closing)
             pieces = [polygon(&vertices, person: sharp).0]
             aspect = logUniform(0.8, 1.25)
         case "cross":
             let tilt = chance(0.5)
-            pieces = tilt ? [polyline([(0, 0), (1, 1)]), polyline([(1, 0), (0, 1)])]
-                          : [polyline([(0.5, 0), (0.5, 1)]), polyline([(0, 0.5), (1, 0.5)])]
+            pieces =
+                tilt
+                ? [polyline([(0, 0), (1, 1)]), polyline([(1, 0), (0, 1)])]
+                : [polyline([(0.5, 0), (0.5, 1)]), polyline([(0, 0.5), (1, 0.5)])]
         case "check":
             let corner = uniform(0.25, 0.45)
             pieces = [polyline([(0, 0.55), (corner, 1), (1, 0)])]
         case "eight":
-            pieces = [(0...160).map { i in
-                let t = 2 * Double.pi * Double(i) / 160
-                return (0.5 + 0.5 * sin(t), 0.5 + 0.5 * sin(t) * cos(t) * 2 * 0.5)
-            }]
+            pieces = [
+                (0...160).map { i in
+                    let t = 2 * Double.pi * Double(i) / 160
+                    return (0.5 + 0.5 * sin(t), 0.5 + 0.5 * sin(t) * cos(t) * 2 * 0.5)
+                }
+            ]
             aspect = logUniform(1, 2.5)
         default:  // scribble: a smooth random walk
             var (x, y, heading) = (0.5, 0.5, uniform(0, 2 * Double.pi))
@@ -150,14 +171,22 @@ extension ShapeGenerator {
     /// One of a few capital letters and digits, as strokes in the unit square.
     mutating func letter() -> [[(Double, Double)]] {
         switch generator.nextIndex(below: 12) {
-        case 9: return [polyline([(0, 0), (0, 0.6)]) .dropLast() + (0...30).map { i in  // U
-            let angle = Double.pi - Double.pi * Double(i) / 30
-            return (0.5 + 0.5 * cos(angle), 0.6 + 0.4 * sin(angle))
-        } + polyline([(1, 0.6), (1, 0)]).dropFirst()]
-        case 10: return [polyline([(0.1, 1), (0.1, 0)]) + (1...30).map { i in  // D
-            let angle = -Double.pi / 2 + Double.pi * Double(i) / 30
-            return (0.1 + 0.8 * cos(angle), 0.5 + 0.5 * sin(angle))
-        }]
+        case 9:
+            return [
+                polyline([(0, 0), (0, 0.6)]).dropLast()
+                    + (0...30).map { i in  // U
+                        let angle = Double.pi - Double.pi * Double(i) / 30
+                        return (0.5 + 0.5 * cos(angle), 0.6 + 0.4 * sin(angle))
+                    } + polyline([(1, 0.6), (1, 0)]).dropFirst()
+            ]
+        case 10:
+            return [
+                polyline([(0.1, 1), (0.1, 0)])
+                    + (1...30).map { i in  // D
+                        let angle = -Double.pi / 2 + Double.pi * Double(i) / 30
+                        return (0.1 + 0.8 * cos(angle), 0.5 + 0.5 * sin(angle))
+                    }
+            ]
         case 11: return [polyline([(0, 1), (0, 0.4), (0.5, 0), (1, 0.4), (1, 1), (0, 1)])]  // a house
         case 0: return [polyline([(1, 0), (0, 0), (0, 0.5), (0.8, 0.5)]), polyline([(0, 0.5), (0, 1)])]  // F-ish
         case 1: return [polyline([(0, 0), (1, 0), (0, 1), (1, 1)])]  // Z
@@ -167,17 +196,21 @@ extension ShapeGenerator {
         case 5: return [polyline([(0, 0), (0, 1), (0.7, 1)])]  // L
         case 6: return [polyline([(0, 0), (0.5, 1), (1, 0)])]  // V
         case 7:  // S: two half circles
-            return [(0...60).map { i in
-                let s = Double(i) / 60
-                let angle = s < 0.5 ? -0.1 * .pi - 1.4 * .pi * (s / 0.5) : -0.5 * .pi + 1.4 * .pi * ((s - 0.5) / 0.5)
-                let cy = s < 0.5 ? 0.25 : 0.75
-                return (0.5 + 0.45 * cos(angle) * (s < 0.5 ? 1 : -1), cy + 0.25 * sin(angle) * (s < 0.5 ? 1 : -1))
-            }]
+            return [
+                (0...60).map { i in
+                    let s = Double(i) / 60
+                    let angle = s < 0.5 ? -0.1 * .pi - 1.4 * .pi * (s / 0.5) : -0.5 * .pi + 1.4 * .pi * ((s - 0.5) / 0.5)
+                    let cy = s < 0.5 ? 0.25 : 0.75
+                    return (0.5 + 0.45 * cos(angle) * (s < 0.5 ? 1 : -1), cy + 0.25 * sin(angle) * (s < 0.5 ? 1 : -1))
+                }
+            ]
         default:  // 2
-            return [(0...30).map { i in
-                let angle = -Double.pi + 1.2 * .pi * Double(i) / 30
-                return (0.5 + 0.45 * cos(angle), 0.3 + 0.3 * sin(angle))
-            } + polyline([(0.9, 0.4), (0, 1), (1, 1)])]
+            return [
+                (0...30).map { i in
+                    let angle = -Double.pi + 1.2 * .pi * Double(i) / 30
+                    return (0.5 + 0.45 * cos(angle), 0.3 + 0.3 * sin(angle))
+                } + polyline([(0.9, 0.4), (0, 1), (1, 1)])
+            ]
         }
     }
 }

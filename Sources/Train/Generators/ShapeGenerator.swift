@@ -15,14 +15,14 @@ public struct ShapeGenerator: Sendable {
 
     /// A simulated person's habits.
     struct Person {
-        let cornerRounding: Double      // share of an edge given to each rounded corner, 0…0.25
-        let tremor: Double              // high-frequency jitter, fraction of the size
-        let wobble: Double              // low-frequency wander, fraction of the size
-        let speed: Double               // size units per second at full speed
-        let sampleRate: Double          // touch samples per second
-        let clockwise: Bool             // preferred direction
-        let multiStroke: Double         // chance of drawing a polygon in several strokes
-        let closing: Double             // typical closing gap (−) or overlap (+), fraction of the perimeter
+        let cornerRounding: Double  // share of an edge given to each rounded corner, 0…0.25
+        let tremor: Double  // high-frequency jitter, fraction of the size
+        let wobble: Double  // low-frequency wander, fraction of the size
+        let speed: Double  // size units per second at full speed
+        let sampleRate: Double  // touch samples per second
+        let clockwise: Bool  // preferred direction
+        let multiStroke: Double  // chance of drawing a polygon in several strokes
+        let closing: Double  // typical closing gap (−) or overlap (+), fraction of the perimeter
     }
 
     /// A drawing with its label and person.
@@ -79,8 +79,10 @@ public struct ShapeGenerator: Sendable {
             var vertices = [(apexX, 0.0 + normal(0.03)), (1 + normal(0.07), 1 + normal(0.05)), (0 + normal(0.07), 1 + normal(0.05))]
             (path, corners) = polygon(&vertices, person: person)
         case "square":
-            var vertices = [(0 + normal(0.04), 0 + normal(0.04)), (1 + normal(0.04), 0 + normal(0.04)),
-                            (1 + normal(0.04), 1 + normal(0.04)), (0 + normal(0.04), 1 + normal(0.04))]
+            var vertices = [
+                (0 + normal(0.04), 0 + normal(0.04)), (1 + normal(0.04), 0 + normal(0.04)),
+                (1 + normal(0.04), 1 + normal(0.04)), (0 + normal(0.04), 1 + normal(0.04)),
+            ]
             (path, corners) = polygon(&vertices, person: person)
         default:
             // A pentagram in one line: every second vertex of a (careless) pentagon.
@@ -127,8 +129,10 @@ public struct ShapeGenerator: Sendable {
                 let s = Double(i) / count
                 let w = wobble * (sin(2 * .pi * (s * 2.3) + phases[0]) + 0.5 * sin(2 * .pi * (s * 5.1) + phases[1]))
                 let w2 = wobble * sin(2 * .pi * (s * 3.7) + phases[2])
-                return (ox + u * cosR - v * sinR + w + normal(person.tremor * size),
-                        oy + u * sinR + v * cosR + w2 + normal(person.tremor * size))
+                return (
+                    ox + u * cosR - v * sinR + w + normal(person.tremor * size),
+                    oy + u * sinR + v * cosR + w2 + normal(person.tremor * size)
+                )
             }
         }
     }
@@ -223,8 +227,10 @@ public struct ShapeGenerator: Sendable {
             let span = index + 1 < path.count ? lengths[index + 1] - lengths[index] : 1
             let f = span > 0 ? (distance - lengths[index]) / span : 0
             let next = path[min(index + 1, path.count - 1)]
-            points.append(DrawingPoint(x: path[index].0 + (next.0 - path[index].0) * f,
-                                       y: path[index].1 + (next.1 - path[index].1) * f, t: (time * 1000).rounded()))
+            points.append(
+                DrawingPoint(
+                    x: path[index].0 + (next.0 - path[index].0) * f,
+                    y: path[index].1 + (next.1 - path[index].1) * f, t: (time * 1000).rounded()))
             let nearCorner = cornerLengths.map { abs($0 - distance) }.min() ?? total
             let slow = 0.35 + 0.65 * min(1, nearCorner / (0.08 * total))
             let ends = min(1, 0.3 + min(distance, total - distance) / (0.05 * total))

@@ -22,8 +22,9 @@ extension BatchNorm: TrainableLayer {
         let inverseDeviation = (variance + epsilon).map { 1 / $0.squareRoot() }
         let normalized = centered * inverseDeviation
         let output = (normalized * gamma + beta).reshaped(input.shape)
-        return ForwardRecord(input: input, output: output,
-                             saved: .batchStatistics(normalized: normalized, inverseDeviation: inverseDeviation, mean: mean, variance: variance))
+        return ForwardRecord(
+            input: input, output: output,
+            saved: .batchStatistics(normalized: normalized, inverseDeviation: inverseDeviation, mean: mean, variance: variance))
     }
 
     /// `dβ = Σ dY`, `dγ = Σ dY·x̂`, `dX = (γ·σ⁻¹ / m) · (m·dY − Σ dY − x̂ · Σ dY·x̂)` with sums over the batch.
@@ -33,14 +34,17 @@ extension BatchNorm: TrainableLayer {
             // Inference mode: a fixed affine map per channel.
             let inverseDeviation = (variance + epsilon).map { 1 / $0.squareRoot() }
             let normalized = (record.input.reshaped([-1, channels]) - mean) * inverseDeviation
-            return ((dY * (gamma * inverseDeviation)).reshaped(record.input.shape),
-                    [(dY * normalized).sum(axis: 0), dY.sum(axis: 0)])
+            return (
+                (dY * (gamma * inverseDeviation)).reshaped(record.input.shape),
+                [(dY * normalized).sum(axis: 0), dY.sum(axis: 0)]
+            )
         }
         let m = Float(dY.shape[0])
         let dBeta = dY.sum(axis: 0)
         let dGamma = (dY * normalized).sum(axis: 0)
         let dNormalized = dY * gamma
-        let dX = (dNormalized * m - dNormalized.sum(axis: 0) - normalized * (dNormalized * normalized).sum(axis: 0))
+        let dX =
+            (dNormalized * m - dNormalized.sum(axis: 0) - normalized * (dNormalized * normalized).sum(axis: 0))
             * (inverseDeviation * (1 / m))
         return (dX.reshaped(record.input.shape), [dGamma, dBeta])
     }
