@@ -171,24 +171,47 @@ func runBatch(
     count: Int, threads: Int = ProcessInfo.processInfo.activeProcessorCount, chunk: Int = 512,
     _ work: @escaping @Sendable (Int) -> ItemOutcome
 ) -> Int32 {
+    runBatch(count: count, threads: threads, chunk: chunk, block: 1) { index, bytes in
+        let outcome = work(index)
+        bytes += outcome.line.utf8
+        return outcome.status
+    }
+}
+
+/// The one batch printer: `line(index, &bytes)` appends item `index`'s line (without its line end) and returns its
+/// status (0 for an answer). Items are taken `chunk` at a time, their lines made on `threads` threads `block` items
+/// to a thread-task, and written in input order as each chunk is done; a failure count is reported at the end.
+/// Returns the first failed item's status, or 0; 74 at once when standard output cannot be written.
+func runBatch(
+    count: Int, threads: Int, chunk: Int, block: Int, _ line: @escaping @Sendable (Int, inout [UInt8]) -> Int32
+) -> Int32 {
+    precondition(chunk >= 1 && block >= 1, "runBatch: chunk \(chunk), block \(block)")
     // Each item's products are small; one BLAS thread per worker keeps the workers from fighting over cores.
     BLAS.maxThreads = 1
     var status: Int32 = 0
     var failures = 0
     for start in stride(from: 0, to: count, by: chunk) {
         let end = min(count, start + chunk)
-        let outcomes = parallelMap(count: end - start, threads: max(1, threads)) { work(start + $0) }
-        var text = ""
-        for outcome in outcomes {
-            text += outcome.line + "\n"
-            if outcome.status != 0 {
-                failures += 1
-                if status == 0 { status = outcome.status }
+        let parts = parallelMap(count: (end - start + block - 1) / block, threads: max(1, threads)) { part in
+            var bytes: [UInt8] = []
+            var status: Int32 = 0, failures = 0
+            for index in (start + part * block)..<min(end, start + (part + 1) * block) {
+                let itemStatus = line(index, &bytes)
+                bytes.append(UInt8(ascii: "\n"))
+                if itemStatus != 0 {
+                    failures += 1
+                    if status == 0 { status = itemStatus }
+                }
             }
+            return (text: String(decoding: bytes, as: UTF8.self), status: status, failures: failures)
         }
-        guard StandardStreams.write(text) else {
-            // Nobody can read the rest: stop; `Classify.main` reports the lost output and exits 74.
-            return ExitStatus.ioError
+        for part in parts {
+            guard StandardStreams.write(part.text) else {
+                // Nobody can read the rest: stop; `Classify.main` reports the lost output and exits 74.
+                return ExitStatus.ioError
+            }
+            failures += part.failures
+            if status == 0 { status = part.status }
         }
     }
     if failures > 0 { reportError("\(failures) of \(count) inputs failed; each is reported in its place above") }

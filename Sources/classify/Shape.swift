@@ -98,53 +98,75 @@ struct Shape: ParsableCommand {
         let threads = chain.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         let format = ShapeLineFormat(recognizer: recognizer, json: chain.json)
         let status: Int32
-        if let dataset {
+        if let dataset, chain.json {
             let outcomes: [DatasetItem<ItemOutcome>]
             do {
                 outcomes = try ShapeDataset.drawings(dataset, threads: threads) {
                     let worker = ShapeRecognizer.Worker(recognizer)
-                    return { record in format.outcome(record.drawing, input: "\(dataset)#\(record.id)", worker: worker) }
+                    return { record in format.json(record.drawing, input: "\(dataset)#\(record.id)", worker: worker) }
                 }
             } catch {
                 throw failure(error)
             }
-            status = runBatch(count: outcomes.count, threads: 1, chunk: 1 << 14) { outcomes[$0].value }
+            status = runBatch(count: outcomes.count, threads: threads, chunk: 1 << 16, block: 4096) { index, bytes in
+                bytes += outcomes[index].value.line.utf8
+                return outcomes[index].value.status
+            }
+        } else if let dataset {
+            // Answers in compact form, then their lines made in blocks on every core.
+            let answers: [DatasetItem<Result<CompactShapeAnswer, DataError>>]
+            do {
+                answers = try ShapeDataset.drawings(dataset, threads: threads) {
+                    let worker = ShapeRecognizer.Worker(recognizer)
+                    return { record in record.drawing.flatMap { drawing in Result { () throws(DataError) in try worker.recognize(drawing) } } }
+                }
+            } catch {
+                throw failure(error)
+            }
+            let prefix = Array("\(dataset)#".utf8)
+            status = runBatch(count: answers.count, threads: threads, chunk: 1 << 16, block: 4096) { index, bytes in
+                format.text(answers[index].value, input: prefix + answers[index].id.utf8, to: &bytes)
+            }
         } else {
-            status = runBatch(count: files.count, threads: threads) { index in
-                format.outcome(
-                    Result { () throws(DataError) in try readDrawing(files[index]) }, input: files[index],
-                    worker: ShapeRecognizer.Worker(recognizer))
+            status = runBatch(count: files.count, threads: threads, chunk: 512, block: 1) { index, bytes in
+                let drawing = Result { () throws(DataError) in try readDrawing(files[index]) }
+                let worker = ShapeRecognizer.Worker(recognizer)
+                guard !format.isJSON else {
+                    let outcome = format.json(drawing, input: files[index], worker: worker)
+                    bytes += outcome.line.utf8
+                    return outcome.status
+                }
+                return format.text(
+                    drawing.flatMap { drawing in Result { () throws(DataError) in try worker.recognize(drawing) } },
+                    input: Array(files[index].utf8), to: &bytes)
             }
         }
         if status != 0 { throw ExitCode(status) }
     }
 }
 
-/// The one formatter of a batch's lines (files, `--dataset` from a file or standard input): text
-/// `INPUT  LABEL  (confidence P%, model M)[  nearest B][  uncertain]`, or one `ShapeJSON` object; a drawing that
-/// cannot be read or seen is `errorOutcome`'s line.
+/// The one formatter of a batch's lines per output format (files, `--dataset` from a file or standard input): text
+/// `INPUT  LABEL  (confidence P%, model M)[  nearest B][  uncertain]` from the compact answer, or one `ShapeJSON`
+/// object from the whole one; a drawing that cannot be read or seen is `errorOutcome`'s line.
 struct ShapeLineFormat: Sendable {
-    let json: Bool
+    let isJSON: Bool
     let model: [UInt8]
     let labels: [[UInt8]]
+    let unknown = Array(DecisionRule.unknownLabel.utf8)
 
     init(recognizer: ShapeRecognizer, json: Bool) {
-        self.json = json
+        isJSON = json
         model = Array(recognizer.model.utf8)
         labels = recognizer.classes.map { Array($0.utf8) }
     }
 
-    /// The line for `drawing` (or why it could not be read), named `input`, answered by `worker`.
-    func outcome(_ drawing: Result<Drawing, DataError>, input: String, worker: ShapeRecognizer.Worker) -> ItemOutcome {
-        do {
-            let drawing = try drawing.get()
-            if json { return ItemOutcome(line: ShapeJSON(try worker.answer(drawing), input: input).text, status: 0) }
-            let answer = try worker.recognize(drawing)
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(input.utf8.count + 64)
-            bytes += input.utf8
+    /// Appends the text line for `answer` (or its error), named `input`, to `bytes`; returns its status.
+    func text(_ answer: Result<CompactShapeAnswer, DataError>, input: [UInt8], to bytes: inout [UInt8]) -> Int32 {
+        switch answer {
+        case let .success(answer):
+            bytes += input
             bytes += "  ".utf8
-            bytes += answer.isUnknown ? Array(DecisionRule.unknownLabel.utf8) : labels[answer.best]
+            bytes += answer.isUnknown ? unknown : labels[answer.best]
             bytes += "  (confidence ".utf8
             PercentText.append(answer.confidence, to: &bytes)
             bytes += ", model ".utf8
@@ -155,9 +177,20 @@ struct ShapeLineFormat: Sendable {
                 bytes += labels[answer.best]
             }
             if answer.uncertain { bytes += "  uncertain".utf8 }
-            return ItemOutcome(line: String(decoding: bytes, as: UTF8.self), status: 0)
+            return 0
+        case let .failure(error):
+            let outcome = errorOutcome(error, input: String(decoding: input, as: UTF8.self), json: false)
+            bytes += outcome.line.utf8
+            return outcome.status
+        }
+    }
+
+    /// The JSON line for `drawing` (or why it could not be read), named `input`, answered by `worker`.
+    func json(_ drawing: Result<Drawing, DataError>, input: String, worker: ShapeRecognizer.Worker) -> ItemOutcome {
+        do {
+            return ItemOutcome(line: ShapeJSON(try worker.answer(try drawing.get()), input: input).text, status: 0)
         } catch {
-            return errorOutcome(error, input: input, json: json)
+            return errorOutcome(error, input: input, json: true)
         }
     }
 }

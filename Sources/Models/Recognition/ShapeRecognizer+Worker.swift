@@ -55,14 +55,20 @@ extension ShapeRecognizer {
         private let classes: [String]
 
         /// A worker for `recognizer`.
-        public init(_ recognizer: ShapeRecognizer) {
+        public convenience init(_ recognizer: ShapeRecognizer) {
+            self.init(recognizer, ownWorkspace: true)
+        }
+
+        /// A worker for `recognizer` that keeps a plan workspace of its own, or (for one call) borrows one from the
+        /// compiled model's pool each time it runs the plan.
+        init(_ recognizer: ShapeRecognizer, ownWorkspace: Bool) {
             self.recognizer = recognizer
             let classes = recognizer.classes
             self.classes = classes
             if case let .model(classifier) = recognizer.engine {
                 self.classifier = classifier
                 let plan = classifier.compiled.plan
-                workspace = plan.makeWorkspace()
+                workspace = ownWorkspace ? plan.makeWorkspace() : nil
                 image = .allocate(capacity: plan.inputCount)
                 scores = .allocate(capacity: plan.outputCount)
                 rule = classifier.file.decision ?? .legacy
@@ -138,7 +144,7 @@ extension ShapeRecognizer {
         /// and `calibrated`; the geometric recognizer's whole answer comes back as `whole` (its reasons are its own).
         private func decide(_ drawing: Drawing) throws(DataError) -> (compact: CompactShapeAnswer, whole: ShapeAnswer?) {
             if let problem = ShapeRecognizer.problem(with: drawing) { throw DataError(file: "drawing", message: problem) }
-            guard let classifier, let workspace else {
+            guard let classifier else {
                 let answer = ShapeRecognizer.geometricAnswer(drawing, model: recognizer.model, attempts: recognizer.attempts)
                 for (i, entry) in answer.probabilities.enumerated() where i < calibrated.count {
                     calibrated[i] = entry.probability
@@ -150,7 +156,11 @@ extension ShapeRecognizer {
                 return (compact, answer)
             }
             classifier.rasterizer.rasterize(drawing, into: image)
-            classifier.compiled.plan.run(UnsafeBufferPointer(image), into: scores, workspace: workspace)
+            if let workspace {
+                classifier.compiled.plan.run(UnsafeBufferPointer(image), into: scores, workspace: workspace)
+            } else {
+                classifier.compiled.run(UnsafeBufferPointer(image), into: scores)
+            }
             for i in raw.indices { raw[i] = Double(scores[i]) }
             let decided = Decision.decide(raw: UnsafeBufferPointer(raw), rejectIndex: rejectIndex, rule: rule, calibrated: calibrated)
             return (

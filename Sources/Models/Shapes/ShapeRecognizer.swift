@@ -89,10 +89,10 @@ public struct ShapeRecognizer: Sendable {
     }
 
     /// The answer for one drawing, with the image the model saw; a drawing no recognizer can see is a `DataError`
-    /// (bad input). It answers through a `Worker` made for the call: to answer many drawings, keep a worker per
-    /// thread, or use `recognize(batch:threads:)`.
+    /// (bad input). It answers through a `Worker` made for the call, which borrows a plan workspace from the
+    /// compiled model's pool: to answer many drawings, keep a worker per thread, or use `recognize(batch:threads:)`.
     public func recognize(_ drawing: Drawing) throws(DataError) -> ShapeAnswer {
-        try Worker(self).answer(drawing, view: true)
+        try Worker(self, ownWorkspace: false).answer(drawing, view: true)
     }
 
     /// The labels an answer's `label` can take: the real classes and `unknown` (when the model has a reject class
