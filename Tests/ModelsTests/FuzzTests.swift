@@ -57,7 +57,7 @@ struct FuzzTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let shapes = try ShapeClassifier(file: ModelFile(contentsOf: root.appendingPathComponent("Weights/shape-classifier.int8.weights")))
+        let shapes = ShapeRecognizer.Worker(try ShapeRecognizer(contentsOf: root.appendingPathComponent("Weights/shape-classifier.int8.weights")))
         let motion = try MotionClassifier(file: ModelFile(contentsOf: root.appendingPathComponent("Weights/motion-state.int8.weights")))
         let drawing = Array(
             (0..<24).map { i -> String in
@@ -80,7 +80,7 @@ struct FuzzTests {
                 if isDrawing {
                     let input = try DrawingReader.read(path.path)
                     if let problem = ShapeRasterizer().problem(with: input) { throw DataError(file: path.path, message: problem) }
-                    let prediction = shapes.classify(image: shapes.rasterizer.rasterize(input))
+                    let prediction = try shapes.recognize(input)
                     let geometric = try GeometricRecognizer().classify(input)
                     guard prediction.confidence.isFinite, geometric.confidence.isFinite else {
                         throw DataError(file: "", message: "non-finite answer")

@@ -52,30 +52,6 @@ public struct ShapeClassifier: Sendable {
 
     /// The classes, in output order.
     public var labels: [String] { file.labels }
-
-    /// Classifies one drawing; a drawing it cannot see (fewer than 2 points, a NaN, no extent) is an error.
-    package func classify(_ drawing: Drawing) throws(DataError) -> ShapePrediction {
-        if let problem = rasterizer.problem(with: drawing) { throw DataError(file: "drawing", message: problem) }
-        return classify(image: rasterizer.rasterize(drawing))
-    }
-
-    /// The weights file's decision rule (calibration, reject class, uncertainty floor) applied to `prediction`.
-    package func decide(_ prediction: ShapePrediction) -> Decision {
-        Decision(labels: labels, probabilities: prediction.probabilities.map(\.probability), rule: file.decision ?? .legacy)
-    }
-
-    /// Classifies an already rasterized drawing `[size, size, 1]`.
-    package func classify(image: Tensor) -> ShapePrediction {
-        shapePrecondition(
-            image.shape == compiled.plan.inputShape,
-            "ShapeClassifier.classify(image:) needs \(compiled.plan.inputShape), got \(image.shape)")
-        let count = compiled.plan.outputCount
-        let probabilities = withUnsafeTemporaryAllocation(of: Float.self, capacity: count) { output in
-            image.withUnsafeBufferPointer { compiled.run($0, into: output) }
-            return output.map(Double.init)
-        }
-        return ShapePrediction(labels: labels, probabilities: probabilities)
-    }
 }
 
 /// The geometric recognizer's check for drawings that are none of its four closed shapes: the closing gap — the
