@@ -108,6 +108,28 @@ struct DatasetReadingTests {
         // A row with too few fields opens its own session instead of spoiling 'slow'.
         #expect(throws: DataError(file: path, line: 602, message: "3 fields, but the header has 6")) { try sessions[2].recording.get() }
     }
+
+    /// A dataset given as a pipe (`--dataset <(gunzip -c big.csv.gz)`) cannot be mapped: it is read whole, and gives
+    /// the regular file's drawings. (It was refused as "cannot be read" before.)
+    @Test func aPipeReadsAsTheFile() throws {
+        let text = Self.header + rows("a") + rows("b", label: "circle") + "c,star,0,1,x\n"
+        let file = try write(text)
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("dataset-\(UUID().uuidString).fifo").path
+        try #require(mkfifo(fifo, 0o600) == 0)
+        defer { try? FileManager.default.removeItem(atPath: fifo) }
+        let writer = Thread {
+            if let handle = FileHandle(forWritingAtPath: fifo) {
+                handle.write(Data(text.utf8))
+                try? handle.close()
+            }
+        }
+        writer.start()
+        let piped = try datasetRecords(fifo, threads: 2)
+        let expected = try datasetRecords(file, threads: 2)
+        #expect(piped.map(\.id) == expected.map(\.id) && piped.map(\.lines) == expected.map(\.lines))
+        #expect(piped.map { try? $0.drawing.get() } == expected.map { try? $0.drawing.get() })
+        #expect(piped.map(\.drawing.failureMessage) == expected.map(\.drawing.failureMessage).map { $0?.replacingOccurrences(of: file, with: fifo) })
+    }
 }
 
 extension Result where Failure == DataError {

@@ -59,21 +59,7 @@ extension ShapeDataset {
     ) throws(DataError) -> [DatasetItem<Value>] {
         precondition(threads >= 1 && chunkBytes >= 1, "ShapeDataset.drawings: threads \(threads), chunkBytes \(chunkBytes)")
         // The file mapped into memory: its pages are read as the workers reach them, and never copied.
-        let data: Data
-        if path == "-" {
-            do {
-                data = try FileHandle.standardInput.readToEnd() ?? Data()
-            } catch {
-                throw DataError(file: path, message: "cannot be read: \(error.localizedDescription)", kind: .unreadable)
-            }
-        } else {
-            _ = try CSVReader(path: path)  // no such file, a folder, no header: the reader's errors
-            do {
-                data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
-            } catch {
-                throw DataError(file: path, message: "cannot be read: \(error.localizedDescription)", kind: .unreadable)
-            }
-        }
+        let data = try contents(of: path)
         var reader = try CSVReader(file: path, bytes: data)
         let columns = try reader.columns(["drawing", "label", "stroke", "x", "y"])
         let layout = DatasetLayout(
@@ -178,6 +164,30 @@ extension ShapeDataset {
         }
         if let rows = open { emit(rows) }
         return (items, rowErrors)
+    }
+
+    /// The bytes of `path`: a regular file mapped into memory (its pages are read as the workers reach them, and
+    /// never copied); standard input (`-`), a pipe or a device read whole, since they cannot be mapped.
+    static func contents(of path: String) throws(DataError) -> Data {
+        do {
+            if path == "-" { return try FileHandle.standardInput.readToEnd() ?? Data() }
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw DataError(file: path, message: "no such file", kind: .missingFile)
+            }
+            guard !isDirectory.boolValue else { throw DataError(file: path, message: "is a directory, not a CSV file", kind: .unreadable) }
+            let type = try FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType
+            if type == .typeRegular { return try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) }
+            guard let handle = FileHandle(forReadingAtPath: path) else {
+                throw DataError(file: path, message: "cannot be opened for reading", kind: .unreadable)
+            }
+            defer { try? handle.close() }
+            return try handle.readToEnd() ?? Data()
+        } catch let error as DataError {
+            throw error
+        } catch {
+            throw DataError(file: path, message: "cannot be read: \(error.localizedDescription)", kind: .unreadable)
+        }
     }
 
     /// The error of a drawing whose id has rows at `runs` (in file order) with other drawings between them: the
