@@ -1,8 +1,8 @@
 import Foundation
 import Tensor
 
-// The two fast paths of the windows' autocorrelations. Their naive twin is `MotionWindowing.referenceInput`
-// (MotionWindowing+Reference.swift); MotionWindowTests compares them on awkward windowings.
+// The two fast paths of the windows' autocorrelations. Their naive twin is `MotionWindowing.referenceInput`, in
+// Tests/ModelsTests/Reference/MotionWindowing+Reference.swift; MotionWindowTests compares them on awkward windowings.
 //
 // One window, `input(vertical:horizontal:into:)`: the C kernel `PreprocessingKernels.autocorrelation` per signal: the mean and
 // the centring in Double, then the lag sums Σ_t c_t·c_{t+l} in Float fused multiply-adds, sixteen lags per vector

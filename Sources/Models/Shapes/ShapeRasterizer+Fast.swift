@@ -3,7 +3,7 @@ import Tensor
 
 extension ShapeRasterizer {
     /// Writes the `size × size` image of `drawing` (row 0 at the top, values in [0, 1]) into `output`, without
-    /// allocating: the image `rasterize(_:)` returns, bit for bit (its twin, `rasterizeReference`, is the
+    /// allocating: the image `rasterize(_:)` returns, bit for bit (its twin, `rasterizeReference` in Tests/ModelsTests/Reference, is the
     /// straightforward version the tests hold it to).
     ///
     /// `drawing` must be one `problem(with:)` accepts; this is not checked again here (it runs for every drawing

@@ -1,6 +1,8 @@
 import Foundation
 import Tensor
 
+@testable import Models
+
 extension MotionWindowing {
     /// How far the fast paths' outputs may lie from `referenceInput`'s: 1e-4 (absolute; the autocorrelations lie in
     /// −1…1, the intensities are logarithms near −7…1): the inputs feed a network, and 1e-4 is far below how much
@@ -8,13 +10,13 @@ extension MotionWindowing {
     /// most 64 products before they go to Double (under 64 · 2⁻²⁴ ≈ 4e-6 of the energy), the shared path is Double
     /// throughout — and MotionWindowTests finds at most 3e-7, a Float output's last bits; the tolerance leaves room
     /// for windows near the noise floor and for signals far from zero.
-    package static let autocorrelationTolerance: Float = 1e-4
+    static let autocorrelationTolerance: Float = 1e-4
 
     /// The naive twin of `input` and `windows`: one window's input by the definition, in plain loops accumulating in
     /// Double — each signal less its mean, Σ_{t < W−l} c_t·c_{t+l} / Σ c_t² for l = 1…lags (zeros when
     /// Σ c_t² ≤ W · `noiseEnergyPerSample`), then ln(vertical SD) and ln(horizontal mean), floored at
     /// `intensityFloor`. Slow on purpose; it shares no code with the fast paths.
-    package func referenceInput(
+    func referenceInput(
         vertical: UnsafeBufferPointer<Float>, horizontal: UnsafeBufferPointer<Float>,
         into output: UnsafeMutableBufferPointer<Float>
     ) {
