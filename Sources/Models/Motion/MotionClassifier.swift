@@ -233,7 +233,7 @@ public struct MotionClassifier: MotionWindowClassifier {
     }
 
     /// The layers as a `Sequential`, dequantized (built on each use: classifying runs `compiled`).
-    public var model: Sequential { file.makeModel() }
+    public var network: Sequential { file.makeModel() }
 
     /// The classes, in output order.
     public var labels: [String] { file.labels }

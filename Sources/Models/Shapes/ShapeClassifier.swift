@@ -48,7 +48,7 @@ public struct ShapeClassifier: Sendable {
     }
 
     /// The layers as a `Sequential`, dequantized (built on each use: classifying runs `compiled`).
-    public var model: Sequential { file.makeModel() }
+    public var network: Sequential { file.makeModel() }
 
     /// The classes, in output order.
     public var labels: [String] { file.labels }
