@@ -40,6 +40,7 @@ public struct EpochSummary: Sendable, Equatable {
     public let trainingAccuracy: Double
     /// Validation loss and accuracy after the epoch, when there is validation data.
     public let validationLoss: Double?
+    /// The accuracy on the held-out examples at the best epoch, when there were any.
     public let validationAccuracy: Double?
     /// Training rows per second.
     public let samplesPerSecond: Double

@@ -83,8 +83,11 @@ public struct TrainingRun: Sendable {
 
     /// The data read and split: everything, the part trained on, the part held out, and the sentence that says so.
     public struct Data: Sendable {
+        /// Every example.
         public let all: Examples
+        /// The examples trained on.
         public let training: Examples
+        /// The examples held out for choosing the epoch and fitting the calibration.
         public let heldOut: Examples
         /// `training shape-classifier on FILE: 2400 drawings, 5 classes (…); 1920 training and 480 validation examples`.
         public let summary: String

@@ -38,6 +38,7 @@ public struct DataError: Error, Equatable, Sendable, CustomStringConvertible {
         return "\(location): \(message)"
     }
 
+    /// Equal files, places, kinds and messages.
     public static func == (lhs: DataError, rhs: DataError) -> Bool {
         lhs.file == rhs.file && lhs.line == rhs.line && lhs.column?.index == rhs.column?.index
             && lhs.column?.name == rhs.column?.name && lhs.message == rhs.message && lhs.kind == rhs.kind

@@ -24,6 +24,7 @@ public struct MotionSample: Sendable, Equatable {
         self.userAcceleration = userAcceleration
     }
 
+    /// Equal values, component by component.
     public static func == (a: MotionSample, b: MotionSample) -> Bool {
         a.gravity == b.gravity && a.rotationRate == b.rotationRate && a.userAcceleration == b.userAcceleration
     }

@@ -47,6 +47,7 @@ public struct MotionStreamSample: Sendable, Equatable {
     /// (`MotionRecordingReader.maximumSensorMagnitude`), or `nil`.
     var valueOutOfRange: Double? { row.first { !(abs($0) <= MotionRecordingReader.maximumSensorMagnitude) } }
 
+    /// Equal times and values, component by component.
     public static func == (a: Self, b: Self) -> Bool {
         a.time == b.time && a.acceleration == b.acceleration && a.rotationRate == b.rotationRate
             && a.userAcceleration.map { [$0.x, $0.y, $0.z] } == b.userAcceleration.map { [$0.x, $0.y, $0.z] }

@@ -46,6 +46,7 @@ public struct TransientFailure: Error, CustomStringConvertible, Sendable {
     /// Creates the failure.
     public init(_ message: String) { self.message = message }
 
+    /// The message.
     public var description: String { message }
 }
 
@@ -60,6 +61,7 @@ public struct ChainAttempt: Sendable, Equatable, Encodable {
 
     enum CodingKeys: String, CodingKey { case model, error, kind }
 
+    /// Encodes `model`, `error` and `kind`, the keys of the CLI's `attempts`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(model, forKey: .model)

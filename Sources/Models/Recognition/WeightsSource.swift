@@ -14,6 +14,7 @@ public struct WeightsNotFound: Error, CustomStringConvertible, Sendable, Equatab
     /// Every place looked, in order, each with what was there (a path, or why it was skipped).
     public let places: [String]
 
+    /// Where the variant was looked for, in one line.
     public var description: String {
         "no \(variant).weights; looked in " + places.joined(separator: ", ")
     }

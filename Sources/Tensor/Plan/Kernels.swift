@@ -16,8 +16,10 @@ public enum Kernels {
         /// AVX-512 with VNNI 8-bit dot products.
         case avx512VNNI = 3
 
+        /// Lower instruction sets first.
         public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
 
+        /// The level's name: `portable`, `avx2`, `avx512`, `avx512-vnni`.
         public var description: String {
             switch self {
             case .portable: "portable"

@@ -26,8 +26,11 @@ public struct MotionGenerator: Sendable {
 
     /// One session's rows: time (s) and the twelve Core Motion values.
     public struct Session: Sendable {
+        /// The activity.
         public let label: String
+        /// Which generated person moved.
         public let person: Int
+        /// Each sample's time, in seconds.
         public let times: [Double]
         /// Per sample, in `coreMotionColumns` order: attitude (roll, pitch, yaw), gravity, rotation rate, user
         /// acceleration.

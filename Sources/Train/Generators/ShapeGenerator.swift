@@ -27,8 +27,11 @@ public struct ShapeGenerator: Sendable {
 
     /// A drawing with its label and person.
     public struct Sample: Sendable {
+        /// The shape (or `other`).
         public let label: String
+        /// Which generated person drew it.
         public let person: Int
+        /// The strokes.
         public let drawing: Drawing
     }
 
