@@ -32,8 +32,8 @@ struct MotionFollower {
         defer { if descriptor != 0 { close(descriptor) } }
         let (path, poll) = (path, poll)
         // The bytes as they arrive: what one read gives; at the end of a file, wait for it to grow.
-        var reader = try CSVReader(file: path) { () throws(DataError) -> [UInt8] in
-            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var reader = try CSVReader(file: path) { () throws(DataError) -> Data in
             while true {
                 let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
                 if count < 0 {
@@ -44,7 +44,7 @@ struct MotionFollower {
                     usleep(useconds_t(poll * 1_000_000))
                     continue
                 }
-                return Array(buffer[0..<count])
+                return Data(buffer[0..<count])
             }
         }
         let columns = try MotionRecordingReader.recordingColumns(reader)

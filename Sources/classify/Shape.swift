@@ -125,7 +125,7 @@ struct Shape: ParsableCommand {
             }
             let prefix = Array("\(dataset)#".utf8)
             status = runBatch(count: answers.count, threads: threads, chunk: 1 << 16, block: 4096) { index, bytes in
-                format.text(answers[index].value, input: prefix + answers[index].id.utf8, to: &bytes)
+                format.text(answers[index].value, input: prefix, suffix: answers[index].id, to: &bytes)
             }
         } else {
             status = runBatch(count: files.count, threads: threads, chunk: 512, block: 1) { index, bytes in
@@ -160,11 +160,13 @@ struct ShapeLineFormat: Sendable {
         labels = recognizer.classes.map { Array($0.utf8) }
     }
 
-    /// Appends the text line for `answer` (or its error), named `input`, to `bytes`; returns its status.
-    func text(_ answer: Result<CompactShapeAnswer, DataError>, input: [UInt8], to bytes: inout [UInt8]) -> Int32 {
+    /// Appends the text line for `answer` (or its error), named `input` then `suffix` (a dataset's drawing id), to
+    /// `bytes`; returns its status.
+    func text(_ answer: Result<CompactShapeAnswer, DataError>, input: [UInt8], suffix: String = "", to bytes: inout [UInt8]) -> Int32 {
         switch answer {
         case let .success(answer):
             bytes += input
+            bytes += suffix.utf8
             bytes += "  ".utf8
             bytes += answer.isUnknown ? unknown : labels[answer.best]
             bytes += "  (confidence ".utf8
@@ -179,7 +181,7 @@ struct ShapeLineFormat: Sendable {
             if answer.uncertain { bytes += "  uncertain".utf8 }
             return 0
         case let .failure(error):
-            let outcome = errorOutcome(error, input: String(decoding: input, as: UTF8.self), json: false)
+            let outcome = errorOutcome(error, input: String(decoding: input, as: UTF8.self) + suffix, json: false)
             bytes += outcome.line.utf8
             return outcome.status
         }

@@ -20,7 +20,7 @@ package struct CSVReader {
     /// or nothing more (a part, read whole).
     private enum Source {
         case handle(FileHandle)
-        case stream(() throws(DataError) -> [UInt8])
+        case stream(() throws(DataError) -> Data)
     }
 
     private let source: Source
@@ -63,7 +63,7 @@ package struct CSVReader {
     /// A reader of bytes as `stream` delivers them, named `file` in errors, and reads its header. `stream` returns
     /// the next bytes as soon as it has any (it may wait for them), or none at the end; a record is handed over
     /// as soon as its line has ended, so a reader can follow a recording as it is written.
-    package init(file: String, stream: @escaping () throws(DataError) -> [UInt8]) throws(DataError) {
+    package init(file: String, stream: @escaping () throws(DataError) -> Data) throws(DataError) {
         self.file = file
         source = .stream(stream)
         try readHeader()
@@ -72,10 +72,10 @@ package struct CSVReader {
     /// A reader of `bytes` (a file's whole contents, or standard input's), named `file` in errors, and reads its header.
     package init(file: String, bytes: Data) throws(DataError) {
         var offset = 0
-        try self.init(file: file) { () throws(DataError) -> [UInt8] in
+        try self.init(file: file) { () throws(DataError) -> Data in
             let end = min(bytes.count, offset + (1 << 20))
             defer { offset = end }
-            return [UInt8](bytes[(bytes.startIndex + offset)..<(bytes.startIndex + end)])
+            return bytes[(bytes.startIndex + offset)..<(bytes.startIndex + end)]
         }
     }
 
@@ -235,7 +235,7 @@ package struct CSVReader {
                 throw DataError(file: file, line: lineNumber, message: "read failed: \(error.localizedDescription)", kind: .unreadable)
             }
         case let .stream(stream):
-            chunk = Data(try stream())
+            chunk = try stream()
         }
         if chunk.isEmpty {
             atEnd = true
