@@ -113,16 +113,18 @@ struct Motion: ParsableCommand {
                 throw failure(error)
             }
         }
-        let recognizer = try chain.loadMotionRecognizer()
+        var loaded = try chain.loadMotionRecognizer()
+        loaded.smoothing = smooth
+        let recognizer = loaded
         let (model, attempts) = (recognizer.model, recognizer.attempts)
-        let (rate, smooth, json) = (rate, smooth, chain.json)
+        let (rate, json) = (rate, chain.json)
         // Recordings are read once, at the answering model's rate and window (which also decides the gaps).
         let modelWindowing = recognizer.windowing
         if single {
-            let input: MotionRecording, timeline: MotionTimeline
+            let input: MotionRecording, timeline: MotionAnswer
             do {
                 input = try MotionRecordingReader.read(files[0], assumedRate: rate, rate: modelWindowing.rate, window: modelWindowing.window)
-                timeline = try recognizer.classify(input, smoothing: smooth, source: files[0])
+                timeline = try recognizer.recognize(input)
             } catch {
                 throw failure(error)
             }
@@ -169,7 +171,7 @@ struct Motion: ParsableCommand {
             let (name, read) = items[index]
             do {
                 let recording = try read()
-                let timeline = try recognizer.classify(recording, smoothing: smooth, source: name)
+                let timeline = try recognizer.recognize(recording)
                 if let note = rateNote(recording, name: name) { reportNote(note) }
                 if json {
                     return ItemOutcome(
@@ -219,7 +221,7 @@ struct MotionJSON: Encodable {
     let notes: [String]
     let input: String?
 
-    init(timeline: MotionTimeline, model: String, attempts: [ChainAttempt], notes: [String], input: String? = nil) {
+    init(timeline: MotionAnswer, model: String, attempts: [ChainAttempt], notes: [String], input: String? = nil) {
         self.input = input
         label = timeline.label
         uncertain = timeline.uncertain

@@ -304,8 +304,8 @@ extension Evaluate {
     /// a window may be `still` (its own column). A session that cannot be used is reported and left out, as a
     /// drawing is for shapes.
     func evaluateMotion() throws {
-        let recognizer = fallback ? MotionRecognizer(classifier: CadenceRecognizer(), model: "cadence") : try chain.loadMotionRecognizer()
-        let labels = recognizer.windowLabels
+        let recognizer = fallback ? MotionRecognizer(engine: .cadence(CadenceRecognizer()), model: "cadence") : try chain.loadMotionRecognizer()
+        let labels = recognizer.answerLabels
         var truth: [Int] = [], predicted: [Int] = [], confidences: [Double] = []
         var uncertain = 0, sessionCount = 0
         var failures = EvaluationFailures()
@@ -319,9 +319,9 @@ extension Evaluate {
                         message: "session '\(session.id)' has label "
                             + "'\(session.label ?? "")', which \(recognizer.model) does not know (it knows \(labels.joined(separator: ", ")))")
                 }
-                let timeline: MotionTimeline
+                let timeline: MotionAnswer
                 do throws(DataError) {
-                    timeline = try recognizer.classify(try session.recording.get(), source: "\(data)#\(session.id)")
+                    timeline = try recognizer.recognize(try session.recording.get())
                 } catch {
                     failures.add(
                         error.line == nil

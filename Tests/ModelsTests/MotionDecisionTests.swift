@@ -10,6 +10,7 @@ private struct FixedClassifier: MotionWindowClassifier {
     let labels: [String]
     let scores: [Float]
     let decision: DecisionRule
+    let name = "fixed"
 
     func probabilities(_ inputs: Tensor) -> Tensor {
         Tensor(shape: [inputs.shape[0], scores.count], scalars: (0..<inputs.shape[0]).flatMap { _ in scores })
@@ -78,8 +79,12 @@ struct MotionDecisionTests {
     }
 
     @Test func theStreamDecidesAsTheRecording() throws {
-        let classifier = FixedClassifier(labels: ["walking", "running"], scores: [0.62, 0.38], decision: .legacy)
-        let recognizer = MotionRecognizer(classifier: classifier, model: "fixed")
+        // The shipped model at a temperature of 100: every window's answer is flattened to about 50%, under the
+        // 70% floor, so every moving window is uncertain, live and whole alike.
+        let bytes = try reassemble(try #require(ShippedWeights.bytes(of: "motion-state.f32"))) { header in
+            header["decision"] = ["temperature": 100.0, "uncertainBelow": 0.7]
+        }
+        let recognizer = try MotionRecognizer(weights: bytes, model: "strict")
         var stream = MotionStream(recognizer: recognizer)
         var windows: [MotionWindowPrediction] = []
         for (index, sample) in moving.segments[0].enumerated() {
@@ -87,7 +92,8 @@ struct MotionDecisionTests {
             for case let .window(window) in try stream.append(streamSample) { windows.append(window) }
         }
         let streamed = try #require(windows.first)
-        let whole = try #require(try recognizer.classify(moving).windows.first)
+        let whole = try #require(try recognizer.recognize(moving).windows.first)
         #expect(streamed.label == whole.label && streamed.uncertain && streamed.reason == whole.reason)
+        #expect(whole.reason?.contains("is below 70%") == true, "\(whole.reason ?? "")")
     }
 }

@@ -145,7 +145,9 @@ struct MotionFeatureTests {
                 message: "the recording is too short: its longest stretch without a gap has 200 samples "
                     + "(4.00 s at 50 Hz); one window needs 256 (5.12 s)")
         ) {
-            _ = try CadenceRecognizer().classify(recording, source: "r.csv")
+            var named = recording
+            named.source = "r.csv"
+            _ = try CadenceRecognizer().classify(named)
         }
     }
 
@@ -169,7 +171,7 @@ struct MotionFeatureTests {
             MotionWindowPrediction(start: 1, end: 2, label: "running", confidence: 0.9),
             MotionWindowPrediction(start: 2, end: 3, label: "walking", confidence: 0.99, uncertain: true, reason: "a gap"),
         ]
-        #expect(MotionTimeline(windows: windows).label == "running", "the uncertain window does not vote")
+        #expect(MotionAnswer(windows: windows, model: "test").label == "running", "the uncertain window does not vote")
     }
 
     @Test func weightsPreprocessingRoundTripsAndRejectsOtherKinds() throws {

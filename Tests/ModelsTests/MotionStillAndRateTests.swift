@@ -54,14 +54,15 @@ struct MotionStillAndRateTests {
         func window(_ label: String, uncertain: Bool = false) -> MotionWindowPrediction {
             MotionWindowPrediction(start: 0, end: 1, label: label, confidence: 0.9, uncertain: uncertain, reason: uncertain ? "a gap" : nil)
         }
-        let timeline = MotionTimeline(windows: [
-            window("still"), window("still"), window("walking"),
-            window("running", uncertain: true), window("running", uncertain: true), window("running", uncertain: true),
-        ])
+        let timeline = MotionAnswer(
+            windows: [
+                window("still"), window("still"), window("walking"),
+                window("running", uncertain: true), window("running", uncertain: true), window("running", uncertain: true),
+            ], model: "test")
         #expect(timeline.label == "still", "three running windows are uncertain and do not vote")
         #expect(timeline.votes.map(\.label) == ["still", "walking"] && timeline.votes.map(\.count) == [2, 1])
         #expect(!timeline.uncertain)
-        let none = MotionTimeline(windows: [window("running", uncertain: true), window("walking", uncertain: true)])
+        let none = MotionAnswer(windows: [window("running", uncertain: true), window("walking", uncertain: true)], model: "test")
         #expect(none.label == "unknown" && none.uncertain && none.votes.isEmpty)
         #expect(none.reason == "every window is uncertain: a gap")
     }
@@ -75,7 +76,9 @@ struct MotionStillAndRateTests {
                 message: "the samples are 0.5 s apart (median): 2 Hz, too slow to resolve a stride; "
                     + "the lowest rate accepted is 10 Hz (over twice the fastest running cadence, 3.5 steps a second)")
         ) {
-            _ = try CadenceRecognizer().classify(slow, source: "r.csv")
+            var named = slow
+            named.source = "r.csv"
+            _ = try CadenceRecognizer().classify(named)
         }
         let enough = MotionRecording(
             segments: [samples], segmentStarts: [0], rate: 50, notes: [], sourceRate: MotionRecordingReader.minimumSampleRate)

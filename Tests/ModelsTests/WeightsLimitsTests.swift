@@ -377,6 +377,7 @@ private struct OverflowedClassifier: MotionWindowClassifier {
     let windowing = MotionWindowing()
     let labels = ["walking", "running"]
     let decision = DecisionRule.legacy
+    let name = "overflowed"
     func probabilities(_ inputs: Tensor) -> Tensor {
         Tensor(shape: [inputs.shape[0], 2], scalars: [Float](repeating: .nan, count: 2 * inputs.shape[0]))
     }

@@ -11,7 +11,7 @@ private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
 /// The shipped int8 motion recognizer, without fallback.
 private func shippedMotion() throws -> MotionRecognizer {
     let file = try ModelFile(contentsOf: root.appendingPathComponent("Weights/motion-state.int8.weights"))
-    return MotionRecognizer(classifier: try MotionClassifier(file: file), model: "motion-state.int8")
+    return MotionRecognizer(engine: .model(try MotionClassifier(file: file)), model: "motion-state.int8")
 }
 
 /// A played-back session: Core Motion rows (gravity, user acceleration, rotation rate), their times, and when
@@ -79,7 +79,7 @@ struct MotionStreamTests {
         let recording = MotionRecordingReader.assemble(
             playback.rows, times: playback.times, coreMotion: true,
             rate: recognizer.windowing.rate, window: recognizer.windowing.window)
-        let offline = try recognizer.classify(recording).windows
+        let offline = try recognizer.recognize(recording).windows
         var stream = MotionStream(recognizer: recognizer, confirmations: 1)
         var live: [MotionWindowPrediction] = []
         for i in playback.times.indices {

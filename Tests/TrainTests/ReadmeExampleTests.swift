@@ -32,7 +32,7 @@ struct ReadmeExampleTests {
             }
         }
         let motion = try MotionRecognizer.shipped()
-        let walk = try motion.classify(samples: pocket(strides: 1))
+        let walk = try motion.recognize(samples: pocket(strides: 1))
         print("walk: \(walk.label), \(walk.windows.count) windows")
 
         // Live: append each sample as the sensors deliver it; a change is reported once two windows agree.

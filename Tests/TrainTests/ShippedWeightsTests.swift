@@ -49,10 +49,10 @@ struct ShippedWeightsTests {
         let motion = try MotionRecognizer.shipped()
         #expect(motion.model == "motion-state.int8")
         let path = root.appendingPathComponent("Datasets/examples/running.csv").path
-        let timeline = try motion.classify(MotionRecordingReader.read(path))
+        let timeline = try motion.recognize(MotionRecordingReader.read(path))
         #expect(timeline.label == "running" && timeline.model == "motion-state.int8")
         // Every window's probabilities, in the model's class order; the best is the window's label.
-        #expect(timeline.classes == ["walking", "running"] && timeline.probabilities.count == 2 * timeline.windows.count)
+        #expect(timeline.classes == ["walking", "running"] && timeline.windowProbabilities.count == 2 * timeline.windows.count)
         for (index, window) in timeline.windows.enumerated() where window.label != "still" {
             let ranked = timeline.probabilities(ofWindow: index)
             #expect(ranked.first?.label == window.label && abs(ranked.map(\.probability).reduce(0, +) - 1) < 1e-4)
@@ -60,14 +60,14 @@ struct ShippedWeightsTests {
         }
         #expect(timeline.probabilities(ofWindow: timeline.windows.count).isEmpty)
         let bytes = try [UInt8](Data(contentsOf: root.appendingPathComponent("Weights/motion-state.f32.weights")))
-        #expect(try MotionRecognizer(weights: bytes).classify(MotionRecordingReader.read(path)).label == "running")
+        #expect(try MotionRecognizer(weights: bytes).recognize(MotionRecordingReader.read(path)).label == "running")
         #expect(throws: (any Error).self) { try MotionRecognizer(weights: Array(bytes.prefix(100))) }
         #expect(throws: (any Error).self) {
             try ShapeRecognizer(contentsOf: root.appendingPathComponent("Weights/motion-state.int8.weights"))
         }
     }
 
-    /// `classify(samples:)` is `classify` of the recording the samples make.
+    /// `recognize(samples:)` is `recognize` of the recording the samples make.
     @Test func samplesClassifyAsTheirRecording() throws {
         let motion = try MotionRecognizer.shipped()
         let path = root.appendingPathComponent("Datasets/examples/walking.csv").path
@@ -82,12 +82,12 @@ struct ShippedWeightsTests {
                 time: v[t], gravity: (v[g], v[g + 1], v[g + 2]), userAcceleration: (v[u], v[u + 1], v[u + 2]),
                 rotationRate: (v[r], v[r + 1], v[r + 2]))
         }
-        let fromSamples = try motion.classify(samples: samples)
-        let fromFile = try motion.classify(MotionRecordingReader.read(path))
+        let fromSamples = try motion.recognize(samples: samples)
+        let fromFile = try motion.recognize(MotionRecordingReader.read(path))
         #expect(fromSamples.label == fromFile.label && fromSamples.windows.count == fromFile.windows.count)
         #expect(zip(fromSamples.windows, fromFile.windows).allSatisfy { $0.label == $1.label && abs($0.confidence - $1.confidence) < 1e-6 })
-        #expect(throws: DataError.self) { try motion.classify(samples: Array(samples.prefix(100))) }
-        #expect(throws: DataError.self) { try motion.classify(samples: [samples[1], samples[0]]) }
-        #expect(throws: DataError.self) { try motion.classify(samples: []) }
+        #expect(throws: DataError.self) { try motion.recognize(samples: Array(samples.prefix(100))) }
+        #expect(throws: DataError.self) { try motion.recognize(samples: [samples[1], samples[0]]) }
+        #expect(throws: DataError.self) { try motion.recognize(samples: []) }
     }
 }

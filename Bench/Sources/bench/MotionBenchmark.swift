@@ -132,7 +132,7 @@ struct MotionBenchmark {
             plan,
             [int8, f32].map { variant in
                 Workload(name: "motion: \(variant.format) recognizer, one-window recording") {
-                    Float((try? variant.recognizer.classify(short[advance()]))?.windows.first?.confidence ?? 0)
+                    Float((try? variant.recognizer.recognize(short[advance()]))?.windows.first?.confidence ?? 0)
                 }
             })
         report.time(
@@ -156,7 +156,7 @@ struct MotionBenchmark {
                     name: "motion: \(variant.format) recognizer, \(Int(Self.recordingSeconds / 60))-minute recording",
                     items: longWindows
                 ) {
-                    Float((try? variant.recognizer.classify(long))?.windows.count ?? 0)
+                    Float((try? variant.recognizer.recognize(long))?.windows.count ?? 0)
                 }
             })
 
@@ -172,10 +172,10 @@ struct MotionBenchmark {
         }
         for variant in [int8, f32] {
             report.countAllocations("\(variant.format) recognizer call, one window") {
-                Float((try? variant.recognizer.classify(short[0]))?.windows.first?.confidence ?? 0)
+                Float((try? variant.recognizer.recognize(short[0]))?.windows.first?.confidence ?? 0)
             }
         }
-        if let perRecording = AllocationCounter.perCall(10, { Float((try? int8.recognizer.classify(long))?.windows.count ?? 0) }) {
+        if let perRecording = AllocationCounter.perCall(10, { Float((try? int8.recognizer.recognize(long))?.windows.count ?? 0) }) {
             report.allocations.append(AllocationRow(name: "int8 recognizer, long recording, per window", perCall: perRecording / Double(longWindows)))
         }
 
@@ -212,7 +212,7 @@ struct MotionVariant {
         self.format = format
         let file = try ModelFile(contentsOf: URL(fileURLWithPath: "\(folder)/motion-state.\(format).weights"))
         classifier = try MotionClassifier(file: file)
-        recognizer = MotionRecognizer(classifier: classifier, model: "motion-state.\(format)")
+        recognizer = MotionRecognizer(engine: .model(classifier), model: "motion-state.\(format)")
         plan = PlanRunner(classifier.compiled)
     }
 }

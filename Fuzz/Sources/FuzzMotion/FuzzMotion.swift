@@ -10,12 +10,12 @@ private let input = InputFile("motion")
 private let recognizers: [MotionRecognizer] = {
     var chain = ["motion-state.int8", "motion-state.f32"].map { variant in
         do {
-            return MotionRecognizer(classifier: try MotionClassifier(file: shippedModel(variant)), model: variant)
+            return MotionRecognizer(engine: .model(try MotionClassifier(file: shippedModel(variant))), model: variant)
         } catch {
             fatalError("the shipped \(variant) is not a motion classifier: \(error)")
         }
     }
-    chain.append(MotionRecognizer(classifier: CadenceRecognizer(windowing: MotionWindowing()), model: "cadence"))
+    chain.append(MotionRecognizer(engine: .cadence(CadenceRecognizer(windowing: MotionWindowing())), model: "cadence"))
     return chain
 }()
 
@@ -56,8 +56,7 @@ func fuzzMotion(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
             require(values.allSatisfy(\.isFinite), "a resampled sample is not finite: \(sample)")
         }
         do {
-            let timeline = try recognizer.classify(recording, smoothing: 0, source: path)
-            requireSane(timeline, labels: recognizer.windowLabels, model: recognizer.model)
+            requireSane(try recognizer.recognize(recording), labels: recognizer.answerLabels, model: recognizer.model)
         } catch {
             requireInputError(error, path: path)
         }

@@ -91,9 +91,10 @@ public func requireSane(_ answer: ShapeAnswer, from recognizer: ShapeRecognizer)
 }
 
 /// Checks one motion timeline: known labels, probabilities, windows in time order.
-public func requireSane(_ timeline: MotionTimeline, labels: [String], model: String) {
+public func requireSane(_ timeline: MotionAnswer, labels: [String], model: String) {
     let allowed = labels + [DecisionRule.unknownLabel]
     require(allowed.contains(timeline.label), "\(model): label \(timeline.label) is not one of \(allowed)")
+    requireProbability(timeline.confidence, "\(model): the recording's confidence")
     var previousStart = -Double.infinity
     for window in timeline.windows {
         require(allowed.contains(window.label), "\(model): window label \(window.label) is not one of \(allowed)")

@@ -50,10 +50,11 @@ private func load(_ bytes: [UInt8]) {
             require(false, "a loaded shape classifier refused the fixed drawing: \(error)")
         }
     } else if let classifier = try? MotionClassifier(file: file) {
-        let recognizer = MotionRecognizer(classifier: classifier, model: "fuzzed motion classifier")
+        let recognizer = MotionRecognizer(engine: .model(classifier), model: "fuzzed motion classifier")
         do {
-            let timeline = try recognizer.classify(try fixedRecording(classifier.windowing), source: path)
-            requireSane(timeline, labels: recognizer.windowLabels, model: recognizer.model)
+            var recording = try fixedRecording(classifier.windowing)
+            recording.source = path
+            requireSane(try recognizer.recognize(recording), labels: recognizer.answerLabels, model: recognizer.model)
         } catch {
             // A windowing whose rate the reader refuses, or a window the recording cannot fill, is a data error.
             require(!error.message.isEmpty, "an empty error message: \(error)")

@@ -100,10 +100,10 @@ extension MotionDataset {
             }) {
                 recording = .failure(error)
             } else {
-                recording = .success(
-                    MotionRecordingReader.assemble(
-                        session.values, times: session.times, coreMotion: coreMotion,
-                        rate: rate, window: window, assumedRate: assumedRate))
+                var assembled = MotionRecordingReader.assemble(
+                    session.values, times: session.times, coreMotion: coreMotion, rate: rate, window: window, assumedRate: assumedRate)
+                assembled.source = "\(path)#\(id)"
+                recording = .success(assembled)
             }
             return DatasetSession(id: id, label: session.label, lines: session.first...session.last, recording: recording)
         }

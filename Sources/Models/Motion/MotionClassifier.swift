@@ -28,31 +28,38 @@ public struct MotionWindowPrediction: Sendable, Equatable {
     }
 }
 
-/// A recording's answer: each window's state and the state of most windows.
-public struct MotionTimeline: Sendable, Equatable {
+/// What the motion recognizer answers for one recording: each window's state, and the state most windows have.
+public struct MotionAnswer: RecognitionAnswer, Equatable {
     /// Every window, in time order.
     public var windows: [MotionWindowPrediction]
     /// The state most windows have, `still` included (ties go to the higher summed confidence); windows flagged
     /// uncertain do not vote, and when every window is uncertain the label is `unknown` (`DecisionRule.unknownLabel`).
     public var label: String
+    /// The mean confidence of the windows that voted for `label` (0 when no window could vote).
+    public var confidence: Double
     /// Whether the recording's label should not be trusted: no window could vote.
     public var uncertain: Bool
     /// Why the recording is uncertain, or `nil`.
     public var reason: String?
-    /// The model that labelled the windows (`motion-state.int8`, …, `cadence`), when a `MotionRecognizer` did.
-    public var model: String?
+    /// Each state that got a vote and its share of the votes, most first.
+    public var probabilities: [(label: String, probability: Double)] {
+        let voters = Double(votes.reduce(0) { $0 + $1.count })
+        return votes.map { ($0.label, Double($0.count) / voters) }
+    }
+    /// Which link labelled the windows: a weights variant (`motion-state.int8`, …) or `cadence`.
+    public var model: String
     /// The model's classes, in the order of each window's probabilities (`still` is not one: it is judged from the
     /// motion's intensity, not by the model).
     public var classes: [String] = []
-    /// Every window's class probabilities, `classes.count` per window in window order (empty for a timeline made
+    /// Every window's class probabilities, `classes.count` per window in window order (empty for an answer made
     /// from windows alone).
-    public var probabilities: [Double] = []
+    public var windowProbabilities: [Double] = []
 
     /// Window `index`'s probability of each class, most likely first.
     public func probabilities(ofWindow index: Int) -> [(label: String, probability: Double)] {
         let count = classes.count
-        guard index >= 0, count > 0, (index + 1) * count <= probabilities.count else { return [] }
-        return zip(classes, probabilities[(index * count)..<((index + 1) * count)]).map { ($0, $1) }.sorted { $0.1 > $1.1 }
+        guard index >= 0, count > 0, (index + 1) * count <= windowProbabilities.count else { return [] }
+        return zip(classes, windowProbabilities[(index * count)..<((index + 1) * count)]).map { ($0, $1) }.sorted { $0.1 > $1.1 }
     }
     /// The votes: each label of a window that is not uncertain and how many such windows have it, most first.
     public var votes: [(label: String, count: Int)] {
@@ -65,9 +72,10 @@ public struct MotionTimeline: Sendable, Equatable {
             .sorted { $0.element.1 != $1.element.1 ? $0.element.1 > $1.element.1 : $0.offset < $1.offset }.map(\.element)
     }
 
-    /// The timeline of `windows`, with its majority label.
-    package init(windows: [MotionWindowPrediction]) {
+    /// The answer of `windows` labelled by `model`, with its majority label.
+    package init(windows: [MotionWindowPrediction], model: String) {
         self.windows = windows
+        self.model = model
         let voters = windows.filter { !$0.uncertain }
         uncertain = voters.isEmpty
         reason =
@@ -86,12 +94,22 @@ public struct MotionTimeline: Sendable, Equatable {
                 let (x, y) = (votes[a] ?? (0, 0), votes[b] ?? (0, 0))
                 return x.count != y.count ? x.count < y.count : x.confidence < y.confidence
             } ?? DecisionRule.unknownLabel
+        confidence = votes[label].map { $0.confidence / Double($0.count) } ?? 0
+    }
+
+    /// Equal when every stored field is (the probabilities follow from the windows).
+    public static func == (lhs: MotionAnswer, rhs: MotionAnswer) -> Bool {
+        lhs.windows == rhs.windows && lhs.label == rhs.label && lhs.confidence == rhs.confidence && lhs.uncertain == rhs.uncertain
+            && lhs.reason == rhs.reason && lhs.model == rhs.model && lhs.classes == rhs.classes
+            && lhs.windowProbabilities == rhs.windowProbabilities
     }
 }
 
 /// Something that labels a motion window's input (see `MotionWindowing`) as walking or running: the trained
-/// model or the cadence rule.
-public protocol MotionWindowClassifier: Sendable {
+/// model or the cadence rule (`MotionRecognizer.Engine`'s two cases).
+package protocol MotionWindowClassifier: Sendable {
+    /// Its name in an answer when no recognizer named it: the weights file's model name, or `cadence`.
+    var name: String { get }
     /// The preprocessing whose inputs it reads.
     var windowing: MotionWindowing { get }
     /// The classes, in output order.
@@ -105,15 +123,16 @@ public protocol MotionWindowClassifier: Sendable {
 
 extension MotionWindowClassifier {
     /// Every window of `recording` labelled, optionally averaging each window's probabilities with `smoothing`
-    /// neighbours on each side (within a segment), and the majority label.
+    /// neighbours on each side (within a segment), and the majority label, the answer naming `model` (by default
+    /// `name`).
     ///
     /// A window in which the phone barely moves is `still` (see `MotionStillness`); a window that spans a gap
     /// longer than `MotionRecordingReader.maximumBridge` is uncertain; a window whose scores are not finite (a
     /// model that overflowed) is `unknown` and uncertain, with confidence 0 and the reason. A recording that arrived below
     /// `MotionRecordingReader.minimumSampleRate`, or without one whole window, is an error naming its rate or
     /// length and what is needed.
-    public func classify(_ recording: MotionRecording, smoothing: Int = 0, source: String = "recording") throws(DataError) -> MotionTimeline {
-        let windowing = windowing
+    package func classify(_ recording: MotionRecording, smoothing: Int = 0, model: String? = nil) throws(DataError) -> MotionAnswer {
+        let windowing = windowing, source = recording.source
         if let problem = MotionRecordingReader.rateProblem(sourceRate: recording.sourceRate, assumedRate: recording.assumedRate) {
             throw DataError(file: source, message: problem)
         }
@@ -140,9 +159,9 @@ extension MotionWindowClassifier {
                         from: from, to: to, bridgedGaps: recording.bridgedGaps))
             }
         }
-        var timeline = MotionTimeline(windows: windows)
-        (timeline.classes, timeline.probabilities) = (labels, all)
-        return timeline
+        var answer = MotionAnswer(windows: windows, model: model ?? name)
+        (answer.classes, answer.windowProbabilities) = (labels, all)
+        return answer
     }
 
     /// One window's answer from its class scores (`labels` order) and its two intensity inputs (the logarithms of
@@ -152,7 +171,7 @@ extension MotionWindowClassifier {
     /// uncertain, and one in which the phone barely moves is `still` (with the stillness rule's own confidence); a
     /// window whose samples arrived at `arrivalRate` (a live stream's) below `MotionRecordingReader.minimumSampleRate`
     /// is uncertain, for that reason. `classify` and `MotionStream` label every window with it.
-    public func prediction(
+    package func prediction(
         scores row: [Double], intensity: (Float, Float), from: Double, to: Double,
         bridgedGaps: [ClosedRange<Double>], arrivalRate: Double? = nil
     ) -> MotionWindowPrediction {
@@ -238,6 +257,9 @@ public struct MotionClassifier: MotionWindowClassifier {
     /// The classes, in output order.
     public var labels: [String] { file.labels }
 
+    /// The weights file's model name.
+    public var name: String { file.name }
+
     /// The weights file's decision rule (`DecisionRule.legacy` for a file written without one).
     public var decision: DecisionRule { file.decision ?? .legacy }
 
@@ -267,6 +289,9 @@ public struct CadenceRecognizer: MotionWindowClassifier {
 
     /// walking, running.
     public var labels: [String] { ["walking", "running"] }
+
+    /// `cadence`.
+    public var name: String { "cadence" }
 
     /// `DecisionRule.legacy`: no calibration, no reject class, uncertain below 70% (as the geometric recognizer).
     public var decision: DecisionRule { .legacy }

@@ -1,20 +1,32 @@
 import Foundation
+import Tensor
 
-/// The one way from a motion recording to a timeline, for the CLI (single recordings, batches, `evaluate`) and
-/// apps: it runs the first window classifier of the fallback chain that loads (quantized weights, float weights,
-/// then the cadence recognizer) and labels every window with the checks of `MotionWindowClassifier.classify`
-/// (sample rate, gaps, `still`).
-public struct MotionRecognizer: Sendable {
+/// The motion recognizer, for the CLI (single recordings, batches, `evaluate`, `--follow`), the benchmarks and
+/// apps: the first link of the fallback chain that loads (quantized weights, float weights, then the cadence
+/// recognizer). It labels every window of a recording with the weights file's decision rule and the checks of the
+/// window classifiers (sample rate, gaps, `still`), and answers with the state most windows have.
+public struct MotionRecognizer: Recognizer {
     /// What labels the windows.
-    public let classifier: any MotionWindowClassifier
+    public enum Engine: Sendable {
+        /// A trained model.
+        case model(MotionClassifier)
+        /// The cadence recognizer (no weights).
+        case cadence(CadenceRecognizer)
+    }
+
+    /// What labels the windows.
+    public let engine: Engine
     /// The link's name: a weights variant or `cadence`.
     public let model: String
     /// The failed attempts of loading before this link answered.
     public let attempts: [ChainAttempt]
+    /// How many neighbouring windows on each side each window's probabilities are averaged with (within a
+    /// segment); 0, the default, labels each window on its own.
+    public var smoothing = 0
 
-    /// A recognizer from a loaded window classifier.
-    public init(classifier: any MotionWindowClassifier, model: String, attempts: [ChainAttempt] = []) {
-        self.classifier = classifier
+    /// A recognizer from a loaded engine.
+    public init(engine: Engine, model: String, attempts: [ChainAttempt] = []) {
+        self.engine = engine
         self.model = model
         self.attempts = attempts
     }
@@ -28,24 +40,95 @@ public struct MotionRecognizer: Sendable {
         variants: [String] = shippedVariants, source: any WeightsSource, policy: RetryPolicy = RetryPolicy(),
         report: (ChainEvent) -> Void = { _ in }
     ) throws(ChainFailure) -> MotionRecognizer {
-        var links = weightsLinks(variants, source: source) { file throws(DataError) -> any MotionWindowClassifier in
-            try MotionClassifier(file: file)
-        }
-        links.append(ChainLink(name: "cadence") { CadenceRecognizer(windowing: MotionWindowing()) })
-        let (classifier, model, attempts) = try runChain(links, policy: policy, report: report)
-        return MotionRecognizer(classifier: classifier, model: model, attempts: attempts)
+        var links = weightsLinks(variants, source: source) { file throws(DataError) in Engine.model(try MotionClassifier(file: file)) }
+        links.append(ChainLink(name: "cadence") { Engine.cadence(CadenceRecognizer()) })
+        let (engine, model, attempts) = try runChain(links, policy: policy, report: report)
+        return MotionRecognizer(engine: engine, model: model, attempts: attempts)
     }
 
-    /// The preprocessing of the answering classifier: recordings are read at its rate and window.
-    public var windowing: MotionWindowing { classifier.windowing }
+    /// The preprocessing of the answering engine: recordings are read at its rate and window.
+    public var windowing: MotionWindowing { engine.windowing }
 
-    /// The labels a window can take: the classifier's classes and `still`.
-    public var windowLabels: [String] { classifier.labels + [MotionStillness.label] }
+    /// The labels a window or a recording can take: the engine's classes (its reject class as `unknown`) and
+    /// `still`. A window whose scores are not finite is also `unknown`.
+    public var answerLabels: [String] {
+        let rule = engine.decision
+        let classes = engine.labels.filter { $0 != rule.rejectLabel }
+        return classes + (rule.rejectLabel.map { engine.labels.contains($0) } == true ? [DecisionRule.unknownLabel] : [])
+            + [MotionStillness.label]
+    }
 
-    /// Every window of `recording` labelled, and the majority label (see `MotionWindowClassifier.classify`).
-    public func classify(_ recording: MotionRecording, smoothing: Int = 0, source: String = "recording") throws(DataError) -> MotionTimeline {
-        var timeline = try classifier.classify(recording, smoothing: smoothing, source: source)
-        timeline.model = model
-        return timeline
+    /// Every window of `recording` labelled, and the majority label (see `MotionAnswer`). A recording that arrived
+    /// below `MotionRecordingReader.minimumSampleRate`, or without one whole window, is an error naming
+    /// `recording.source`, its rate or length and what is needed.
+    public func recognize(_ recording: MotionRecording) throws(DataError) -> MotionAnswer {
+        try engine.classify(recording, smoothing: smoothing, model: model)
+    }
+
+    /// The answers for many recordings on up to `threads` threads, in order; a recording that cannot be
+    /// recognized has its error in its place.
+    public func recognize(batch recordings: [MotionRecording], threads: Int) -> MotionBatchAnswers {
+        precondition(threads >= 1, "MotionRecognizer.recognize(batch:threads:): threads \(threads) < 1")
+        let results = parallelMap(count: recordings.count, threads: threads) { index in
+            Result { () throws(DataError) in try recognize(recordings[index]) }
+        }
+        return MotionBatchAnswers(model: model, attempts: attempts, results: results)
+    }
+}
+
+/// The answers for a batch of recordings (`MotionRecognizer.recognize(batch:threads:)`), in order.
+public struct MotionBatchAnswers: RecognitionBatch {
+    /// Which link answered (a weights variant or `cadence`).
+    public let model: String
+    /// The failed attempts of loading before it.
+    public let attempts: [ChainAttempt]
+    let results: [Result<MotionAnswer, DataError>]
+
+    /// How many recordings.
+    public var count: Int { results.count }
+
+    /// Recording `index`'s answer — what `MotionRecognizer.recognize(_:)` gives for it — or its error.
+    public func answer(at index: Int) -> Result<MotionAnswer, DataError> { results[index] }
+}
+
+extension MotionRecognizer.Engine: MotionWindowClassifier {
+    /// The engine's preprocessing.
+    package var windowing: MotionWindowing {
+        switch self {
+        case let .model(classifier): classifier.windowing
+        case let .cadence(cadence): cadence.windowing
+        }
+    }
+
+    /// The engine's classes, in output order.
+    package var labels: [String] {
+        switch self {
+        case let .model(classifier): classifier.labels
+        case let .cadence(cadence): cadence.labels
+        }
+    }
+
+    /// The model's name or `cadence`.
+    package var name: String {
+        switch self {
+        case let .model(classifier): classifier.name
+        case let .cadence(cadence): cadence.name
+        }
+    }
+
+    /// The engine's decision rule.
+    package var decision: DecisionRule {
+        switch self {
+        case let .model(classifier): classifier.decision
+        case let .cadence(cadence): cadence.decision
+        }
+    }
+
+    /// Each window's class probabilities.
+    package func probabilities(_ inputs: Tensor) -> Tensor {
+        switch self {
+        case let .model(classifier): classifier.probabilities(inputs)
+        case let .cadence(cadence): cadence.probabilities(inputs)
+        }
     }
 }

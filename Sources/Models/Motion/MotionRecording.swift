@@ -21,6 +21,9 @@ public struct MotionRecording: Sendable {
     /// `MotionRecordingReader.maximumBridge` yet close enough not to split the recording: the resampled signal
     /// there is a straight line, not the gait, so windows overlapping one are uncertain.
     public var bridgedGaps: [ClosedRange<Double>] = []
+    /// Where the recording came from (a file's path, a dataset's `path#session`, `samples`), named in the errors
+    /// about it.
+    public var source = "recording"
 }
 
 /// Reads a motion recording from CSV: the Core Motion columns, or raw accelerometer `acc.x,acc.y,acc.z` (g, gravity
@@ -57,7 +60,9 @@ public enum MotionRecordingReader {
         let assumed = timeColumn == nil ? assumedRate : nil
         if let problem = rateProblem(sourceRate: medianRate(times), assumedRate: assumed) { throw DataError(file: path, message: problem) }
         try checkSpan(times, rate: rate, window: window, file: path)
-        return assemble(rows: values, times: times, coreMotion: coreMotion, rate: rate, window: window, assumedRate: assumed)
+        var recording = assemble(rows: values, times: times, coreMotion: coreMotion, rate: rate, window: window, assumedRate: assumed)
+        recording.source = path
+        return recording
     }
 
     /// The fastest cadence a runner reaches: about 3.5 steps a second (210 a minute, a sprint).

@@ -82,7 +82,7 @@ public enum MotionStreamEvent: Sendable, Equatable {
 /// once 5.12 s have arrived); the state — `walking`, `running` or `still` — changes only when `confirmations`
 /// windows in a row agree on the new one, so one odd window does not flip it.
 ///
-/// Each window is what `MotionRecognizer.classify` says of the same samples, up to the rounding of the two ways of
+/// Each window is what `MotionRecognizer.recognize` says of the same samples, up to the rounding of the two ways of
 /// computing the autocorrelations (one window at a time here, shared between windows there): the same unit
 /// conversion, gravity filter, resampling onto the model's grid and labelling, but done as the samples arrive.
 /// Two things must be decided before a whole recording exists, so they are decided from its first
@@ -295,11 +295,11 @@ public struct MotionStream: Sendable {
         input.withUnsafeMutableBufferPointer { out in
             windowing.input(vertical: vertical[offset..<(offset + window)], horizontal: horizontal[offset..<(offset + window)], into: out)
         }
-        let scores = recognizer.classifier.probabilities(Tensor(shape: [1, windowing.inputSize], scalars: input)).scalars.map(Double.init)
+        let scores = recognizer.engine.probabilities(Tensor(shape: [1, windowing.inputSize], scalars: input)).scalars.map(Double.init)
         let from = start + Double(nextWindow) / windowing.rate, to = from + Double(window) / windowing.rate
         // A recording that arrives too slowly is refused whole; a stream marks the windows it fills too slowly.
         let arrived = Double(arrivals.count { $0 >= from - 1e-9 && $0 <= to + 1e-9 }) / (to - from)
-        let prediction = recognizer.classifier.prediction(
+        let prediction = recognizer.engine.prediction(
             scores: scores, intensity: (input[windowing.logVerticalDeviationIndex], input[windowing.logHorizontalMeanIndex]),
             from: from, to: to, bridgedGaps: bridgedGaps, arrivalRate: arrived)
         nextWindow += hop

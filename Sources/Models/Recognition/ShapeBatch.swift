@@ -109,7 +109,7 @@ private struct BatchOutput: @unchecked Sendable {
 
 /// The answers for a batch of drawings (`ShapeRecognizer.recognize(batch:threads:)`), in flat arrays: one
 /// `CompactShapeAnswer` per drawing and its calibrated probabilities side by side, or why it could not be seen.
-public struct ShapeBatchAnswers: Sendable {
+public struct ShapeBatchAnswers: RecognitionBatch {
     /// The classes the probabilities are given for, in order.
     public let classes: [String]
     /// Which link answered (a weights variant or `geometric`).

@@ -29,7 +29,7 @@ package struct ShapePrediction: Sendable, Equatable {
 public struct ShapeClassifier: Sendable {
     /// The weights file it was built from.
     public let file: ModelFile
-    /// The layers compiled for one image at a time, int8 layers in integers (what `classify` runs).
+    /// The layers compiled for one image at a time, int8 layers in integers (what the recognizer runs).
     public let compiled: CompiledModel
     /// The preprocessing the file describes.
     public let rasterizer: ShapeRasterizer

@@ -2,7 +2,7 @@ import Foundation
 import Tensor
 
 /// What the shape recognizer answers for one drawing.
-public struct ShapeAnswer: Sendable {
+public struct ShapeAnswer: RecognitionAnswer {
     /// One of the model's classes, or `unknown` when the drawing is none of them.
     public let label: String
     /// The nearest real class (equals `label` unless it is `unknown`).
@@ -45,7 +45,7 @@ public struct ShapeAnswer: Sendable {
 /// `Worker` is the one way from a drawing to an answer: it validates the drawing, runs the model and turns the
 /// probabilities into an answer with the weights file's decision rule (calibration, the `other` class as
 /// `unknown`, the uncertainty floor).
-public struct ShapeRecognizer: Sendable {
+public struct ShapeRecognizer: Recognizer {
     /// What answers.
     public enum Engine: Sendable {
         /// A trained model.
@@ -75,10 +75,10 @@ public struct ShapeRecognizer: Sendable {
     /// recognizer. `report` hears each failed attempt as it happens.
     public static func load(
         variants: [String] = shippedVariants, source: any WeightsSource, policy: RetryPolicy = RetryPolicy(),
-        geometricFallback: Bool = true, report: (ChainEvent) -> Void = { _ in }
+        report: (ChainEvent) -> Void = { _ in }
     ) throws(ChainFailure) -> ShapeRecognizer {
         var links = weightsLinks(variants, source: source) { file throws(DataError) in Engine.model(try ShapeClassifier(file: file)) }
-        if geometricFallback { links.append(ChainLink(name: "geometric") { Engine.geometric }) }
+        links.append(ChainLink(name: "geometric") { Engine.geometric })
         let (engine, model, attempts) = try runChain(links, policy: policy, report: report)
         return ShapeRecognizer(engine: engine, model: model, attempts: attempts)
     }

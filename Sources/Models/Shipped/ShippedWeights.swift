@@ -80,17 +80,17 @@ extension MotionRecognizer {
     /// `WeightsFileError` for a file that cannot be read or is corrupt, a `DataError` for another model's file.
     public init(contentsOf url: URL) throws {
         let file = try ModelFile(contentsOf: url)
-        self.init(classifier: try MotionClassifier(file: file), model: url.deletingPathExtension().lastPathComponent)
+        self.init(engine: .model(try MotionClassifier(file: file)), model: url.deletingPathExtension().lastPathComponent)
     }
 
     /// A recognizer from the bytes of a weights file (no fallback), named `model`; throws as `init(contentsOf:)`.
     public init(weights bytes: [UInt8], model: String = "motion-state") throws {
-        self.init(classifier: try MotionClassifier(file: ModelFile(bytes: bytes, path: model)), model: model)
+        self.init(engine: .model(try MotionClassifier(file: ModelFile(bytes: bytes, path: model))), model: model)
     }
 
     /// Every window of a recording given as samples (Core Motion or raw accelerometer, one kind, times
-    /// increasing, any rate), and the majority label: `classify(_:)` of the recording they make.
-    public func classify(samples: [MotionStreamSample]) throws(DataError) -> MotionTimeline {
+    /// increasing, any rate), and the majority label: `recognize(_:)` of the recording they make.
+    public func recognize(samples: [MotionStreamSample]) throws(DataError) -> MotionAnswer {
         let source = "samples"
         guard let first = samples.first else { throw DataError(file: source, message: "no samples") }
         var rows: [[Double]] = [], times: [Double] = []
@@ -117,9 +117,10 @@ extension MotionRecognizer {
             throw DataError(file: source, message: problem)
         }
         try MotionRecordingReader.checkSpan(times, rate: windowing.rate, window: windowing.window, file: source)
-        let recording = MotionRecordingReader.assemble(
+        var recording = MotionRecordingReader.assemble(
             rows, times: times, coreMotion: first.isCoreMotion, rate: windowing.rate,
             window: windowing.window)
-        return try classify(recording, source: source)
+        recording.source = source
+        return try recognize(recording)
     }
 }

@@ -1,0 +1,59 @@
+/// What a recognizer answers for one input, shapes and motion alike: the label, how sure, whether to trust it and
+/// why not, how the answer spreads over the labels, and which model gave it.
+public protocol RecognitionAnswer: Sendable {
+    /// The answer: one of the recognizer's `answerLabels`.
+    var label: String { get }
+    /// How likely `label` is, 0…1.
+    var confidence: Double { get }
+    /// Whether the answer should not be trusted.
+    var uncertain: Bool { get }
+    /// Why it is uncertain or `unknown`; `nil` for a trusted answer.
+    var reason: String? { get }
+    /// How the answer spreads over the labels, each 0…1: a drawing's calibrated class probabilities; a
+    /// recording's share of the windows that voted for each state.
+    var probabilities: [(label: String, probability: Double)] { get }
+    /// Which link of the fallback chain answered: a weights variant (`shape-classifier.int8`, `motion-state.f32`)
+    /// or the rule that needs no weights (`geometric`, `cadence`).
+    var model: String { get }
+}
+
+/// The answers for a batch of inputs, in input order: each an answer or why that input could not be seen.
+public protocol RecognitionBatch: Sendable {
+    /// What each input's answer is.
+    associatedtype Answer: RecognitionAnswer
+    /// How many inputs.
+    var count: Int { get }
+    /// Input `index`'s answer (what `Recognizer.recognize(_:)` gives for it), or its error.
+    func answer(at index: Int) -> Result<Answer, DataError>
+}
+
+/// A recognizer: the first link of a fallback chain that loaded (quantized weights, float weights, then a rule that
+/// needs no weights), turning one input or many into answers with the weights file's decision rule. The shape
+/// recognizer (`ShapeRecognizer`: drawings) and the motion recognizer (`MotionRecognizer`: recordings) are the two.
+public protocol Recognizer: Sendable {
+    /// What it recognizes.
+    associatedtype Input
+    /// What it answers for one input.
+    associatedtype Answer: RecognitionAnswer
+    /// What it answers for a batch.
+    associatedtype BatchAnswers: RecognitionBatch where BatchAnswers.Answer == Answer
+
+    /// The chain's link names for the shipped model, most compact first.
+    static var shippedVariants: [String] { get }
+
+    /// Loads the first working link of `variants` from `source`, then (with `policy.fallback`) the rule that needs no
+    /// weights. `report` hears each failed attempt as it happens; when no link loads, the failure lists them all.
+    static func load(variants: [String], source: any WeightsSource, policy: RetryPolicy, report: (ChainEvent) -> Void) throws(ChainFailure) -> Self
+
+    /// Which link answered: a weights variant or the rule's name.
+    var model: String { get }
+    /// The failed attempts of loading before that link.
+    var attempts: [ChainAttempt] { get }
+    /// Every label an answer can have.
+    var answerLabels: [String] { get }
+
+    /// The answer for one input; an input no model can see is a `DataError` saying why (bad input, never a crash).
+    func recognize(_ input: Input) throws(DataError) -> Answer
+    /// The answers for many inputs on up to `threads` threads, in input order; one bad input does not stop the others.
+    func recognize(batch inputs: [Input], threads: Int) -> BatchAnswers
+}
