@@ -78,6 +78,33 @@ struct MotionDecisionTests {
         #expect(window.label == MotionStillness.label && !window.uncertain && window.reason == nil && window.confidence > 0.9)
     }
 
+    @Test func aBarelyStillWindowIsHeldToTheFloor() throws {
+        // A vertical standard deviation of 0.04 g, just under the still level of 0.05 g: still at about 61%, which
+        // is under the rule's 70% floor, so the window is uncertain (and does not vote), as a model's answer would be.
+        let amplitude = 0.04 * 2.0.squareRoot()
+        let barely = MotionRecording(
+            segments: [
+                (0..<300).map { t in
+                    MotionSample(gravity: (0, 0, -1), rotationRate: (0, 0, 0), userAcceleration: (0, 0, amplitude * sin(Double(t) / 4)))
+                }
+            ], segmentStarts: [0], rate: 50, notes: [])
+        let classifier = FixedClassifier(labels: ["walking", "running"], scores: [0.9, 0.1], decision: .legacy)
+        let answer = try classifier.classify(barely)
+        let window = try #require(answer.windows.first)
+        #expect(window.label == MotionStillness.label)
+        #expect(window.confidence > 0.5 && window.confidence < 0.7, "\(window.confidence)")
+        #expect(window.uncertain)
+        #expect(
+            window.reason?.hasPrefix("confidence 6") == true
+                && window.reason?.hasSuffix("is below 70%: the phone barely moves, but about as much as when it is carried; the model says walking")
+                    == true,
+            "\(window.reason ?? "")")
+        #expect(answer.label == DecisionRule.unknownLabel && answer.uncertain)
+        // Under a floor of 50% the same window is trusted.
+        let lenient = FixedClassifier(labels: ["walking", "running"], scores: [0.9, 0.1], decision: DecisionRule(uncertainBelow: 0.5))
+        #expect(try lenient.classify(barely).windows.first?.uncertain == false)
+    }
+
     @Test func theStreamDecidesAsTheRecording() throws {
         // The shipped model at a temperature of 100: every window's answer is flattened to about 50%, under the
         // 70% floor, so every moving window is uncertain, live and whole alike.

@@ -168,7 +168,8 @@ extension MotionWindowClassifier {
     /// its vertical standard deviation and horizontal mean), the window running `from`…`to` seconds. The scores are
     /// decided by `decision`, as a shape's are (calibration, the reject class as `unknown`, uncertain under the
     /// floor; `unknown` and uncertain when a score is not finite); then a window that spans one of `bridgedGaps` is
-    /// uncertain, and one in which the phone barely moves is `still` (with the stillness rule's own confidence); a
+    /// uncertain, and one in which the phone barely moves is `still` (with the stillness rule's own confidence,
+    /// uncertain under the rule's floor); a
     /// window whose samples arrived at `arrivalRate` (a live stream's) below `MotionRecordingReader.minimumSampleRate`
     /// is uncertain, for that reason. `classify` and `MotionStream` label every window with it.
     package func prediction(
@@ -200,8 +201,17 @@ extension MotionWindowClassifier {
                 MotionRecordingReader.maximumBridge)
         } else {
             if let still = MotionStillness.confidence(logDeviation: intensity.0, logHorizontal: intensity.1) {
-                // Stillness is judged from the motion's intensity, not by the model: its confidence is the rule's own.
+                // Stillness is judged from the motion's intensity, not by the model: its confidence is the rule's own,
+                // held to the same floor as the model's answers.
+                let model = window.label
                 (window.label, window.confidence, window.uncertain, window.reason) = (MotionStillness.label, still, false, nil)
+                if still < rule.uncertainBelow {
+                    window.uncertain = true
+                    window.reason = String(
+                        format: "confidence %d%% is below %d%%: the phone barely moves, but about as much as when it is "
+                            + "carried; the model says %@", Int((100 * still).rounded()), Int((100 * rule.uncertainBelow).rounded()),
+                        model)
+                }
             }
             if let arrivalRate, arrivalRate < MotionRecordingReader.minimumSampleRate {
                 window.uncertain = true
