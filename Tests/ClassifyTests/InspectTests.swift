@@ -87,6 +87,38 @@ struct InspectTests {
         #expect(csv.standardError.hasPrefix("error: \(url.path): not a weights file (first bytes"))
     }
 
+    /// A checksum-valid file whose header is not the format: one line with where and what, exit 65.
+    @Test func corruptHeaderExits65WithThePlaceAndTheProblem() throws {
+        let (folder, url) = try Self.fixture()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bytes = [UInt8](try Data(contentsOf: url))
+        let headerLength = (12..<16).reduce(0) { $0 | Int(bytes[$1]) << (8 * ($1 - 12)) }
+        let header = String(decoding: bytes[24..<(24 + headerLength)], as: UTF8.self)
+        let comma = try #require(header.range(of: #""labels":["a","b","c"]"#)).lowerBound.utf16Offset(in: header) + 22
+        let cases = [
+            (
+                #""labels":["a","b","c"]"#, #""labels":["a","b","c",]"#,
+                "line 1, column \(comma + 1) (byte \(comma) of the header): expected a value after ',', found ']'"
+            ),
+            (#""epochs":2"#, #""epochs":2.5"#, "training.epochs: expected an integer, found 2.5"),
+        ]
+        for (old, new, problem) in cases {
+            let edited = Array(header.replacingOccurrences(of: old, with: new).utf8)
+            #expect(edited.count != headerLength, "\(old) is in the header")
+            // The file again around the edited header: lengths, zero padding to 32 bytes, the same data, the CRC.
+            let dataStart = (24 + headerLength + 31) / 32 * 32, newStart = (24 + edited.count + 31) / 32 * 32
+            var file = Array(bytes[0..<12]) + withUnsafeBytes(of: UInt32(edited.count).littleEndian, Array.init)
+            file += withUnsafeBytes(of: UInt64(newStart + bytes.count - 4 - dataStart + 4).littleEndian, Array.init) + edited
+            file += [UInt8](repeating: 0, count: newStart - file.count) + bytes[dataStart..<(bytes.count - 4)]
+            file += withUnsafeBytes(of: CRC32.checksum(file).littleEndian, Array.init)
+            try Data(file).write(to: url)
+            let run = try CommandRun.classify(["inspect", url.path])
+            #expect(run.status == 65)
+            #expect(run.standardOutput == "")
+            #expect(run.standardError == "error: \(url.path): corrupt header: \(problem); re-run `classify train` to write it again\n")
+        }
+    }
+
     @Test func directoryExits74() throws {
         let run = try CommandRun.classify(["inspect", FileManager.default.temporaryDirectory.path])
         #expect(run.status == 74)

@@ -181,11 +181,7 @@ struct CorruptionTests {
 
     @Test func headerThatIsNotTheDefinedJSON() throws {
         let bytes = try reassemble(Self.valid) { header in header["labels"] = "walking" }
-        guard case .corruptHeader(let reason)? = problem(decoding: bytes) else {
-            Issue.record("got \(String(describing: problem(decoding: bytes)))")
-            return
-        }
-        #expect(reason.contains("labels"), "\(reason)")
+        #expect(problem(decoding: bytes) == .corruptHeader(#"labels: expected an array, found "walking""#))
         let huge = try reassemble(Self.valid) { header in
             var tensors = header["tensors"] as? [[String: Any]] ?? []
             tensors[0]["shape"] = [Int.max, 2]

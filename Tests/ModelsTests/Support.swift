@@ -69,12 +69,17 @@ func temporaryDirectory() throws -> URL {
 /// later checks (table, shapes, architecture) can be reached with crafted content.
 func reassemble(_ bytes: [UInt8], editHeader: (inout [String: Any]) -> Void, editData: (inout [UInt8]) -> Void = { _ in }) throws -> [UInt8] {
     let headerLength = Int(bytes[12]) | Int(bytes[13]) << 8 | Int(bytes[14]) << 16 | Int(bytes[15]) << 24
-    let dataStart = ModelFile.aligned(24 + headerLength)
     var header = try #require(try JSONSerialization.jsonObject(with: Data(bytes[24..<(24 + headerLength)])) as? [String: Any])
     editHeader(&header)
+    return reassemble(bytes, header: [UInt8](try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys])), editData: editData)
+}
+
+/// Rebuilds a weights file around `header`, any bytes, with a correct preamble and checksum.
+func reassemble(_ bytes: [UInt8], header newHeader: [UInt8], editData: (inout [UInt8]) -> Void = { _ in }) -> [UInt8] {
+    let headerLength = Int(bytes[12]) | Int(bytes[13]) << 8 | Int(bytes[14]) << 16 | Int(bytes[15]) << 24
+    let dataStart = ModelFile.aligned(24 + headerLength)
     var data = Array(bytes[dataStart..<(bytes.count - 4)])
     editData(&data)
-    let newHeader = [UInt8](try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]))
     let newStart = ModelFile.aligned(24 + newHeader.count)
     var out = Array(bytes[0..<12])
     let length = newStart + data.count + 4

@@ -101,6 +101,29 @@ struct WeightsLookupTests {
         #expect(try locator().load("m.int8").labels == ["a", "b"], "files from before runs were recorded are one set")
     }
 
+    /// The set check reads a file's run with the header's one reader: escapes decode, a header it refuses has no
+    /// run to compare (the file's own load reports why).
+    @Test func theRunIsReadAsLoadingReadsTheHeader() throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        try writeModel("m.f32.weights", in: shipped, run: "crc32:00000007")
+        try writeModel("m.int8.weights", in: shipped, run: "crc32:00000007")
+        let int8 = shipped.appendingPathComponent("m.int8.weights")
+        let bytes = [UInt8](try Data(contentsOf: int8))
+        let header = String(decoding: headerBytes(bytes), as: UTF8.self)
+        #expect(header.contains(#""run":"crc32:00000007""#))
+        let escaped = header.replacingOccurrences(of: #""run":"crc32:00000007""#, with: #""run" : "crc32:\u0030000000\u0037""#)
+        try Data(reassemble(bytes, header: Array(escaped.utf8))).write(to: int8)
+        #expect(recordedRun(ofWeights: int8.path) == .some("crc32:00000007"))
+        #expect(try locator().load("m.int8").labels == ["a", "b"], "the same run, written another way: one set")
+
+        let broken = header.replacingOccurrences(of: #""run":"crc32:00000007""#, with: #""run":"crc32:00000008","run":"x""#)
+        try Data(reassemble(bytes, header: Array(broken.utf8))).write(to: int8)
+        #expect(recordedRun(ofWeights: int8.path) == nil)
+        #expect(throws: WeightsFileError.self, "the file's own load reports the repeated key") { try locator().load("m.int8") }
+        try writeModel("m.int8.weights", in: shipped, run: nil)
+        #expect(recordedRun(ofWeights: int8.path) == .some(nil))
+    }
+
     @Test func curvesOfAnotherRunMakeTheSetMixed() throws {
         defer { try? FileManager.default.removeItem(at: root) }
         try writeModel("m.f32.weights", in: shipped, run: "crc32:0000000a")

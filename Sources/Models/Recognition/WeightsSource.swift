@@ -206,33 +206,17 @@ private func leadingBytes(of path: String, limit: Int) -> [UInt8]? {
 }
 
 /// The run a weights file records: `.some(nil)` when it records none, `nil` when its header cannot be read (the
-/// file's own load reports why).
+/// file's own load reports why). The header is read as loading reads it, by `WeightsHeader(jsonBytes:)`.
 func recordedRun(ofWeights path: String) -> String?? {
-    struct Header: Decodable {
-        struct Training: Decodable { let run: String? }
-        let training: Training?
-    }
     let preamble = ModelFile.preambleBytes
     guard let start = leadingBytes(of: path, limit: preamble), start.count == preamble,
         start.prefix(ModelFile.magic.count).elementsEqual(ModelFile.magic)
     else { return nil }
     let headerLength = (12..<16).reduce(0) { $0 | Int(start[$1]) << (8 * ($1 - 12)) }
     guard headerLength <= maximumPeekedHeader, let bytes = leadingBytes(of: path, limit: preamble + headerLength),
-        bytes.count == preamble + headerLength
+        bytes.count == preamble + headerLength, let header = try? WeightsHeader(jsonBytes: bytes[preamble...])
     else { return nil }
-    if let run = plainRecordedRun(bytes[preamble...]) { return .some(run) }
-    guard let header = try? JSONDecoder().decode(Header.self, from: Data(bytes[preamble...])) else { return nil }
     return .some(header.training?.run)
-}
-
-/// The run a header in plain form records (`.some(nil)`: none), read without `JSONDecoder`; `nil` when the header
-/// is not plain or its `training` is not an object with an optional string `run` — `JSONDecoder` then decides.
-private func plainRecordedRun(_ header: ArraySlice<UInt8>) -> String?? {
-    guard case .object(let members)? = PlainJSON.parse(header) else { return nil }
-    guard let training = members.first(where: { $0.key == "training" })?.value, training != .null else { return .some(nil) }
-    guard case .object(let fields) = training else { return nil }
-    guard let run = fields.first(where: { $0.key == "run" })?.value, run != .null else { return .some(nil) }
-    return run.string.map { .some($0) }
 }
 
 /// The run a curves file records in its `data-training-run` attribute: `.some(nil)` when it records none,

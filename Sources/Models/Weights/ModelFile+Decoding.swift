@@ -169,14 +169,10 @@ extension ModelFile {
         }
         let headerBytes = bytes[Self.preambleBytes..<(Self.preambleBytes + headerLength)]
         let header: WeightsHeader
-        if let plain = WeightsHeader(plainJSON: headerBytes) {
-            header = plain  // the form the encoder writes, read without JSONDecoder's start-up cost
-        } else {
-            do {
-                header = try JSONDecoder().decode(WeightsHeader.self, from: Data(headerBytes))
-            } catch {
-                throw fail(.corruptHeader(Self.describe(decodingError: error)))
-            }
+        do throws(HeaderJSONError) {
+            header = try WeightsHeader(jsonBytes: headerBytes)
+        } catch {
+            throw fail(.corruptHeader(error.description))
         }
 
         let dataBytes = bytes.count - 4 - dataStart
@@ -224,20 +220,5 @@ extension ModelFile {
             throw fail(.invalidArchitecture(reason))
         }
         try validate(path: path)
-    }
-
-    /// A decoding error as one line: what was wrong and where in the header.
-    static func describe(decodingError error: any Error) -> String {
-        func location(_ context: DecodingError.Context) -> String {
-            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
-        }
-        switch error {
-        case DecodingError.dataCorrupted(let context): return location(context)
-        case DecodingError.keyNotFound(let key, let context): return "missing \(key.stringValue) at \(location(context))"
-        case DecodingError.typeMismatch(_, let context): return location(context)
-        case DecodingError.valueNotFound(_, let context): return location(context)
-        default: return "\(error)"
-        }
     }
 }

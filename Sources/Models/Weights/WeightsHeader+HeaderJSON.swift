@@ -1,0 +1,198 @@
+import Tensor
+
+// The weights header read from `HeaderJSON`: the one reader of the format `Weights/FORMAT.md` defines. Each type
+// accepts exactly its fields, with the keys and value forms the encoder (the `Codable` conformances, through
+// `JSONEncoder`) writes, and gives the value `JSONDecoder` would (the tests hold it to that twin). It is stricter
+// than `JSONDecoder` where the format gains nothing from leniency: an unknown key, a missing required key, a value
+// of the wrong type, an integer written with a fraction or exponent, a number its type cannot hold, a layer or
+// activation kind it does not know — each throws `HeaderJSONError.field` with the field's path.
+
+extension WeightsHeader {
+    /// The keys a header may have, in the order `Weights/FORMAT.md` lists them.
+    private static let keys = [
+        "name", "architecture", "labels", "input", "preprocessing", "training", "decision", "activationQuantization", "tensors",
+    ]
+
+    /// Reads a header from its JSON bytes: a syntax error says where in the bytes, a field error names the field.
+    init(jsonBytes bytes: ArraySlice<UInt8>) throws(HeaderJSONError) {
+        let members = try HeaderJSON.parse(bytes).members(known: Self.keys)
+        self.init(
+            name: try members.string("name"),
+            architecture: try members.required("architecture") { json throws(HeaderJSONError) in try json.array(LayerSpec.init(headerJSON:)) },
+            labels: try members.strings("labels"),
+            input: try members.required("input", InputSpec.init(headerJSON:)),
+            preprocessing: try members.required("preprocessing") { json throws(HeaderJSONError) in
+                guard case .object = json, case .object(let values) = try json.jsonValue() else { throw json.mismatch("an object") }
+                return values
+            },
+            training: try members.optional("training", TrainingMetadata.init(headerJSON:)),
+            decision: try members.optional("decision", DecisionRule.init(headerJSON:)),
+            activationQuantization: try members.optional("activationQuantization") { json throws(HeaderJSONError) in
+                try json.array(ActivationQuantization.init(headerJSON:))
+            },
+            tensors: try members.required("tensors") { json throws(HeaderJSONError) in try json.array(TensorEntry.init(headerJSON:)) })
+    }
+}
+
+extension InputSpec {
+    /// `{"shape": [28, 28, 1], "description": "…"}`.
+    init(headerJSON json: HeaderJSON) throws(HeaderJSONError) {
+        let members = try json.members(known: ["shape", "description"])
+        self.init(
+            shape: try members.ints("shape"),
+            description: try members.string("description"))
+    }
+}
+
+extension TrainingMetadata {
+    /// The keys the object may have.
+    private static let keys = ["dataset", "datasetChecksum", "seed", "epochs", "validationAccuracy", "run"]
+
+    /// `{"dataset": "…", "seed": 7, "epochs": 30, …}`: every field optional (missing or `null`).
+    init(headerJSON json: HeaderJSON) throws(HeaderJSONError) {
+        let members = try json.members(known: Self.keys)
+        self.init(
+            dataset: try members.optionalString("dataset"), datasetChecksum: try members.optionalString("datasetChecksum"),
+            seed: try members.optionalUInt64("seed"), epochs: try members.optionalInt("epochs"),
+            validationAccuracy: try members.optionalDouble("validationAccuracy"), run: try members.optionalString("run"))
+    }
+}
+
+extension DecisionRule {
+    /// `{"temperature": 1.3, "rejectLabel": "other", "uncertainBelow": 0.7}`; `rejectLabel` optional.
+    init(headerJSON json: HeaderJSON) throws(HeaderJSONError) {
+        let members = try json.members(known: ["temperature", "rejectLabel", "uncertainBelow"])
+        self.init(
+            temperature: try members.double("temperature"),
+            rejectLabel: try members.optionalString("rejectLabel"),
+            uncertainBelow: try members.double("uncertainBelow"))
+    }
+}
+
+extension ActivationQuantization {
+    /// `{"layer": 3, "scale": 0.0123, "zeroPoint": 0}`.
+    init(headerJSON json: HeaderJSON) throws(HeaderJSONError) {
+        let members = try json.members(known: ["layer", "scale", "zeroPoint"])
+        self.init(layer: try members.int("layer"), scale: try members.float("scale"), zeroPoint: try members.int("zeroPoint"))
+    }
+}
+
+extension TensorEntry {
+    /// `{"name": "0.weight", "shape": [16, 3, 3, 1], "format": "int8", "offset": 0, "length": 208}`.
+    init(headerJSON json: HeaderJSON) throws(HeaderJSONError) {
+        let members = try json.members(known: ["name", "shape", "format", "offset", "length"])
+        self.init(
+            name: try members.string("name"),
+            shape: try members.ints("shape"),
+            format: try members.choice("format", StorageFormat.self), offset: try members.int("offset"),
+            length: try members.int("length"))
+    }
+}
+
+extension LayerSpec {
+    /// The layer kinds, as the keys of `{"kind": {fields…}}`, for error messages.
+    private static let kinds = ["dense", "conv1D", "conv2D", "pool1D", "pool2D", "globalAveragePool", "batchNorm", "flatten", "activation"]
+
+    /// `{"kind": {fields…}}`, as the synthesized enum coding writes it: one key, the layer kind, whose object
+    /// holds exactly that kind's fields.
+    init(headerJSON json: HeaderJSON) throws(HeaderJSONError) {
+        guard case .object(let list) = json, list.count == 1 else { throw json.mismatch("an object with one key, the layer kind") }
+        let (kind, body) = (list[0].key, list[0].value)
+        let layer: LayerSpec?
+        do throws(HeaderJSONError) {
+            layer = try Self.layer(kind, body)
+        } catch {
+            throw error.inside(key: kind)
+        }
+        guard let layer else {
+            throw .field(
+                path: "", problem: "unknown layer kind \(HeaderJSONError.quoted(kind)) (the kinds are \(Self.kinds.joined(separator: ", ")))")
+        }
+        self = layer
+    }
+
+    /// The layer of kind `kind` from its fields, or `nil` for a kind this build does not know.
+    private static func layer(_ kind: String, _ body: HeaderJSON) throws(HeaderJSONError) -> LayerSpec? {
+        switch kind {
+        case "dense":
+            let f = try body.members(known: ["inFeatures", "outFeatures"])
+            return .dense(inFeatures: try f.int("inFeatures"), outFeatures: try f.int("outFeatures"))
+        case "conv1D":
+            let f = try body.members(known: ["inChannels", "outChannels", "kernelSize", "stride", "padding"])
+            return .conv1D(
+                inChannels: try f.int("inChannels"), outChannels: try f.int("outChannels"), kernelSize: try f.int("kernelSize"),
+                stride: try f.int("stride"), padding: try f.choice("padding", Padding.self))
+        case "conv2D":
+            let f = try body.members(known: ["inChannels", "outChannels", "kernelHeight", "kernelWidth", "strideHeight", "strideWidth", "padding"])
+            return .conv2D(
+                inChannels: try f.int("inChannels"), outChannels: try f.int("outChannels"), kernelHeight: try f.int("kernelHeight"),
+                kernelWidth: try f.int("kernelWidth"), strideHeight: try f.int("strideHeight"), strideWidth: try f.int("strideWidth"),
+                padding: try f.choice("padding", Padding.self))
+        case "pool1D":
+            let f = try body.members(known: ["kind", "size", "stride", "padding"])
+            return .pool1D(
+                kind: try f.choice("kind", PoolingKind.self), size: try f.int("size"), stride: try f.int("stride"),
+                padding: try f.choice("padding", Padding.self))
+        case "pool2D":
+            let f = try body.members(known: ["kind", "height", "width", "strideHeight", "strideWidth", "padding"])
+            return .pool2D(
+                kind: try f.choice("kind", PoolingKind.self), height: try f.int("height"), width: try f.int("width"),
+                strideHeight: try f.int("strideHeight"), strideWidth: try f.int("strideWidth"), padding: try f.choice("padding", Padding.self))
+        case "globalAveragePool":
+            _ = try body.members(known: [])
+            return .globalAveragePool
+        case "batchNorm":
+            let f = try body.members(known: ["channels", "epsilon"])
+            return .batchNorm(channels: try f.int("channels"), epsilon: try f.float("epsilon"))
+        case "flatten":
+            _ = try body.members(known: [])
+            return .flatten
+        case "activation":
+            let f = try body.members(known: ["function"])
+            return .activation(function: try f.required("function", Activation.Function.init(headerJSON:)))
+        default:
+            return nil
+        }
+    }
+}
+
+extension Activation.Function {
+    /// The functions, as the keys of `{"function": {fields…}}`, for error messages.
+    private static let kinds = ["relu", "leakyRelu", "sigmoid", "tanh", "softmax", "logSoftmax"]
+
+    /// `{"relu": {}}`, `{"leakyRelu": {"alpha": 0.05}}`: one key, the function, whose object holds its fields.
+    init(headerJSON json: HeaderJSON) throws(HeaderJSONError) {
+        guard case .object(let list) = json, list.count == 1 else { throw json.mismatch("an object with one key, the function") }
+        let (kind, body) = (list[0].key, list[0].value)
+        let function: Activation.Function?
+        do throws(HeaderJSONError) {
+            function = try Self.function(kind, body)
+        } catch {
+            throw error.inside(key: kind)
+        }
+        guard let function else {
+            throw .field(
+                path: "", problem: "unknown activation \(HeaderJSONError.quoted(kind)) (the functions are \(Self.kinds.joined(separator: ", ")))")
+        }
+        self = function
+    }
+
+    /// The function named `kind` from its fields, or `nil` for a name this build does not know.
+    private static func function(_ kind: String, _ body: HeaderJSON) throws(HeaderJSONError) -> Activation.Function? {
+        let withoutFields: Activation.Function? =
+            switch kind {
+            case "relu": .relu
+            case "sigmoid": .sigmoid
+            case "tanh": .tanh
+            case "softmax": .softmax
+            case "logSoftmax": .logSoftmax
+            default: nil
+            }
+        if let withoutFields {
+            _ = try body.members(known: [])
+            return withoutFields
+        }
+        guard kind == "leakyRelu" else { return nil }
+        return .leakyRelu(alpha: try body.members(known: ["alpha"]).float("alpha"))
+    }
+}
