@@ -87,13 +87,10 @@ extension HeaderJSON {
         return values
     }
 
-    /// The members of an object whose keys are all among `known` (listed in the error when one is not).
-    func members(known: [String]) throws(HeaderJSONError) -> HeaderMembers {
+    /// The members of an object. Keys a reader does not ask for are ignored, as `Weights/FORMAT.md` promises: an
+    /// optional field added later (as `run` and `activationQuantization` were) does not break the readers before it.
+    func members() throws(HeaderJSONError) -> HeaderMembers {
         guard case .object(let list) = self else { throw mismatch("an object") }
-        for member in list where !known.contains(member.key) {
-            let keys = known.isEmpty ? "this object has none" : "the keys are " + known.joined(separator: ", ")
-            throw .field(path: "", problem: "unknown key \(HeaderJSONError.quoted(member.key)) (\(keys))")
-        }
         return HeaderMembers(list: list)
     }
 
@@ -131,8 +128,7 @@ extension HeaderJSON {
     }
 }
 
-/// An object's members, read by key once `HeaderJSON.members(known:)` has refused unknown keys. A value's error
-/// gains its key.
+/// An object's members, read by key (`HeaderJSON.members()`). A value's error gains its key.
 struct HeaderMembers {
     /// The members in file order, each key once.
     let list: [(key: String, value: HeaderJSON)]

@@ -1,21 +1,17 @@
 import Tensor
 
 // The weights header read from `HeaderJSON`: the one reader of the format `Weights/FORMAT.md` defines. Each type
-// accepts exactly its fields, with the keys and value forms the encoder (the `Codable` conformances, through
-// `JSONEncoder`) writes, and gives the value `JSONDecoder` would (the tests hold it to that twin). It is stricter
-// than `JSONDecoder` where the format gains nothing from leniency: an unknown key, a missing required key, a value
-// of the wrong type, an integer written with a fraction or exponent, a number its type cannot hold, a layer or
-// activation kind it does not know — each throws `HeaderJSONError.field` with the field's path.
+// reads its fields, with the keys and value forms the encoder (the `Codable` conformances, through `JSONEncoder`)
+// writes, and gives the value `JSONDecoder` would (the tests hold it to that twin); keys it does not know are
+// ignored, as the format promises. It is stricter than `JSONDecoder` where the format gains nothing from leniency:
+// a missing required key, a value of the wrong type, an integer written with a fraction or exponent, a number its
+// type cannot hold, a layer or activation kind it does not know — each throws `HeaderJSONError.field` with the
+// field's path.
 
 extension WeightsHeader {
-    /// The keys a header may have, in the order `Weights/FORMAT.md` lists them.
-    private static let keys = [
-        "name", "architecture", "labels", "input", "preprocessing", "training", "decision", "activationQuantization", "tensors",
-    ]
-
     /// Reads a header from its JSON bytes: a syntax error says where in the bytes, a field error names the field.
     init(jsonBytes bytes: ArraySlice<UInt8>) throws(HeaderJSONError) {
-        let members = try HeaderJSON.parse(bytes).members(known: Self.keys)
+        let members = try HeaderJSON.parse(bytes).members()
         self.init(
             name: try members.string("name"),
             architecture: try members.required("architecture") { json throws(HeaderJSONError) in try json.array(LayerSpec.init(headerJSON:)) },
@@ -37,7 +33,7 @@ extension WeightsHeader {
 extension InputSpec {
     /// `{"shape": [28, 28, 1], "description": "…"}`.
     init(headerJSON json: HeaderJSON) throws(HeaderJSONError) {
-        let members = try json.members(known: ["shape", "description"])
+        let members = try json.members()
         self.init(
             shape: try members.ints("shape"),
             description: try members.string("description"))
@@ -45,12 +41,9 @@ extension InputSpec {
 }
 
 extension TrainingMetadata {
-    /// The keys the object may have.
-    private static let keys = ["dataset", "datasetChecksum", "seed", "epochs", "validationAccuracy", "run"]
-
     /// `{"dataset": "…", "seed": 7, "epochs": 30, …}`: every field optional (missing or `null`).
     init(headerJSON json: HeaderJSON) throws(HeaderJSONError) {
-        let members = try json.members(known: Self.keys)
+        let members = try json.members()
         self.init(
             dataset: try members.optionalString("dataset"), datasetChecksum: try members.optionalString("datasetChecksum"),
             seed: try members.optionalUInt64("seed"), epochs: try members.optionalInt("epochs"),
@@ -61,7 +54,7 @@ extension TrainingMetadata {
 extension DecisionRule {
     /// `{"temperature": 1.3, "rejectLabel": "other", "uncertainBelow": 0.7}`; `rejectLabel` optional.
     init(headerJSON json: HeaderJSON) throws(HeaderJSONError) {
-        let members = try json.members(known: ["temperature", "rejectLabel", "uncertainBelow"])
+        let members = try json.members()
         self.init(
             temperature: try members.double("temperature"),
             rejectLabel: try members.optionalString("rejectLabel"),
@@ -72,7 +65,7 @@ extension DecisionRule {
 extension ActivationQuantization {
     /// `{"layer": 3, "scale": 0.0123, "zeroPoint": 0}`.
     init(headerJSON json: HeaderJSON) throws(HeaderJSONError) {
-        let members = try json.members(known: ["layer", "scale", "zeroPoint"])
+        let members = try json.members()
         self.init(layer: try members.int("layer"), scale: try members.float("scale"), zeroPoint: try members.int("zeroPoint"))
     }
 }
@@ -80,7 +73,7 @@ extension ActivationQuantization {
 extension TensorEntry {
     /// `{"name": "0.weight", "shape": [16, 3, 3, 1], "format": "int8", "offset": 0, "length": 208}`.
     init(headerJSON json: HeaderJSON) throws(HeaderJSONError) {
-        let members = try json.members(known: ["name", "shape", "format", "offset", "length"])
+        let members = try json.members()
         self.init(
             name: try members.string("name"),
             shape: try members.ints("shape"),
@@ -115,40 +108,40 @@ extension LayerSpec {
     private static func layer(_ kind: String, _ body: HeaderJSON) throws(HeaderJSONError) -> LayerSpec? {
         switch kind {
         case "dense":
-            let f = try body.members(known: ["inFeatures", "outFeatures"])
+            let f = try body.members()
             return .dense(inFeatures: try f.int("inFeatures"), outFeatures: try f.int("outFeatures"))
         case "conv1D":
-            let f = try body.members(known: ["inChannels", "outChannels", "kernelSize", "stride", "padding"])
+            let f = try body.members()
             return .conv1D(
                 inChannels: try f.int("inChannels"), outChannels: try f.int("outChannels"), kernelSize: try f.int("kernelSize"),
                 stride: try f.int("stride"), padding: try f.choice("padding", Padding.self))
         case "conv2D":
-            let f = try body.members(known: ["inChannels", "outChannels", "kernelHeight", "kernelWidth", "strideHeight", "strideWidth", "padding"])
+            let f = try body.members()
             return .conv2D(
                 inChannels: try f.int("inChannels"), outChannels: try f.int("outChannels"), kernelHeight: try f.int("kernelHeight"),
                 kernelWidth: try f.int("kernelWidth"), strideHeight: try f.int("strideHeight"), strideWidth: try f.int("strideWidth"),
                 padding: try f.choice("padding", Padding.self))
         case "pool1D":
-            let f = try body.members(known: ["kind", "size", "stride", "padding"])
+            let f = try body.members()
             return .pool1D(
                 kind: try f.choice("kind", PoolingKind.self), size: try f.int("size"), stride: try f.int("stride"),
                 padding: try f.choice("padding", Padding.self))
         case "pool2D":
-            let f = try body.members(known: ["kind", "height", "width", "strideHeight", "strideWidth", "padding"])
+            let f = try body.members()
             return .pool2D(
                 kind: try f.choice("kind", PoolingKind.self), height: try f.int("height"), width: try f.int("width"),
                 strideHeight: try f.int("strideHeight"), strideWidth: try f.int("strideWidth"), padding: try f.choice("padding", Padding.self))
         case "globalAveragePool":
-            _ = try body.members(known: [])
+            _ = try body.members()
             return .globalAveragePool
         case "batchNorm":
-            let f = try body.members(known: ["channels", "epsilon"])
+            let f = try body.members()
             return .batchNorm(channels: try f.int("channels"), epsilon: try f.float("epsilon"))
         case "flatten":
-            _ = try body.members(known: [])
+            _ = try body.members()
             return .flatten
         case "activation":
-            let f = try body.members(known: ["function"])
+            let f = try body.members()
             return .activation(function: try f.required("function", Activation.Function.init(headerJSON:)))
         default:
             return nil
@@ -189,10 +182,10 @@ extension Activation.Function {
             default: nil
             }
         if let withoutFields {
-            _ = try body.members(known: [])
+            _ = try body.members()
             return withoutFields
         }
         guard kind == "leakyRelu" else { return nil }
-        return .leakyRelu(alpha: try body.members(known: ["alpha"]).float("alpha"))
+        return .leakyRelu(alpha: try body.members().float("alpha"))
     }
 }
