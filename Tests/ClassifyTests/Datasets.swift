@@ -37,17 +37,21 @@ enum TestDatasets {
         + "rotationRate.x,rotationRate.y,rotationRate.z,userAcceleration.x,userAcceleration.y,userAcceleration.z"
 
     /// `sessions` sessions of `samples` samples at 50 Hz, alternating walking (slow, gentle) and running.
-    static func motion(sessions: Int, samples: Int, seed: UInt64) -> String {
+    /// `sessions` sessions of `samples` Core Motion rows at 50 Hz, walking and running in turn; with `sitting`, the
+    /// odd sessions are `sitting` instead: a phone that barely moves (a few mg of noise).
+    static func motion(sessions: Int, samples: Int, seed: UInt64, sitting: Bool = false) -> String {
         var g = SeededGenerator(seed: seed)
         var lines = [motionHeader]
         for session in 0..<sessions {
-            let running = session % 2 == 1
-            let frequency = running ? g.nextUniform(in: 2.5..<3) : g.nextUniform(in: 1.6..<2)
-            let amplitude = running ? 0.9 : 0.3
+            let odd = session % 2 == 1
+            let frequency = odd ? g.nextUniform(in: 2.5..<3) : g.nextUniform(in: 1.6..<2)
+            let amplitude = odd ? (sitting ? 0 : 0.9) : 0.3
+            let noise = odd && sitting ? 0.004 : 0.05
+            let label = odd ? (sitting ? "sitting" : "running") : "walking"
             for i in 0..<samples {
-                let v = amplitude * sin(2 * .pi * frequency * Double(i) / 50) + g.nextNormal(standardDeviation: 0.05)
+                let v = amplitude * sin(2 * .pi * frequency * Double(i) / 50) + g.nextNormal(standardDeviation: noise)
                 let spin = g.nextNormal(standardDeviation: 0.3) * amplitude
-                lines.append("s\(session),\(running ? "running" : "walking"),0,0,0,0,-1,0,\(spin),0,0,0,\(String(format: "%.4f", -v)),0")
+                lines.append("s\(session),\(label),0,0,0,0,-1,0,\(spin),0,0,0,\(String(format: "%.4f", -v)),0")
             }
         }
         return lines.joined(separator: "\n") + "\n"

@@ -63,6 +63,35 @@ struct TrainEvaluateTests {
         #expect(evaluate.standardOutput.contains("6 sessions, 24 windows"))
     }
 
+    /// A model trained on the user's own low-motion class answers it: the built-in stillness rule does not take over
+    /// `sitting` (it would answer `still`, a label the user never trained).
+    @Test func aUsersOwnStillClassIsNotTakenOverByTheStillnessRule() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let data = folder.appendingPathComponent("motion.csv")
+        try TestDatasets.motion(sessions: 8, samples: 448, seed: 3, sitting: true).write(to: data, atomically: true, encoding: .utf8)
+        let prefix = folder.appendingPathComponent("sit").path
+        let run = try CommandRun.classify(["train", "motion", "--data", data.path, "--epochs", "20", "--out", prefix])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.contains("2 classes (walking, sitting)"), "\(run.standardOutput)")
+        // One sitting session as a recording of its own.
+        let rows = try String(contentsOf: data, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("s1,") }
+        let recording = folder.appendingPathComponent("sit.csv")
+        let header = TestDatasets.motionHeader.replacingOccurrences(of: "session,label,", with: "")
+        try ([header] + rows.map { String($0.split(separator: ",", maxSplits: 2)[2]) }).joined(separator: "\n").write(
+            to: recording, atomically: true, encoding: .utf8)
+        let answer = try CommandRun.classify(["motion", recording.path, "--weights", prefix + ".f32.weights", "--json"])
+        #expect(answer.status == 0, "\(answer.standardError)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(answer.standardOutput.utf8)) as? [String: Any])
+        #expect(object["label"] as? String == "sitting", "\(answer.standardOutput)")
+        let windows = try #require(object["windows"] as? [[String: Any]])
+        #expect(!windows.isEmpty && windows.allSatisfy { $0["label"] as? String != "still" })
+        // evaluate lists only the model's own labels.
+        let evaluate = try CommandRun.classify(["evaluate", "motion", "--data", data.path, "--weights", prefix + ".f32.weights", "--json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(evaluate.standardOutput.utf8)) as? [String: Any])
+        #expect(report["labels"] as? [String] == ["walking", "sitting"], "\(evaluate.standardOutput)")
+    }
+
     @Test func fallbackRecognizersAreEvaluatedWithoutWeights() throws {
         let folder = try testFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

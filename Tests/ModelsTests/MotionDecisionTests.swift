@@ -78,6 +78,21 @@ struct MotionDecisionTests {
         #expect(window.label == MotionStillness.label && !window.uncertain && window.reason == nil && window.confidence > 0.9)
     }
 
+    @Test func theStillnessRuleAnswersOnlyForTheBuiltInMovingStates() throws {
+        // A model of the user's own labels answers a phone lying still with its own class, not `still`.
+        let own = FixedClassifier(labels: ["walking", "sitting"], scores: [0.1, 0.9], decision: .legacy)
+        let window = try #require(try own.classify(lying).windows.first)
+        #expect(window.label == "sitting" && abs(window.confidence - 0.9) < 1e-6 && !window.uncertain)
+        #expect(!own.appliesStillRule)
+        // walking/running, with or without a reject class: the rule applies.
+        let moving = FixedClassifier(
+            labels: ["walking", "running", "other"], scores: [0.5, 0.3, 0.2], decision: .default(labels: ["walking", "running", "other"]))
+        let movingLabel = try moving.classify(lying).windows.first?.label
+        #expect(moving.appliesStillRule && movingLabel == MotionStillness.label)
+        // A model with a `still` class of its own answers it itself.
+        #expect(!FixedClassifier(labels: ["walking", "still"], scores: [0.2, 0.8], decision: .legacy).appliesStillRule)
+    }
+
     @Test func aBarelyStillWindowIsHeldToTheFloor() throws {
         // A vertical standard deviation of 0.04 g, just under the still level of 0.05 g: still at about 61%, which
         // is under the rule's 70% floor, so the window is uncertain (and does not vote), as a model's answer would be.

@@ -122,6 +122,15 @@ package protocol MotionWindowClassifier: Sendable {
 }
 
 extension MotionWindowClassifier {
+    /// Whether a window in which the phone barely moves is answered `still` by the stillness rule
+    /// (`MotionStillness`): only for a model of the built-in moving states — labels among `walking` and `running`
+    /// (and the reject class). A model trained on labels of the user's own (`sitting`, `cycling`, `still`, …)
+    /// answers with those labels alone: the rule must not take over a class of the user's that may be the still one.
+    package var appliesStillRule: Bool {
+        let rejectLabel = decision.rejectLabel
+        return labels.allSatisfy { MotionStillness.movingLabels.contains($0) || $0 == rejectLabel }
+    }
+
     /// Every window of `recording` labelled, optionally averaging each window's probabilities with `smoothing`
     /// neighbours on each side (within a segment), and the majority label, the answer naming `model` (by default
     /// `name`).
@@ -168,7 +177,8 @@ extension MotionWindowClassifier {
     /// its vertical standard deviation and horizontal mean), the window running `from`…`to` seconds. The scores are
     /// decided by `decision`, as a shape's are (calibration, the reject class as `unknown`, uncertain under the
     /// floor; `unknown` and uncertain when a score is not finite); then a window that spans one of `bridgedGaps` is
-    /// uncertain, and one in which the phone barely moves is `still` (with the stillness rule's own confidence,
+    /// uncertain, and one in which the phone barely moves is `still` (for a model of the built-in moving states,
+    /// `appliesStillRule`; with the stillness rule's own confidence,
     /// uncertain under the rule's floor); a
     /// window whose samples arrived at `arrivalRate` (a live stream's) below `MotionRecordingReader.minimumSampleRate`
     /// is uncertain, for that reason. `classify` and `MotionStream` label every window with it.
@@ -200,7 +210,7 @@ extension MotionWindowClassifier {
                     + "(at most %.2f s is bridged)", gap.upperBound - gap.lowerBound, gap.lowerBound,
                 MotionRecordingReader.maximumBridge)
         } else {
-            if let still = MotionStillness.confidence(logDeviation: intensity.0, logHorizontal: intensity.1) {
+            if appliesStillRule, let still = MotionStillness.confidence(logDeviation: intensity.0, logHorizontal: intensity.1) {
                 // Stillness is judged from the motion's intensity, not by the model: its confidence is the rule's own,
                 // held to the same floor as the model's answers.
                 let model = window.label
@@ -339,6 +349,10 @@ public struct CadenceRecognizer: MotionWindowClassifier {
 public enum MotionStillness {
     /// The label of a still window.
     public static let label = "still"
+
+    /// The moving states the stillness rule completes: a model whose labels are among these (and its reject class)
+    /// answers `still` by the rule (see `MotionWindowClassifier.appliesStillRule`).
+    public static let movingLabels = Set(MotionDataset.standardLabels)
 
     /// Below this vertical standard deviation (g) and horizontal mean (g) the phone is still: walking in a pocket
     /// moves it far more (a vertical standard deviation of 0.3 g and more), a phone on a table or in a hand at

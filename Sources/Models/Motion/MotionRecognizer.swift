@@ -49,13 +49,13 @@ public struct MotionRecognizer: Recognizer {
     /// The preprocessing of the answering engine: recordings are read at its rate and window.
     public var windowing: MotionWindowing { engine.windowing }
 
-    /// The labels a window or a recording can take: the engine's classes (its reject class as `unknown`) and
-    /// `still`. A window whose scores are not finite is also `unknown`.
+    /// The labels a window or a recording can take: the engine's classes (its reject class as `unknown`) and, for
+    /// a model of the built-in moving states, `still`. A window whose scores are not finite is also `unknown`.
     public var answerLabels: [String] {
         let rule = engine.decision
         let classes = engine.labels.filter { $0 != rule.rejectLabel }
         return classes + (rule.rejectLabel.map { engine.labels.contains($0) } == true ? [DecisionRule.unknownLabel] : [])
-            + [MotionStillness.label]
+            + (engine.appliesStillRule && !classes.contains(MotionStillness.label) ? [MotionStillness.label] : [])
     }
 
     /// Every window of `recording` labelled, and the majority label (see `MotionAnswer`). A recording that arrived
