@@ -1,4 +1,4 @@
-/// Where a shape dataset's fields are, and how a run of its lines becomes drawings (`DrawingReader.readDataset`).
+/// Where a shape dataset's fields are, and how a run of its lines becomes drawings (`ShapeDataset.drawings`).
 struct DatasetLayout: Sendable {
     let path: String
     let header: [String]
