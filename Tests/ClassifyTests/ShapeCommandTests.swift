@@ -132,10 +132,11 @@ struct ShapeCommandTests {
         #expect((object["attempts"] as? [[String: String]])?.first?["model"] == "w")
     }
 
-    /// `--dataset` on a plain file (mapped, parsed and recognized in parallel) prints byte for byte what the
-    /// row-by-row reader prints for the same file made to need it (one quoted field, the same values): answers,
-    /// per-drawing errors in their places, the closing count and the exit status, as text and JSON, on 1 and 2 jobs.
-    @Test func theParallelDatasetPathPrintsWhatTheRowByRowPathPrints() throws {
+    /// `--dataset` on a plain file (mapped, parsed and recognized in parallel, in runs of lines) prints byte for byte
+    /// what it prints for the same file with one quoted field (the same values; a file with a quote is parsed as one
+    /// run, on one thread): answers, per-drawing errors in their places, the closing count and the exit status, as
+    /// text and JSON, on 1 and 2 jobs.
+    @Test func theParallelDatasetPathPrintsWhatTheOneRunPathPrints() throws {
         let folder = try testFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         var lines = TestDatasets.shapes(count: 300, seed: 9).split(separator: "\n").map(String.init)

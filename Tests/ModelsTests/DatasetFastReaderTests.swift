@@ -3,9 +3,9 @@ import Testing
 
 @testable import Models
 
-/// `ShapeDataset.drawings` (runs of lines parsed in parallel, rows in place) against its reference, the same reader
-/// made to read row by row with `CSVReader` on one thread: the same drawings, ids, lines and errors, in the same order, however
-/// the file is cut into runs and on any number of threads.
+/// `ShapeDataset.drawings` (runs of lines parsed in parallel, rows in place) against its reference, the rows read one
+/// at a time by `CSVReader` on one thread (`drawingsRowByRow`, a test oracle): the same drawings, ids, lines and
+/// errors, in the same order, however the file is cut into runs, on any number of threads, whatever the file holds.
 @Suite("The parallel dataset reader gives the reference reader's drawings and errors")
 struct DatasetFastReaderTests {
     func write(_ bytes: [UInt8]) throws -> String {
@@ -38,14 +38,12 @@ struct DatasetFastReaderTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         for checkLabels in [false, true] {
             let reference = Result { () throws(DataError) in
-                try ShapeDataset.drawings(path, threads: 1, checkLabels: checkLabels, chunkBytes: 1 << 22, rowByRow: true) { { $0 } }
+                try ShapeDataset.drawingsRowByRow(path, checkLabels: checkLabels) { { $0 } }
             }
             for chunkBytes in [1, 7, 33, 200, 1 << 22] {
                 for threads in [1, 2, 3] {
                     let fast = Result { () throws(DataError) in
-                        try ShapeDataset.drawings(path, threads: threads, checkLabels: checkLabels, chunkBytes: chunkBytes, rowByRow: false) {
-                            { $0 }
-                        }
+                        try ShapeDataset.drawings(path, threads: threads, checkLabels: checkLabels, chunkBytes: chunkBytes) { { $0 } }
                     }
                     let place = "\(context), runs of \(chunkBytes) bytes, \(threads) threads, checkLabels \(checkLabels)"
                     switch (fast, reference) {
@@ -144,29 +142,6 @@ struct DatasetFastReaderTests {
         try expectSameAsReference(Self.header + rows("café") + rows("naïve") + rows("café"), "accented ids, scattered")
         // The same id in two normal forms: equal strings, different bytes.
         try expectSameAsReference(Self.header + rows("caf\u{E9}") + rows("cafe\u{301}") + rows("b"), "two normal forms")
-    }
-
-    /// What only the row-by-row reading handles (a quote, a NUL, bytes that are not UTF-8) is left to it by the
-    /// in-place parsing, and gives the reference's items.
-    @Test func filesThatAreNotPlainAreReadRowByRow() throws {
-        for (text, context) in [
-            (Self.header + rows("a") + "\"b\",square,0,1,1\n", "a quote"),
-            (Self.header + rows("a") + "b,square,0,1\u{0},1\n", "a NUL"),
-            (Self.header + rows("a") + "b,square,0,1,1\n", ""),
-        ] {
-            var bytes = Array(text.utf8)
-            if context.isEmpty { bytes.insert(0xFF, at: bytes.count - 4) }
-            let path = try write(bytes)
-            defer { try? FileManager.default.removeItem(atPath: path) }
-            let layout = DatasetLayout(
-                path: path, header: ["drawing", "label", "stroke", "x", "y"], id: 0, label: 1, stroke: 2, x: 3, y: 4, t: nil,
-                checkLabels: false)
-            let inPlace = bytes.withUnsafeBufferPointer {
-                ShapeDataset.inPlace($0, from: Self.header.utf8.count, firstLine: 2, layout: layout, threads: 2, chunkBytes: 16) { { $0 } }
-            }
-            #expect(inPlace == nil, "\(context.isEmpty ? "not UTF-8" : context)")
-            try expectSameAsReference(bytes: bytes, context.isEmpty ? "not UTF-8" : context)
-        }
     }
 
     @Test func labelsThatChangeWithinADrawingAreItsProblemWhereverTheRunsAreCut() throws {

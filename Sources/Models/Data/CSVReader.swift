@@ -323,9 +323,7 @@ package struct CSVReader {
             while true {
                 if position >= buffer.count {
                     guard try fill() else {
-                        if quoted {
-                            throw DataError(file: file, line: lineNumber, message: "a quoted field is not closed before the end of the file")
-                        }
+                        if quoted { throw Self.quoteNotClosed(file: file, line: lineNumber) }
                         if fieldEnds.isEmpty && fieldBytes.count == fieldStart && !fieldStarted { return false }
                         try endField(from: &fieldStart, bits: &bits)
                         return true
@@ -335,7 +333,7 @@ package struct CSVReader {
                     let byte = buffer[position]
                     position += 1
                     lineBytes += 1
-                    if lineBytes > Self.maximumLineBytes { throw quotedFieldTooLong(from: quoteLine) }
+                    if lineBytes > Self.maximumLineBytes { throw Self.quotedFieldTooLong(file: file, from: quoteLine, to: lineNumber) }
                     if byte == UInt8(ascii: "\"") {
                         if position >= buffer.count { _ = try fill() }
                         if position < buffer.count && buffer[position] == UInt8(ascii: "\"") {
@@ -371,7 +369,7 @@ package struct CSVReader {
                 if end > start {
                     if lineBytes + (end - start) > Self.maximumLineBytes {
                         position = start + (Self.maximumLineBytes - lineBytes) + 1
-                        throw lineTooLong()
+                        throw Self.lineTooLong(file: file, line: lineNumber)
                     }
                     fieldBytes.append(contentsOf: buffer[start..<end])
                     lineBytes += end - start
@@ -381,7 +379,7 @@ package struct CSVReader {
                 let byte = buffer[position]
                 position += 1
                 lineBytes += 1
-                if lineBytes > Self.maximumLineBytes { throw lineTooLong() }
+                if lineBytes > Self.maximumLineBytes { throw Self.lineTooLong(file: file, line: lineNumber) }
                 switch byte {
                 case UInt8(ascii: ","):
                     try endField(from: &fieldStart, bits: &bits)
@@ -408,7 +406,7 @@ package struct CSVReader {
                         fieldBytes.append(byte)
                     }
                 default:
-                    throw DataError(file: file, line: lineNumber, message: "contains a NUL byte; this is binary data, not a CSV file")
+                    throw Self.nulByte(file: file, line: lineNumber)
                 }
             }
         }
@@ -418,22 +416,40 @@ package struct CSVReader {
     /// whether any is not ASCII; numbers and names are ASCII and need no further check).
     private mutating func endField(from fieldStart: inout Int, bits: inout UInt8) throws(DataError) {
         if bits >= 0x80, String(validating: fieldBytes[fieldStart...], as: UTF8.self) == nil {
-            throw DataError(file: file, line: lineNumber, message: "is not UTF-8 text")
+            throw Self.notUTF8(file: file, line: lineNumber)
         }
         fieldEnds.append(fieldBytes.count)
         fieldStart = fieldBytes.count
         bits = 0
     }
 
-    /// A quoted field that opens on `line` and runs past `maximumLineBytes`: most likely a quote never closed.
-    private func quotedFieldTooLong(from line: Int) -> DataError {
+    // MARK: - Errors of a record that cannot be read
+    // (Also given by the shape dataset's in-place parser, which reads such records as this reader does.)
+
+    /// A quoted field that opens on `line` and runs past `maximumLineBytes` (to line `last`): most likely a quote
+    /// never closed.
+    static func quotedFieldTooLong(file: String, from line: Int, to last: Int) -> DataError {
         DataError(
             file: file, line: line,
-            message: "a quoted field opens on this line and runs past \(Self.maximumLineBytes) bytes "
-                + "(to line \(lineNumber)); is a closing quote missing?")
+            message: "a quoted field opens on this line and runs past \(maximumLineBytes) bytes "
+                + "(to line \(last)); is a closing quote missing?")
     }
 
-    private func lineTooLong() -> DataError {
-        DataError(file: file, line: lineNumber, message: "line longer than \(Self.maximumLineBytes) bytes; is this a CSV file?")
+    /// A line, from its start, longer than `maximumLineBytes`.
+    static func lineTooLong(file: String, line: Int) -> DataError {
+        DataError(file: file, line: line, message: "line longer than \(maximumLineBytes) bytes; is this a CSV file?")
     }
+
+    /// A quoted field still open at the end of the file.
+    static func quoteNotClosed(file: String, line: Int) -> DataError {
+        DataError(file: file, line: line, message: "a quoted field is not closed before the end of the file")
+    }
+
+    /// A NUL byte outside quotes.
+    static func nulByte(file: String, line: Int) -> DataError {
+        DataError(file: file, line: line, message: "contains a NUL byte; this is binary data, not a CSV file")
+    }
+
+    /// A field whose bytes are not UTF-8.
+    static func notUTF8(file: String, line: Int) -> DataError { DataError(file: file, line: line, message: "is not UTF-8 text") }
 }

@@ -41,55 +41,52 @@ extension ShapeDataset {
     /// rows) are thrown.
     ///
     /// The file is mapped into memory (standard input is read whole) and cut into runs of lines that are parsed in
-    /// parallel, rows in place; a drawing cut by a run's end is joined to its rest before it is handed over. A
-    /// file that is not plain enough for that — it holds a quote, a NUL, bytes that are not UTF-8 or a line longer
-    /// than `CSVReader.maximumLineBytes` — is read by `CSVReader` row by row on one thread, with the same
-    /// results.
+    /// parallel, rows in place; a drawing cut by a run's end is joined to its rest before it is handed over. Records
+    /// that are not plain (quoted fields, a NUL, bytes that are not UTF-8, a line longer than
+    /// `CSVReader.maximumLineBytes`) are read as `CSVReader` reads them, with its errors on its lines. A file that
+    /// holds a quote is parsed as one run, on one thread: a quoted field may hold line ends, so such a file cannot
+    /// be cut at line ends (correctness first: quoted datasets are rare and small).
     package static func drawings<Value: Sendable>(
         _ path: String, threads: Int, checkLabels: Bool = false, makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value
     ) throws(DataError) -> [DatasetItem<Value>] {
-        try drawings(path, threads: threads, checkLabels: checkLabels, chunkBytes: 1 << 22, rowByRow: false, makeWorker: makeWorker)
+        try drawings(path, threads: threads, checkLabels: checkLabels, chunkBytes: 1 << 22, makeWorker: makeWorker)
     }
 
-    /// `drawings(_:threads:checkLabels:makeWorker:)` in runs of `chunkBytes`, or with `rowByRow` read by `CSVReader`
-    /// row by row however plain the file (the twin tests compare the in-place parsing with).
+    /// `drawings(_:threads:checkLabels:makeWorker:)` in runs of `chunkBytes` (tests cut files in runs of every size).
     static func drawings<Value: Sendable>(
-        _ path: String, threads: Int, checkLabels: Bool = false, chunkBytes: Int, rowByRow: Bool,
-        makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value
+        _ path: String, threads: Int, checkLabels: Bool = false, chunkBytes: Int, makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value
     ) throws(DataError) -> [DatasetItem<Value>] {
         precondition(threads >= 1 && chunkBytes >= 1, "ShapeDataset.drawings: threads \(threads), chunkBytes \(chunkBytes)")
         // The file mapped into memory: its pages are read as the workers reach them, and never copied.
         let data = try contents(of: path)
-        var reader = try CSVReader(file: path, bytes: data)
+        let (reader, layout) = try opened(data, path: path, checkLabels: checkLabels)
+        let start = reader.byteOffset, firstLine = reader.lineNumber + 1
+        let (items, rowErrors) = data.withUnsafeBytes { raw in
+            inPlace(
+                raw.bindMemory(to: UInt8.self), from: start, firstLine: firstLine, layout: layout, threads: threads, chunkBytes: chunkBytes,
+                makeWorker: makeWorker)
+        }
+        return try scatteredRunsMarked(items, rowErrors: rowErrors, layout: layout, makeWorker: makeWorker)
+    }
+
+    /// A reader of `data` that has read the header, and where the dataset's columns are; a missing column is thrown.
+    static func opened(_ data: Data, path: String, checkLabels: Bool) throws(DataError) -> (reader: CSVReader, layout: DatasetLayout) {
+        let reader = try CSVReader(file: path, bytes: data)
         let columns = try reader.columns(["drawing", "label", "stroke", "x", "y"])
         let layout = DatasetLayout(
             path: path, header: reader.header, id: columns[0], label: columns[1], stroke: columns[2], x: columns[3],
             y: columns[4], t: reader.optionalColumn("t"), checkLabels: checkLabels)
-        let start = reader.byteOffset, firstLine = reader.lineNumber + 1
-        let parsed =
-            rowByRow
-            ? nil
-            : data.withUnsafeBytes { raw in
-                inPlace(
-                    raw.bindMemory(to: UInt8.self), from: start, firstLine: firstLine, layout: layout, threads: threads,
-                    chunkBytes: chunkBytes, makeWorker: makeWorker)
-            }
-        var (items, rowErrors): ([DatasetItem<Value>], [Bool])
-        if let parsed {
-            (items, rowErrors) = parsed
-        } else {
-            // Quotes, NULs, bytes that are not UTF-8: CSVReader's reading, row by row.
-            let transform = makeWorker()
-            let groups = try layout.groups(&reader)
-            items = groups.map { rows in
-                let record = layout.finished(rows)
-                return DatasetItem(id: record.id, label: record.label, lines: record.lines, value: transform(record))
-            }
-            rowErrors = groups.map { $0.error != nil }
-        }
-        guard !items.isEmpty else { throw DataError(file: path, line: 2, message: "no drawings: the file has a header but no rows") }
+        return (reader, layout)
+    }
 
-        // A drawing whose rows are not together: an error on each of its runs (one with a row error keeps it).
+    /// The items of a whole file, in file order, with their drawings whose rows are not together made errors: one on
+    /// each of their runs (a run with an error from its rows, `rowErrors`, keeps it); no items at all is thrown.
+    static func scatteredRunsMarked<Value: Sendable>(
+        _ parsed: [DatasetItem<Value>], rowErrors: [Bool], layout: DatasetLayout, makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value
+    ) throws(DataError) -> [DatasetItem<Value>] {
+        precondition(parsed.count == rowErrors.count, "ShapeDataset: \(parsed.count) items, \(rowErrors.count) row errors")
+        guard !parsed.isEmpty else { throw DataError(file: layout.path, line: 2, message: "no drawings: the file has a header but no rows") }
+        var items = parsed
         var latest: [String: Int] = Dictionary(minimumCapacity: items.count)
         var runs: [String: [Int]] = [:]
         for (index, item) in items.enumerated() {
@@ -103,7 +100,7 @@ extension ShapeDataset {
                 let message = scatteredMessage(id: id, runs: indices.map { items[$0].lines })
                 for index in indices where !rowErrors[index] {
                     let lines = items[index].lines
-                    let error = DataError(file: path, line: lines.lowerBound, column: (columns[0] + 1, "drawing"), message: message)
+                    let error = DataError(file: layout.path, line: lines.lowerBound, column: (layout.id + 1, "drawing"), message: message)
                     let label = items[index].label
                     items[index] = DatasetItem(
                         id: id, label: label, lines: lines,
@@ -115,22 +112,41 @@ extension ShapeDataset {
     }
 
     /// The drawings of `bytes[start...]` parsed in place, in runs of `chunkBytes` on `threads` threads, each handed to
-    /// a worker, and whether each has an error from its rows; `nil` when the bytes are not plain enough (see
-    /// `drawings`).
+    /// a worker, and whether each has an error from its rows. A file with a quote is parsed as one run on this
+    /// thread (see `drawings`).
     static func inPlace<Value: Sendable>(
         _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, firstLine: Int, layout: DatasetLayout, threads: Int, chunkBytes: Int,
         makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value
-    ) -> (items: [DatasetItem<Value>], rowErrors: [Bool])? {
-        guard start <= bytes.count else { return nil }
+    ) -> (items: [DatasetItem<Value>], rowErrors: [Bool]) {
+        precondition(start <= bytes.count, "ShapeDataset.inPlace: rows from \(start) of \(bytes.count) bytes")
         let shared = UnsafeBufferPointerBox(bytes)
         let chunks = DatasetChunk.cut(bytes, from: start, size: chunkBytes, firstLine: firstLine, threads: threads)
+        let whole = chunks.count <= 1
         let results = parallelChunks(count: chunks.count, threads: threads, makeWorker: makeWorker) { index, worker in
-            layout.parse(shared.buffer, chunks[index], seed: index == 0 ? .fileStart : nil, transform: worker)
+            layout.parse(shared.buffer, chunks[index], seed: index == 0 ? .fileStart : nil, quotes: whole, transform: worker)
         }
-        guard !results.contains(where: { $0.anomaly }) else { return nil }
-
-        // Join the drawings cut by a run's end, in file order, on this thread.
         let transform = makeWorker()
+        if !results.contains(where: { $0.hasQuote }), let joined = joined(results, of: chunks, bytes, layout: layout, transform: transform) {
+            return joined
+        }
+        // A quote: a quoted field may hold a line end, where the runs were cut. The whole file is one run, on this
+        // thread.
+        let chunk = DatasetChunk(start: start, end: bytes.count, firstLine: firstLine)
+        let result = layout.parse(bytes, chunk, seed: .fileStart, quotes: true, transform: transform)
+        guard let joined = joined([result], of: [chunk], bytes, layout: layout, transform: transform) else {
+            preconditionFailure("ShapeDataset.inPlace: a parse that reads quotes stopped at one")
+        }
+        return joined
+    }
+
+    /// The runs' drawings in file order, with the drawings cut by a run's end joined to their rest, on this thread;
+    /// `nil` when a run parsed again holds a quote. A run is parsed again when it starts with a row that belongs to
+    /// whatever drawing is open (`needsSeed`), or when the runs before it took more lines than they have
+    /// (`extraLines`), so that its lines are numbered as `CSVReader` numbers them.
+    static func joined<Value: Sendable>(
+        _ results: [DatasetLayout.ChunkResult<Value>], of chunks: [DatasetChunk], _ bytes: UnsafeBufferPointer<UInt8>, layout: DatasetLayout,
+        transform: @escaping (DatasetDrawingRecord) -> Value
+    ) -> (items: [DatasetItem<Value>], rowErrors: [Bool])? {
         var items: [DatasetItem<Value>] = []
         var rowErrors: [Bool] = []
         items.reserveCapacity(results.reduce(0) { $0 + $1.items.count + 2 })
@@ -141,12 +157,17 @@ extension ShapeDataset {
             items.append(DatasetItem(id: record.id, label: record.label, lines: record.lines, value: transform(record)))
             rowErrors.append(rows.error != nil)
         }
+        var shift = 0
         for (index, first) in results.enumerated() {
             var result = first
+            var chunk = chunks[index]
+            chunk.firstLine += shift
+            if shift != 0 { result = layout.parse(bytes, chunk, seed: nil, quotes: false, transform: transform) }
             if result.needsSeed {
-                // The run starts with a row that belongs to whatever drawing is open: parse it again knowing which.
-                result = layout.parse(bytes, chunks[index], seed: open.map { $0.seed() } ?? .fileStart, transform: transform)
+                result = layout.parse(bytes, chunk, seed: open.map { $0.seed() } ?? .fileStart, quotes: false, transform: transform)
             }
+            guard !result.hasQuote else { return nil }
+            shift += result.extraLines
             if let head = result.head {
                 if let rows = open, rows.id == head.id {
                     open = rows.joined(with: head, layout: layout)

@@ -1,4 +1,4 @@
-/// Where a shape dataset's fields are, and how a run of its lines becomes drawings (`DrawingReader.readDataset`).
+/// Where a shape dataset's fields are, and how a run of its lines becomes drawings (`ShapeDataset.drawings`).
 struct DatasetLayout: Sendable {
     let path: String
     let header: [String]
@@ -20,79 +20,29 @@ struct DatasetLayout: Sendable {
         /// Whether each of `items` has an error from its rows (which a scattered id does not replace).
         var rowErrors: [Bool] = []
         var tail: PendingRows?
-        /// The run starts with a row that names no drawing (too few fields): it spoils the drawing open before the
-        /// run, which only the run before knows.
+        /// The run starts with a row that names no drawing (too few fields, or one that cannot be read): it spoils the
+        /// drawing open before the run, which only the run before knows.
         var needsSeed = false
-        /// The run holds what only `CSVReader`'s row-by-row reading handles (see `readDataset`).
-        var anomaly = false
+        /// The run holds a quote and was parsed without quotes (see `parse`): the parse stopped there.
+        var hasQuote = false
+        /// How many more lines the run's rows took than it has: a row that cannot be read stops at a bad byte and
+        /// the rest of its line is read as a line of its own, as `CSVReader` reads on (see `readRecord`), so the runs
+        /// after this one start that many lines further on.
+        var extraLines = 0
     }
 
-    /// The rows of a run of lines as drawings: `ShapeDataset`'s reading, row by row, in place. `seed` is what was
-    /// open before the run: `nil` when unknown (a row naming no drawing then ends the parse with `needsSeed`),
-    /// `.fileStart` for the first run.
+    /// The rows of a run of lines as drawings: `ShapeDataset`'s reading, row by row, in place — plain lines straight
+    /// from the bytes, any other record (a quote, a NUL, bytes that are not UTF-8, a line too long) read byte by byte
+    /// as `CSVReader` reads it (`readRecord`). `seed` is what was open before the run: `nil` when unknown (a row
+    /// naming no drawing then ends the parse with `needsSeed`), `.fileStart` for the first run. With `quotes` false
+    /// (a run of a file cut at line ends, which a quoted field could cross) the parse stops at a quote with
+    /// `hasQuote`.
     func parse<Value: Sendable>(
-        _ bytes: UnsafeBufferPointer<UInt8>, _ chunk: DatasetChunk, seed: DatasetSeed?,
+        _ bytes: UnsafeBufferPointer<UInt8>, _ chunk: DatasetChunk, seed: DatasetSeed?, quotes: Bool,
         transform: @escaping (DatasetDrawingRecord) -> Value
     ) -> ChunkResult<Value> {
         var parser = DatasetRowParser(layout: self, bytes: bytes, transform: transform)
-        return parser.run(chunk, seed: seed)
-    }
-
-    /// The end of the line at `start` (its LF, a CR no LF follows, or the end of `bytes`: the file's last line may
-    /// have no line end) and its commas, found byte by byte (growing `fieldEnds` as needed); `nil` when the line
-    /// holds a quote or a NUL.
-    static func scanSlowly(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, fieldEnds: inout [Int]) -> (newline: Int, fields: Int)? {
-        var fields = 0, i = start
-        while i < bytes.count {
-            switch bytes[i] {
-            case UInt8(ascii: "\""), 0:
-                return nil
-            case UInt8(ascii: ","):
-                if fields + 1 >= fieldEnds.count { fieldEnds += [Int](repeating: 0, count: fieldEnds.count) }
-                fieldEnds[fields] = i
-                fields += 1
-            case UInt8(ascii: "\n"):
-                return (i, fields)
-            case UInt8(ascii: "\r") where i + 1 == bytes.count || bytes[i + 1] != UInt8(ascii: "\n"):
-                return (i, fields)
-            default:
-                break
-            }
-            i += 1
-        }
-        return (bytes.count, fields)
-    }
-
-    /// The field at `range` of column `column` as a finite number: whole numbers and plain decimals straight from
-    /// the bytes (`DecimalText`), anything else as `CSVReader.number` reads it.
-    @inline(__always)
-    func number(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, column: Int, line: Int) throws(DataError) -> Double {
-        // Whole numbers of up to 15 digits (what pens and clocks mostly write) are exact in a Double as they are.
-        if !range.isEmpty && range.count <= 15 {
-            var value: UInt64 = 0, plain = true
-            for k in range {
-                let digit = bytes[k] &- UInt8(ascii: "0")
-                if digit > 9 {
-                    plain = false
-                    break
-                }
-                value = value &* 10 &+ UInt64(digit)
-            }
-            if plain { return Double(value) }
-        }
-        if let value = DecimalText.double(UnsafeBufferPointer(rebasing: bytes[range])) { return value }
-        return try CSVReader.number(
-            String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self),
-            file: path, line: line, column: (column + 1, header[column]))
-    }
-
-    /// The field as a coordinate: a finite number within `Drawing.largestCoordinate`.
-    func coordinate(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, column: Int, line: Int) throws(DataError) -> Double {
-        let value = try number(bytes, range, column: column, line: line)
-        if let problem = Drawing.coordinateProblem(value) {
-            throw DataError(file: path, line: line, column: (column + 1, header[column]), message: problem)
-        }
-        return value
+        return parser.run(chunk, seed: seed, quotes: quotes)
     }
 
     /// The record of a drawing's rows: its first row error, or the drawing (strokes by index, points in file
@@ -190,6 +140,8 @@ struct DatasetRowParser<Value: Sendable> {
     var last = 0
     var rowError: DataError?
     var hasError = false
+    /// Whether the run was parsed knowing what was open before it.
+    var seeded = false
 
     init(layout: DatasetLayout, bytes: UnsafeBufferPointer<UInt8>, transform: @escaping (DatasetDrawingRecord) -> Value) {
         self.layout = layout
@@ -228,20 +180,22 @@ struct DatasetRowParser<Value: Sendable> {
         hasError = true
     }
 
-    /// Whether `range` holds the same bytes as the open drawing's id at `idRange`. (A static function of what it
-    /// needs: a method of `self` called from the parsing loop made the compiler copy the whole parser, 554 bytes,
-    /// for every row.)
+    /// Whether `range` of `source` (the file's bytes, or a record read byte by byte) holds the same bytes as the open
+    /// drawing's id at `idRange` of the file's `bytes`. (A static function of what it needs: a method of `self` called
+    /// from the parsing loop made the compiler copy the whole parser, 554 bytes, for every row.)
     @inline(__always)
-    static func isSameID(_ range: Range<Int>, as idRange: Range<Int>?, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let idRange, idRange.count == range.count, let base = bytes.baseAddress else { return false }
-        return memoryEqual(base + idRange.lowerBound, base + range.lowerBound, count: range.count)
+    static func isSameID(
+        _ range: Range<Int>, of source: UnsafeBufferPointer<UInt8>, as idRange: Range<Int>?, in bytes: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
+        guard let idRange, idRange.count == range.count, let base = bytes.baseAddress, let row = source.baseAddress else { return false }
+        return memoryEqual(base + idRange.lowerBound, row + range.lowerBound, count: range.count)
     }
 
-    /// Whether `range` holds the open drawing's id when its bytes differ (`isSameID`): different ids, unless either is
-    /// not ASCII and the strings are equal.
-    func isOpenIDAsText(_ range: Range<Int>) -> Bool {
-        if idRange != nil && (range.allSatisfy { bytes[$0] < 0x80 } && groupID.utf8.allSatisfy { $0 < 0x80 }) { return false }
-        return text(range) == groupID
+    /// Whether `range` of `source` holds the open drawing's id when its bytes differ (`isSameID`): different ids,
+    /// unless either is not ASCII and the strings are equal (or the open id's bytes are not in the file).
+    func isOpenIDAsText(_ range: Range<Int>, in source: UnsafeBufferPointer<UInt8>) -> Bool {
+        if idRange != nil && (range.allSatisfy { source[$0] < 0x80 } && groupID.utf8.allSatisfy { $0 < 0x80 }) { return false }
+        return Self.text(source, range) == groupID
     }
 
     /// Whether `count` bytes at `a` and `b` are equal, eight at a time.
@@ -263,75 +217,89 @@ struct DatasetRowParser<Value: Sendable> {
         return true
     }
 
-    /// The bytes at `range` as text (UTF-8, checked when the line was read).
-    func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
+    /// The bytes at `range` of `source` as text (UTF-8, checked when the line was read).
+    static func text(_ source: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: source[range]), as: UTF8.self)
+    }
 
     /// Field `index` of the line starting at `lineStart` whose field ends are in `fieldEnds`.
     @inline(__always)
     func field(_ index: Int, lineStart: Int) -> Range<Int> { (index == 0 ? lineStart : fieldEnds[index - 1] + 1)..<fieldEnds[index] }
 
-    /// Parses `chunk`.
-    mutating func run(_ chunk: DatasetChunk, seed: DatasetSeed?) -> DatasetLayout.ChunkResult<Value> {
+    /// Parses `chunk`, reading quoted fields if `quotes` (see `DatasetLayout.parse`).
+    mutating func run(_ chunk: DatasetChunk, seed: DatasetSeed?, quotes: Bool) -> DatasetLayout.ChunkResult<Value> {
         if case let .drawing(id, label, seedError) = seed {
             (open, groups, groupID, idRange, first, last) = (true, 1, id, nil, chunk.firstLine, chunk.firstLine)
             (groupLabel, labelFromRow) = (label, true)
             if let seedError { fail(seedError) }
         }
+        seeded = seed != nil
         let header = layout.header.count
         var i = chunk.start, line = chunk.firstLine - 1
+        // The last record read byte by byte, and a copy the rows below read it from (freed at the end).
+        var record: [UInt8] = []
+        var copied = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
+        defer { copied.deallocate() }
         while i < chunk.end {
             let lineStart = i
             // Capturing only `bytes`: a closure that captured `self` would copy the whole parser for every line.
             var scanned = fieldEnds.withUnsafeMutableBufferPointer { [bytes] in CSVReader.scanLine(bytes, from: lineStart, fieldEnds: $0) }
-            if scanned.newline == nil {
-                // A quote, a NUL, more fields than the header has, or the file's last line without a line end.
-                guard let slow = DatasetLayout.scanSlowly(bytes, from: lineStart, fieldEnds: &fieldEnds) else {
-                    result.anomaly = true
-                    return result
-                }
+            if scanned.newline == nil, let slow = DatasetLayout.scanSlowly(bytes, from: lineStart, fieldEnds: &fieldEnds) {
+                // More fields than the header has, or the file's last line without a line end.
                 scanned = (slow.newline, slow.fields, 0x80)
             }
-            guard let newline = scanned.newline, newline - lineStart + 1 <= CSVReader.maximumLineBytes else {
-                result.anomaly = true
-                return result
+            var plain = false
+            if let newline = scanned.newline, newline - lineStart + 1 <= CSVReader.maximumLineBytes {
+                let fields = scanned.fields
+                let lastStart = fields == 0 ? lineStart : fieldEnds[fields - 1] + 1
+                let lastEnd = newline > lastStart && bytes[newline - 1] == UInt8(ascii: "\r") ? newline - 1 : newline
+                if fields == 0 && lastEnd == lineStart {  // a blank line
+                    line += 1
+                    i = newline + 1
+                    continue
+                }
+                if scanned.bits & 0x8080_8080_8080_8080 == 0
+                    || String(validating: UnsafeBufferPointer(rebasing: bytes[lineStart..<lastEnd]), as: UTF8.self) != nil
+                {
+                    line += 1
+                    i = newline + 1
+                    fieldEnds[fields] = lastEnd
+                    plain = true
+                }
             }
-            let fields = scanned.fields
-            line += 1
-            i = newline + 1
-            let lastStart = fields == 0 ? lineStart : fieldEnds[fields - 1] + 1
-            let lastEnd = newline > lastStart && bytes[newline - 1] == UInt8(ascii: "\r") ? newline - 1 : newline
-            if fields == 0 && lastEnd == lineStart { continue }  // a blank line
-            if scanned.bits & 0x8080_8080_8080_8080 != 0,
-                String(validating: UnsafeBufferPointer(rebasing: bytes[lineStart..<lastEnd]), as: UTF8.self) == nil
-            {
-                result.anomaly = true
-                return result
+            // The row: its bytes (the file's, read in place, or a copy of a record read byte by byte), where it starts,
+            // its commas. (One way through the rows below for both: the loop keeps them inline, which a function
+            // called from two places was not.)
+            var (source, rowStart, fields) = (bytes, lineStart, scanned.fields)
+            if !plain {
+                // Not plain (a quote, a NUL, bytes that are not UTF-8, a line too long): the record read byte by byte.
+                let read = readNotPlain(at: i, line: line, end: chunk.end, quotes: quotes, record: &record, copied: &copied)
+                (i, line) = (read.next, read.line)
+                if read.stop { return result }
+                guard let count = read.fields else { continue }
+                (source, rowStart, fields) = (UnsafeBufferPointer(copied), 0, count - 1)
             }
-            fieldEnds[fields] = lastEnd
 
             guard fields + 1 == header else {
                 // A row with the wrong number of fields starts a drawing of its own id, or spoils the one open.
                 if layout.id <= fields {
-                    let range = field(layout.id, lineStart: lineStart)
-                    if !open || !(Self.isSameID(range, as: idRange, in: bytes) || isOpenIDAsText(range)) {
-                        let label = layout.label <= fields ? DatasetLayout.trimmed(text(field(layout.label, lineStart: lineStart))) : ""
-                        start(text(range), at: range, label: label, fromRow: false, line: line)
+                    let range = field(layout.id, lineStart: rowStart)
+                    if !open || !(Self.isSameID(range, of: source, as: idRange, in: bytes) || isOpenIDAsText(range, in: source)) {
+                        let label = layout.label <= fields ? DatasetLayout.trimmed(Self.text(source, field(layout.label, lineStart: rowStart))) : ""
+                        let inFile = source.baseAddress == bytes.baseAddress
+                        start(Self.text(source, range), at: inFile ? range : nil, label: label, fromRow: false, line: line)
                     }
-                } else if !open {
-                    guard seed != nil else {
-                        result.needsSeed = true
-                        return result
-                    }
-                    start("line \(line)", at: nil, label: "", fromRow: false, line: line)
                 }
-                fail(DataError(file: layout.path, line: line, message: "\(fields + 1) fields, but the header has \(header)"))
-                last = line
+                let error = DataError(file: layout.path, line: line, message: "\(fields + 1) fields, but the header has \(header)")
+                guard spoil(error, line: line) else { return result }
                 continue
             }
-            let idField = field(layout.id, lineStart: lineStart)
-            if !open || !(Self.isSameID(idField, as: idRange, in: bytes) || isOpenIDAsText(idField)) {
-                let label = DatasetLayout.trimmed(text(field(layout.label, lineStart: lineStart)))
-                start(text(idField), at: idField, label: label, fromRow: true, line: line)
+            let idField = field(layout.id, lineStart: rowStart)
+            if !open || !(Self.isSameID(idField, of: source, as: idRange, in: bytes) || isOpenIDAsText(idField, in: source)) {
+                let label = DatasetLayout.trimmed(Self.text(source, field(layout.label, lineStart: rowStart)))
+                // The id's place is kept only in the file's bytes (a record read byte by byte is a copy).
+                let inFile = source.baseAddress == bytes.baseAddress
+                start(Self.text(source, idField), at: inFile ? idField : nil, label: label, fromRow: true, line: line)
                 if let error = layout.emptyLabelError(label, line: line) { fail(error) }
             }
             last = line
@@ -340,21 +308,21 @@ struct DatasetRowParser<Value: Sendable> {
                 if layout.checkLabels, labelFromRow,
                     let error = layout.labelError(
                         id: groupID, groupLabel: groupLabel,
-                        label: DatasetLayout.trimmed(text(field(layout.label, lineStart: lineStart))), line: line)
+                        label: DatasetLayout.trimmed(Self.text(source, field(layout.label, lineStart: rowStart))), line: line)
                 {
                     throw error
                 }
-                let strokeField = field(layout.stroke, lineStart: lineStart)
-                let strokeValue = try layout.number(bytes, strokeField, column: layout.stroke, line: line)
+                let strokeField = field(layout.stroke, lineStart: rowStart)
+                let strokeValue = try layout.number(source, strokeField, column: layout.stroke, line: line)
                 guard strokeValue >= 0, strokeValue == strokeValue.rounded(), strokeValue < 1_000_000 else {
                     throw DataError(
                         file: layout.path, line: line, column: (layout.stroke + 1, "stroke"),
-                        message: "\(text(strokeField)) is not a stroke index (0, 1, 2, …)")
+                        message: "\(Self.text(source, strokeField)) is not a stroke index (0, 1, 2, …)")
                 }
-                let x = try layout.coordinate(bytes, field(layout.x, lineStart: lineStart), column: layout.x, line: line)
-                let y = try layout.coordinate(bytes, field(layout.y, lineStart: lineStart), column: layout.y, line: line)
+                let x = try layout.coordinate(source, field(layout.x, lineStart: rowStart), column: layout.x, line: line)
+                let y = try layout.coordinate(source, field(layout.y, lineStart: rowStart), column: layout.y, line: line)
                 var t: Double?
-                if let column = layout.t { t = try layout.number(bytes, field(column, lineStart: lineStart), column: column, line: line) }
+                if let column = layout.t { t = try layout.number(source, field(column, lineStart: rowStart), column: column, line: line) }
                 points.append(DrawingPoint(x: x, y: y, t: t))
                 strokes.append(Int32(strokeValue))
             } catch {
@@ -371,6 +339,22 @@ struct DatasetRowParser<Value: Sendable> {
             }
         }
         return result
+    }
+
+    /// A row on `line` that is `error` and names no drawing of its own (too few fields, or it cannot be read): it
+    /// spoils the drawing open, or, at the file's start, opens one named by its line. `false` when what was open
+    /// before the run is unknown (`needsSeed`).
+    mutating func spoil(_ error: DataError, line: Int) -> Bool {
+        if !open {
+            guard seeded else {
+                result.needsSeed = true
+                return false
+            }
+            start("line \(line)", at: nil, label: "", fromRow: false, line: line)
+        }
+        fail(error)
+        last = line
+        return true
     }
 }
 

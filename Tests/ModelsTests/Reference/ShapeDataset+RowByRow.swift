@@ -1,8 +1,30 @@
 import Foundation
 
+@testable import Models
+
+// The naive twin of the shape dataset reader's in-place parsing (`DatasetLayout.parse`, runs of lines parsed in
+// parallel): the rows read one at a time by `CSVReader` on one thread. A test oracle only, never a production path.
+extension ShapeDataset {
+    /// `drawings(_:threads:checkLabels:makeWorker:)` read row by row by `CSVReader` (`DatasetLayout.groups`), on this
+    /// thread: the same header, the same handling of scattered ids, only the rows read otherwise.
+    static func drawingsRowByRow<Value: Sendable>(
+        _ path: String, checkLabels: Bool = false, makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value
+    ) throws(DataError) -> [DatasetItem<Value>] {
+        var (reader, layout) = try opened(try contents(of: path), path: path, checkLabels: checkLabels)
+        let transform = makeWorker()
+        let groups = try layout.groups(&reader)
+        let items = groups.map { rows in
+            let record = layout.finished(rows)
+            return DatasetItem(id: record.id, label: record.label, lines: record.lines, value: transform(record))
+        }
+        return try scatteredRunsMarked(items, rowErrors: groups.map { $0.error != nil }, layout: layout, makeWorker: makeWorker)
+    }
+}
+
 extension DatasetLayout {
-    /// The drawings of `reader`'s rows, in order, each with its first problem: what `ShapeDataset.drawings` reads when
-    /// a file is not plain enough to parse in place (a quote, a NUL, bytes that are not UTF-8), with the same rules.
+    /// The drawings of `reader`'s rows, in order, each with its first problem, read one record at a time: the
+    /// reference `ShapeDataset.drawings` is held to, whatever the file holds (quotes, a NUL, bytes that are not UTF-8,
+    /// long lines).
     ///
     /// A row that cannot be split into fields spoils the drawing it sits in, as `nextResult` reports it; an error
     /// reading the file itself is thrown.
