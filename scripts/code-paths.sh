@@ -26,7 +26,7 @@ data = json.load(open(path))["data"][0]
 ours = lambda name: name.startswith(root) and "/.build" not in name
 files = sorted(f["filename"][len(root):] for f in data["files"] if ours(f["filename"]) and f["summary"]["lines"]["covered"] > 0)
 keys = ("DecisionRule.swift", "ShapeRecognizer", "ShapeClassifier.swift", "ShapeBatch.swift", "DrawingReader+Dataset",
-        "ShapeDataset", "MotionFollow.swift", "MotionClassifier.swift", "MotionStream.swift")
+        "ShapeDataset", "MotionFollow.swift", "MotionClassifier.swift", "MotionRecognizer.swift", "MotionStream.swift")
 calls = [(f["filenames"][0].split("/")[-1], f["name"]) for f in data["functions"]
          if f["count"] > 0 and all(ours(n) for n in f["filenames"]) and any(k in f["filenames"][0] for k in keys)]
 names = subprocess.run([demangle, "--simplified", "--compact"], input="\n".join(n for _, n in calls),
