@@ -210,7 +210,7 @@ extension MotionWindowClassifier {
                     + "(at most %.2f s is bridged)", gap.upperBound - gap.lowerBound, gap.lowerBound,
                 MotionRecordingReader.maximumBridge)
         } else {
-            if appliesStillRule, let still = MotionStillness.confidence(logDeviation: intensity.0, logHorizontal: intensity.1) {
+            if let still = MotionStillness.confidence(logDeviation: intensity.0, logHorizontal: intensity.1), appliesStillRule {
                 // Stillness is judged from the motion's intensity, not by the model: its confidence is the rule's own,
                 // held to the same floor as the model's answers.
                 let model = window.label
