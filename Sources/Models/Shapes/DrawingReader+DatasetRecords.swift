@@ -98,7 +98,9 @@ extension DatasetLayout {
         // Ends the field that began at `fieldStart`: its bytes must be UTF-8 (`bits`, all its bytes or-ed, says
         // whether any is not ASCII).
         func endField() -> DataError? {
-            if bits >= 0x80, String(validating: record[fieldStart...], as: UTF8.self) == nil { return CSVReader.notUTF8(file: file, line: line) }
+            if bits >= 0x80, String(validating: record[fieldStart...], as: UTF8.self) == nil {
+                return CSVRecordGrammar.notUTF8(file: file, line: line)
+            }
             if fields >= fieldEnds.count { fieldEnds += [Int](repeating: 0, count: fieldEnds.count + 1) }
             fieldEnds[fields] = record.count
             fields += 1
@@ -109,7 +111,7 @@ extension DatasetLayout {
         }
         while true {
             guard position < end else {
-                if quoted { return .failure(CSVReader.quoteNotClosed(file: file, line: line)) }
+                if quoted { return .failure(CSVRecordGrammar.quoteNotClosed(file: file, line: line)) }
                 if fields == 0 && record.count == fieldStart && !fieldStarted { return .end }
                 if let error = endField() { return .failure(error) }
                 return .fields(fields)
@@ -119,7 +121,7 @@ extension DatasetLayout {
             if quoted {
                 lineBytes += 1
                 if lineBytes > CSVReader.maximumLineBytes {
-                    return .failure(CSVReader.quotedFieldTooLong(file: file, from: quoteLine, to: line))
+                    return .failure(CSVRecordGrammar.quotedFieldTooLong(file: file, from: quoteLine, to: line))
                 }
                 if byte == quote {
                     if position < end && bytes[position] == quote {
@@ -137,7 +139,7 @@ extension DatasetLayout {
                 continue
             }
             lineBytes += 1
-            if lineBytes > CSVReader.maximumLineBytes { return .failure(CSVReader.lineTooLong(file: file, line: line)) }
+            if lineBytes > CSVReader.maximumLineBytes { return .failure(CSVRecordGrammar.lineTooLong(file: file, line: line)) }
             switch byte {
             case UInt8(ascii: ","):
                 if let error = endField() { return .failure(error) }
@@ -165,7 +167,7 @@ extension DatasetLayout {
                     record.append(byte)
                 }
             case 0:
-                return .failure(CSVReader.nulByte(file: file, line: line))
+                return .failure(CSVRecordGrammar.nulByte(file: file, line: line))
             default:
                 bits |= byte
                 record.append(byte)
