@@ -27,7 +27,7 @@ enum CSVRecord {
 /// on the next line number). Blank lines before a record are skipped.
 ///
 /// A value holds a record in progress: when the bytes end before the record does and more may come, `read`
-/// returns `.needsMore`, having consumed what it could decide (a CR or a quote is decided by the byte after it);
+/// returns `.needsMore`, having consumed what it could decide (a CR, or a quote in a quoted field, waits for the byte after it);
 /// the same value reads on from there once there are more bytes, as if they had all been there from the start.
 struct CSVRecordGrammar {
     /// Whether a record is in progress (its line counted, the record buffer emptied).
@@ -59,7 +59,8 @@ struct CSVRecordGrammar {
     /// line is read in place. With `quotes` false any quote outside quoted text is `.quote`, left unread at
     /// `position`: a quoted field may hold line ends, which only a reader of the whole input can follow.
     /// `.needsMore` (only when not `endOfInput`) leaves the record in progress in this value, `record` and
-    /// `fieldEnds`: call again with the same ones, `position` where it stopped, once `bytes` holds more.
+    /// `fieldEnds`: call again with the same ones and `position` at the same byte (wherever `bytes` now holds it) once
+    /// there are more bytes after it.
     mutating func read(
         _ bytes: UnsafeBufferPointer<UInt8>, at position: inout Int, end: Int, endOfInput: Bool, line: inout Int, quotes: Bool,
         file: String, into record: inout [UInt8], fieldEnds: inout [Int]
