@@ -31,8 +31,9 @@ package struct CSVReader {
     private var bytesRead = 0
     /// The line the next record starts on.
     package private(set) var lineNumber = 0
-    /// The last record read: in `buffer` from `recordStart` (a plain record, read in place, its fields separated by
-    /// one comma) or copied to `fieldBytes` (fields end to end); `fieldEnds[0..<fieldCount]` are where its fields end.
+    /// The last record read: in `buffer` from `recordStart` (a plain record, read in place) or copied to `fieldBytes`
+    /// from 0 (`CSVRecordGrammar`'s record), its fields separated by one byte either way; `fieldEnds[0..<fieldCount]`
+    /// are where its fields end.
     private var inPlace = false
     private var recordStart = 0
     private var fieldBytes: [UInt8] = []
@@ -184,7 +185,7 @@ package struct CSVReader {
     /// Where field `index` of the last record lies in `buffer` or `fieldBytes`.
     private func bounds(_ index: Int) -> (start: Int, end: Int) {
         precondition(index >= 0 && index < fieldCount, "CSVReader: field \(index) of a record of \(fieldCount) fields")
-        return (index == 0 ? (inPlace ? recordStart : 0) : fieldEnds[index - 1] + (inPlace ? 1 : 0), fieldEnds[index])
+        return (index == 0 ? recordStart : fieldEnds[index - 1] + 1, fieldEnds[index])
     }
 
     /// The next record's fields, or the error that spoils that record (a wrong field count, a NUL byte, a line
@@ -258,8 +259,7 @@ package struct CSVReader {
     /// Reads the next non-blank record; `false` at the end of the file.
     private mutating func readRecord() throws(DataError) -> Bool {
         if readPlainRecord() { return true }
-        inPlace = false
-        defer { fieldCount = fieldEnds.count }
+        (inPlace, recordStart, fieldCount) = (false, 0, 0)
         return try readRecordByBytes()
     }
 
@@ -302,154 +302,32 @@ package struct CSVReader {
         }
     }
 
-    /// Bytes that end a run of plain field bytes: comma, LF, CR, quote, NUL.
-    private static let stops: [Bool] = (0..<256).map {
-        [UInt8(ascii: ","), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\""), 0].contains(UInt8($0))
-    }
-
-    /// Reads the next non-blank record into `fieldBytes` and `fieldEnds`; `false` at the end of the file.
-    ///
-    /// Byte by byte this is: a comma ends a field, an LF, a CRLF or a lone CR the record; a
-    /// quote at a field's start opens a quoted field, in which `""` is a quote and a newline is text; a NUL outside
-    /// quotes is an error; a line whose only field is empty is skipped. Runs of other bytes are copied at once.
-    /// Every error is thrown at the byte where the byte-by-byte reading would throw it, so the reader goes on
-    /// from the same place after one (`nextResult`).
+    /// Reads the next non-blank record that is not plain into `fieldBytes` and `fieldEnds` by `CSVRecordGrammar`,
+    /// refilling the buffer whenever the record runs past it; `false` at the end of the file. An error is thrown at
+    /// the byte where the grammar stops, so the reader goes on from there after one (`nextResult`).
     private mutating func readRecordByBytes() throws(DataError) -> Bool {
+        var grammar = CSVRecordGrammar()
         while true {
-            lineNumber += 1
-            fieldBytes.removeAll(keepingCapacity: true)
-            fieldEnds.removeAll(keepingCapacity: true)
-            var quoted = false, fieldStarted = false, lineBytes = 0, fieldStart = 0, bits: UInt8 = 0, quoteLine = 0
-            while true {
-                if position >= buffer.count {
-                    guard try fill() else {
-                        if quoted { throw Self.quoteNotClosed(file: file, line: lineNumber) }
-                        if fieldEnds.isEmpty && fieldBytes.count == fieldStart && !fieldStarted { return false }
-                        try endField(from: &fieldStart, bits: &bits)
-                        return true
-                    }
-                }
-                if quoted {
-                    let byte = buffer[position]
-                    position += 1
-                    lineBytes += 1
-                    if lineBytes > Self.maximumLineBytes { throw Self.quotedFieldTooLong(file: file, from: quoteLine, to: lineNumber) }
-                    if byte == UInt8(ascii: "\"") {
-                        if position >= buffer.count { _ = try fill() }
-                        if position < buffer.count && buffer[position] == UInt8(ascii: "\"") {
-                            fieldBytes.append(byte)
-                            position += 1
-                        } else {
-                            quoted = false
-                        }
-                    } else {
-                        if byte == UInt8(ascii: "\n") { lineNumber += 1 }
-                        if byte == UInt8(ascii: "\r") {
-                            // A line of its own unless an LF follows (which counts it).
-                            if position >= buffer.count { _ = try fill() }
-                            if position >= buffer.count || buffer[position] != UInt8(ascii: "\n") { lineNumber += 1 }
-                        }
-                        bits |= byte
-                        fieldBytes.append(byte)
-                    }
-                    continue
-                }
-                // A run of plain bytes, up to the next stop or the end of the buffer.
-                let start = position
-                let end = buffer.withUnsafeBufferPointer { bytes in
-                    Self.stops.withUnsafeBufferPointer { stops in
-                        var i = start
-                        while i < bytes.count && !stops[Int(bytes[i])] {
-                            bits |= bytes[i]
-                            i += 1
-                        }
-                        return i
-                    }
-                }
-                if end > start {
-                    if lineBytes + (end - start) > Self.maximumLineBytes {
-                        position = start + (Self.maximumLineBytes - lineBytes) + 1
-                        throw Self.lineTooLong(file: file, line: lineNumber)
-                    }
-                    fieldBytes.append(contentsOf: buffer[start..<end])
-                    lineBytes += end - start
-                    position = end
-                }
-                if position >= buffer.count { continue }
-                let byte = buffer[position]
-                position += 1
-                lineBytes += 1
-                if lineBytes > Self.maximumLineBytes { throw Self.lineTooLong(file: file, line: lineNumber) }
-                switch byte {
-                case UInt8(ascii: ","):
-                    try endField(from: &fieldStart, bits: &bits)
-                    fieldStarted = true
-                case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
-                    if byte == UInt8(ascii: "\r") {
-                        // CRLF ends one line; a lone CR ends one too.
-                        if position >= buffer.count { _ = try fill() }
-                        if position < buffer.count && buffer[position] == UInt8(ascii: "\n") { position += 1 }
-                    }
-                    if fieldEnds.isEmpty && fieldBytes.count == fieldStart && !fieldStarted {
-                        lineBytes = 0
-                        lineNumber += 1
-                        continue
-                    }
-                    try endField(from: &fieldStart, bits: &bits)
-                    return true
-                case UInt8(ascii: "\""):
-                    if fieldBytes.count == fieldStart {
-                        quoted = true
-                        quoteLine = lineNumber
-                        fieldStarted = true
-                    } else {
-                        fieldBytes.append(byte)
-                    }
-                default:
-                    throw Self.nulByte(file: file, line: lineNumber)
-                }
+            var (at, line) = (position, lineNumber)
+            let found = buffer.withUnsafeBufferPointer { bytes in
+                grammar.read(
+                    bytes, at: &at, end: bytes.count, endOfInput: atEnd, line: &line, quotes: true, file: file, into: &fieldBytes,
+                    fieldEnds: &fieldEnds)
+            }
+            (position, lineNumber) = (at, line)
+            switch found {
+            case .needsMore:
+                _ = try fill()
+            case .fields(let count):
+                fieldCount = count
+                return true
+            case .end:
+                return false
+            case .failure(let error):
+                throw error
+            case .quote:
+                preconditionFailure("CSVReader: the grammar left a quote unread, though it was told to read quotes")
             }
         }
     }
-
-    /// Ends the field that began at `fieldStart`: its bytes must be UTF-8 (`bits`, all its bytes or-ed, says
-    /// whether any is not ASCII; numbers and names are ASCII and need no further check).
-    private mutating func endField(from fieldStart: inout Int, bits: inout UInt8) throws(DataError) {
-        if bits >= 0x80, String(validating: fieldBytes[fieldStart...], as: UTF8.self) == nil {
-            throw Self.notUTF8(file: file, line: lineNumber)
-        }
-        fieldEnds.append(fieldBytes.count)
-        fieldStart = fieldBytes.count
-        bits = 0
-    }
-
-    // MARK: - Errors of a record that cannot be read
-    // (Also given by the shape dataset's in-place parser, which reads such records as this reader does.)
-
-    /// A quoted field that opens on `line` and runs past `maximumLineBytes` (to line `last`): most likely a quote
-    /// never closed.
-    static func quotedFieldTooLong(file: String, from line: Int, to last: Int) -> DataError {
-        DataError(
-            file: file, line: line,
-            message: "a quoted field opens on this line and runs past \(maximumLineBytes) bytes "
-                + "(to line \(last)); is a closing quote missing?")
-    }
-
-    /// A line, from its start, longer than `maximumLineBytes`.
-    static func lineTooLong(file: String, line: Int) -> DataError {
-        DataError(file: file, line: line, message: "line longer than \(maximumLineBytes) bytes; is this a CSV file?")
-    }
-
-    /// A quoted field still open at the end of the file.
-    static func quoteNotClosed(file: String, line: Int) -> DataError {
-        DataError(file: file, line: line, message: "a quoted field is not closed before the end of the file")
-    }
-
-    /// A NUL byte outside quotes.
-    static func nulByte(file: String, line: Int) -> DataError {
-        DataError(file: file, line: line, message: "contains a NUL byte; this is binary data, not a CSV file")
-    }
-
-    /// A field whose bytes are not UTF-8.
-    static func notUTF8(file: String, line: Int) -> DataError { DataError(file: file, line: line, message: "is not UTF-8 text") }
 }

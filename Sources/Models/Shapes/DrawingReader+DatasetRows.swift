@@ -26,14 +26,14 @@ struct DatasetLayout: Sendable {
         /// The run holds a quote and was parsed without quotes (see `parse`): the parse stopped there.
         var hasQuote = false
         /// How many more lines the run's rows took than it has: a row that cannot be read stops at a bad byte and
-        /// the rest of its line is read as a line of its own, as `CSVReader` reads on (see `readRecord`), so the runs
+        /// the rest of its line is read as a line of its own, as `CSVReader` reads on (see `CSVRecordGrammar`), so the runs
         /// after this one start that many lines further on.
         var extraLines = 0
     }
 
     /// The rows of a run of lines as drawings: `ShapeDataset`'s reading, row by row, in place — plain lines straight
     /// from the bytes, any other record (a quote, a NUL, bytes that are not UTF-8, a line too long) read byte by byte
-    /// as `CSVReader` reads it (`readRecord`). `seed` is what was open before the run: `nil` when unknown (a row
+    /// by the grammar `CSVReader` reads it with (`CSVRecordGrammar`). `seed` is what was open before the run: `nil` when unknown (a row
     /// naming no drawing then ends the parse with `needsSeed`), `.fileStart` for the first run. With `quotes` false
     /// (a run of a file cut at line ends, which a quoted field could cross) the parse stops at a quote with
     /// `hasQuote`.
