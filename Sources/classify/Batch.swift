@@ -7,9 +7,9 @@ import Tensor
 struct ChainOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "A weights file to use instead of the shipped int8 and f32 files.",
+            "A weights file to use instead of the shipped int8 and f32 files: that model or an error (exit 70), unless --fallback.",
             discussion:
-                "Without it, each variant is looked for in $CLASSIFY_WEIGHTS, then ./Weights, then the Weights folder of the package the tool was built from."
+                "Without it, each variant is looked for in $CLASSIFY_WEIGHTS (then only there, unless --fallback), then ./Weights, then the installed Weights folder, then the weights built into the tool."
         ))
     var weights: String?
 
@@ -19,6 +19,14 @@ struct ChainOptions: ParsableArguments {
 
     @Flag(help: "Stop after the first model: no f32 weights and no non-ML recognizer.")
     var noFallback = false
+
+    @Flag(
+        help: ArgumentHelp(
+            "With --weights or $CLASSIFY_WEIGHTS: when the model you named cannot answer, go on through the chain.",
+            discussion:
+                "A named model is explicit: without this flag, a file or folder that cannot serve the task (missing, corrupt, another task's model, labels the task cannot use) is an error, exit 70."
+        ))
+    var fallback = false
 
     @Flag(help: "Print JSON: one object, or one object per line for several inputs.")
     var json = false
@@ -31,6 +39,7 @@ struct ChainOptions: ParsableArguments {
 
     func validate() throws {
         guard (0...10).contains(retries) else { throw ValidationError("--retries must be between 0 and 10, got \(retries)") }
+        if fallback && noFallback { throw ValidationError("--fallback and --no-fallback exclude each other") }
         if let jobs, !(1...1024).contains(jobs) { throw ValidationError("--jobs must be between 1 and 1024, got \(jobs)") }
     }
 
@@ -59,8 +68,20 @@ struct ChainOptions: ParsableArguments {
         return nil
     }()
 
-    /// Where weights are looked for: the folders, then the weights built into the binary.
-    var locator: WeightsLocator { WeightsLocator(explicitFile: weights, shippedFolder: Self.shippedWeights, builtIn: ShippedWeights()) }
+    /// The model the user named, as the error for it says it: `--weights FILE`, or the folder `$CLASSIFY_WEIGHTS`
+    /// names; `nil` when the weights are looked up as shipped.
+    var explicitSource: String? {
+        if let weights { return weights }
+        return WeightsLocator.environmentFolder(ProcessInfo.processInfo.environment).map { "$\(WeightsLocator.environmentVariable) (\($0))" }
+    }
+
+    /// Where weights are looked for: the folders, then the weights built into the binary. A folder named by
+    /// `$CLASSIFY_WEIGHTS` is the only place looked in unless `--fallback`.
+    var locator: WeightsLocator {
+        WeightsLocator(
+            explicitFile: weights, shippedFolder: Self.shippedWeights, builtIn: ShippedWeights(),
+            environmentFolderOnly: explicitSource != nil && !fallback)
+    }
 
     /// The weights variants of `model`: the given file, or int8 then f32.
     func variants(of model: String) -> [String] {
@@ -96,11 +117,14 @@ struct ChainOptions: ParsableArguments {
         }
     }
 
-    var policy: RetryPolicy { RetryPolicy(retries: retries, fallback: !noFallback) }
+    /// A named model answers alone (unless `--fallback`); the shipped lookup goes on through the chain unless
+    /// `--no-fallback`.
+    var policy: RetryPolicy { RetryPolicy(retries: retries, fallback: explicitSource == nil ? !noFallback : fallback) }
 
-    /// One `warning:` line for a failed attempt.
+    /// One `warning:` line for a failed attempt that something comes after (a retry or the next model); the last
+    /// attempt's failure is told by the `error:` line that follows it.
     func warn(_ event: ChainEvent) {
-        let next = event.next.map { $0.hasPrefix("retry") ? $0 : "trying \($0)" } ?? "no model left"
+        guard let next = event.next.map({ $0.hasPrefix("retry") ? $0 : "trying \($0)" }) else { return }
         reportWarning("\(event.attempt.model): \(event.attempt.error); \(next)")
     }
 
@@ -110,6 +134,12 @@ struct ChainOptions: ParsableArguments {
         switch error {
         case let .badInput(data, _):
             return failure(data)
+        case let .allFailed(attempts) where explicitSource != nil && !fallback:
+            reportError(
+                "\(explicitSource ?? ""): the model you named cannot answer: "
+                    + attempts.map { "\($0.model): \($0.error)" }.joined(separator: "; ")
+                    + " (--fallback goes on to the shipped models and the non-ML recognizer instead)")
+            return ExitCode(ExitStatus.software)
         case let .allFailed(attempts):
             reportError(
                 "every model failed (\(attempts.count) attempt\(attempts.count == 1 ? "" : "s")): "

@@ -210,12 +210,12 @@ struct Evaluate: ParsableCommand {
     @OptionGroup var chain: ChainOptions
 
     @Flag(help: "Evaluate the non-ML recognizer instead of a weights file: geometric (shape) or cadence (motion).")
-    var fallback = false
+    var rule = false
 
     var json: Bool { chain.json }
 
     func validate() throws {
-        if fallback && chain.weights != nil { throw ValidationError("--fallback and --weights exclude each other: the fallback needs no weights") }
+        if rule && chain.weights != nil { throw ValidationError("--rule and --weights exclude each other: the rule needs no weights") }
     }
 
     func run() throws {
@@ -228,7 +228,7 @@ struct Evaluate: ParsableCommand {
     /// one `warning:` line naming the file, line and drawing, and is left out of the figures; the run goes on and
     /// exits 65 after the report.
     func evaluateShapes() throws {
-        let recognizer = fallback ? ShapeRecognizer(engine: .geometric, model: "geometric") : try chain.loadShapeRecognizer()
+        let recognizer = rule ? ShapeRecognizer(engine: .geometric, model: "geometric") : try chain.loadShapeRecognizer()
         let labels = recognizer.answerLabels, classes = recognizer.classes
         BLAS.maxThreads = 1
         let items: [DatasetItem<Result<CompactShapeAnswer, DataError>>]
@@ -304,7 +304,7 @@ extension Evaluate {
     /// a window may be `still` (its own column). A session that cannot be used is reported and left out, as a
     /// drawing is for shapes.
     func evaluateMotion() throws {
-        let recognizer = fallback ? MotionRecognizer(engine: .cadence(CadenceRecognizer()), model: "cadence") : try chain.loadMotionRecognizer()
+        let recognizer = rule ? MotionRecognizer(engine: .cadence(CadenceRecognizer()), model: "cadence") : try chain.loadMotionRecognizer()
         let labels = recognizer.answerLabels
         var truth: [Int] = [], predicted: [Int] = [], confidences: [Double] = []
         var uncertain = 0, sessionCount = 0

@@ -65,7 +65,7 @@ struct ChainCommandTests {
         let classify = try IsolatedClassify()
         defer { classify.remove() }
         let weights = try classify.weightsFolder("w", copy: ["shape-classifier.f32.weights"])
-        let run = try classify.run(["shape", star, "--json"], weights: weights)
+        let run = try classify.run(["shape", star, "--json", "--fallback"], weights: weights)
         #expect(run.status == 0, "\(run.standardError)")
         let object = try jsonObject(run)
         #expect(object["model"] as? String == "shape-classifier.f32")
@@ -83,7 +83,7 @@ struct ChainCommandTests {
         let weights = try classify.weightsFolder("w", copy: ["\(model).int8.weights", "\(model).f32.weights"]) { name, bytes in
             if name.contains("int8") { bytes[bytes.count - 100] ^= 0x01 }
         }
-        let run = try classify.run([task, task == "shape" ? star : walking, "--json"], weights: weights)
+        let run = try classify.run([task, task == "shape" ? star : walking, "--json", "--fallback"], weights: weights)
         #expect(run.status == 0, "\(run.standardError)")
         #expect(try jsonObject(run)["model"] as? String == "\(model).f32")
         let lines = run.standardError.split(separator: "\n")
@@ -100,13 +100,13 @@ struct ChainCommandTests {
         let weights = try classify.weightsFolder("w", copy: ["shape-classifier.int8.weights", "shape-classifier.f32.weights"]) { _, bytes in
             bytes = bytes.prefix(40)
         }
-        let run = try classify.run(["shape", star], weights: weights)
+        let run = try classify.run(["shape", star, "--fallback"], weights: weights)
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.hasPrefix("star  (confidence "))
         #expect(run.standardOutput.contains("model geometric)"))
         #expect(run.standardError.split(separator: "\n").count == 2)
         #expect(run.standardError.contains("; trying geometric\n"))
-        let json = try classify.run(["shape", star, "--json"], weights: weights)
+        let json = try classify.run(["shape", star, "--json", "--fallback"], weights: weights)
         let attempts = try #require(try jsonObject(json)["attempts"] as? [[String: String]])
         #expect(attempts.map { $0["model"] } == ["shape-classifier.int8", "shape-classifier.f32"])
         #expect(attempts.allSatisfy { $0["kind"] == "permanent" && $0["error"]?.contains("truncated") == true })
@@ -122,8 +122,49 @@ struct ChainCommandTests {
         let lines = run.standardError.split(separator: "\n")
         #expect(
             lines.last?.hasPrefix(
-                "error: every model failed (1 attempt): motion-state.int8: \(weights.path)/motion-state.int8.weights: not a weights file") == true,
+                "error: $CLASSIFY_WEIGHTS (\(weights.path)): the model you named cannot answer: motion-state.int8: \(weights.path)/motion-state.int8.weights: not a weights file"
+            ) == true,
             "\(run.standardError)")
+    }
+
+    /// A model the user names is that model or an error (issue 22): a broken file, another task's model or a
+    /// folder without the model is exit 70 naming it and why, never a quiet answer from another model; `--fallback`
+    /// opts into the chain.
+    @Test func aNamedModelThatCannotAnswerIsAnErrorUnlessFallback() throws {
+        let classify = try IsolatedClassify()
+        defer { classify.remove() }
+        let bad = classify.folder.appendingPathComponent("bad.weights")
+        try Data("not weights".utf8).write(to: bad)
+        let broken = try classify.run(["shape", star, "--weights", bad.path])
+        #expect(broken.status == 70 && broken.standardOutput.isEmpty)
+        #expect(
+            broken.standardError.hasPrefix("error: \(bad.path): the model you named cannot answer: bad: \(bad.path): "),
+            "\(broken.standardError)")
+        #expect(broken.standardError.hasSuffix("(--fallback goes on to the shipped models and the non-ML recognizer instead)\n"))
+        let chained = try classify.run(["shape", star, "--weights", bad.path, "--fallback"])
+        #expect(chained.status == 0 && chained.standardOutput.contains("model geometric)"), "\(chained.standardError)")
+
+        // A shape model named for motion: the wrong task, exit 70 (before: the cadence rule answered, exit 0).
+        let shapeModel = packageRoot.appendingPathComponent("Weights/shape-classifier.int8.weights").path
+        let wrongTask = try classify.run(["motion", walking, "--weights", shapeModel])
+        #expect(wrongTask.status == 70 && wrongTask.standardOutput.isEmpty)
+        #expect(wrongTask.standardError.contains("the model you named cannot answer"), "\(wrongTask.standardError)")
+        #expect(
+            wrongTask.standardError.contains("shape-classifier: is a shape model (labels circle, triangle, square, star, other), not a motion model"),
+            "\(wrongTask.standardError)")
+
+        // A folder of the user's own files (cc2.*) named by $CLASSIFY_WEIGHTS: not the built-in model, quietly.
+        let own = try classify.weightsFolder("own", copy: [])
+        try Data(contentsOf: URL(fileURLWithPath: shapeModel)).write(to: own.appendingPathComponent("cc2.int8.weights"))
+        let folder = try classify.run(["shape", star], weights: own)
+        #expect(folder.status == 70 && folder.standardOutput.isEmpty)
+        #expect(
+            folder.standardError.hasPrefix("error: $CLASSIFY_WEIGHTS (\(own.path)): the model you named cannot answer: "), "\(folder.standardError)")
+        #expect(folder.standardError.contains("no shape-classifier.int8.weights"), "\(folder.standardError)")
+        let builtIn = try classify.run(["shape", star, "--fallback", "--json"], weights: own)
+        #expect(builtIn.status == 0, "\(builtIn.standardError)")
+        #expect(try jsonObject(builtIn)["model"] as? String == "shape-classifier.int8")
+        #expect(try classify.run(["shape", star, "--fallback", "--no-fallback"]).status == 64)
     }
 
     @Test func aMissingInputFileExits66() throws {

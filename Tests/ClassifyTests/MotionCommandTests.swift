@@ -54,7 +54,7 @@ struct MotionCommandTests {
         bytes[bytes.count / 2] ^= 0x40
         let broken = folder.appendingPathComponent("broken.weights")
         try bytes.write(to: broken)
-        let run = try CommandRun.classifyAtRoot(["motion", "Datasets/examples/walking.csv", "--weights", broken.path, "--json"])
+        let run = try CommandRun.classifyAtRoot(["motion", "Datasets/examples/walking.csv", "--weights", broken.path, "--json", "--fallback"])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardError.hasPrefix("warning: broken: "), "\(run.standardError)")
         #expect(run.standardError.contains("checksum"), "\(run.standardError)")
@@ -269,7 +269,7 @@ struct MotionCommandTests {
         }
         let int8 = try accuracy(["--data", realMotion.path])
         let f32 = try accuracy(["--data", realMotion.path, "--weights", "Weights/motion-state.f32.weights"])
-        let cadence = try accuracy(["--data", realMotion.path, "--fallback"])
+        let cadence = try accuracy(["--data", realMotion.path, "--rule"])
         #expect(int8 >= 0.97, "int8 \(int8)")
         #expect(abs(int8 - f32) <= 0.005, "int8 \(int8), f32 \(f32)")
         #expect(cadence >= 0.85, "cadence \(cadence)")

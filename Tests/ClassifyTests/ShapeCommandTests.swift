@@ -103,12 +103,12 @@ struct ShapeCommandTests {
         let folder = try testFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let zigzag = "x,y\n" + (0..<40).map { "\($0 * 6),\($0 % 2 == 0 ? 0 : 50)" }.joined(separator: "\n") + "\n"
-        let run = try CommandRun.classifyAtRoot(["shape", try drawingFile(zigzag, in: folder), "--weights", "/nonexistent/w.weights"])
+        let run = try CommandRun.classifyAtRoot(["shape", try drawingFile(zigzag, in: folder), "--weights", "/nonexistent/w.weights", "--fallback"])
         #expect(run.status == 0)
         #expect(run.standardOutput.hasPrefix("unknown  ("), "\(run.standardOutput)")
         #expect(run.standardOutput.contains("uncertain: the drawing is open"), "\(run.standardOutput)")
         let line = try drawingFile("x,y\n0,0\n10,10\n20,20\n", in: folder)
-        let straight = try CommandRun.classifyAtRoot(["shape", line, "--weights", "/nonexistent/w.weights"])
+        let straight = try CommandRun.classifyAtRoot(["shape", line, "--weights", "/nonexistent/w.weights", "--fallback"])
         #expect(straight.status == 0, "\(straight.standardError)")
         #expect(straight.standardOutput.hasPrefix("unknown  ("), "\(straight.standardOutput)")
     }
@@ -123,7 +123,7 @@ struct ShapeCommandTests {
             for k in 0..<10 { rows.append("\(100 * (a.0 + (b.0 - a.0) * Double(k) / 10)),\(100 * (a.1 + (b.1 - a.1) * Double(k) / 10))") }
         }
         let square = try drawingFile(rows.joined(separator: "\n") + "\n", in: folder)
-        let run = try CommandRun.classifyAtRoot(["shape", square, "--weights", "/nonexistent/w.weights", "--json"])
+        let run = try CommandRun.classifyAtRoot(["shape", square, "--weights", "/nonexistent/w.weights", "--json", "--fallback"])
         #expect(run.status == 0)
         #expect(run.standardError == "warning: w: /nonexistent/w.weights: no such weights file; trying geometric\n")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])

@@ -98,16 +98,16 @@ struct TrainEvaluateTests {
         let shapes = folder.appendingPathComponent("shapes.csv"), motion = folder.appendingPathComponent("motion.csv")
         try TestDatasets.shapes(count: 24, seed: 5).write(to: shapes, atomically: true, encoding: .utf8)
         try TestDatasets.motion(sessions: 4, samples: 320, seed: 6).write(to: motion, atomically: true, encoding: .utf8)
-        let geometric = try CommandRun.classify(["evaluate", "shape", "--data", shapes.path, "--fallback", "--json"])
+        let geometric = try CommandRun.classify(["evaluate", "shape", "--data", shapes.path, "--rule", "--json"])
         #expect(geometric.status == 0, "\(geometric.standardError)")
         let shapeObject = try jsonObject(geometric)
         #expect(shapeObject["model"] as? String == "geometric" && shapeObject["count"] as? Int == 24)
-        let cadence = try CommandRun.classify(["evaluate", "motion", "--data", motion.path, "--fallback"])
+        let cadence = try CommandRun.classify(["evaluate", "motion", "--data", motion.path, "--rule"])
         #expect(cadence.status == 0, "\(cadence.standardError)")
         #expect(cadence.standardOutput.hasPrefix("cadence on \(motion.path): 4 sessions, 8 windows\naccuracy "), "\(cadence.standardOutput)")
-        let both = try CommandRun.classify(["evaluate", "motion", "--data", motion.path, "--fallback", "--weights", "w"])
+        let both = try CommandRun.classify(["evaluate", "motion", "--data", motion.path, "--rule", "--weights", "w"])
         #expect(both.status == 64)
-        #expect(both.standardError.contains("--fallback and --weights exclude each other"))
+        #expect(both.standardError.contains("--rule and --weights exclude each other"))
     }
 
     /// Runs `arguments` against a folder holding a sentinel weights file at the output prefix; the command must

@@ -110,7 +110,7 @@ struct TrainingRunCommandTests {
         }.joined(separator: ",")
         try (header + "\n" + dot + "\n" + dot + "\n" + shapes.split(separator: "\n").dropFirst().joined(separator: "\n") + "\n")
             .write(to: data, atomically: true, encoding: .utf8)
-        let run = try CommandRun.classify(["evaluate", "shape", "--data", data.path, "--fallback"])
+        let run = try CommandRun.classify(["evaluate", "shape", "--data", data.path, "--rule"])
         #expect(run.status == 65)
         #expect(
             run.standardError.hasPrefix("warning: \(data.path):2: drawing 'dot' (lines 2–3): all 2 points are at the same place"),

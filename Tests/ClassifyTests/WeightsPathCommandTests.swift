@@ -16,7 +16,7 @@ struct WeightsPathCommandTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let fifo = folder.appendingPathComponent("fifo.weights").path
         #expect(mkfifo(fifo, 0o644) == 0)
-        let run = try CommandRun.classify(["shape", star, "--weights", fifo, "--retries", "10"])
+        let run = try CommandRun.classify(["shape", star, "--weights", fifo, "--retries", "10", "--fallback"])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.hasPrefix("star  (confidence 100.0%, model geometric)"))
         #expect(run.standardError == "warning: fifo: \(fifo): is a FIFO (named pipe), not a weights file (a regular file); trying geometric\n")
@@ -37,7 +37,7 @@ struct WeightsPathCommandTests {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
 
         let refusal = "warning: extreme: \(path): layer 3 (Conv2D 12→24 3x3 stride 1x1 same) can give values up to"
-        let fallback = try CommandRun.classify(["shape", star, "--weights", path, "--json"])
+        let fallback = try CommandRun.classify(["shape", star, "--weights", path, "--json", "--fallback"])
         #expect(fallback.status == 0)
         #expect(fallback.standardError.hasPrefix(refusal), "\(fallback.standardError)")
         #expect(!fallback.standardOutput.contains("nan"))

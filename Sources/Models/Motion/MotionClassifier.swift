@@ -261,6 +261,7 @@ public struct MotionClassifier: MotionWindowClassifier {
     /// Builds the classifier from a validated weights file; the file must describe motion windows.
     public init(file: ModelFile) throws(DataError) {
         self.file = file
+        if let problem = file.otherTaskProblem("motion") { throw DataError(file: file.name, message: problem) }
         windowing = try MotionWindowing(parameters: file.preprocessing)
         guard file.input.shape == [windowing.inputSize], !file.labels.isEmpty else {
             throw DataError(

@@ -74,20 +74,29 @@ package struct WeightsLocator: WeightsSource {
 
     /// Creates the locator; `shippedFolder` is the package's `Weights/` as built.
     /// With `builtIn`, a model no folder holds is loaded from the weights built into the library.
+    /// With `environmentFolderOnly` and `$CLASSIFY_WEIGHTS` set, that folder is the only place looked in (the
+    /// user named it: a model missing there is `WeightsNotFound`, not a reason to use another).
     package init(
         explicitFile: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
         currentDirectory: String = FileManager.default.currentDirectoryPath, shippedFolder: String?,
-        builtIn: ShippedWeights? = nil
+        builtIn: ShippedWeights? = nil, environmentFolderOnly: Bool = false
     ) {
         self.explicitFile = explicitFile
-        self.builtIn = builtIn
-        let fromEnvironment = environment[Self.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
-        var folders: [(String, String?)] = [
-            ("$\(Self.environmentVariable)", fromEnvironment),
-            ("./Weights", URL(fileURLWithPath: currentDirectory).appendingPathComponent("Weights").path),
-        ]
-        if let shippedFolder, shippedFolder != folders[1].1 { folders.append(("shipped", shippedFolder)) }
+        let fromEnvironment = Self.environmentFolder(environment)
+        var folders: [(String, String?)] = [("$\(Self.environmentVariable)", fromEnvironment)]
+        if environmentFolderOnly && fromEnvironment != nil {
+            self.builtIn = nil
+        } else {
+            self.builtIn = builtIn
+            folders.append(("./Weights", URL(fileURLWithPath: currentDirectory).appendingPathComponent("Weights").path))
+            if let shippedFolder, shippedFolder != folders[1].1 { folders.append(("shipped", shippedFolder)) }
+        }
         self.folders = folders
+    }
+
+    /// The folder `$CLASSIFY_WEIGHTS` names in `environment`, or `nil` when it is unset or empty.
+    package static func environmentFolder(_ environment: [String: String]) -> String? {
+        environment[environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// Loads `variant` from the first folder that holds any variant of its model, after checking that the
