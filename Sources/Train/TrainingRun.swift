@@ -132,7 +132,7 @@ public struct TrainingRun: Sendable {
         let checksum = CRC32.checksum(ofFile: self.data).map { String(format: "crc32:%08x", $0) }
         let metadata = TrainingMetadata(
             dataset: self.data, datasetChecksum: checksum, seed: configuration.seed, epochs: result.bestEpoch,
-            validationAccuracy: report.accuracy)
+            validationAccuracy: report.accuracy, epochsTrained: result.history.count)
         let preprocessing = task == .shape ? rasterizer.parameters : windowing.parameters
         let plan = try prepareExport(
             result.network, task: task, classNames: data.all.classNames, inputShape: inputShape,

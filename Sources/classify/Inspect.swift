@@ -120,7 +120,7 @@ struct InspectionReport: Encodable {
             var parts: [String] = []
             if let dataset = training.dataset { parts.append("dataset \(dataset)" + (training.datasetChecksum.map { " (\($0))" } ?? "")) }
             if let seed = training.seed { parts.append("seed \(seed)") }
-            if let epochs = training.epochs { parts.append("\(epochs) epochs") }
+            if let best = training.epochs { parts.append("best epoch \(best)" + (training.epochsTrained.map { " of \($0)" } ?? "")) }
             if let accuracy = training.validationAccuracy { parts.append(String(format: "validation accuracy %.2f%%", 100 * accuracy)) }
             if let run = training.run { parts.append("run \(run)") }
             lines.append(column("training", 16) + parts.joined(separator: ", "))

@@ -32,7 +32,7 @@ struct InspectTests {
         #expect(lines.first?.hasPrefix("\(url.path): tiny-mlp, weights format version 2, checksum ok (CRC-32 0x") == true)
         #expect(lines.contains("labels          a, b, c"))
         #expect(lines.contains("input           [64]  64 features"))
-        #expect(lines.contains("training        seed 11, 2 epochs"))
+        #expect(lines.contains("training        seed 11, best epoch 2"), "a file without epochsTrained")
         #expect(lines.contains("architecture    4 layers, 2,179 parameters"))
         #expect(lines.contains { $0.hasPrefix("  0.weight      [32, 64]          q4") })
         #expect(lines.contains { $0.hasPrefix("  2.weight      [3, 32]           f32") }, "96 weights stay f32")

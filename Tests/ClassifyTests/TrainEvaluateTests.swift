@@ -61,6 +61,10 @@ struct TrainEvaluateTests {
         let evaluate = try CommandRun.classify(["evaluate", "motion", "--data", data.path, "--weights", prefix + ".f32.weights"])
         #expect(evaluate.status == 0)
         #expect(evaluate.standardOutput.contains("6 sessions, 24 windows"))
+        // inspect says which epoch the file holds and how many the run trained.
+        let inspect = try CommandRun.classify(["inspect", prefix + ".f32.weights"])
+        let training = inspect.standardOutput.split(separator: "\n").first { $0.hasPrefix("training ") } ?? ""
+        #expect(training.contains(", best epoch 1 of 2,") || training.contains(", best epoch 2 of 2,"), "\(inspect.standardOutput)")
     }
 
     /// A model trained on the user's own low-motion class answers it: the built-in stillness rule does not take over

@@ -23,8 +23,12 @@ public struct TrainingMetadata: Codable, Equatable, Sendable {
     public var datasetChecksum: String?
     /// The seed of the run.
     public var seed: UInt64?
-    /// Epochs trained.
+    /// The epoch whose weights the file holds: the best on the validation data (the key is `epochs` for files
+    /// written before `epochsTrained`, which meant the same).
     public var epochs: Int?
+    /// How many epochs the run trained before it stopped (at its last epoch or early); `nil` in files written
+    /// before it was recorded.
+    public var epochsTrained: Int?
     /// Accuracy on the validation data, 0…1.
     public var validationAccuracy: Double?
     /// The training run that wrote the file (`crc32:` and 8 hex digits): the same in every file of one run (each
@@ -37,7 +41,7 @@ public struct TrainingMetadata: Codable, Equatable, Sendable {
     /// Creates the metadata.
     public init(
         dataset: String? = nil, datasetChecksum: String? = nil, seed: UInt64? = nil, epochs: Int? = nil,
-        validationAccuracy: Double? = nil, run: String? = nil
+        validationAccuracy: Double? = nil, run: String? = nil, epochsTrained: Int? = nil
     ) {
         self.dataset = dataset
         self.datasetChecksum = datasetChecksum
@@ -45,6 +49,7 @@ public struct TrainingMetadata: Codable, Equatable, Sendable {
         self.epochs = epochs
         self.validationAccuracy = validationAccuracy
         self.run = run
+        self.epochsTrained = epochsTrained
     }
 }
 

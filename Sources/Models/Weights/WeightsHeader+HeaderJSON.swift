@@ -44,10 +44,12 @@ extension TrainingMetadata {
     /// `{"dataset": "…", "seed": 7, "epochs": 30, …}`: every field optional (missing or `null`).
     init(headerJSON json: HeaderJSON) throws(HeaderJSONError) {
         let members = try json.members()
+        let epochsTrained = try members.optionalInt("epochsTrained")
         self.init(
             dataset: try members.optionalString("dataset"), datasetChecksum: try members.optionalString("datasetChecksum"),
             seed: try members.optionalUInt64("seed"), epochs: try members.optionalInt("epochs"),
-            validationAccuracy: try members.optionalDouble("validationAccuracy"), run: try members.optionalString("run"))
+            validationAccuracy: try members.optionalDouble("validationAccuracy"), run: try members.optionalString("run"),
+            epochsTrained: epochsTrained)
     }
 }
 
