@@ -26,7 +26,7 @@ struct TrainCommand: ParsableCommand {
             least 2 drawings or sessions, and the seeded split must leave each class some for training. \
             Otherwise: exit 65 before training.
 
-            Example: classify train shape --data Datasets/shapes/train.csv --quantize int8 --out Weights/shape-classifier
+            Example: classify train shape --data my-drawings.csv --quantize int8 --out my-models/shape-classifier
             """
     )
 
@@ -57,7 +57,7 @@ struct TrainCommand: ParsableCommand {
     @Option(help: "Quantized formats to write besides f32, comma-separated: f16, int8, q4, lut2, lut4, lut6, lut8.")
     var quantize: String?
 
-    @Option(help: "Output prefix, e.g. Weights/shape-classifier.")
+    @Option(help: "Output prefix, e.g. my-models/shape-classifier (a missing folder is created).")
     var out: String
 
     @Option(help: "shape: side of the square image drawings are rasterized to, in pixels.")
@@ -119,11 +119,26 @@ struct TrainCommand: ParsableCommand {
             throw ValidationError(
                 "--quantize: unknown format '\(name)'; choose from \(StorageFormat.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        let folder = URL(fileURLWithPath: out).deletingLastPathComponent().path
+        let folder = outFolder
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw ValidationError("--out: the folder \(folder) does not exist")
+        if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw ValidationError("--out: \(folder) is a file, not a folder; the prefix names files in a folder, e.g. my-models/shape-classifier")
         }
+    }
+
+    /// The folder `--out`'s files go in.
+    var outFolder: String { URL(fileURLWithPath: out).deletingLastPathComponent().path }
+
+    /// Creates `--out`'s folder when it is missing (with the folders above it), saying so on standard error.
+    func createOutFolder() throws {
+        guard !FileManager.default.fileExists(atPath: outFolder) else { return }
+        do {
+            try FileManager.default.createDirectory(atPath: outFolder, withIntermediateDirectories: true)
+        } catch {
+            reportError("--out: cannot create the folder \(outFolder): \(error.localizedDescription)")
+            throw ExitCode(ExitStatus.ioError)
+        }
+        reportNote("created the folder \(outFolder) for --out")
     }
 
     /// The run the options describe (the pipeline lives in Train: `TrainingRun`).
@@ -136,6 +151,7 @@ struct TrainCommand: ParsableCommand {
 
     func run() throws {
         let run = trainingRun
+        try createOutFolder()
         let prepared: TrainingRun.Data
         do {
             for target in run.targets { try AtomicFile.checkWritable(target) }
@@ -197,7 +213,7 @@ struct Evaluate: ParsableCommand {
             naming its line. A drawing or session that cannot be used (a bad row, too few points) is a warning \
             naming its file, line and id; it is left out of the figures, the run goes on, and the exit is 65.
 
-            Example: classify evaluate shape --data Datasets/shapes/test.csv --weights Weights/shape-classifier.int8.weights
+            Example: classify evaluate shape --data my-held-out.csv --weights my-models/shape-classifier.int8.weights
             """
     )
 

@@ -96,6 +96,25 @@ struct TrainEvaluateTests {
         #expect(report["labels"] as? [String] == ["walking", "sitting"], "\(evaluate.standardOutput)")
     }
 
+    /// `--out` into a folder that does not exist creates it and says so (before: "the folder … does not exist",
+    /// with no way forward); a file where the folder should be is a usage error naming it.
+    @Test func outIntoAMissingFolderCreatesItAndSaysSo() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let data = folder.appendingPathComponent("motion.csv")
+        try TestDatasets.motion(sessions: 4, samples: 320, seed: 5).write(to: data, atomically: true, encoding: .utf8)
+        let models = folder.appendingPathComponent("my-models/motion")
+        let run = try CommandRun.classify(["train", "motion", "--data", data.path, "--epochs", "1", "--out", models.appendingPathComponent("m").path])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardError.contains("note: created the folder \(models.path) for --out"), "\(run.standardError)")
+        #expect(FileManager.default.fileExists(atPath: models.appendingPathComponent("m.f32.weights").path))
+        let file = folder.appendingPathComponent("plain")
+        try Data("x".utf8).write(to: file)
+        let refused = try CommandRun.classify(["train", "motion", "--data", data.path, "--out", file.appendingPathComponent("m").path])
+        #expect(refused.status == 64)
+        #expect(refused.standardError.contains("--out: \(file.path) is a file, not a folder"), "\(refused.standardError)")
+    }
+
     @Test func fallbackRecognizersAreEvaluatedWithoutWeights() throws {
         let folder = try testFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
