@@ -73,7 +73,7 @@ private func removeLeftovers(of url: URL) {
 /// data), so that the files' confidences are calibrated; and the same run identity: the checksum of the f32
 /// file encoded without it.
 public func prepareExport(
-    _ network: Network, task: RecognitionTask, classNames: [String], inputShape: [Int], preprocessing: [String: JSONValue],
+    _ network: Network, task: RecognitionTask, name: String, classNames: [String], inputShape: [Int], preprocessing: [String: JSONValue],
     training metadata: TrainingMetadata, validation: Examples, formats: [StorageFormat], prefix: URL
 ) throws(WeightsFileError) -> ExportPlan {
     let model = network.exportedModel()
@@ -81,7 +81,7 @@ public func prepareExport(
     let decision = DecisionRule.default(labels: classNames, temperature: (temperature * 1000).rounded() / 1000)
     func file(_ format: StorageFormat, training: TrainingMetadata) throws(WeightsFileError) -> ModelFile {
         var file = try ModelFile(
-            name: task.modelName, model: model, labels: classNames,
+            name: name, model: model, labels: classNames,
             input: InputSpec(shape: inputShape, description: task == .shape ? "rasterized drawing" : "windows of motion features"),
             preprocessing: preprocessing, training: training, decision: decision, format: format)
         if format == .int8 {

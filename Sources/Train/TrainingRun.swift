@@ -50,14 +50,16 @@ public struct TrainingRun: Sendable {
     public var augment: Int
     /// Quantized formats to write besides f32.
     public var formats: [StorageFormat]
-    /// The output prefix (`Weights/shape-classifier`).
+    /// The output prefix (`my-models/shape-classifier`).
     public var out: String
+    /// The model's name in its files (what `inspect` and error messages call it): by default the last part of `out`.
+    public var name: String
 
     /// A run with Adam at `learningRate`, cosine-decayed to a tenth over the run's steps once the data is read.
     public init(
         task: RecognitionTask, data: String, validation: String?, epochs: Int, batchSize: Int, seed: UInt64, patience: Int,
         learningRate: Float, rasterizer: ShapeRasterizer, windowing: MotionWindowing, augment: Int, formats: [StorageFormat],
-        out: String
+        out: String, name: String? = nil
     ) {
         self.task = task
         self.data = data
@@ -70,6 +72,7 @@ public struct TrainingRun: Sendable {
         self.augment = augment
         self.formats = formats
         self.out = out
+        self.name = name ?? URL(fileURLWithPath: out).lastPathComponent
     }
 
     /// Every file the run writes: the weights variants and the curves.
@@ -106,7 +109,7 @@ public struct TrainingRun: Sendable {
             all, validation: validationData?.examples, seed: configuration.seed,
             unit: task == .shape ? "drawings" : "sessions", file: data)
         let summary =
-            "training \(task.modelName) on \(data): \(trainingData.groupsDescription), \(all.classNames.count) classes "
+            "training \(name) on \(data): \(trainingData.groupsDescription), \(all.classNames.count) classes "
             + "(\(all.classNames.joined(separator: ", "))); \(training.count) training and \(heldOut.count) validation examples"
         return Data(all: all, training: training, heldOut: heldOut, summary: summary)
     }
@@ -135,10 +138,10 @@ public struct TrainingRun: Sendable {
             validationAccuracy: report.accuracy, epochsTrained: result.history.count)
         let preprocessing = task == .shape ? rasterizer.parameters : windowing.parameters
         let plan = try prepareExport(
-            result.network, task: task, classNames: data.all.classNames, inputShape: inputShape,
+            result.network, task: task, name: name, classNames: data.all.classNames, inputShape: inputShape,
             preprocessing: preprocessing, training: metadata, validation: data.heldOut, formats: formats,
             prefix: URL(fileURLWithPath: out))
-        let curves = TrainingCurves.svg(result.history, title: "\(task.modelName) — \(self.data)", run: plan.run)
+        let curves = TrainingCurves.svg(result.history, title: "\(name) — \(self.data)", run: plan.run)
         try plan.write(adding: [(URL(fileURLWithPath: out + ".curves.svg"), Array(curves.utf8))], prefix: URL(fileURLWithPath: out), waiting: waiting)
         return plan
     }

@@ -57,6 +57,9 @@ struct TrainCommand: ParsableCommand {
     @Option(help: "Quantized formats to write besides f32, comma-separated: f16, int8, q4, lut2, lut4, lut6, lut8.")
     var quantize: String?
 
+    @Option(help: "The model's name in its files (inspect and messages show it); by default the last part of --out.")
+    var name: String?
+
     @Option(help: "Output prefix, e.g. my-models/shape-classifier (a missing folder is created).")
     var out: String
 
@@ -119,6 +122,10 @@ struct TrainCommand: ParsableCommand {
             throw ValidationError(
                 "--quantize: unknown format '\(name)'; choose from \(StorageFormat.allCases.map(\.rawValue).joined(separator: ", "))")
         }
+        let modelName = name ?? URL(fileURLWithPath: out).lastPathComponent
+        guard !modelName.isEmpty, modelName.count <= 128, modelName.unicodeScalars.allSatisfy({ $0.properties.generalCategory != .control }) else {
+            throw ValidationError("--name: a model's name is one printable line of 1–128 characters (by default the last part of --out)")
+        }
         let folder = outFolder
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), !isDirectory.boolValue {
@@ -146,7 +153,8 @@ struct TrainCommand: ParsableCommand {
         TrainingRun(
             task: task, data: data, validation: validation, epochs: epochs, batchSize: batchSize, seed: seed, patience: patience,
             learningRate: learningRate, rasterizer: ShapeRasterizer(size: imageSize, canonical: canonical, maxStretch: maxStretch),
-            windowing: MotionWindowing(window: window, hop: hop, lags: lags), augment: augment, formats: formats, out: out)
+            windowing: MotionWindowing(window: window, hop: hop, lags: lags), augment: augment, formats: formats, out: out,
+            name: name)
     }
 
     func run() throws {

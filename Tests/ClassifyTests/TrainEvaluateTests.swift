@@ -11,7 +11,7 @@ struct TrainEvaluateTests {
         func train(_ prefix: String, seed: String) throws -> CommandRun {
             try CommandRun.classify([
                 "train", "shape", "--data", data.path, "--epochs", "2", "--batch-size", "16",
-                "--seed", seed, "--quantize", "int8", "--out", folder.appendingPathComponent(prefix).path,
+                "--seed", seed, "--quantize", "int8", "--out", folder.appendingPathComponent(prefix).path, "--name", "m",
             ])
         }
         let first = try train("a", seed: "7"), second = try train("b", seed: "7"), other = try train("c", seed: "8")
@@ -108,6 +108,19 @@ struct TrainEvaluateTests {
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardError.contains("note: created the folder \(models.path) for --out"), "\(run.standardError)")
         #expect(FileManager.default.fileExists(atPath: models.appendingPathComponent("m.f32.weights").path))
+        // The model is named after --out's last part (before: always motion-state), or --name.
+        let weights = models.appendingPathComponent("m.f32.weights").path
+        #expect(try CommandRun.classify(["inspect", weights]).standardOutput.hasPrefix("\(weights): m, weights format"))
+        let named = try CommandRun.classify([
+            "train", "motion", "--data", data.path, "--epochs", "1", "--out", models.appendingPathComponent("n").path, "--name", "pocket-gait",
+        ])
+        #expect(named.status == 0 && named.standardOutput.hasPrefix("training pocket-gait on "), "\(named.standardOutput)")
+        let namedWeights = models.appendingPathComponent("n.f32.weights").path
+        #expect(try CommandRun.classify(["inspect", namedWeights]).standardOutput.hasPrefix("\(namedWeights): pocket-gait, weights format"))
+        let badName = try CommandRun.classify([
+            "train", "motion", "--data", data.path, "--out", models.appendingPathComponent("o").path, "--name", "a\nb",
+        ])
+        #expect(badName.status == 64 && badName.standardError.contains("--name: a model's name is one printable line"))
         let file = folder.appendingPathComponent("plain")
         try Data("x".utf8).write(to: file)
         let refused = try CommandRun.classify(["train", "motion", "--data", data.path, "--out", file.appendingPathComponent("m").path])
