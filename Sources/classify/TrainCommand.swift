@@ -253,7 +253,16 @@ struct Evaluate: ParsableCommand {
     /// exits 65 after the report.
     func evaluateShapes() throws {
         let recognizer = rule ? ShapeRecognizer(engine: .geometric, model: "geometric") : try chain.loadShapeRecognizer()
-        let labels = recognizer.answerLabels, classes = recognizer.classes
+        // The report's rows: the labels the model can answer; `unknown` joins them when a drawing is labelled `other`
+        // or an answer is `unknown` (a model without a reject class whose scores were not finite).
+        var labels = recognizer.answerLabels
+        let classes = recognizer.classes
+        let known = labels.filter { $0 != DecisionRule.unknownLabel }
+        func index(of label: String) -> Int {
+            if let index = labels.firstIndex(of: label) { return index }
+            labels.append(label)
+            return labels.count - 1
+        }
         BLAS.maxThreads = 1
         let items: [DatasetItem<Result<CompactShapeAnswer, DataError>>]
         do {
@@ -283,17 +292,16 @@ struct Evaluate: ParsableCommand {
                 failures.add(error)
                 continue
             }
-            let label = item.label == DecisionRule.otherLabel ? DecisionRule.unknownLabel : item.label
-            guard let index = labels.firstIndex(of: label) else {
+            guard item.label == DecisionRule.otherLabel || known.contains(item.label) else {
                 throw failure(
                     DataError(
                         file: data, line: item.lines.lowerBound,
                         message: "drawing '\(item.id)' has label "
-                            + "'\(item.label)', which \(recognizer.model) does not know (it knows \(labels.dropLast().joined(separator: ", ")), and other for none of them)"
+                            + "'\(item.label)', which \(recognizer.model) does not know (it knows \(known.joined(separator: ", ")), and other for none of them)"
                     ))
             }
-            truth.append(index)
-            predicted.append(labels.firstIndex(of: answer.label(classes)) ?? labels.count - 1)
+            truth.append(index(of: item.label == DecisionRule.otherLabel ? DecisionRule.unknownLabel : item.label))
+            predicted.append(index(of: answer.label(classes)))
             confidences.append(answer.confidence)
             if answer.uncertain { uncertain += 1 }
         }

@@ -42,7 +42,7 @@ struct TrainEvaluateTests {
         #expect(evaluate.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(evaluate.standardOutput.utf8)) as? [String: Any])
         #expect(object["count"] as? Int == 48)
-        #expect(object["labels"] as? [String] == ["circle", "triangle", "square", "star", "unknown"])
+        #expect(object["labels"] as? [String] == ["circle", "triangle", "square", "star"], "no unknown row: no reject class, no other drawing")
         #expect((object["confusion"] as? [[Int]])?.joined().reduce(0, +) == 48)
         #expect(object["model"] as? String == "a.int8", "the link's name, as classify shape reports it")
         #expect(object["uncertain"] as? Int != nil && object["reliability"] as? [String: Any] != nil)

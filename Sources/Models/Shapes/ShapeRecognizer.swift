@@ -96,12 +96,14 @@ public struct ShapeRecognizer: Recognizer {
     }
 
     /// The labels an answer's `label` can take: the real classes and `unknown` (when the model has a reject class
-    /// or is the geometric recognizer).
+    /// or is the geometric recognizer). A model whose scores are not finite also answers `unknown`, whatever its
+    /// classes.
     public var answerLabels: [String] {
         switch engine {
         case let .model(classifier):
             let rule = classifier.file.decision ?? .legacy
-            return classifier.labels.filter { $0 != rule.rejectLabel } + [DecisionRule.unknownLabel]
+            let hasReject = rule.rejectLabel.map(classifier.labels.contains) ?? false
+            return classifier.labels.filter { $0 != rule.rejectLabel } + (hasReject ? [DecisionRule.unknownLabel] : [])
         case .geometric:
             return GeometricRecognizer.labels + [DecisionRule.unknownLabel]
         }
