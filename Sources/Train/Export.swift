@@ -27,6 +27,8 @@ public struct ExportPlan: Sendable {
     public let variants: [ExportedVariant]
     /// Each file's bytes, in the order of `variants`.
     let contents: [[UInt8]]
+    /// The share of the validation examples the f32 model answers `uncertain` under the files' decision rule.
+    public let validationUncertain: Double
 
     /// Writes the weights files and `extra` files (the curves) as one set, under the run's lock
     /// (`withOutputLock`): every file is staged (written and flushed beside its target) before any is renamed
@@ -77,8 +79,10 @@ public func prepareExport(
     training metadata: TrainingMetadata, validation: Examples, formats: [StorageFormat], prefix: URL
 ) throws(WeightsFileError) -> ExportPlan {
     let model = network.exportedModel()
-    let temperature = DecisionRule.fitTemperature(probabilities: probabilities(of: model, on: validation.inputs), truth: validation.labels)
+    let validationProbabilities = probabilities(of: model, on: validation.inputs)
+    let temperature = DecisionRule.fitTemperature(probabilities: validationProbabilities, truth: validation.labels)
     let decision = DecisionRule.default(labels: classNames, temperature: (temperature * 1000).rounded() / 1000)
+    let uncertain = validationProbabilities.count { Decision(labels: classNames, probabilities: $0, rule: decision).uncertain }
     func file(_ format: StorageFormat, training: TrainingMetadata) throws(WeightsFileError) -> ModelFile {
         var file = try ModelFile(
             name: name, model: model, labels: classNames,
@@ -105,7 +109,9 @@ public func prepareExport(
                 accuracy: accuracy(of: loaded.makeCompiledModel(), on: validation), decision: loaded.decision))
         contents.append(bytes)
     }
-    return ExportPlan(run: identified.run ?? "", variants: variants, contents: contents)
+    return ExportPlan(
+        run: identified.run ?? "", variants: variants, contents: contents,
+        validationUncertain: Double(uncertain) / Double(max(1, validationProbabilities.count)))
 }
 
 /// The run identity of an f32 file's bytes (encoded without a run): `crc32:` and the 8 hex digits of the

@@ -9,7 +9,9 @@ public struct TrainingConfiguration: Sendable {
     public var batchSize: Int
     /// Seeds shuffling and dropout: the same data, seed and BLAS thread count give the same weights.
     public var seed: UInt64
-    /// Stop after this many epochs without a better validation result (`nil`: never stop early).
+    /// Stop after this many epochs without a better validation result — neither a better best epoch nor a lower
+    /// validation loss (`nil`: never stop early). A loss still falling means the model is still getting surer of
+    /// its answers even while the accuracy stands still.
     public var patience: Int?
     /// The update rule and its settings.
     public var optimizer: Optimizer
@@ -54,7 +56,8 @@ public enum TrainingEvent: Sendable {
     case step(epoch: Int, epochs: Int, step: Int, steps: Int, loss: Double, accuracy: Double, samplesPerSecond: Double)
     /// An epoch finished.
     case epoch(EpochSummary, epochs: Int)
-    /// Training stopped before the last epoch: no better validation result for `patience` epochs.
+    /// Training stopped before the last epoch: no better best epoch and no lower validation loss for `patience`
+    /// epochs.
     case stoppedEarly(epoch: Int, bestEpoch: Int)
 }
 
@@ -85,6 +88,7 @@ public func train(
     let steps = (training.count + configuration.batchSize - 1) / configuration.batchSize
     var history: [EpochSummary] = []
     var best: (network: Network, epoch: Int, accuracy: Double, loss: Double)?
+    var stopping = EarlyStopping(patience: configuration.patience)
     let clock = ContinuousClock()
 
     for epoch in 1...configuration.epochs {
@@ -127,9 +131,7 @@ public func train(
             samplesPerSecond: elapsed > 0 ? Double(seen) / elapsed : 0, isBest: isBest)
         history.append(summary)
         report(.epoch(summary, epochs: configuration.epochs))
-        if let patience = configuration.patience, let bestEpoch = best?.epoch, epoch - bestEpoch >= patience,
-            epoch < configuration.epochs
-        {
+        if stopping.record(summary), let bestEpoch = best?.epoch, epoch < configuration.epochs {
             report(.stoppedEarly(epoch: epoch, bestEpoch: bestEpoch))
             break
         }
@@ -139,4 +141,25 @@ public func train(
 
 func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+}
+
+/// When a run stops early: after `patience` epochs with neither a new best epoch nor a new lowest validation loss
+/// (the training loss without validation data). A loss still falling means the model is still getting surer of its
+/// answers even while the accuracy stands still.
+struct EarlyStopping {
+    /// Epochs without improvement before stopping; `nil` never stops.
+    let patience: Int?
+    private var lowestLoss = Double.infinity
+    /// The last epoch that improved either.
+    private(set) var lastImprovement = 0
+
+    init(patience: Int?) { self.patience = patience }
+
+    /// Records an epoch; whether the run should stop after it.
+    mutating func record(_ summary: EpochSummary) -> Bool {
+        let loss = summary.validationLoss ?? summary.trainingLoss
+        if summary.isBest || loss < lowestLoss { lastImprovement = summary.epoch }
+        lowestLoss = min(lowestLoss, loss)
+        return patience.map { summary.epoch - lastImprovement >= $0 } ?? false
+    }
 }

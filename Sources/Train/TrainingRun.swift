@@ -54,18 +54,39 @@ public struct TrainingRun: Sendable {
     public var out: String
     /// The model's name in its files (what `inspect` and error messages call it): by default the last part of `out`.
     public var name: String
+    /// The epochs and patience asked for; `nil` ones are chosen for the data's size (`defaultSchedule`) once it is
+    /// read.
+    public var requested: (epochs: Int?, patience: Int?)
 
-    /// A run with Adam at `learningRate`, cosine-decayed to a tenth over the run's steps once the data is read.
+    /// Epochs and patience that suit `trainingExamples` when the caller chose none: enough epochs for about 1,500
+    /// optimizer steps (at least 30, at most 200), and a patience of a fifth of them (at least 6). 80 drawings get
+    /// 200 epochs and a patience of 40; the shipped models' thousands of examples get 30 and 6.
+    public static func defaultSchedule(trainingExamples: Int, batchSize: Int) -> (epochs: Int, patience: Int) {
+        let steps = max(1, (trainingExamples + batchSize - 1) / max(1, batchSize))
+        let epochs = min(200, max(30, (1500 + steps - 1) / steps))
+        return (epochs, max(6, epochs / 5))
+    }
+
+    /// The epochs and patience this run trains with on `data`.
+    public func schedule(for data: Data) -> (epochs: Int, patience: Int) {
+        let chosen = Self.defaultSchedule(trainingExamples: data.training.count, batchSize: configuration.batchSize)
+        return (requested.epochs ?? chosen.epochs, requested.patience ?? chosen.patience)
+    }
+
+    /// A run with Adam at `learningRate`, cosine-decayed to a tenth over the run's steps once the data is read;
+    /// `nil` epochs or patience are chosen for the data's size.
     public init(
-        task: RecognitionTask, data: String, validation: String?, epochs: Int, batchSize: Int, seed: UInt64, patience: Int,
+        task: RecognitionTask, data: String, validation: String?, epochs: Int?, batchSize: Int, seed: UInt64, patience: Int?,
         learningRate: Float, rasterizer: ShapeRasterizer, windowing: MotionWindowing, augment: Int, formats: [StorageFormat],
         out: String, name: String? = nil
     ) {
         self.task = task
         self.data = data
         self.validation = validation
+        requested = (epochs, patience)
+        let chosen = Self.defaultSchedule(trainingExamples: 0, batchSize: batchSize)
         configuration = TrainingConfiguration(
-            epochs: epochs, batchSize: batchSize, seed: seed, patience: patience,
+            epochs: epochs ?? chosen.epochs, batchSize: batchSize, seed: seed, patience: patience ?? chosen.patience,
             optimizer: Optimizer(.adamDefault, learningRate: learningRate))
         self.rasterizer = rasterizer
         self.windowing = windowing
@@ -119,6 +140,7 @@ public struct TrainingRun: Sendable {
     /// held-out report of the best epoch's network.
     public func train(_ data: Data, report: (TrainingEvent) -> Void = { _ in }) -> (result: TrainingResult, report: ClassificationReport) {
         var configuration = configuration
+        (configuration.epochs, configuration.patience) = schedule(for: data)
         let steps = configuration.epochs * ((data.training.count + configuration.batchSize - 1) / configuration.batchSize)
         configuration.optimizer.schedule = .cosine(totalSteps: steps, minimumFactor: 0.1)
         let network = Network(converting: task.layers(classes: data.all.classNames.count, seed: configuration.seed, inputShape: inputShape))
@@ -145,4 +167,32 @@ public struct TrainingRun: Sendable {
         try plan.write(adding: [(URL(fileURLWithPath: out + ".curves.svg"), Array(curves.utf8))], prefix: URL(fileURLWithPath: out), waiting: waiting)
         return plan
     }
+}
+
+/// What a training report must warn about, each as one line saying what to change: validation loss still falling
+/// when the run ran out of epochs, a class with no validation examples, and most validation answers under the
+/// decision floor (`uncertainShare`, with the floor `floor`).
+public func trainingWarnings(
+    _ result: TrainingResult, epochs: Int, report: ClassificationReport, uncertainShare: Double, floor: Double
+) -> [String] {
+    var warnings: [String] = []
+    let losses = result.history.compactMap(\.validationLoss)
+    if result.history.count == epochs, losses.count >= 5, let last = losses.last, let lowest = losses.indices.min(by: { losses[$0] < losses[$1] }),
+        lowest >= losses.count - 2, losses[losses.count - 5] - last > 0.01 * losses[losses.count - 5]
+    {
+        warnings.append(
+            String(
+                format: "validation loss was still falling when training stopped at epoch %d (%.3f at epoch %d, %.3f at the last): "
+                    + "train longer, e.g. --epochs %d", epochs, losses[losses.count - 5], epochs - 4, last, 2 * epochs))
+    }
+    for label in report.labels where (report.perClass[label]?.support ?? 0) == 0 {
+        warnings.append("class '\(label)' has no validation examples, so nothing measured it: give --validation FILE or more of its examples")
+    }
+    if uncertainShare > 0.5 {
+        warnings.append(
+            String(
+                format: "%.0f%% of the validation answers fall under the %.0f%% decision floor (uncertain): the model is unsure of most "
+                    + "inputs; train longer (--epochs), add examples or, for shapes, --augment", 100 * uncertainShare, 100 * floor))
+    }
+    return warnings
 }

@@ -39,8 +39,8 @@ struct TrainCommand: ParsableCommand {
     @Option(help: "A validation dataset (default: 20% of the training drawings or sessions, chosen by the seed).")
     var validation: String?
 
-    @Option(help: "The most epochs to train.")
-    var epochs = 30
+    @Option(help: "The most epochs to train (default: chosen for the data's size, 30 to 200: about 1,500 steps).")
+    var epochs: Int?
 
     @Option(help: "Seed for initialization, shuffling, dropout and the validation split.")
     var seed: UInt64 = 1
@@ -51,8 +51,11 @@ struct TrainCommand: ParsableCommand {
     @Option(help: "Adam's base learning rate (cosine-decayed to a tenth over the run).")
     var learningRate: Float = 0.003
 
-    @Option(help: "Stop after this many epochs without a better validation accuracy.")
-    var patience = 6
+    @Option(
+        help:
+            "Stop after this many epochs without a better validation accuracy or a lower validation loss (default: a fifth of the epochs, at least 6)."
+    )
+    var patience: Int?
 
     @Option(help: "Quantized formats to write besides f32, comma-separated: f16, int8, q4, lut2, lut4, lut6, lut8.")
     var quantize: String?
@@ -100,14 +103,14 @@ struct TrainCommand: ParsableCommand {
     }
 
     func validate() throws {
-        guard Self.epochRange.contains(epochs) else {
+        if let epochs, !Self.epochRange.contains(epochs) {
             throw ValidationError("--epochs must be between 1 and \(Self.epochRange.upperBound), got \(epochs)")
         }
         guard Self.batchSizeRange.contains(batchSize) else {
             throw ValidationError("--batch-size must be between 1 and \(Self.batchSizeRange.upperBound) examples, got \(batchSize)")
         }
         guard learningRate > 0 && learningRate.isFinite else { throw ValidationError("--learning-rate must be positive") }
-        guard Self.epochRange.contains(patience) else {
+        if let patience, !Self.epochRange.contains(patience) {
             throw ValidationError("--patience must be between 1 and \(Self.epochRange.upperBound), got \(patience)")
         }
         guard augment >= 0 && augment <= 64 else { throw ValidationError("--augment must be between 0 and 64 copies, got \(augment)") }
@@ -168,6 +171,11 @@ struct TrainCommand: ParsableCommand {
             throw failure(error)
         }
         print(prepared.summary)
+        let schedule = run.schedule(for: prepared)
+        if epochs == nil || patience == nil {
+            print(
+                "schedule  up to \(schedule.epochs) epochs, patience \(schedule.patience) (chosen for \(prepared.training.count) training examples)")
+        }
         let printer = ProgressPrinter()
         let (result, report) = run.train(prepared) { printer($0) }
         let best = result.history.first { $0.epoch == result.bestEpoch }
@@ -195,6 +203,12 @@ struct TrainCommand: ParsableCommand {
                 print("decision  \(decision.summary) (temperature fitted on the validation examples)")
             }
             print("curves  \(out).curves.svg")
+            let floor = variants.first?.decision?.uncertainBelow ?? DecisionRule.legacy.uncertainBelow
+            for warning in trainingWarnings(
+                result, epochs: schedule.epochs, report: report, uncertainShare: plan.validationUncertain, floor: floor)
+            {
+                reportWarning(warning)
+            }
         } catch {
             throw failure(error)
         }

@@ -169,6 +169,50 @@ struct TrainingTests {
         #expect(run(1) != run(2))
     }
 
+    /// Early stopping waits while the validation loss still falls, even when the accuracy stands still (issue 22:
+    /// a run stopped at epoch 16 with its loss still going from 0.50 to 0.39).
+    @Test func earlyStoppingWaitsWhileTheValidationLossFalls() {
+        func summary(_ epoch: Int, accuracy: Double, loss: Double, best: Bool) -> EpochSummary {
+            EpochSummary(
+                epoch: epoch, trainingLoss: loss, trainingAccuracy: accuracy, validationLoss: loss, validationAccuracy: accuracy,
+                samplesPerSecond: 1, isBest: best)
+        }
+        // The best accuracy at epoch 2, then lower accuracies while the loss falls to epoch 8, then a flat loss.
+        var stopping = EarlyStopping(patience: 3)
+        let losses = [0.9, 0.8, 0.7, 0.65, 0.6, 0.55, 0.5, 0.45, 0.46, 0.47, 0.48]
+        var stoppedAt: Int?
+        for (index, loss) in losses.enumerated() where stoppedAt == nil {
+            let epoch = index + 1
+            if stopping.record(summary(epoch, accuracy: epoch == 2 ? 0.95 : 0.9, loss: loss, best: epoch <= 2)) { stoppedAt = epoch }
+        }
+        #expect(stoppedAt == 11, "3 epochs after the lowest loss (epoch 8), not after the best accuracy (epoch 2, which would stop at 5)")
+        var never = EarlyStopping(patience: nil)
+        let stops = never.record(summary(1, accuracy: 0.5, loss: 1, best: true))
+        #expect(!stops)
+    }
+
+    @Test func trainingWarnsWhenItIsNotDone() {
+        func summary(_ epoch: Int, loss: Double) -> EpochSummary {
+            EpochSummary(
+                epoch: epoch, trainingLoss: loss, trainingAccuracy: 1, validationLoss: loss, validationAccuracy: 1, samplesPerSecond: 1,
+                isBest: epoch == 1)
+        }
+        let falling = TrainingResult(network: smallMLP(seed: 1), history: (1...10).map { summary($0, loss: 1 / Double($0)) }, bestEpoch: 1)
+        let report = ClassificationReport(labels: ["a", "b"], truth: [0, 0], predicted: [0, 0])
+        let warnings = trainingWarnings(falling, epochs: 10, report: report, uncertainShare: 0.6, floor: 0.7)
+        #expect(warnings.count == 3, "\(warnings)")
+        #expect(
+            warnings.first?.hasPrefix("validation loss was still falling when training stopped at epoch 10 (0.167 at epoch 6, 0.100 at the last)")
+                == true)
+        #expect(warnings.contains("class 'b' has no validation examples, so nothing measured it: give --validation FILE or more of its examples"))
+        #expect(warnings.contains { $0.hasPrefix("60% of the validation answers fall under the 70% decision floor") })
+        // A run that stopped early, or whose loss flattened, with every class measured and sure answers: nothing.
+        let flat = TrainingResult(network: smallMLP(seed: 1), history: (1...10).map { summary($0, loss: 0.1) }, bestEpoch: 1)
+        let measured = ClassificationReport(labels: ["a", "b"], truth: [0, 1], predicted: [0, 1])
+        #expect(trainingWarnings(flat, epochs: 10, report: measured, uncertainShare: 0.1, floor: 0.7).isEmpty)
+        #expect(trainingWarnings(falling, epochs: 20, report: measured, uncertainShare: 0.1, floor: 0.7).isEmpty, "stopped before its last epoch")
+    }
+
     @Test func earlyStoppingKeepsTheBestEpoch() {
         let data = rings(count: 400, seed: 48)
         let (training, validation) = data.splitByGroup(validationFraction: 0.3, seed: 49)
@@ -185,7 +229,9 @@ struct TrainingTests {
         let best = result.history.filter(\.isBest).last
         #expect(best?.epoch == result.bestEpoch)
         #expect(result.history.count < 60, "stopped early")
-        #expect(result.history.count - result.bestEpoch == 2)
+        var stopping = EarlyStopping(patience: 2)
+        for summary in result.history { _ = stopping.record(summary) }
+        #expect(result.history.count - stopping.lastImprovement == 2)
         let kept = result.network.logits(validation.inputs).argmax(axis: 1)
         let accuracy = Double(zip(kept, validation.labels).filter { $0 == $1 }.count) / Double(validation.count)
         #expect(accuracy == best?.validationAccuracy, "the returned network is the best epoch's")
