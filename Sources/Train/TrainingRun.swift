@@ -68,9 +68,10 @@ public struct TrainingRun: Sendable {
     }
 
     /// The epochs and patience this run trains with on `data`.
+    /// A patience not asked for is a fifth of the epochs trained (at least 6), whoever chose them.
     public func schedule(for data: Data) -> (epochs: Int, patience: Int) {
-        let chosen = Self.defaultSchedule(trainingExamples: data.training.count, batchSize: configuration.batchSize)
-        return (requested.epochs ?? chosen.epochs, requested.patience ?? chosen.patience)
+        let epochs = requested.epochs ?? Self.defaultSchedule(trainingExamples: data.training.count, batchSize: configuration.batchSize).epochs
+        return (epochs, requested.patience ?? max(6, epochs / 5))
     }
 
     /// A run with Adam at `learningRate`, cosine-decayed to a tenth over the run's steps once the data is read;

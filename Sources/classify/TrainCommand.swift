@@ -173,8 +173,10 @@ struct TrainCommand: ParsableCommand {
         print(prepared.summary)
         let schedule = run.schedule(for: prepared)
         if epochs == nil || patience == nil {
+            let why = epochs == nil ? "chosen for \(prepared.training.count) training examples" : "--epochs"
             print(
-                "schedule  up to \(schedule.epochs) epochs, patience \(schedule.patience) (chosen for \(prepared.training.count) training examples)")
+                "schedule  up to \(schedule.epochs) epochs (\(why)), patience \(schedule.patience)"
+                    + (patience == nil ? " (a fifth of them, at least 6)" : ""))
         }
         let printer = ProgressPrinter()
         let (result, report) = run.train(prepared) { printer($0) }

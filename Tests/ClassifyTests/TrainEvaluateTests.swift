@@ -159,7 +159,9 @@ struct TrainEvaluateTests {
         let run = try CommandRun.classify(["train", "shape", "--data", train.path, "--out", prefix])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.contains("80 drawings, 2 classes (ring, box)"), "\(run.standardOutput)")
-        #expect(run.standardOutput.contains("schedule  up to 200 epochs, patience 40 (chosen for 64 training examples)"), "\(run.standardOutput)")
+        #expect(
+            run.standardOutput.contains("schedule  up to 200 epochs (chosen for 64 training examples), patience 40 (a fifth of them, at least 6)"),
+            "\(run.standardOutput)")
         let evaluate = try CommandRun.classify(["evaluate", "shape", "--data", heldOut.path, "--weights", prefix + ".f32.weights", "--json"])
         #expect(evaluate.status == 0, "\(evaluate.standardError)")
         let accuracy =
