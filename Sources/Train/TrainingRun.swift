@@ -40,7 +40,8 @@ public struct TrainingRun: Sendable {
     public var data: String
     /// A validation dataset file; without one, a seeded 20% of the training drawings or sessions.
     public var validation: String?
-    /// Epochs, batch size, seed, patience and optimizer.
+    /// Batch size, seed and optimizer; its epochs and patience are replaced, when training, by `requested` or the
+    /// defaults for the data's size (`schedule(for:)`).
     public var configuration: TrainingConfiguration
     /// The shape model's preprocessing.
     public var rasterizer: ShapeRasterizer

@@ -117,9 +117,14 @@ struct ChainOptions: ParsableArguments {
         }
     }
 
-    /// A named model answers alone (unless `--fallback`); the shipped lookup goes on through the chain unless
-    /// `--no-fallback`.
-    var policy: RetryPolicy { RetryPolicy(retries: retries, fallback: explicitSource == nil ? !noFallback : fallback) }
+    /// A named model answers alone — the named file, or the named folder's variants (int8, then f32) — unless
+    /// `--fallback`; the shipped lookup goes on through the chain unless `--no-fallback`.
+    var policy: RetryPolicy {
+        guard explicitSource != nil, !fallback else { return RetryPolicy(retries: retries, fallback: !noFallback) }
+        var policy = RetryPolicy(retries: retries, fallback: !noFallback)
+        policy.ruleFallback = false
+        return policy
+    }
 
     /// One `warning:` line for a failed attempt that something comes after (a retry or the next model); the last
     /// attempt's failure is told by the `error:` line that follows it.
@@ -138,7 +143,9 @@ struct ChainOptions: ParsableArguments {
             reportError(
                 "\(explicitSource ?? ""): the model you named cannot answer: "
                     + attempts.map { "\($0.model): \($0.error)" }.joined(separator: "; ")
-                    + " (--fallback goes on to the shipped models and the non-ML recognizer instead)")
+                    + (weights != nil
+                        ? " (--fallback goes on to the non-ML recognizer instead)"
+                        : " (--fallback goes on to ./Weights, the installed and the built-in models, and the non-ML recognizer instead)"))
             return ExitCode(ExitStatus.software)
         case let .allFailed(attempts):
             reportError(

@@ -125,14 +125,31 @@ struct TrainCommand: ParsableCommand {
             throw ValidationError(
                 "--quantize: unknown format '\(name)'; choose from \(StorageFormat.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        let modelName = name ?? URL(fileURLWithPath: out).lastPathComponent
-        guard !modelName.isEmpty, modelName.count <= 128, modelName.unicodeScalars.allSatisfy({ $0.properties.generalCategory != .control }) else {
-            throw ValidationError("--name: a model's name is one printable line of 1–128 characters (by default the last part of --out)")
+        let last = URL(fileURLWithPath: out).lastPathComponent
+        guard !out.hasSuffix("/"), last != ".", last != ".." else {
+            throw ValidationError(
+                "--out: \(out) names a folder; give a prefix for the files in it, e.g. \(out.hasSuffix("/") ? out : out + "/")shape-classifier")
         }
-        let folder = outFolder
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), !isDirectory.boolValue {
-            throw ValidationError("--out: \(folder) is a file, not a folder; the prefix names files in a folder, e.g. my-models/shape-classifier")
+        let modelName = name ?? last
+        let invisible: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator]
+        guard !modelName.trimmingCharacters(in: .whitespaces).isEmpty, modelName == modelName.trimmingCharacters(in: .whitespaces),
+            modelName.count <= 128, modelName.unicodeScalars.allSatisfy({ !invisible.contains($0.properties.generalCategory) })
+        else {
+            throw ValidationError(
+                "--name: a model's name is one printable line of 1–128 characters, without spaces at its ends (by default the last part of --out)")
+        }
+        // Every existing part of the folder's path must be a folder (the missing rest is created after the data is read).
+        var folder = URL(fileURLWithPath: outFolder)
+        while folder.path != "/" {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
+                guard isDirectory.boolValue else {
+                    throw ValidationError(
+                        "--out: \(folder.path) is a file, not a folder; the prefix names files in a folder, e.g. my-models/shape-classifier")
+                }
+                break
+            }
+            folder.deleteLastPathComponent()
         }
     }
 
@@ -162,11 +179,16 @@ struct TrainCommand: ParsableCommand {
 
     func run() throws {
         let run = trainingRun
-        try createOutFolder()
         let prepared: TrainingRun.Data
         do {
-            for target in run.targets { try AtomicFile.checkWritable(target) }
             prepared = try run.prepare()
+        } catch {
+            throw failure(error)
+        }
+        // The folder is made once the data is known to be good, and every target checked before training.
+        try createOutFolder()
+        do {
+            for target in run.targets { try AtomicFile.checkWritable(target) }
         } catch {
             throw failure(error)
         }
@@ -227,7 +249,7 @@ struct Evaluate: ParsableCommand {
             the same weights lookup and fallback chain, the same checks and rules, so the figures are what \
             classify answers. For shapes: \
             calibration and the unknown and uncertain rules apply; a drawing labelled `other` (none of the classes) is right when it is \
-            reported unknown; the confusion matrix has an `unknown` column (and row, for `other` drawings). \
+            reported unknown; the confusion matrix has an `unknown` column when the model can answer it (and a row, for `other` drawings or sessions). \
             The report adds how many answers were uncertain and a reliability table: answers grouped by \
             confidence, with the share of each group that was right.
 
@@ -256,6 +278,13 @@ struct Evaluate: ParsableCommand {
 
     func validate() throws {
         if rule && chain.weights != nil { throw ValidationError("--rule and --weights exclude each other: the rule needs no weights") }
+        if rule && (chain.fallback || chain.noFallback) { throw ValidationError("--rule needs no chain: leave out --fallback and --no-fallback") }
+        if chain.fallback && chain.explicitSource == nil {
+            // The flag's old meaning here: evaluating the non-ML recognizer, now --rule.
+            throw ValidationError(
+                "--fallback only matters with --weights or $CLASSIFY_WEIGHTS (it lets a named model fall back); to evaluate the non-ML recognizer, use --rule"
+            )
+        }
     }
 
     func run() throws {
@@ -353,7 +382,15 @@ extension Evaluate {
     /// drawing is for shapes.
     func evaluateMotion() throws {
         let recognizer = rule ? MotionRecognizer(engine: .cadence(CadenceRecognizer()), model: "cadence") : try chain.loadMotionRecognizer()
-        let labels = recognizer.answerLabels
+        // The report's rows, as for shapes: the labels the model can answer; `unknown` joins them when a session is
+        // labelled `other` or a window is `unknown`.
+        var labels = recognizer.answerLabels
+        let known = labels.filter { $0 != DecisionRule.unknownLabel }
+        func index(of label: String) -> Int {
+            if let index = labels.firstIndex(of: label) { return index }
+            labels.append(label)
+            return labels.count - 1
+        }
         var truth: [Int] = [], predicted: [Int] = [], confidences: [Double] = []
         var uncertain = 0, sessionCount = 0
         var failures = EvaluationFailures()
@@ -361,12 +398,14 @@ extension Evaluate {
             let sessions = try MotionDataset.sessions(data, rate: recognizer.windowing.rate, window: recognizer.windowing.window)
             sessionCount = sessions.count
             for session in sessions {
-                guard let label = session.label, let index = labels.firstIndex(of: label) else {
+                guard let label = session.label, label == DecisionRule.otherLabel || known.contains(label) else {
                     throw DataError(
                         file: data, line: session.lines.lowerBound,
                         message: "session '\(session.id)' has label "
-                            + "'\(session.label ?? "")', which \(recognizer.model) does not know (it knows \(labels.joined(separator: ", ")))")
+                            + "'\(session.label ?? "")', which \(recognizer.model) does not know (it knows \(known.joined(separator: ", ")), and other for none of them)"
+                    )
                 }
+                let truthIndex = index(of: label == DecisionRule.otherLabel ? DecisionRule.unknownLabel : label)
                 let timeline: MotionAnswer
                 do throws(DataError) {
                     timeline = try recognizer.recognize(try session.recording.get())
@@ -381,8 +420,8 @@ extension Evaluate {
                     continue
                 }
                 for window in timeline.windows {
-                    truth.append(index)
-                    predicted.append(labels.firstIndex(of: window.label) ?? labels.count - 1)
+                    truth.append(truthIndex)
+                    predicted.append(index(of: window.label))
                     confidences.append(window.confidence)
                     if window.uncertain { uncertain += 1 }
                 }

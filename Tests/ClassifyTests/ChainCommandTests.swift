@@ -65,7 +65,7 @@ struct ChainCommandTests {
         let classify = try IsolatedClassify()
         defer { classify.remove() }
         let weights = try classify.weightsFolder("w", copy: ["shape-classifier.f32.weights"])
-        let run = try classify.run(["shape", star, "--json", "--fallback"], weights: weights)
+        let run = try classify.run(["shape", star, "--json"], weights: weights)
         #expect(run.status == 0, "\(run.standardError)")
         let object = try jsonObject(run)
         #expect(object["model"] as? String == "shape-classifier.f32")
@@ -83,7 +83,7 @@ struct ChainCommandTests {
         let weights = try classify.weightsFolder("w", copy: ["\(model).int8.weights", "\(model).f32.weights"]) { name, bytes in
             if name.contains("int8") { bytes[bytes.count - 100] ^= 0x01 }
         }
-        let run = try classify.run([task, task == "shape" ? star : walking, "--json", "--fallback"], weights: weights)
+        let run = try classify.run([task, task == "shape" ? star : walking, "--json"], weights: weights)
         #expect(run.status == 0, "\(run.standardError)")
         #expect(try jsonObject(run)["model"] as? String == "\(model).f32")
         let lines = run.standardError.split(separator: "\n")
@@ -100,6 +100,10 @@ struct ChainCommandTests {
         let weights = try classify.weightsFolder("w", copy: ["shape-classifier.int8.weights", "shape-classifier.f32.weights"]) { _, bytes in
             bytes = bytes.prefix(40)
         }
+        // The named folder's two variants, then an error: not the rule, without --fallback.
+        let named = try classify.run(["shape", star], weights: weights)
+        #expect(named.status == 70 && named.standardOutput.isEmpty)
+        #expect(named.standardError.contains("shape-classifier.int8: ") && named.standardError.contains("; shape-classifier.f32: "))
         let run = try classify.run(["shape", star, "--fallback"], weights: weights)
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.hasPrefix("star  (confidence "))
@@ -140,7 +144,7 @@ struct ChainCommandTests {
         #expect(
             broken.standardError.hasPrefix("error: \(bad.path): the model you named cannot answer: bad: \(bad.path): "),
             "\(broken.standardError)")
-        #expect(broken.standardError.hasSuffix("(--fallback goes on to the shipped models and the non-ML recognizer instead)\n"))
+        #expect(broken.standardError.hasSuffix("(--fallback goes on to the non-ML recognizer instead)\n"))
         let chained = try classify.run(["shape", star, "--weights", bad.path, "--fallback"])
         #expect(chained.status == 0 && chained.standardOutput.contains("model geometric)"), "\(chained.standardError)")
 
@@ -159,7 +163,8 @@ struct ChainCommandTests {
         let folder = try classify.run(["shape", star], weights: own)
         #expect(folder.status == 70 && folder.standardOutput.isEmpty)
         #expect(
-            folder.standardError.hasPrefix("error: $CLASSIFY_WEIGHTS (\(own.path)): the model you named cannot answer: "), "\(folder.standardError)")
+            folder.standardError.split(separator: "\n").last?.hasPrefix("error: $CLASSIFY_WEIGHTS (\(own.path)): the model you named cannot answer: ")
+                == true, "\(folder.standardError)")
         #expect(folder.standardError.contains("no shape-classifier.int8.weights"), "\(folder.standardError)")
         let builtIn = try classify.run(["shape", star, "--fallback", "--json"], weights: own)
         #expect(builtIn.status == 0, "\(builtIn.standardError)")

@@ -219,6 +219,10 @@ struct HeaderJSONTests {
             ("\"kind\":\"max\"", "\"kind\":\"min\"", "architecture[3].pool2D.kind: expected \"max\" or \"average\", found \"min\""),
             ("\"inFeatures\":512", "\"inFeatures\":true", "architecture[8].dense.inFeatures: expected an integer, found true"),
             ("\"name\":\"test-image\",", "", "the required key \"name\" is missing"),
+            (
+                "\"epochs\":3", "\"epochs\":3,\"epochsTrained\":2",
+                "training.epochsTrained: expected at least 3 (a run trains its best epoch and more), found 2"
+            ),
             ("\"name\":\"test-image\"", "\"name\":null", "name: expected a string, found null"),
             ("\"description\":\"28x28 test image\",", "", "input: the required key \"description\" is missing"),
             ("\"labels\":[\"circle\",\"triangle\",\"square\",\"star\"]", "\"labels\":\"walking\"", "labels: expected an array, found \"walking\""),

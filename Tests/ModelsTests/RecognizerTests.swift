@@ -24,7 +24,7 @@ private func checkRecognizer<R: Recognizer>(_ recognizer: R, inputs: [R.Input], 
     }
     #expect(throws: DataError.self) { try recognizer.recognize(bad) }
     // A batch answers each input as `recognize(_:)` does, the bad one with its error in its place.
-    for threads in [1, 2] {
+    for threads in [0, 1, 2] {
         let batch = recognizer.recognize(batch: inputs + [bad] + inputs, threads: threads)
         #expect(batch.count == 2 * inputs.count + 1)
         for (index, expected) in (singles + [nil] + singles).enumerated() {

@@ -34,14 +34,14 @@ public struct MotionRecognizer: Recognizer {
     /// The chain's link names for the shipped model: `motion-state.int8`, `motion-state.f32`.
     public static let shippedVariants = ["motion-state.int8", "motion-state.f32"]
 
-    /// Loads the first working link of `variants` from `source`, then (with `policy.fallback`) the cadence
-    /// recognizer. `report` hears each failed attempt as it happens.
+    /// Loads the first working link of `variants` from `source`, then (with `policy.fallback` and
+    /// `policy.ruleFallback`) the cadence recognizer. `report` hears each failed attempt as it happens.
     public static func load(
         variants: [String] = shippedVariants, source: any WeightsSource, policy: RetryPolicy = RetryPolicy(),
         report: (ChainEvent) -> Void = { _ in }
     ) throws(ChainFailure) -> MotionRecognizer {
         var links = weightsLinks(variants, source: source) { file throws(DataError) in Engine.model(try MotionClassifier(file: file)) }
-        links.append(ChainLink(name: "cadence") { Engine.cadence(CadenceRecognizer()) })
+        if policy.ruleFallback { links.append(ChainLink(name: "cadence") { Engine.cadence(CadenceRecognizer()) }) }
         let (engine, model, attempts) = try runChain(links, policy: policy, report: report)
         return MotionRecognizer(engine: engine, model: model, attempts: attempts)
     }
@@ -65,11 +65,10 @@ public struct MotionRecognizer: Recognizer {
         try engine.classify(recording, smoothing: smoothing, model: model)
     }
 
-    /// The answers for many recordings on up to `threads` threads, in order; a recording that cannot be
-    /// recognized has its error in its place.
+    /// The answers for many recordings on up to `threads` threads (fewer than 1 counts as 1), in order; a
+    /// recording that cannot be recognized has its error in its place.
     public func recognize(batch recordings: [MotionRecording], threads: Int) -> MotionBatchAnswers {
-        precondition(threads >= 1, "MotionRecognizer.recognize(batch:threads:): threads \(threads) < 1")
-        let results = parallelMap(count: recordings.count, threads: threads) { index in
+        let results = parallelMap(count: recordings.count, threads: max(1, threads)) { index in
             Result { () throws(DataError) in try recognize(recordings[index]) }
         }
         return MotionBatchAnswers(model: model, attempts: attempts, results: results)

@@ -99,8 +99,11 @@ public struct RetryPolicy: Sendable {
     public var retries: Int
     /// The first wait, in seconds.
     public var backoff: Double
-    /// Whether to stop after the first link (no fallback).
+    /// Whether to go on after the first link (`false`: stop after it).
     public var fallback: Bool
+    /// Whether the chain ends with the rule that needs no weights (geometric, cadence); `false` keeps to the
+    /// weights variants (a model the user named: its variants, then an error).
+    public var ruleFallback = true
     /// How to wait (replaced in tests).
     public var sleep: @Sendable (Double) -> Void
 

@@ -1,7 +1,8 @@
 /// What a recognizer answers for one input, shapes and motion alike: the label, how sure, whether to trust it and
 /// why not, how the answer spreads over the labels, and which model gave it.
 public protocol RecognitionAnswer: Sendable {
-    /// The answer: one of the recognizer's `answerLabels`.
+    /// The answer: one of the recognizer's `answerLabels`, or `unknown` when nothing could be decided (a model
+    /// whose scores were not finite, a recording whose every window is uncertain).
     var label: String { get }
     /// How likely `label` is, 0…1.
     var confidence: Double { get }
@@ -54,6 +55,7 @@ public protocol Recognizer: Sendable {
 
     /// The answer for one input; an input no model can see is a `DataError` saying why (bad input, never a crash).
     func recognize(_ input: Input) throws(DataError) -> Answer
-    /// The answers for many inputs on up to `threads` threads, in input order; one bad input does not stop the others.
+    /// The answers for many inputs on up to `threads` threads (fewer than 1 counts as 1), in input order; one bad
+    /// input does not stop the others.
     func recognize(batch inputs: [Input], threads: Int) -> BatchAnswers
 }

@@ -10,8 +10,9 @@ extension ShapeRecognizer {
     /// The calling thread works too, and returns as soon as every drawing is answered: a helper thread that the
     /// system has not started by then finds nothing left and is not waited for (on a busy device, waiting for every
     /// helper to be scheduled made two threads slower than one).
-    public func recognize(batch drawings: [Drawing], threads: Int) -> ShapeBatchAnswers {
-        precondition(threads >= 1, "ShapeRecognizer.recognize(batch:threads:): threads \(threads) < 1")
+    /// `threads` below 1 counts as 1.
+    public func recognize(batch drawings: [Drawing], threads requested: Int) -> ShapeBatchAnswers {
+        let threads = max(1, requested)
         let count = drawings.count, classCount = classes.count
         let scoreCount: Int
         if case let .model(classifier) = engine { scoreCount = classifier.compiled.plan.outputCount } else { scoreCount = 0 }

@@ -71,14 +71,14 @@ public struct ShapeRecognizer: Recognizer {
     /// The chain's link names for the shipped model: `shape-classifier.int8`, `shape-classifier.f32`.
     public static let shippedVariants = ["shape-classifier.int8", "shape-classifier.f32"]
 
-    /// Loads the first working link of `variants` from `source`, then (with `policy.fallback`) the geometric
-    /// recognizer. `report` hears each failed attempt as it happens.
+    /// Loads the first working link of `variants` from `source`, then (with `policy.fallback` and
+    /// `policy.ruleFallback`) the geometric recognizer. `report` hears each failed attempt as it happens.
     public static func load(
         variants: [String] = shippedVariants, source: any WeightsSource, policy: RetryPolicy = RetryPolicy(),
         report: (ChainEvent) -> Void = { _ in }
     ) throws(ChainFailure) -> ShapeRecognizer {
         var links = weightsLinks(variants, source: source) { file throws(DataError) in Engine.model(try ShapeClassifier(file: file)) }
-        links.append(ChainLink(name: "geometric") { Engine.geometric })
+        if policy.ruleFallback { links.append(ChainLink(name: "geometric") { Engine.geometric }) }
         let (engine, model, attempts) = try runChain(links, policy: policy, report: report)
         return ShapeRecognizer(engine: engine, model: model, attempts: attempts)
     }

@@ -44,10 +44,15 @@ extension TrainingMetadata {
     /// `{"dataset": "…", "seed": 7, "epochs": 30, …}`: every field optional (missing or `null`).
     init(headerJSON json: HeaderJSON) throws(HeaderJSONError) {
         let members = try json.members()
-        let epochsTrained = try members.optionalInt("epochsTrained")
+        let epochsTrained = try members.optionalInt("epochsTrained"), epochs = try members.optionalInt("epochs")
+        if let epochsTrained, epochsTrained < max(1, epochs ?? 1) {
+            throw HeaderJSONError.field(
+                path: "", problem: "expected at least \(max(1, epochs ?? 1)) (a run trains its best epoch and more), found \(epochsTrained)"
+            ).inside(key: "epochsTrained")
+        }
         self.init(
             dataset: try members.optionalString("dataset"), datasetChecksum: try members.optionalString("datasetChecksum"),
-            seed: try members.optionalUInt64("seed"), epochs: try members.optionalInt("epochs"),
+            seed: try members.optionalUInt64("seed"), epochs: epochs,
             validationAccuracy: try members.optionalDouble("validationAccuracy"), run: try members.optionalString("run"),
             epochsTrained: epochsTrained)
     }
