@@ -298,16 +298,8 @@ struct Evaluate: ParsableCommand {
     /// exits 65 after the report.
     func evaluateShapes() throws {
         let recognizer = rule ? ShapeRecognizer(engine: .geometric, model: "geometric") : try chain.loadShapeRecognizer()
-        // The report's rows: the labels the model can answer; `unknown` joins them when a drawing is labelled `other`
-        // or an answer is `unknown` (a model without a reject class whose scores were not finite).
-        var labels = recognizer.answerLabels
-        let classes = recognizer.classes
-        let known = labels.filter { $0 != DecisionRule.unknownLabel }
-        func index(of label: String) -> Int {
-            if let index = labels.firstIndex(of: label) { return index }
-            labels.append(label)
-            return labels.count - 1
-        }
+        var rows = ReportRows(recognizer.answerLabels)
+        let classes = recognizer.classes, known = rows.known
         BLAS.maxThreads = 1
         let items: [DatasetItem<Result<CompactShapeAnswer, DataError>>]
         do {
@@ -345,13 +337,13 @@ struct Evaluate: ParsableCommand {
                             + "'\(item.label)', which \(recognizer.model) does not know (it knows \(known.joined(separator: ", ")), and other for none of them)"
                     ))
             }
-            truth.append(index(of: item.label == DecisionRule.otherLabel ? DecisionRule.unknownLabel : item.label))
-            predicted.append(index(of: answer.label(classes)))
+            truth.append(rows.index(ofTruth: item.label))
+            predicted.append(rows.index(of: answer.label(classes)))
             confidences.append(answer.confidence)
             if answer.uncertain { uncertain += 1 }
         }
         showReport(
-            labels: labels, truth: truth, predicted: predicted, confidences: confidences, uncertain: uncertain,
+            labels: rows.labels, truth: truth, predicted: predicted, confidences: confidences, uncertain: uncertain,
             model: recognizer.model, heading: "\(truth.count) drawings", unit: "answers", failures: failures, items: "drawings")
         try failures.exit()
     }
@@ -382,15 +374,8 @@ extension Evaluate {
     /// drawing is for shapes.
     func evaluateMotion() throws {
         let recognizer = rule ? MotionRecognizer(engine: .cadence(CadenceRecognizer()), model: "cadence") : try chain.loadMotionRecognizer()
-        // The report's rows, as for shapes: the labels the model can answer; `unknown` joins them when a session is
-        // labelled `other` or a window is `unknown`.
-        var labels = recognizer.answerLabels
-        let known = labels.filter { $0 != DecisionRule.unknownLabel }
-        func index(of label: String) -> Int {
-            if let index = labels.firstIndex(of: label) { return index }
-            labels.append(label)
-            return labels.count - 1
-        }
+        var rows = ReportRows(recognizer.answerLabels)
+        let known = rows.known
         var truth: [Int] = [], predicted: [Int] = [], confidences: [Double] = []
         var uncertain = 0, sessionCount = 0
         var failures = EvaluationFailures()
@@ -405,7 +390,7 @@ extension Evaluate {
                             + "'\(session.label ?? "")', which \(recognizer.model) does not know (it knows \(known.joined(separator: ", ")), and other for none of them)"
                     )
                 }
-                let truthIndex = index(of: label == DecisionRule.otherLabel ? DecisionRule.unknownLabel : label)
+                let truthIndex = rows.index(ofTruth: label)
                 let timeline: MotionAnswer
                 do throws(DataError) {
                     timeline = try recognizer.recognize(try session.recording.get())
@@ -421,7 +406,7 @@ extension Evaluate {
                 }
                 for window in timeline.windows {
                     truth.append(truthIndex)
-                    predicted.append(index(of: window.label))
+                    predicted.append(rows.index(of: window.label))
                     confidences.append(window.confidence)
                     if window.uncertain { uncertain += 1 }
                 }
@@ -430,7 +415,7 @@ extension Evaluate {
             throw failure(error)
         }
         showReport(
-            labels: labels, truth: truth, predicted: predicted, confidences: confidences, uncertain: uncertain,
+            labels: rows.labels, truth: truth, predicted: predicted, confidences: confidences, uncertain: uncertain,
             model: recognizer.model, heading: "\(sessionCount - failures.count) sessions, \(truth.count) windows", unit: "windows",
             failures: failures, items: "sessions")
         try failures.exit()
@@ -482,4 +467,30 @@ struct EvaluationJSON: Encodable {
     }
 
     var text: String { jsonText(self) }
+}
+
+/// The rows of an evaluation report: the labels the model can answer, and `unknown` once a drawing or session is
+/// labelled `other` (none of the classes) or an answer is `unknown` (a model without a reject class whose scores
+/// were not finite, a recording with no window sure enough to vote).
+struct ReportRows {
+    private(set) var labels: [String]
+    /// The labels a dataset may use besides `other`.
+    let known: [String]
+
+    init(_ answerLabels: [String]) {
+        labels = answerLabels
+        known = answerLabels.filter { $0 != DecisionRule.unknownLabel }
+    }
+
+    /// The row of an answer's label, added when it is not there yet.
+    mutating func index(of label: String) -> Int {
+        if let index = labels.firstIndex(of: label) { return index }
+        labels.append(label)
+        return labels.count - 1
+    }
+
+    /// The row of a dataset's label: `other` is the `unknown` row.
+    mutating func index(ofTruth label: String) -> Int {
+        index(of: label == DecisionRule.otherLabel ? DecisionRule.unknownLabel : label)
+    }
 }
