@@ -31,6 +31,9 @@ struct ChainOptions: ParsableArguments {
     @Flag(help: "Print JSON: one object, or one object per line for several inputs.")
     var json = false
 
+    @Flag(help: "Leave out notes and warnings (units converted, rate assumed, a model that failed before another answered); errors still print.")
+    var quiet = false
+
     @Option(help: "Batches: how many inputs to work on at once (default: every core, \(Self.coreCount) here).")
     var jobs: Int?
 
@@ -40,6 +43,8 @@ struct ChainOptions: ParsableArguments {
     func validate() throws {
         guard (0...10).contains(retries) else { throw ValidationError("--retries must be between 0 and 10, got \(retries)") }
         if fallback && noFallback { throw ValidationError("--fallback and --no-fallback exclude each other") }
+        // Parsed once per process, before the command runs: the switch every note and warning reads.
+        if quiet { quietOutput.store(true, ordering: .relaxed) }
         if let jobs, !(1...1024).contains(jobs) { throw ValidationError("--jobs must be between 1 and 1024, got \(jobs)") }
     }
 

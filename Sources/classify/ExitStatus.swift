@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Models
+import Synchronization
 
 /// The sysexits codes of DESIGN.md, and the one place errors become them.
 enum ExitStatus {
@@ -50,8 +51,12 @@ func failure(_ error: any Error) -> ExitCode {
     }
 }
 
-/// Prints `message` as one `warning:` line on standard error.
+/// Whether `--quiet` was given: `note:` and `warning:` lines are dropped (errors are always printed).
+let quietOutput = Atomic<Bool>(false)
+
+/// Prints `message` as one `warning:` line on standard error, unless `--quiet`.
 func reportWarning(_ message: String) {
+    guard !quietOutput.load(ordering: .relaxed) else { return }
     StandardStreams.writeError("warning: \(message)\n")
 }
 

@@ -196,8 +196,10 @@ func rateNote(_ recording: MotionRecording, name: String) -> String? {
     recording.assumedRate.map { "\(name): no timestamp column; assumed --rate " + String(format: "%g Hz", $0) }
 }
 
-/// Prints `message` as one `note:` line on standard error (never on standard output, so JSON stays clean).
+/// Prints `message` as one `note:` line on standard error (never on standard output, so JSON stays clean), unless
+/// `--quiet`.
 func reportNote(_ message: String) {
+    guard !quietOutput.load(ordering: .relaxed) else { return }
     StandardStreams.writeError("note: \(message)\n")
 }
 

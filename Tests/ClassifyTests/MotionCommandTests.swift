@@ -214,6 +214,8 @@ struct MotionCommandTests {
         let object = try jsonObject(json)
         #expect(object["label"] as? String == "walking")
         #expect(!json.standardOutput.contains("assumed"), "the note stays off standard output")
+        let quiet = try CommandRun.classifyAtRoot(["motion", path, "--json", "--quiet"])
+        #expect(quiet.status == 0 && quiet.standardError.isEmpty && quiet.standardOutput == json.standardOutput, "\(quiet.standardError)")
         let text = try CommandRun.classifyAtRoot(["motion", path, "--rate", "100"])
         #expect(text.status == 0)
         #expect(text.standardError.contains("note: \(path): no timestamp column; assumed --rate 100 Hz\n"), "\(text.standardError)")
