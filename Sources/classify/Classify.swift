@@ -9,12 +9,13 @@ struct Classify: ParsableCommand {
         commandName: "classify",
         abstract: "On-device drawing and activity recognition.",
         discussion: """
-            shape labels a drawing (circle, triangle, square, star); motion labels a phone's motion recording \
-            (walking, running) window by window. Both try the shipped int8 weights, then f32, then a non-ML \
-            recognizer. train, evaluate, generate and inspect retrain and examine the models.
+            shape labels a drawing (circle, triangle, square, star, or unknown); motion labels a phone's motion \
+            recording (walking, running or still) window by window. Both try the shipped int8 weights, then f32, \
+            then a non-ML recognizer; a model you name with --weights or $CLASSIFY_WEIGHTS is that model or an \
+            error, unless --fallback. train, evaluate, generate and inspect retrain and examine the models.
 
             Exit codes: 0 success, 64 usage, 65 bad input data or corrupt weights, 66 a file is missing, \
-            70 every model failed, 74 I/O error.
+            70 every model failed (or the model you named cannot answer), 74 I/O error.
 
             Example: classify motion Datasets/examples/running.csv
             """,
