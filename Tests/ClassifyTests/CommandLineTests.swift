@@ -83,7 +83,8 @@ struct CommandLineTests {
         let run = try CommandRun.classify(["--help"])
         #expect(run.status == 0)
         #expect(run.standardOutput.hasPrefix("OVERVIEW: On-device drawing and activity recognition."))
-        #expect(run.standardOutput.contains("shape labels a drawing (circle, triangle, square, star); motion labels a"))
+        #expect(run.standardOutput.contains("shape labels a drawing (circle, triangle, square, star, or unknown); motion"))
+        #expect(run.standardOutput.contains("(walking, running or still)"))
         #expect(run.standardOutput.contains("Exit codes: 0 success, 64 usage, 65 bad input data"))
         for subcommand in ["shape", "motion", "train", "evaluate", "generate", "inspect"] {
             #expect(run.standardOutput.contains("\n  \(subcommand) "), "lists \(subcommand)")
