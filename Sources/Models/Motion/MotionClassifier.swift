@@ -43,7 +43,7 @@ public struct MotionAnswer: RecognitionAnswer, Equatable {
     public var reason: String?
     /// Each state that got a vote and its share of the votes, most first.
     public var probabilities: [(label: String, probability: Double)] {
-        let voters = Double(votes.reduce(0) { $0 + $1.count })
+        let votes = votes, voters = Double(votes.reduce(0) { $0 + $1.count })
         return votes.map { ($0.label, Double($0.count) / voters) }
     }
     /// Which link labelled the windows: a weights variant (`motion-state.int8`, …) or `cadence`.
