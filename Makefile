@@ -22,7 +22,7 @@ demo: deps
 		echo "$$ .build/release/classify shape Datasets/examples/$$shape.csv"; \
 		.build/release/classify shape Datasets/examples/$$shape.csv || exit 1; \
 	done
-	@for state in walking running; do \
+	@for state in walking running still; do \
 		echo "$$ .build/release/classify motion Datasets/examples/$$state.csv | head -4"; \
 		.build/release/classify motion Datasets/examples/$$state.csv > .build/motion-demo.txt || exit 1; \
 		head -4 .build/motion-demo.txt; \

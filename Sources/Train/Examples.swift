@@ -25,6 +25,27 @@ public struct Examples: Sendable {
         self.classNames = classNames
     }
 
+    /// The rows of `parts` in order, their groups renumbered so that no two parts share one; the parts must have
+    /// the same class names and input shape.
+    public init(concatenating parts: [Examples]) {
+        precondition(!parts.isEmpty, "Examples(concatenating:) needs at least one part, got 0")
+        if parts.count == 1 {
+            self = parts[0]
+            return
+        }
+        var labels: [Int] = [], groups: [Int] = [], offset = 0
+        for part in parts {
+            precondition(
+                part.classNames == parts[0].classNames && Array(part.inputs.shape.dropFirst()) == Array(parts[0].inputs.shape.dropFirst()),
+                "concatenated examples must share class names and row shape: \(parts[0].classNames) \(describeShape(parts[0].inputs.shape)) "
+                    + "and \(part.classNames) \(describeShape(part.inputs.shape))")
+            labels += part.labels
+            groups += part.groups.map { $0 + offset }
+            offset += (part.groups.max() ?? -1) + 1
+        }
+        self.init(inputs: Tensor.concatenate(parts.map(\.inputs), axis: 0), labels: labels, groups: groups, classNames: parts[0].classNames)
+    }
+
     /// The number of rows.
     public var count: Int { labels.count }
 

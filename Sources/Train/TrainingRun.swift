@@ -2,9 +2,9 @@ import Foundation
 import Models
 import Tensor
 
-/// The examples of a dataset file for a task, with how many drawings or sessions they came from.
+/// The examples of one or more dataset files for a task, with how many drawings or sessions they came from.
 public struct PreparedData: Sendable {
-    /// The examples, labelled.
+    /// The examples, labelled; the groups (drawings, sessions) of different files never share a number.
     public let examples: Examples
     /// `2400 drawings`, `24 sessions, 1800 windows`.
     public let groupsDescription: String
@@ -14,19 +14,39 @@ public struct PreparedData: Sendable {
         _ path: String, task: RecognitionTask, classNames: [String]?, rasterizer: ShapeRasterizer, windowing: MotionWindowing,
         augment: Int = 0, seed: UInt64 = 1
     ) throws(DataError) {
+        try self.init([path], task: task, classNames: classNames, rasterizer: rasterizer, windowing: windowing, augment: augment, seed: seed)
+    }
+
+    /// Reads dataset files for `task` (each with its own header and format: generated phone recordings beside a
+    /// watch's raw accelerometer, say) into one set of examples labelled by `classNames`, or by the labels of all
+    /// the files together. The second file's augmented copies use `seed + 1`, and so on.
+    public init(
+        _ paths: [String], task: RecognitionTask, classNames: [String]?, rasterizer: ShapeRasterizer, windowing: MotionWindowing,
+        augment: Int = 0, seed: UInt64 = 1
+    ) throws(DataError) {
+        precondition(!paths.isEmpty, "PreparedData needs at least one dataset file, got 0")
+        var parts: [Examples] = []
         switch task {
         case .shape:
-            let drawings = try ShapeDataset.read(path)
-            examples = try ShapeDataset.examples(
-                drawings, classNames: classNames ?? ShapeDataset.classNames(for: drawings), rasterizer: rasterizer, file: path,
-                augment: augment, seed: seed)
-            groupsDescription = "\(drawings.count) drawings"
+            var files: [[LabeledDrawing]] = []
+            for path in paths { files.append(try ShapeDataset.read(path)) }
+            let names = classNames ?? ShapeDataset.classNames(for: files.flatMap { $0 })
+            for (index, (path, drawings)) in zip(paths, files).enumerated() {
+                parts.append(
+                    try ShapeDataset.examples(
+                        drawings, classNames: names, rasterizer: rasterizer, file: path, augment: augment, seed: seed &+ UInt64(index)))
+            }
+            groupsDescription = "\(files.map(\.count).reduce(0, +)) drawings"
         case .motion:
-            let sessions = try MotionDataset.read(path, windowing: windowing)
-            examples = try MotionDataset.examples(
-                sessions, classNames: classNames ?? MotionDataset.classNames(for: sessions), windowing: windowing, file: path)
-            groupsDescription = "\(sessions.count) sessions, \(examples.count) windows"
+            var files: [[LabeledSession]] = []
+            for path in paths { files.append(try MotionDataset.read(path, windowing: windowing)) }
+            let names = classNames ?? MotionDataset.classNames(for: files.flatMap { $0 })
+            for (path, sessions) in zip(paths, files) {
+                parts.append(try MotionDataset.examples(sessions, classNames: names, windowing: windowing, file: path))
+            }
+            groupsDescription = "\(files.map(\.count).reduce(0, +)) sessions, \(parts.map(\.count).reduce(0, +)) windows"
         }
+        examples = Examples(concatenating: parts)
     }
 }
 
@@ -36,8 +56,8 @@ public struct PreparedData: Sendable {
 public struct TrainingRun: Sendable {
     /// What to train.
     public var task: RecognitionTask
-    /// The training dataset file.
-    public var data: String
+    /// The training dataset files (one or more; their examples are pooled).
+    public var data: [String]
     /// A validation dataset file; without one, a seeded 20% of the training drawings or sessions.
     public var validation: String?
     /// Batch size, seed and optimizer; its epochs and patience are replaced, when training, by `requested` or the
@@ -78,7 +98,7 @@ public struct TrainingRun: Sendable {
     /// A run with Adam at `learningRate`, cosine-decayed to a tenth over the run's steps once the data is read;
     /// `nil` epochs or patience are chosen for the data's size.
     public init(
-        task: RecognitionTask, data: String, validation: String?, epochs: Int?, batchSize: Int, seed: UInt64, patience: Int?,
+        task: RecognitionTask, data: [String], validation: String?, epochs: Int?, batchSize: Int, seed: UInt64, patience: Int?,
         learningRate: Float, rasterizer: ShapeRasterizer, windowing: MotionWindowing, augment: Int, formats: [StorageFormat],
         out: String, name: String? = nil
     ) {
@@ -97,6 +117,9 @@ public struct TrainingRun: Sendable {
         self.out = out
         self.name = name ?? URL(fileURLWithPath: out).lastPathComponent
     }
+
+    /// The training files as reports and the weights header name them: `a.csv`, or `a.csv + b.csv`.
+    public var dataDescription: String { data.joined(separator: " + ") }
 
     /// Every file the run writes: the weights variants and the curves.
     public var targets: [URL] {
@@ -130,9 +153,9 @@ public struct TrainingRun: Sendable {
         let all = trainingData.examples
         let (training, heldOut) = try trainingSplit(
             all, validation: validationData?.examples, seed: configuration.seed,
-            unit: task == .shape ? "drawings" : "sessions", file: data)
+            unit: task == .shape ? "drawings" : "sessions", file: dataDescription)
         let summary =
-            "training \(name) on \(data): \(trainingData.groupsDescription), \(all.classNames.count) classes "
+            "training \(name) on \(dataDescription): \(trainingData.groupsDescription), \(all.classNames.count) classes "
             + "(\(all.classNames.joined(separator: ", "))); \(training.count) training and \(heldOut.count) validation examples"
         return Data(all: all, training: training, heldOut: heldOut, summary: summary)
     }
@@ -156,16 +179,17 @@ public struct TrainingRun: Sendable {
     /// and the curves as one set under the output lock; `waiting` is called when another run holds the lock.
     /// Returns the plan written (its run identity and variants).
     public func export(_ result: TrainingResult, report: ClassificationReport, data: Data, waiting: () -> Void = {}) throws -> ExportPlan {
-        let checksum = CRC32.checksum(ofFile: self.data).map { String(format: "crc32:%08x", $0) }
+        let checksums = self.data.map { CRC32.checksum(ofFile: $0).map { String(format: "crc32:%08x", $0) } }
+        let checksum = checksums.contains(nil) ? nil : checksums.compactMap { $0 }.joined(separator: " + ")
         let metadata = TrainingMetadata(
-            dataset: self.data, datasetChecksum: checksum, seed: configuration.seed, epochs: result.bestEpoch,
+            dataset: dataDescription, datasetChecksum: checksum, seed: configuration.seed, epochs: result.bestEpoch,
             validationAccuracy: report.accuracy, epochsTrained: result.history.count)
         let preprocessing = task == .shape ? rasterizer.parameters : windowing.parameters
         let plan = try prepareExport(
             result.network, task: task, name: name, classNames: data.all.classNames, inputShape: inputShape,
             preprocessing: preprocessing, training: metadata, validation: data.heldOut, formats: formats,
             prefix: URL(fileURLWithPath: out))
-        let curves = TrainingCurves.svg(result.history, title: "\(name) — \(self.data)", run: plan.run)
+        let curves = TrainingCurves.svg(result.history, title: "\(name) — \(dataDescription)", run: plan.run)
         try plan.write(adding: [(URL(fileURLWithPath: out + ".curves.svg"), Array(curves.utf8))], prefix: URL(fileURLWithPath: out), waiting: waiting)
         return plan
     }

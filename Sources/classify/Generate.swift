@@ -12,9 +12,9 @@ struct Generate: ParsableCommand {
             shape: writes OUT/shapes/train.csv (COUNT drawings), OUT/shapes/test.csv (COUNT/4 drawings by other \
             simulated people) and one example drawing per class in OUT/examples/.
 
-            motion: writes OUT/motion/train.csv (COUNT simulated people, each walking and running for about 30 s \
-            with a phone in a pocket), OUT/motion/test.csv (COUNT/4 other people) and OUT/examples/walking.csv and \
-            running.csv, in Core Motion's columns.
+            motion: writes OUT/motion/train.csv (COUNT simulated people, each walking, running and still — sitting, \
+            standing or the phone on a table — for about 30 s with a phone in a pocket), OUT/motion/test.csv \
+            (COUNT/4 other people) and OUT/examples/walking.csv, running.csv and still.csv, in Core Motion's columns.
 
             The same seed always writes the same bytes; each file is written atomically.
 
@@ -31,7 +31,7 @@ struct Generate: ParsableCommand {
 
     @Option(
         help:
-            "shape: training drawings (default 3000); motion: training people, a walking and a running session of about 30 s each (default 24). Test gets a quarter as many, by other people."
+            "shape: training drawings (default 3000); motion: training people, a walking, a running and a still session of about 30 s each (default 24). Test gets a quarter as many, by other people."
     )
     var count: Int?
 
@@ -73,8 +73,8 @@ struct Generate: ParsableCommand {
 }
 
 extension Generate {
-    /// motion: OUT/motion/train.csv (COUNT people, a walking and a running session each, about 30 s each),
-    /// OUT/motion/test.csv (COUNT/4 other people) and OUT/examples/walking.csv and running.csv.
+    /// motion: OUT/motion/train.csv (COUNT people, a walking, a running and a still session each, about 30 s
+    /// each), OUT/motion/test.csv (COUNT/4 other people) and OUT/examples/walking.csv, running.csv and still.csv.
     func generateMotion() throws {
         let root = URL(fileURLWithPath: out)
         let people = count ?? 24
@@ -96,7 +96,8 @@ extension Generate {
         try write(files, under: root)
         print(
             "wrote \(training.count) training sessions (\(people) people) to \(out)/motion/train.csv, \(test.count) test sessions "
-                + "(\(max(1, people / 4)) other people) to \(out)/motion/test.csv, and walking and running examples to \(out)/examples/")
+                + "(\(max(1, people / 4)) other people) to \(out)/motion/test.csv, and "
+                + MotionGenerator.labels.joined(separator: ", ") + " examples to \(out)/examples/")
     }
 
     /// Writes each (path under `root`, text) atomically, creating folders as needed; a failure is one `error:`

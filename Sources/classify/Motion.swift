@@ -18,7 +18,8 @@ struct Motion: ParsableCommand {
             timestamps that look like milliseconds get a hint.
 
             Each window (5.12 s, every 1.28 s with the shipped model) gets a label and a confidence: walking, \
-            running, or still when the phone barely moves (under 0.05 g of motion). A window spanning a gap of \
+            running, or still (sitting, standing, fidgeting, the phone on a table: a class of the shipped model; \
+            a model of only walking and running says still when the phone moves under 0.05 g). A window spanning a gap of \
             more than 0.25 s between samples is flagged uncertain. The recording's label is the majority of the \
             windows that are not uncertain (still included), or unknown when every window is uncertain; the \
             summary line counts those votes and the uncertain windows apart. Several files, a folder or \

@@ -33,8 +33,12 @@ struct TrainCommand: ParsableCommand {
     @Argument(help: "What to train: shape or motion.")
     var task: RecognitionTask
 
-    @Option(help: "The training dataset (CSV; see README for its columns).")
-    var data: String
+    @Option(
+        help: ArgumentHelp(
+            "The training dataset (CSV; see README for its columns). Repeat it to pool several files, each with its own columns "
+                + "(e.g. phone and watch recordings).",
+            valueName: "data"))
+    var data: [String] = []
 
     @Option(help: "A validation dataset (default: 20% of the training drawings or sessions, chosen by the seed).")
     var validation: String?
@@ -103,6 +107,7 @@ struct TrainCommand: ParsableCommand {
     }
 
     func validate() throws {
+        guard !data.isEmpty else { throw ValidationError("Missing expected argument '--data <data>'") }
         if let epochs, !Self.epochRange.contains(epochs) {
             throw ValidationError("--epochs must be between 1 and \(Self.epochRange.upperBound), got \(epochs)")
         }

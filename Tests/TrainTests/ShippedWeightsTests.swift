@@ -51,9 +51,11 @@ struct ShippedWeightsTests {
         let path = root.appendingPathComponent("Datasets/examples/running.csv").path
         let timeline = try motion.recognize(MotionRecordingReader.read(path))
         #expect(timeline.label == "running" && timeline.model == "motion-state.int8")
-        // Every window's probabilities, in the model's class order; the best is the window's label.
-        #expect(timeline.classes == ["walking", "running"] && timeline.windowProbabilities.count == 2 * timeline.windows.count)
-        for (index, window) in timeline.windows.enumerated() where window.label != "still" {
+        // Every window's calibrated probabilities, in the model's class order; the best is the window's label and
+        // its confidence.
+        #expect(timeline.classes == ["walking", "running", "still"])
+        #expect(timeline.windowProbabilities.count == 3 * timeline.windows.count)
+        for (index, window) in timeline.windows.enumerated() {
             let ranked = timeline.probabilities(ofWindow: index)
             #expect(ranked.first?.label == window.label && abs(ranked.map(\.probability).reduce(0, +) - 1) < 1e-4)
             #expect(ranked.first.map { abs($0.probability - window.confidence) < 1e-12 } == true)

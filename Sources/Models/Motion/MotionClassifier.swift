@@ -48,11 +48,12 @@ public struct MotionAnswer: RecognitionAnswer, Equatable {
     }
     /// Which link labelled the windows: a weights variant (`motion-state.int8`, …) or `cadence`.
     public var model: String
-    /// The model's classes, in the order of each window's probabilities (`still` is not one: it is judged from the
-    /// motion's intensity, not by the model).
+    /// The model's classes, in the order of each window's probabilities. The shipped model has `still` among them;
+    /// for a model of only walking and running, `still` is not one: it is judged from the motion's intensity.
     public var classes: [String] = []
-    /// Every window's class probabilities, `classes.count` per window in window order (empty for an answer made
-    /// from windows alone).
+    /// Every window's class probabilities, calibrated by the weights file's decision rule (a window's confidence is
+    /// its label's probability), `classes.count` per window in window order (empty for an answer made from windows
+    /// alone).
     public var windowProbabilities: [Double] = []
 
     /// Window `index`'s probability of each class, most likely first.
@@ -150,7 +151,7 @@ extension MotionWindowClassifier {
         let classes = labels.count, size = windowing.inputSize
         let (deviation, horizontal) = (windowing.logVerticalDeviationIndex, windowing.logHorizontalMeanIndex)
         // One row buffer for every window, and the tensors' scalars read by offset: no allocation per window.
-        var row = [Double](repeating: 0, count: classes)
+        var row = [Double](repeating: 0, count: classes), calibrated = row
         var all: [Double] = []
         for (segment, segmentStart) in zip(recording.segments, recording.segmentStarts) {
             let starts = windowing.starts(count: segment.count)
@@ -160,12 +161,12 @@ extension MotionWindowClassifier {
             let probabilities = smoothed(probabilities(windowInputs), over: smoothing).scalars
             for (index, start) in starts.enumerated() {
                 for column in 0..<classes { row[column] = Double(probabilities[index * classes + column]) }
-                all += row
                 let from = segmentStart + Double(start) / windowing.rate, to = from + Double(windowing.window) / windowing.rate
                 windows.append(
                     prediction(
                         scores: row, intensity: (inputs[index * size + deviation], inputs[index * size + horizontal]),
-                        from: from, to: to, bridgedGaps: recording.bridgedGaps))
+                        from: from, to: to, bridgedGaps: recording.bridgedGaps, calibrated: &calibrated))
+                all += calibrated
             }
         }
         var answer = MotionAnswer(windows: windows, model: model ?? name)
@@ -186,8 +187,21 @@ extension MotionWindowClassifier {
         scores row: [Double], intensity: (Float, Float), from: Double, to: Double,
         bridgedGaps: [ClosedRange<Double>], arrivalRate: Double? = nil
     ) -> MotionWindowPrediction {
+        var calibrated = [Double](repeating: 0, count: row.count)
+        return prediction(
+            scores: row, intensity: intensity, from: from, to: to, bridgedGaps: bridgedGaps, arrivalRate: arrivalRate,
+            calibrated: &calibrated)
+    }
+
+    /// `prediction(scores:intensity:from:to:bridgedGaps:arrivalRate:)`, also leaving the calibrated probabilities
+    /// (what the confidence is one of) in `calibrated`, which must have one place per label.
+    package func prediction(
+        scores row: [Double], intensity: (Float, Float), from: Double, to: Double,
+        bridgedGaps: [ClosedRange<Double>], arrivalRate: Double? = nil, calibrated output: inout [Double]
+    ) -> MotionWindowPrediction {
         let labels = labels, rule = decision
-        var window = withUnsafeTemporaryAllocation(of: Double.self, capacity: row.count) { calibrated in
+        precondition(output.count == row.count, "prediction: \(row.count) scores, \(output.count) places for the calibrated ones")
+        var window = output.withUnsafeMutableBufferPointer { calibrated in
             row.withUnsafeBufferPointer { raw in
                 let decided = Decision.decide(
                     raw: raw, rejectIndex: rule.rejectLabel.flatMap { labels.firstIndex(of: $0) }, rule: rule,

@@ -13,8 +13,8 @@ import Tensor
 /// (r·θ̈, r·θ̇²) and is what the gyroscope sees. The phone sits in the pocket at a random orientation that drifts
 /// slowly; the sensors add noise and bias, the timestamps jitter, and each session starts and stops gently.
 public struct MotionGenerator: Sendable {
-    /// The classes, in label order.
-    public static let labels = MotionDataset.standardLabels
+    /// The classes, in label order: the two gaits and `still` (sitting, standing or lying on a table).
+    public static let labels = MotionDataset.standardLabels + [MotionStillness.label]
 
     private var generator: SeededGenerator
 
@@ -50,13 +50,17 @@ public struct MotionGenerator: Sendable {
         static let gravity = 3..<6, rotationRate = 6..<9, userAcceleration = 9..<12
     }
 
-    /// `people` people, each recorded walking and running for `seconds` seconds at about 50 Hz.
+    /// `people` people, each recorded walking, running and still for `seconds` seconds at about 50 Hz.
     public mutating func sessions(people: Int, seconds: Double, firstPerson: Int = 0) -> [Session] {
         var result: [Session] = []
         for p in 0..<people {
             let walkCadence = uniform(1.55, 2.25), runCadence = uniform(2.2, 3.1)
             let radius = uniform(0.18, 0.3)  // hip to pocket, metres
             for label in Self.labels {
+                if label == MotionStillness.label {
+                    result.append(stillSession(person: firstPerson + p, seconds: seconds * uniform(0.8, 1.2)))
+                    continue
+                }
                 let running = label == "running"
                 result.append(
                     session(
@@ -86,7 +90,9 @@ public struct MotionGenerator: Sendable {
         // The phone's own leg strikes hard; the far leg's strike reaches the pocket much weakened, which is why a
         // pocketed phone's signal repeats once per stride, not once per step, walking (about 1 Hz) and running
         // (about 1.4 Hz) alike.
-        let farLeg = running ? uniform(0.1, 0.5) : uniform(0.1, 0.6)
+        // A phone in a back pocket, a jacket or a hand feels both legs alike (about 1 in 4 sessions); its signal
+        // repeats once per step.
+        let farLeg = generator.nextUnitDouble() < 0.25 ? uniform(0.7, 1) : running ? uniform(0.1, 0.5) : uniform(0.1, 0.6)
         let strideComponent = running ? uniform(0.4, 1.0) : uniform(0.2, 0.7)
         let strikeForward = uniform(0.2, 0.8) * (generator.nextUnitDouble() < 0.5 ? 1 : -1), strikeSide = uniform(0.1, 0.6)
         let stridePhase = uniform(0, 2 * .pi)
@@ -94,14 +100,23 @@ public struct MotionGenerator: Sendable {
         var pocket = randomRotation()
         let drift = (normal(0.02), normal(0.02), normal(0.02))  // rad/s
         let noise = uniform(0.005, 0.03), gyroNoise = uniform(0.01, 0.05)
-        let bias = (normal(0.01), normal(0.01), normal(0.01))
+        // Core Motion's user acceleration keeps a bias of a few hundredths of a g, as when still.
+        let bias = (normal(0.03), normal(0.03), normal(0.03))
         var rows: [[Double]] = [], times: [Double] = []
         var phase = uniform(0, 2 * .pi)
         let ramp = uniform(0.5, 2)
+        // Real recordings start with the person standing while the app starts: up to 4 s still, then the gait.
+        // Such a window is labelled with the gait, as a window with any walking in it should be answered.
+        let leadIn = generator.nextUnitDouble() < 0.5 ? uniform(0, 4) : 0
+        // Turning round or slowing down: now and then the steps weaken to 20–50% for 1–3 s.
+        let turns = (0..<generator.nextIndex(below: 3)).map { _ in (at: uniform(leadIn, seconds), length: uniform(1, 3), depth: uniform(0.5, 0.8)) }
         var time = 0.0
         for k in 0..<count {
             let t = Double(k) / rate
-            let envelope = min(1, t / ramp, (seconds - t) / ramp)
+            var envelope = t < leadIn ? 0 : min(1, (t - leadIn) / ramp, (seconds - t) / ramp)
+            for turn in turns where t >= turn.at && t < turn.at + turn.length {
+                envelope *= 1 - turn.depth * pow(sin(.pi * (t - turn.at) / turn.length), 2)
+            }
             let stepFrequency = cadence * (1 + 0.02 * sin(2 * .pi * 0.05 * t))  // cadence wanders slightly
             phase += 2 * .pi * stepFrequency / rate
             // Body acceleration in the world (x forward, y left, z up), in g.
@@ -160,6 +175,112 @@ public struct MotionGenerator: Sendable {
             times.append(time)
         }
         return Session(label: label, person: person, times: times, rows: rows)
+    }
+
+    /// A person not going anywhere, phone in the pocket (or on a table): what a running app must not take for a
+    /// gait. Sitting people breathe and jiggle a knee (3.5–6.5 Hz, 2–15 s at a time); standing people sway
+    /// (0.1–1.2 Hz) and shift their weight, now and then with a step or two; both shift posture, which turns the
+    /// phone. Core Motion's user acceleration keeps a bias of a few hundredths of a g that wanders, so a still
+    /// phone rarely reads zero.
+    mutating func stillSession(person: Int, seconds: Double) -> Session {
+        let rate = 50.0
+        let count = Int(seconds * rate)
+        let kind = generator.nextUnitDouble()
+        let onTable = kind < 0.15, sitting = kind >= 0.15 && kind < 0.6
+        var orientation = randomRotation()  // phone → world
+        // Sway and breathing: a few slow sinusoids per world axis.
+        var sway: [(axis: Int, frequency: Double, amplitude: Double, phase: Double)] = []
+        if !onTable {
+            for _ in 0..<4 {
+                sway.append(
+                    (
+                        generator.nextIndex(below: 3), sitting ? uniform(0.15, 0.45) : uniform(0.1, 1.2),
+                        sitting ? uniform(0.001, 0.008) : uniform(0.002, 0.02), uniform(0, 2 * .pi)
+                    ))
+            }
+        }
+        // Fidgets: events at random times, each a burst of one kind.
+        enum Fidget { case shift, jiggle, rock, step }
+        struct Event {
+            var start: Double, length: Double, kind: Fidget, amplitude: Double
+            var frequencies: [Double], phases: [Double]
+            var turn: (Double, Double, Double)  // radians about the phone's axes, over the event
+        }
+        var events: [Event] = []
+        if !onTable {
+            let meanGap = uniform(4, 30)
+            var t = uniform(0, meanGap)
+            while t < seconds {
+                let roll = generator.nextUnitDouble()
+                let kind: Fidget =
+                    roll < 0.2 ? .rock : sitting ? (roll < 0.5 ? .jiggle : .shift) : (roll < 0.4 ? .step : .shift)
+                let length: Double, amplitude: Double, frequencies: [Double]
+                switch kind {
+                case .jiggle: (length, amplitude, frequencies) = (uniform(2, 15), uniform(0.03, 0.3), [uniform(3, 6.5)])
+                // Rocking, tapping a foot, swaying to music: as regular as a gait, far gentler.
+                case .rock: (length, amplitude, frequencies) = (uniform(3, 20), uniform(0.01, 0.08), [uniform(0.7, 2.5)])
+                case .step: (length, amplitude, frequencies) = (uniform(0.6, 1.8), uniform(0.3, 1.2), [uniform(0.5, 4)])
+                case .shift: (length, amplitude, frequencies) = (uniform(0.4, 4), uniform(0.01, 0.25), (0..<4).map { _ in uniform(0.5, 4) })
+                }
+                let phases = frequencies.map { _ in uniform(0, 2 * .pi) }
+                let turn = kind == .shift ? (normal(0.25), normal(0.25), normal(0.25)) : (0, 0, 0)
+                events.append(Event(start: t, length: length, kind: kind, amplitude: amplitude, frequencies: frequencies, phases: phases, turn: turn))
+                t += length + meanGap * -log(max(1e-9, 1 - generator.nextUnitDouble()))
+            }
+        }
+        let noise = uniform(0.002, 0.02), gyroNoise = uniform(0.005, 0.03)
+        var bias = (normal(0.03), normal(0.03), normal(0.03))
+        let wander = uniform(0, 0.0006)
+        var rows: [[Double]] = [], times: [Double] = []
+        var time = 0.0
+        for k in 0..<count {
+            let t = Double(k) / rate
+            var world = (0.0, 0.0, 0.0)
+            for s in sway {
+                let a = s.amplitude * sin(2 * .pi * s.frequency * t + s.phase)
+                if s.axis == 0 { world.0 += a } else if s.axis == 1 { world.1 += a } else { world.2 += a }
+            }
+            var spin = (0.0, 0.0, 0.0)  // the phone's frame, rad/s
+            for event in events where t >= event.start && t < event.start + event.length {
+                let u = (t - event.start) / event.length
+                let envelope = sin(.pi * u) * sin(.pi * u)
+                switch event.kind {
+                case .jiggle, .rock:
+                    world.2 += event.amplitude * envelope * sin(2 * .pi * event.frequencies[0] * t + event.phases[0])
+                case .step:
+                    // One heel strike, or two when the event is long enough for a second step.
+                    for strike in event.length > 1.1 ? [0.3, 0.8] : [0.5] {
+                        let since = t - (event.start + strike * event.length)
+                        world.2 += event.amplitude * exp(-0.5 * pow(since / 0.03, 2))
+                    }
+                    world.0 += 0.2 * event.amplitude * envelope * sin(2 * .pi * event.frequencies[0] * t + event.phases[0])
+                case .shift:
+                    for (index, frequency) in event.frequencies.enumerated() {
+                        let a = event.amplitude * envelope * sin(2 * .pi * frequency * t + event.phases[index]) / 2
+                        if index % 3 == 0 { world.0 += a } else if index % 3 == 1 { world.1 += a } else { world.2 += a }
+                    }
+                    // The phone turns by `turn` over the event, fastest in its middle.
+                    let rate = 2 * envelope / event.length
+                    spin = (spin.0 + event.turn.0 * rate, spin.1 + event.turn.1 * rate, spin.2 + event.turn.2 * rate)
+                }
+            }
+            orientation = rotate(orientation, by: (spin.0 / rate, spin.1 / rate, spin.2 / rate))
+            let toPhone = transpose(orientation)
+            let gravity = apply(toPhone, (0, 0, -1))
+            let kinematic = apply(toPhone, world)
+            bias = (bias.0 + normal(wander), bias.1 + normal(wander), bias.2 + normal(wander))
+            let gyro = spin
+            let roll = atan2(gravity.1, -gravity.2), pitchAngle = asin(max(-1, min(1, -gravity.0)))
+            rows.append([
+                roll, pitchAngle, 0,
+                gravity.0, gravity.1, gravity.2,
+                gyro.0 + normal(gyroNoise), gyro.1 + normal(gyroNoise), gyro.2 + normal(gyroNoise),
+                -kinematic.0 + bias.0 + normal(noise), -kinematic.1 + bias.1 + normal(noise), -kinematic.2 + bias.2 + normal(noise),
+            ])
+            time += (1 / rate) * (1 + normal(0.02))
+            times.append(time)
+        }
+        return Session(label: MotionStillness.label, person: person, times: times, rows: rows)
     }
 
     // MARK: - Rotations (3×3, row-major)
