@@ -67,6 +67,39 @@ struct TrainEvaluateTests {
         #expect(training.contains(", best epoch 1 of 2,") || training.contains(", best epoch 2 of 2,"), "\(inspect.standardOutput)")
     }
 
+    /// `--data` twice pools two files of different formats (Core Motion beside a raw accelerometer, the same
+    /// session names in both): every session of both is trained on, the weights record both files and checksums,
+    /// and an error in the second file names that file.
+    @Test func twoDataFilesOfDifferentFormatsArePooled() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let phone = folder.appendingPathComponent("phone.csv"), watch = folder.appendingPathComponent("watch.csv")
+        try TestDatasets.motion(sessions: 6, samples: 448, seed: 2).write(to: phone, atomically: true, encoding: .utf8)
+        // The same kind of sessions as a raw accelerometer gives them: gravity (0, 0, -1 g) plus user acceleration.
+        let header = TestDatasets.motionHeader.split(separator: ",").map(String.init)
+        let z = try #require(header.firstIndex(of: "userAcceleration.z"))
+        let rows = TestDatasets.motion(sessions: 4, samples: 448, seed: 5).split(separator: "\n").dropFirst().map { line in
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+            return "\(fields[0]),\(fields[1]),0,0,\(String(format: "%.4f", -1 + (Double(fields[z]) ?? .nan)))"
+        }
+        try (["session,label,acc.x,acc.y,acc.z"] + rows).joined(separator: "\n").appending("\n").write(to: watch, atomically: true, encoding: .utf8)
+        let prefix = folder.appendingPathComponent("pooled").path
+        let run = try CommandRun.classify(["train", "motion", "--data", phone.path, "--data", watch.path, "--epochs", "2", "--out", prefix])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.contains("on \(phone.path) + \(watch.path): 10 sessions, 40 windows, 2 classes"), "\(run.standardOutput)")
+        let inspect = try CommandRun.classify(["inspect", prefix + ".f32.weights"])
+        let training = inspect.standardOutput.split(separator: "\n").first { $0.hasPrefix("training ") } ?? ""
+        #expect(
+            training.range(
+                of: NSRegularExpression.escapedPattern(for: "dataset \(phone.path) + \(watch.path) (")
+                    + "crc32:[0-9a-f]{8} \\+ crc32:[0-9a-f]{8}\\)", options: .regularExpression) != nil, "\(training)")
+        // A bad second file is that file's error, before any training.
+        try "session,label,acc.x,acc.y,acc.z\ns0,walking,0,0,abc\n".write(to: watch, atomically: true, encoding: .utf8)
+        let bad = try CommandRun.classify(["train", "motion", "--data", phone.path, "--data", watch.path, "--out", prefix + "2"])
+        #expect(bad.status == 65 && bad.standardError.contains("\(watch.path):2:"), "\(bad.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: prefix + "2.f32.weights"))
+    }
+
     /// A model trained on the user's own low-motion class answers it: the built-in stillness rule does not take over
     /// `sitting` (it would answer `still`, a label the user never trained).
     @Test func aUsersOwnStillClassIsNotTakenOverByTheStillnessRule() throws {
