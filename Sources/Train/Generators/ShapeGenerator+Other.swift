@@ -11,6 +11,7 @@ extension ShapeGenerator {
     static let otherKinds = [
         "line", "zigzag", "spiral", "squiggle", "arrow", "heart", "letter", "lightning",
         "cloud", "moon", "arc", "polygon", "cross", "check", "eight", "scribble",
+        "gesture", "object", "object", "object",
     ]
 
     mutating func drawOther(by person: Person) -> Drawing {
@@ -94,7 +95,7 @@ extension ShapeGenerator {
             }
             pieces = [outer + inner]
         case "arc":
-            let sweep = uniform(0.6, 1.35) * Double.pi, start = uniform(0, 2 * Double.pi)
+            let sweep = uniform(0.6, 1.6) * Double.pi, start = uniform(0, 2 * Double.pi)  // up to 288°: an open "C"
             pieces = [
                 (0...80).map { i in
                     let angle = start + sweep * Double(i) / 80
@@ -130,6 +131,13 @@ extension ShapeGenerator {
                 }
             ]
             aspect = logUniform(1, 2.5)
+        case "gesture":
+            pieces = [gesture()]
+            aspect = logUniform(0.5, 2)
+        case "object":
+            let elongated = chance(0.3)
+            pieces = object()
+            aspect = elongated ? logUniform(2.2, 5) : logUniform(0.5, 2)
         default:  // scribble: a smooth random walk
             var (x, y, heading) = (0.5, 0.5, uniform(0, 2 * Double.pi))
             var walk: [(Double, Double)] = []
@@ -155,6 +163,92 @@ extension ShapeGenerator {
     }
 
     /// A straight-edged path through `corners`, 30 points per unit of length.
+    /// One-stroke marks that people draw as commands or symbols and that run close to a shape's outline: an "x"
+    /// or a delete mark in one stroke (two diagonals joined by a side), a caret, a square bracket. (Question marks
+    /// and pigtails were tried: they taught the model that a fast circle running on past its start is none of the
+    /// shapes.)
+    mutating func gesture() -> [(Double, Double)] {
+        switch generator.nextIndex(below: 4) {
+        case 0: return polyline([(0, 0), (1, 1), (1, 0), (0, 1)])  // x in one stroke
+        case 1: return polyline([(0, 0), (1, 1), (0, 1), (1, 0)])  // delete mark
+        case 2: return polyline([(0, 1), (0.5 + normal(0.05), 0), (1, 1)])  // caret
+        default: return polyline([(1, 0), (0, 0), (0, 1), (1, 1)])  // a square bracket
+        }
+    }
+
+    /// A doodle of a thing, not a shape: a box, a blob or a disc as its body (the caller stretches some long and
+    /// thin: a canoe, a crocodile, a plane) with 1–6 details inside or stuck on — lines across, small boxes and circles,
+    /// dots, legs, handles, spikes, a roof, a scribble — each its own stroke, as people draw a dishwasher, a cooler,
+    /// a cake, a cat or a skyscraper. A body with one detail is never a body and a dot (that is a shape with a
+    /// stray mark, which the shapes themselves sometimes have).
+    mutating func object() -> [[(Double, Double)]] {
+        var pieces: [[(Double, Double)]] = []
+        let body = generator.nextIndex(below: 3)
+        switch body {
+        case 0:
+            pieces.append(
+                polyline([
+                    (0 + normal(0.03), 0 + normal(0.03)), (1 + normal(0.03), 0 + normal(0.03)), (1 + normal(0.03), 1 + normal(0.03)),
+                    (0 + normal(0.03), 1 + normal(0.03)), (0, 0),
+                ]))
+        case 1:
+            let bumps = (2...4).map { k in (k: Double(k), amplitude: uniform(0, 0.08), phase: uniform(0, 2 * Double.pi)) }
+            pieces.append(
+                (0...120).map { i in
+                    let angle = 2 * Double.pi * Double(i) / 120
+                    let radius = 0.5 + bumps.reduce(0) { $0 + $1.amplitude * cos($1.k * angle + $1.phase) }
+                    return (0.5 + radius * cos(angle), 0.5 + radius * sin(angle))
+                })
+        default:
+            pieces.append(
+                (0...100).map { i in
+                    let angle = 2 * Double.pi * Double(i) / 100
+                    return (0.5 + 0.5 * cos(angle), 0.5 + 0.5 * sin(angle))
+                })
+        }
+        let details = 1 + generator.nextIndex(below: 6)
+        for _ in 0..<details {
+            let kind = generator.nextIndex(below: 9)
+            if details == 1 && kind == 3 { continue }  // a lone dot: see above
+            let (x, y) = (uniform(0.15, 0.85), uniform(0.15, 0.85))
+            switch kind {
+            case 0:  // a line across, as a lid or a shelf
+                pieces.append(
+                    chance(0.5)
+                        ? polyline([(uniform(0, 0.1), y), (uniform(0.9, 1), y + normal(0.03))])
+                        : polyline([(x, uniform(0, 0.1)), (x + normal(0.03), uniform(0.9, 1))]))
+            case 1:  // a small box: a button, a window
+                let w = uniform(0.08, 0.3), h = uniform(0.08, 0.3)
+                pieces.append(polyline([(x, y), (x + w, y), (x + w, y + h), (x, y + h), (x, y)]))
+            case 2:  // a small circle: a knob, an eye, a wheel
+                let r = uniform(0.04, 0.14)
+                pieces.append(
+                    (0...24).map { i in
+                        let angle = 2 * Double.pi * Double(i) / 24
+                        return (x + r * cos(angle), y + r * sin(angle))
+                    })
+            case 3:  // a dot
+                pieces.append([(x, y), (x + 0.01, y + 0.01)])
+            case 4, 5:  // a leg, a handle, an antenna, a candle: from the edge outward
+                let angle = uniform(0, 2 * Double.pi), length = uniform(0.15, 0.5)
+                let (ex, ey) = (0.5 + 0.5 * cos(angle), 0.5 + 0.5 * sin(angle))
+                pieces.append(polyline([(ex, ey), (ex + length * cos(angle + normal(0.4)), ey + length * sin(angle + normal(0.4)))]))
+            case 6:  // spikes along the top: teeth, a crown, fins
+                let count = 2 + generator.nextIndex(below: 4), height = uniform(0.1, 0.3)
+                var spikes: [(Double, Double)] = []
+                for k in 0...(2 * count) { spikes.append((0.1 + 0.8 * Double(k) / Double(2 * count), k % 2 == 0 ? 0 : -height)) }
+                pieces.append(polyline(spikes))
+            case 7:  // a roof or a lid on top
+                let h = uniform(0.2, 0.5)
+                pieces.append(polyline([(0, 0), (uniform(0.3, 0.7), -h), (1, 0)]))
+            default:  // a scribble or zigzag inside: a flame, a pattern, writing
+                let turns = 2 + generator.nextIndex(below: 5), w = uniform(0.2, 0.5), h = uniform(0.05, 0.2)
+                pieces.append(polyline((0...turns).map { k in (x - w / 2 + w * Double(k) / Double(turns), y + (k % 2 == 0 ? 0 : h)) }))
+            }
+        }
+        return pieces
+    }
+
     func polyline(_ corners: [(Double, Double)]) -> [(Double, Double)] {
         var path: [(Double, Double)] = []
         for (p, q) in zip(corners, corners.dropFirst()) {

@@ -88,15 +88,27 @@ public struct ShapeGenerator: Sendable {
             ]
             (path, corners) = polygon(&vertices, person: person)
         default:
-            // A pentagram in one line: every second vertex of a (careless) pentagon.
             let spin = normal(0.08)
             var points: [(Double, Double)] = []
-            for k in 0..<5 {
-                let angle = -Double.pi / 2 + Double(k * 2 % 5) * 2 * Double.pi / 5 * 1 + spin
-                let radius = 1 + normal(0.07)
-                points.append((0.5 + 0.5 * radius * cos(angle + normal(0.05)), 0.5 + 0.5 * radius * sin(angle + normal(0.05))))
+            var overshoot = 0.08
+            if chance(0.5) {
+                // A pentagram in one line: every second vertex of a (careless) pentagon.
+                for k in 0..<5 {
+                    let angle = -Double.pi / 2 + Double(k * 2 % 5) * 2 * Double.pi / 5 * 1 + spin
+                    let radius = 1 + normal(0.07)
+                    points.append((0.5 + 0.5 * radius * cos(angle + normal(0.05)), 0.5 + 0.5 * radius * sin(angle + normal(0.05))))
+                }
+                overshoot = 0.3  // quick pentagrams run on past their points
+            } else {
+                // The outline of a star, as most doodled stars are: ten corners, points and notches in turn.
+                let inner = uniform(0.3, 0.6)
+                for k in 0..<10 {
+                    let angle = -Double.pi / 2 + Double(k) * Double.pi / 5 + spin + normal(0.04)
+                    let radius = (k % 2 == 0 ? 1 : inner) * (1 + normal(0.07))
+                    points.append((0.5 + 0.5 * radius * cos(angle), 0.5 + 0.5 * radius * sin(angle)))
+                }
             }
-            (path, corners) = polygon(&points, person: person)
+            (path, corners) = polygon(&points, person: person, overshoot: overshoot)
         }
         // Any rotation; stretched along a random axis (ellipses up to 2.6:1, rectangles to 3.2:1, triangles to 8:1,
         // stars to 1.7:1) and slightly sheared; any size and place.
@@ -112,7 +124,20 @@ public struct ShapeGenerator: Sendable {
             aspect = chance(0.8) ? logUniform(1 / 3.2, 3.2) : (chance(0.5) ? flat : 1 / flat)
         }
         path = place([path], size: size, aspect: aspect, person: person)[0]
-        return timed(path, corners: corners, person: person, size: size, label: label)
+        var drawing = timed(path, corners: corners, person: person, size: size, label: label)
+        if chance(0.05) {
+            // A stray mark: a dot or a tick inside or beside the shape (a circle's centre, a slip of the pen).
+            let xs = drawing.strokes.flatMap { $0.map(\.x) }, ys = drawing.strokes.flatMap { $0.map(\.y) }
+            if let x0 = xs.min(), let x1 = xs.max(), let y0 = ys.min(), let y1 = ys.max() {
+                let (x, y) = (x0 + (x1 - x0) * uniform(0.2, 0.8), y0 + (y1 - y0) * uniform(0.2, 0.8))
+                let length = chance(0.5) ? 0.5 : uniform(0.02, 0.08) * max(x1 - x0, y1 - y0)
+                let angle = uniform(0, 2 * Double.pi), t = (drawing.strokes.last?.last?.t ?? 0) + uniform(150, 500).rounded()
+                drawing.strokes.append([
+                    DrawingPoint(x: x, y: y, t: t), DrawingPoint(x: x + length * cos(angle), y: y + length * sin(angle), t: t + 40),
+                ])
+            }
+        }
+        return drawing
     }
 
     /// Unit-square pieces (y down) as pixels: stretched by `aspect` and slightly sheared, turned by a random angle,
@@ -146,7 +171,7 @@ public struct ShapeGenerator: Sendable {
         let direction = (person.clockwise != chance(0.15)) ? 1.0 : -1.0
         // Circles often run past the start (fast ones by a third of a turn) and curl in or out as they do.
         let overrun = chance(0.45) ? uniform(0, 0.3) : person.closing + normal(0.06)
-        let sweep = 2 * Double.pi * (1 + max(-0.2, overrun))
+        let sweep = 2 * Double.pi * (1 + max(-0.1, overrun))  // at most a tenth open: a 280° arc is a "C"
         let drift = normal(overrun > 0.08 ? 0.12 : 0.05)  // the radius creeps in or out: spiral-ish endings
         // People's circles are not ellipses: flattened sides and bulges make them egg-like (3-fold), squarish
         // (4-fold) or bumpy (5-fold). Radial harmonics of a few percent imitate that.
@@ -162,8 +187,9 @@ public struct ShapeGenerator: Sendable {
     }
 
     /// A closed polygon traced from a random vertex, either way round, with rounded or overshot corners and a
-    /// closing gap or overlap. Returns the dense path and the indices of its corners.
-    mutating func polygon(_ vertices: inout [(Double, Double)], person: Person) -> ([(Double, Double)], [Int]) {
+    /// closing gap or overlap; a quarter of the corners run on by up to `most` of their edge. Returns the dense path
+    /// and the indices of its corners.
+    mutating func polygon(_ vertices: inout [(Double, Double)], person: Person, overshoot most: Double = 0.08) -> ([(Double, Double)], [Int]) {
         if person.clockwise == chance(0.2) { vertices.reverse() }
         let first = chance(0.5) ? 0 : generator.nextIndex(below: vertices.count)
         vertices = Array(vertices[first...] + vertices[..<first])
@@ -185,7 +211,7 @@ public struct ShapeGenerator: Sendable {
             let (p, q) = (loop[i], loop[i + 1])
             let length = hypot(q.0 - p.0, q.1 - p.1)
             let cut = i == 0 || i == loop.count - 2 ? 0 : min(rounding, 0.45)
-            let overshoot = chance(0.25) ? uniform(0, 0.08) : 0
+            let overshoot = chance(0.25) ? uniform(0, most) : 0
             let steps = max(4, Int(length * 60))
             for s in 0...steps {
                 let f = Double(s) / Double(steps)
