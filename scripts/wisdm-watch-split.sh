@@ -1,19 +1,25 @@
 #!/bin/sh
-# Splits the WISDM smartwatch recordings (../shared/realdata/motion-wisdm-watch-dev.csv; CC BY 4.0, see
-# Datasets/ATTRIBUTION.md) by person: subjects 1600–1611 become training data for the shipped motion model
-# (Datasets/motion/watch-train.csv, copied byte for byte, rows in file order), subjects 1612–1624 are held out
+# Splits the WISDM smartwatch recordings (../shared/realdata/motion-wisdm-watch-dev.csv; CC BY 4.0, attribution in
+# Datasets/README.md) by person: subjects 1600–1611 become training data for the shipped motion model
+# (Datasets/motion/watch-train.csv, their rows copied byte for byte in file order); subjects 1612–1624 are held out
 # and written only when a second path is given (they never enter the repository: they are what accuracy is
-# reported on).
+# reported on). Run from anywhere; the output goes to this repository's Datasets/.
 #   scripts/wisdm-watch-split.sh [REALDATA_FILE] [HELD_OUT_OUT]
 set -eu
-source=${1:-../shared/realdata/motion-wisdm-watch-dev.csv}
+root=$(cd "$(dirname "$0")/.." && pwd)
+source=${1:-$root/../shared/realdata/motion-wisdm-watch-dev.csv}
 [ -f "$source" ] || { echo "error: $source: no such file (the WISDM watch recordings; see ../shared/realdata/README.md)" >&2; exit 66; }
-split() { # $1 = awk condition on the subject, $2 = output
-    tmp="$2.tmp.$$"
-    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { h = $i; sub(/\r$/, "", h); if (h == "subject") s = i }
-                       if (!s) { print "error: no subject column in the header" > "/dev/stderr"; exit 65 }; print; next } '"$1" "$source" > "$tmp" \
-        || { rm -f "$tmp"; exit 65; }
-    mv "$tmp" "$2"
+expected='session,label,timestamp,acc.x,acc.y,acc.z,subject'
+header=$(head -n 1 "$source" | tr -d '\r')
+[ "$header" = "$expected" ] || {
+    echo "error: $source:1: the header is '$header'; the WISDM watch file has '$expected'" >&2; exit 65; }
+split() { # $1 = lowest subject, $2 = highest, $3 = output
+    tmp="$3.tmp.$$"
+    awk -F, -v low="$1" -v high="$2" 'NR == 1 { print; next } { s = $7; sub(/\r$/, "", s) }
+        s ~ /^[0-9]+$/ && s + 0 >= low && s + 0 <= high { print; rows++ }
+        END { if (rows == 0) exit 65 }' "$source" > "$tmp" \
+        || { rm -f "$tmp"; echo "error: $source: no rows of subjects $1–$2" >&2; exit 65; }
+    mv "$tmp" "$3"
 }
-split '$s + 0 <= 1611' Datasets/motion/watch-train.csv
-[ $# -lt 2 ] || split '$s + 0 >= 1612' "$2"
+split 1600 1611 "$root/Datasets/motion/watch-train.csv"
+[ $# -lt 2 ] || split 1612 1624 "$2"

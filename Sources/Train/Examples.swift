@@ -25,23 +25,33 @@ public struct Examples: Sendable {
         self.classNames = classNames
     }
 
-    /// The rows of `parts` in order, their groups renumbered so that no two parts share one; the parts must have
-    /// the same class names and input shape.
+    /// The rows of `parts` in order, their groups renumbered 0, 1, 2, … in order of first appearance so that no
+    /// two parts share one (whatever numbers each part used; a single part is returned as it is); the parts must
+    /// have the same class names and input shape.
     public init(concatenating parts: [Examples]) {
         precondition(!parts.isEmpty, "Examples(concatenating:) needs at least one part, got 0")
         if parts.count == 1 {
             self = parts[0]
             return
         }
-        var labels: [Int] = [], groups: [Int] = [], offset = 0
+        // Each part's groups, renumbered in order of first appearance after every group of the parts before it.
+        var labels: [Int] = [], groups: [Int] = [], next = 0
         for part in parts {
             precondition(
                 part.classNames == parts[0].classNames && Array(part.inputs.shape.dropFirst()) == Array(parts[0].inputs.shape.dropFirst()),
                 "concatenated examples must share class names and row shape: \(parts[0].classNames) \(describeShape(parts[0].inputs.shape)) "
                     + "and \(part.classNames) \(describeShape(part.inputs.shape))")
             labels += part.labels
-            groups += part.groups.map { $0 + offset }
-            offset += (part.groups.max() ?? -1) + 1
+            var renumbered: [Int: Int] = [:]
+            for group in part.groups {
+                if let number = renumbered[group] {
+                    groups.append(number)
+                } else {
+                    renumbered[group] = next
+                    groups.append(next)
+                    next += 1
+                }
+            }
         }
         self.init(inputs: Tensor.concatenate(parts.map(\.inputs), axis: 0), labels: labels, groups: groups, classNames: parts[0].classNames)
     }

@@ -140,10 +140,21 @@ public struct TrainingRun: Sendable {
         public let heldOut: Examples
         /// `training shape-classifier on FILE: 2400 drawings, 5 classes (…); 1920 training and 480 validation examples`.
         public let summary: String
+        /// Each training file's CRC-32 (`crc32:1a2b3c4d`), taken as it was read, or `nil` where it could not be.
+        public var checksums: [String?] = []
     }
 
-    /// Reads the training (and validation) data and splits it.
+    /// Reads the training (and validation) data and splits it. Two training files with the same bytes are an
+    /// error: their copies of each drawing or session would fall on both sides of the validation split.
     public func prepare() throws(DataError) -> Data {
+        let checksums = data.map { CRC32.checksum(ofFile: $0).map { String(format: "crc32:%08x", $0) } }
+        for (index, checksum) in checksums.enumerated() {
+            guard let checksum, let first = checksums.firstIndex(of: checksum), first < index else { continue }
+            throw DataError(
+                file: data[index],
+                message: "the same bytes as \(data[first]) (\(checksum)): the same data twice would put copies of its "
+                    + "\(task == .shape ? "drawings" : "sessions") on both sides of the validation split; give each file once")
+        }
         let trainingData = try PreparedData(
             data, task: task, classNames: nil, rasterizer: rasterizer, windowing: windowing,
             augment: augment, seed: configuration.seed)
@@ -157,7 +168,9 @@ public struct TrainingRun: Sendable {
         let summary =
             "training \(name) on \(dataDescription): \(trainingData.groupsDescription), \(all.classNames.count) classes "
             + "(\(all.classNames.joined(separator: ", "))); \(training.count) training and \(heldOut.count) validation examples"
-        return Data(all: all, training: training, heldOut: heldOut, summary: summary)
+        var prepared = Data(all: all, training: training, heldOut: heldOut, summary: summary)
+        prepared.checksums = checksums
+        return prepared
     }
 
     /// Trains the task's network on `data` (the learning rate cosine-decayed to a tenth over the run's steps),
@@ -179,8 +192,10 @@ public struct TrainingRun: Sendable {
     /// and the curves as one set under the output lock; `waiting` is called when another run holds the lock.
     /// Returns the plan written (its run identity and variants).
     public func export(_ result: TrainingResult, report: ClassificationReport, data: Data, waiting: () -> Void = {}) throws -> ExportPlan {
-        let checksums = self.data.map { CRC32.checksum(ofFile: $0).map { String(format: "crc32:%08x", $0) } }
-        let checksum = checksums.contains(nil) ? nil : checksums.compactMap { $0 }.joined(separator: " + ")
+        // The checksums taken when the files were read (a file changed or removed since does not change them); one
+        // that could not be taken is `unavailable` in its place.
+        let checksums = data.checksums.count == self.data.count ? data.checksums : self.data.map { _ in nil }
+        let checksum = checksums.allSatisfy { $0 == nil } ? nil : checksums.map { $0 ?? "unavailable" }.joined(separator: " + ")
         let metadata = TrainingMetadata(
             dataset: dataDescription, datasetChecksum: checksum, seed: configuration.seed, epochs: result.bestEpoch,
             validationAccuracy: report.accuracy, epochsTrained: result.history.count)

@@ -38,7 +38,7 @@ struct TrainCommand: ParsableCommand {
             "The training dataset (CSV; see README for its columns). Repeat it to pool several files, each with its own columns "
                 + "(e.g. phone and watch recordings).",
             valueName: "data"))
-    var data: [String] = []
+    var data: [String]
 
     @Option(help: "A validation dataset (default: 20% of the training drawings or sessions, chosen by the seed).")
     var validation: String?
@@ -107,7 +107,14 @@ struct TrainCommand: ParsableCommand {
     }
 
     func validate() throws {
-        guard !data.isEmpty else { throw ValidationError("Missing expected argument '--data <data>'") }
+        // The same file twice (however spelled) would put copies of its drawings or sessions on both sides of the
+        // validation split.
+        let resolved = data.map { URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath().path }
+        for (index, path) in resolved.enumerated() {
+            if let first = resolved.firstIndex(of: path), first < index {
+                throw ValidationError("--data: \(data[index]) is \(data[first]) again; give each file once")
+            }
+        }
         if let epochs, !Self.epochRange.contains(epochs) {
             throw ValidationError("--epochs must be between 1 and \(Self.epochRange.upperBound), got \(epochs)")
         }

@@ -105,8 +105,6 @@ struct ChainCommandTests {
         let named = try classify.run(["shape", star], weights: weights)
         #expect(named.status == 70 && named.standardOutput.isEmpty)
         #expect(named.standardError.contains("shape-classifier.int8: ") && named.standardError.contains("; shape-classifier.f32: "))
-        // (The geometric rule reads a pentagram's crossing lines, not a star's outline, as the bundled star is
-        // drawn: the triangle shows the fallback answering.)
         let run = try classify.run(["shape", triangle, "--fallback"], weights: weights)
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.hasPrefix("triangle  (confidence "), "\(run.standardOutput)")

@@ -93,6 +93,13 @@ struct TrainEvaluateTests {
             training.range(
                 of: NSRegularExpression.escapedPattern(for: "dataset \(phone.path) + \(watch.path) (")
                     + "crc32:[0-9a-f]{8} \\+ crc32:[0-9a-f]{8}\\)", options: .regularExpression) != nil, "\(training)")
+        // The same file twice, however spelled, is a usage error; the same bytes under another name a data error.
+        let twice = try CommandRun.classify(["train", "motion", "--data", phone.path, "--data", folder.path + "/./phone.csv", "--out", prefix + "3"])
+        #expect(twice.status == 64 && twice.standardError.contains("is \(phone.path) again"), "\(twice.standardError)")
+        let copy = folder.appendingPathComponent("copy.csv")
+        try FileManager.default.copyItem(at: phone, to: copy)
+        let same = try CommandRun.classify(["train", "motion", "--data", phone.path, "--data", copy.path, "--out", prefix + "3"])
+        #expect(same.status == 65 && same.standardError.contains("\(copy.path): the same bytes as \(phone.path)"), "\(same.standardError)")
         // A bad second file is that file's error, before any training.
         try "session,label,acc.x,acc.y,acc.z\ns0,walking,0,0,abc\n".write(to: watch, atomically: true, encoding: .utf8)
         let bad = try CommandRun.classify(["train", "motion", "--data", phone.path, "--data", watch.path, "--out", prefix + "2"])

@@ -19,7 +19,8 @@ struct WeightsPathCommandTests {
         let triangle = packageRoot.appendingPathComponent("Datasets/examples/triangle.csv").path
         let run = try CommandRun.classify(["shape", triangle, "--weights", fifo, "--retries", "10", "--fallback"])
         #expect(run.status == 0, "\(run.standardError)")
-        #expect(run.standardOutput.hasPrefix("triangle  (confidence 99.9%, model geometric)"), "\(run.standardOutput)")
+        #expect(run.standardOutput.hasPrefix("triangle  (confidence "), "\(run.standardOutput)")
+        #expect(run.standardOutput.contains(", model geometric)"), "\(run.standardOutput)")
         #expect(run.standardError == "warning: fifo: \(fifo): is a FIFO (named pipe), not a weights file (a regular file); trying geometric\n")
     }
 

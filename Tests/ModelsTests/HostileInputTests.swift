@@ -106,7 +106,7 @@ struct HostileInputTests {
             #expect(problem.map { error.message == $0 } == true, "\(error.message)")
         }
         if let measures = try? GeometricRecognizer().measure(drawing) {
-            #expect(measures.pathOverHull.isFinite && measures.rectangularity.isFinite)
+            #expect(measures.pathOverHull.isFinite && measures.rectangularity.isFinite && measures.solidity.isFinite)
         }
     }
 

@@ -80,9 +80,19 @@ struct ShapeTests {
         #expect(try recognizer.classify(Drawing(strokes: [outline([(0, 0), (200, 0), (200, 90), (0, 90)])])).label == "square", "a 2:1 rectangle")
         #expect(try recognizer.classify(Drawing(strokes: [outline(triangleCorners)])).label == "triangle")
         #expect(try recognizer.classify(Drawing(strokes: [outline(pentagram)])).label == "star")
-        let (ratio, rectangularity) = try recognizer.measure(Drawing(strokes: [outline(pentagram, perSide: 20)]))
+        let (ratio, rectangularity, _) = try recognizer.measure(Drawing(strokes: [outline(pentagram, perSide: 20)]))
         #expect(abs(ratio - 1.618) < 0.01, "a pentagram's path is 1.618 times its hull's perimeter, got \(ratio)")
         #expect(rectangularity > 0.6 && rectangularity < 0.8)
+        // A star's outline (ten corners, the notches at 0.4 of the points' radius) traces about 1.2 times its hull,
+        // like a sloppy convex outline, but encloses about half of the hull's area: its solidity tells it apart.
+        let starOutline = (0..<10).map { k -> (Double, Double) in
+            let angle = -Double.pi / 2 + Double(k) * .pi / 5, radius = k % 2 == 0 ? 100.0 : 40
+            return (radius * cos(angle), radius * sin(angle))
+        }
+        let star = try recognizer.measure(Drawing(strokes: [outline(starOutline, perSide: 20)]))
+        #expect(abs(star.solidity - 0.5) < 0.05 && star.pathOverHull < 1.3, "\(star)")
+        #expect(try recognizer.classify(Drawing(strokes: [outline(starOutline)])).label == "star")
+        #expect(try recognizer.measure(Drawing(strokes: [outline(squareCorners)])).solidity > 0.99)
         #expect(throws: DataError.self) {
             try recognizer.classify(Drawing(strokes: [[DrawingPoint(x: 0, y: 0), DrawingPoint(x: 5, y: 5), DrawingPoint(x: 10, y: 10)]]))
         }

@@ -31,6 +31,20 @@ struct TrainingSplitTests {
         #expect(throws: DataError.self) { try split(examples([0, 0, 0, 0], classNames: ["other"])) }
     }
 
+    /// Concatenated parts never share a group, whatever numbers each part used (negative, overlapping, sparse),
+    /// and rows of one group in a part stay one group.
+    @Test func concatenatedPartsNeverShareAGroup() {
+        let parts = [
+            examples([0, 1, 0], groups: [0, 1, 0], classNames: ["a", "b"]),
+            examples([1, 0], groups: [-1, 0], classNames: ["a", "b"]),
+            examples([0, 1, 1], groups: [-10, -5, -10], classNames: ["a", "b"]),
+            examples([1], groups: [-6], classNames: ["a", "b"]),
+        ]
+        let all = Examples(concatenating: parts)
+        #expect(all.labels == parts.flatMap(\.labels))
+        #expect(all.groups == [0, 1, 0, 2, 3, 4, 5, 4, 6])
+    }
+
     @Test func withoutValidationEveryClassNeedsTwoGroups() {
         #expect(
             throws: DataError(
@@ -148,5 +162,33 @@ struct TrainingRunFilesTests {
             try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["m.curves.svg", "m.f32.weights", "m.int8.weights"],
             "the files of the set, and no temporary file of a killed run")
         #expect(try [UInt8](Data(contentsOf: folder.appendingPathComponent("m.int8.weights"))) == plan.contents[1])
+    }
+}
+
+@Suite("Training from several files")
+struct TrainingFromSeveralFilesTests {
+    /// The weights record each file's checksum as it was when read: a file removed before the weights are written
+    /// keeps its checksum in the header, and the header names both files.
+    @Test func checksumsAreTakenWhenTheFilesAreRead() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("several-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var generator = MotionGenerator(seed: 11)
+        let (a, b) = (folder.appendingPathComponent("a.csv"), folder.appendingPathComponent("b.csv"))
+        try MotionGenerator.csv(generator.sessions(people: 2, seconds: 8), prefix: "a").write(to: a, atomically: true, encoding: .utf8)
+        try MotionGenerator.csv(generator.sessions(people: 2, seconds: 8), prefix: "a").write(to: b, atomically: true, encoding: .utf8)
+        let sums = try [a, b].map { String(format: "crc32:%08x", try #require(CRC32.checksum(ofFile: $0.path))) }
+        let run = TrainingRun(
+            task: .motion, data: [a.path, b.path], validation: nil, epochs: 1, batchSize: 64, seed: 1, patience: nil,
+            learningRate: 0.003, rasterizer: ShapeRasterizer(), windowing: MotionWindowing(), augment: 0, formats: [],
+            out: folder.appendingPathComponent("m").path)
+        let data = try run.prepare()
+        #expect(data.checksums == sums)
+        try FileManager.default.removeItem(at: b)
+        let (result, report) = run.train(data)
+        _ = try run.export(result, report: report, data: data)
+        let file = try ModelFile(contentsOf: folder.appendingPathComponent("m.f32.weights"))
+        #expect(file.training?.dataset == "\(a.path) + \(b.path)")
+        #expect(file.training?.datasetChecksum == "\(sums[0]) + \(sums[1])")
     }
 }

@@ -3,10 +3,13 @@ import Foundation
 /// Recognizes circle, triangle, square and star by geometry alone: no weights file, so it is the last link of
 /// the fallback chain.
 ///
-/// Two measurements of the drawing's points decide:
+/// Three measurements of the drawing's points decide:
 /// - **path / hull perimeter**: the length of the strokes over the perimeter of their convex hull. A convex
 ///   outline traced once gives about 1; a pentagram's five chords give 1.62 (each chord is 2·sin 72° of the
 ///   radius, the hull's sides 2·sin 36°). Above the midpoint, 1.3, it is a star.
+/// - **solidity**: the area the points enclose, in drawing order, over the hull's. A convex outline gives about 1;
+///   a star's outline (ten corners, notches at 0.3–0.6 of the points' radius) 0.4–0.75, though its path is only
+///   1.05–1.3 times its hull. Under 0.7 it is a star.
 /// - **rectangularity**: the hull's area over the smallest rectangle around it at any angle. A rectangle gives 1,
 ///   an ellipse π/4 ≈ 0.785, a triangle 0.5. The cut points are the midpoints: above 0.89 a square, below 0.64 a
 ///   triangle, between them a circle.
@@ -19,12 +22,12 @@ package struct GeometricRecognizer: Sendable {
     /// Creates the recognizer.
     package init() {}
 
-    /// The two measurements of a drawing, or why there are none (fewer than 3 distinct points, no area).
+    /// The three measurements of a drawing, or why there are none (fewer than 3 distinct points, no area).
     ///
-    /// Both are ratios, so they are measured in units of the drawing's size from its corner: no product of
+    /// All are ratios, so they are measured in units of the drawing's size from its corner: no product of
     /// coordinates overflows or underflows at any scale or place (a square of side 10⁻¹⁷⁰ is a square), and a
     /// drawing whose points span no finite, non-zero extent has no measurements.
-    package func measure(_ drawing: Drawing) throws(DataError) -> (pathOverHull: Double, rectangularity: Double) {
+    package func measure(_ drawing: Drawing) throws(DataError) -> (pathOverHull: Double, rectangularity: Double, solidity: Double) {
         guard drawing.strokes.joined().allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else {
             throw DataError(file: "drawing", message: "a point is not a finite number")
         }
@@ -45,8 +48,11 @@ package struct GeometricRecognizer: Sendable {
         for stroke in drawing.strokes {
             pathLength += perimeter(stroke.map(unit), closed: false)
         }
-        let measures = (pathOverHull: pathLength / hullPerimeter, rectangularity: hullArea / minimumRectangleArea(hull))
-        guard measures.pathOverHull.isFinite, measures.rectangularity.isFinite else {
+        let measures = (
+            pathOverHull: pathLength / hullPerimeter, rectangularity: hullArea / minimumRectangleArea(hull),
+            solidity: min(1, area(points) / hullArea)
+        )
+        guard measures.pathOverHull.isFinite, measures.rectangularity.isFinite, measures.solidity.isFinite else {
             throw DataError(file: "drawing", message: "the drawing has no area (its points lie on a line or on one spot)")
         }
         return measures
@@ -54,13 +60,14 @@ package struct GeometricRecognizer: Sendable {
 
     /// The most likely shape with probabilities for each class.
     package func classify(_ drawing: Drawing) throws(DataError) -> ShapePrediction {
-        let (ratio, rectangularity) = try measure(drawing)
+        let (ratio, rectangularity, solidity) = try measure(drawing)
         // Scores: how close each measurement is to each class's ideal, as Gaussian likelihoods.
         func closeness(_ value: Double, _ ideal: Double, _ spread: Double) -> Double {
             exp(-0.5 * pow((value - ideal) / spread, 2))
         }
-        let star = closeness(ratio, 1.62, 0.15)
-        let convex = closeness(ratio, 1.0, 0.15)
+        // A star is a pentagram's crossing lines (the path ratio) or a star's outline (the solidity).
+        let star = max(closeness(ratio, 1.62, 0.15), closeness(solidity, 0.6, 0.1))
+        let convex = closeness(ratio, 1.0, 0.15) * closeness(solidity, 1, 0.1)
         let scores = [
             convex * closeness(rectangularity, 0.785, 0.05),
             convex * closeness(rectangularity, 0.5, 0.07),
@@ -69,7 +76,7 @@ package struct GeometricRecognizer: Sendable {
         ]
         // The decision follows the midpoint rules exactly; the scores only shape the probabilities.
         let decided: Int
-        if ratio > 1.3 {
+        if ratio > 1.3 || solidity < 0.7 {
             decided = 3
         } else if rectangularity > 0.89 {
             decided = 2
