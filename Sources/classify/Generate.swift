@@ -26,7 +26,7 @@ struct Generate: ParsableCommand {
     @Argument(help: "What to generate: shape or motion.")
     var task: RecognitionTask
 
-    @Option(help: "The dataset folder (shapes/ and examples/ are written inside it).")
+    @Option(help: "The dataset folder (shapes/ or motion/, and examples/, are written inside it).")
     var out: String
 
     @Option(
@@ -95,8 +95,8 @@ extension Generate {
         }
         try write(files, under: root)
         print(
-            "wrote \(training.count) training sessions (\(people) people) to \(out)/motion/train.csv, \(test.count) test sessions "
-                + "(\(max(1, people / 4)) other people) to \(out)/motion/test.csv, and "
+            "wrote \(training.count) training sessions (\(people) \(people == 1 ? "person" : "people")) to \(out)/motion/train.csv, "
+                + "\(test.count) test sessions (\(max(1, people / 4)) other \(people / 4 <= 1 ? "person" : "people")) to \(out)/motion/test.csv, and "
                 + MotionGenerator.labels.joined(separator: ", ") + " examples to \(out)/examples/")
     }
 

@@ -13,7 +13,7 @@ struct RenderTests {
         return (texts.max() ?? 0, width)
     }
 
-    @Test(arguments: [("other.csv", "unknown: none of the classes (nearest "), ("star.csv", "star, 99.9%")])
+    @Test(arguments: [("other.csv", "unknown: none of the classes (nearest "), ("star.csv", "star, 99.1%")])
     func theVerdictIsWrittenOutAndEverythingFits(example: String, verdict: String) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("render-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -16,10 +16,12 @@ struct WeightsPathCommandTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let fifo = folder.appendingPathComponent("fifo.weights").path
         #expect(mkfifo(fifo, 0o644) == 0)
-        let triangle = packageRoot.appendingPathComponent("Datasets/examples/triangle.csv").path
-        let run = try CommandRun.classify(["shape", triangle, "--weights", fifo, "--retries", "10", "--fallback"])
+        // A clean square, which the geometric rule knows whatever the generated examples look like.
+        let square = folder.appendingPathComponent("square.csv")
+        try "x,y\n0,0\n100,0\n100,100\n0,100\n0,0\n".write(to: square, atomically: true, encoding: .utf8)
+        let run = try CommandRun.classify(["shape", square.path, "--weights", fifo, "--retries", "10", "--fallback"])
         #expect(run.status == 0, "\(run.standardError)")
-        #expect(run.standardOutput.hasPrefix("triangle  (confidence "), "\(run.standardOutput)")
+        #expect(run.standardOutput.hasPrefix("square  (confidence "), "\(run.standardOutput)")
         #expect(run.standardOutput.contains(", model geometric)"), "\(run.standardOutput)")
         #expect(run.standardError == "warning: fifo: \(fifo): is a FIFO (named pipe), not a weights file (a regular file); trying geometric\n")
     }

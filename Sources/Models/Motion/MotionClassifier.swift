@@ -51,9 +51,9 @@ public struct MotionAnswer: RecognitionAnswer, Equatable {
     /// The model's classes, in the order of each window's probabilities. The shipped model has `still` among them;
     /// for a model of only walking and running, `still` is not one: it is judged from the motion's intensity.
     public var classes: [String] = []
-    /// Every window's class probabilities, calibrated by the weights file's decision rule (a window's confidence is
-    /// its label's probability), `classes.count` per window in window order (empty for an answer made from windows
-    /// alone).
+    /// Every window's class probabilities, calibrated by the weights file's decision rule (a window answered by the
+    /// model has its label's probability as its confidence; a `still` window of a model under the stillness rule
+    /// has the rule's), `classes.count` per window in window order (empty for an answer made from windows alone).
     public var windowProbabilities: [Double] = []
 
     /// Window `index`'s probability of each class, most likely first.

@@ -178,7 +178,7 @@ public struct MotionGenerator: Sendable {
     }
 
     /// A person not going anywhere, phone in the pocket (or on a table): what a running app must not take for a
-    /// gait. Sitting people breathe and jiggle a knee (3.5–6.5 Hz, 2–15 s at a time); standing people sway
+    /// gait. Sitting people breathe and jiggle a knee (3–6.5 Hz, 2–15 s at a time); standing people sway
     /// (0.1–1.2 Hz) and shift their weight, now and then with a step or two; both shift posture, which turns the
     /// phone. Core Motion's user acceleration keeps a bias of a few hundredths of a g that wanders, so a still
     /// phone rarely reads zero.

@@ -162,7 +162,6 @@ extension ShapeGenerator {
         return Drawing(strokes: strokes)
     }
 
-    /// A straight-edged path through `corners`, 30 points per unit of length.
     /// One-stroke marks that people draw as commands or symbols and that run close to a shape's outline: an "x"
     /// or a delete mark in one stroke (two diagonals joined by a side), a caret, a square bracket. (Question marks
     /// and pigtails were tried: they taught the model that a fast circle running on past its start is none of the
@@ -208,8 +207,9 @@ extension ShapeGenerator {
         }
         let details = 1 + generator.nextIndex(below: 6)
         for _ in 0..<details {
-            let kind = generator.nextIndex(below: 9)
-            if details == 1 && kind == 3 { continue }  // a lone dot: see above
+            // A lone detail is never a dot (see above): the kinds after the dot stand in for it.
+            let drawn = generator.nextIndex(below: details == 1 ? 8 : 9)
+            let kind = details == 1 && drawn >= 3 ? drawn + 1 : drawn
             let (x, y) = (uniform(0.15, 0.85), uniform(0.15, 0.85))
             switch kind {
             case 0:  // a line across, as a lid or a shelf
@@ -249,6 +249,7 @@ extension ShapeGenerator {
         return pieces
     }
 
+    /// A straight-edged path through `corners`, 30 points per unit of length.
     func polyline(_ corners: [(Double, Double)]) -> [(Double, Double)] {
         var path: [(Double, Double)] = []
         for (p, q) in zip(corners, corners.dropFirst()) {

@@ -126,7 +126,7 @@ public struct ShapeGenerator: Sendable {
         path = place([path], size: size, aspect: aspect, person: person)[0]
         var drawing = timed(path, corners: corners, person: person, size: size, label: label)
         if chance(0.05) {
-            // A stray mark: a dot or a tick inside or beside the shape (a circle's centre, a slip of the pen).
+            // A stray mark: a dot or a tick within the shape's box (a circle's centre, a slip of the pen).
             let xs = drawing.strokes.flatMap { $0.map(\.x) }, ys = drawing.strokes.flatMap { $0.map(\.y) }
             if let x0 = xs.min(), let x1 = xs.max(), let y0 = ys.min(), let y1 = ys.max() {
                 let (x, y) = (x0 + (x1 - x0) * uniform(0.2, 0.8), y0 + (y1 - y0) * uniform(0.2, 0.8))
