@@ -64,7 +64,8 @@ struct MotionFollower {
             // Nobody can read what follows: stop, and let the exit say why (74, one line).
             guard written else { return 0 }
         }
-        windows += report(stream.pause()).windows
+        // The end of the input is not a pause: what the held samples complete, without a `paused` line.
+        windows += report(stream.pause().filter { if case .paused = $0 { false } else { true } }).windows
         guard windows > 0 else {
             let windowing = recognizer.windowing
             throw DataError(
@@ -75,44 +76,73 @@ struct MotionFollower {
         return 0
     }
 
-    /// Prints each change at once (flushed: whoever reads the output sees it as it happens); returns how many
-    /// windows `events` held, and `false` once standard output cannot be written.
+    /// Prints each change, pause and resumption at once (flushed: whoever reads the output sees it as it
+    /// happens); returns how many windows `events` held, and `false` once standard output cannot be written. A
+    /// change that comes with a resumption is printed once, as the resumption.
     func report(_ events: [MotionStreamEvent]) -> (windows: Int, written: Bool) {
         var windows = 0, written = true
+        let resumed = events.contains { if case .resumed = $0 { true } else { false } }
         for event in events {
+            let line: String
             switch event {
             case .window:
                 windows += 1
+                continue
             case let .change(change):
-                if json {
-                    StandardStreams.write(jsonText(FollowJSON(change: change, model: recognizer.model)) + "\n")
-                } else {
-                    StandardStreams.write(
-                        String(format: "%8.2f s", change.time) + "  " + change.to.padding(toLength: 8, withPad: " ", startingAt: 0)
-                            + percentText(change.confidence) + String(format: "  (since %.2f s)\n", change.since))
-                }
-                written = StandardStreams.flush() && written
+                guard !resumed else { continue }
+                line =
+                    json
+                    ? jsonText(FollowJSON(change: change, model: recognizer.model))
+                    : String(format: "%8.2f s", change.time) + "  " + change.to.padding(toLength: 8, withPad: " ", startingAt: 0)
+                        + percentText(change.confidence) + String(format: "  (since %.2f s)", change.since)
+            case let .paused(pause):
+                line =
+                    json
+                    ? jsonText(FollowJSON(pause: pause, model: recognizer.model))
+                    : String(format: "%8.2f s  paused", pause.time)
+                        + (pause.state.map { "   (was \($0); no samples after this)" } ?? "   (no samples after this)")
+            case let .resumed(resumption):
+                line =
+                    json
+                    ? jsonText(FollowJSON(resumption: resumption, model: recognizer.model))
+                    : String(format: "%8.2f s", resumption.time) + "  " + resumption.to.padding(toLength: 8, withPad: " ", startingAt: 0)
+                        + percentText(resumption.confidence)
+                        + String(format: "  (resumed; since %.2f s, paused at %.2f s)", resumption.since, resumption.pausedAt)
             }
+            StandardStreams.write(line + "\n")
+            written = StandardStreams.flush() && written
         }
         return (windows, written)
     }
 }
 
-/// One state change as `--follow --json` prints it.
+/// One event as `--follow --json` prints it: `event` is `change`, `paused` or `resumed`; a pause has `time` (the
+/// last sample before it) and `from` (the state then); a resumption also `to`, `since`, `pausedAt` and
+/// `confidence`.
 struct FollowJSON: Encodable {
+    let event: String
     let time: Double
     let from: String?
-    let to: String
-    let since: Double
-    let confidence: Double
+    let to: String?
+    let since: Double?
+    let pausedAt: Double?
+    let confidence: Double?
     let model: String
 
+    private static func ms(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
+
     init(change: MotionStateChange, model: String) {
-        time = (change.time * 1000).rounded() / 1000
-        from = change.from
-        to = change.to
-        since = (change.since * 1000).rounded() / 1000
-        confidence = change.confidence
-        self.model = model
+        (event, time, from, to) = ("change", Self.ms(change.time), change.from, change.to)
+        (since, pausedAt, confidence, self.model) = (Self.ms(change.since), nil, change.confidence, model)
+    }
+
+    init(pause: MotionPause, model: String) {
+        (event, time, from, to) = ("paused", Self.ms(pause.time), pause.state, nil)
+        (since, pausedAt, confidence, self.model) = (nil, nil, nil, model)
+    }
+
+    init(resumption: MotionResumption, model: String) {
+        (event, time, from, to) = ("resumed", Self.ms(resumption.time), resumption.from, resumption.to)
+        (since, pausedAt, confidence, self.model) = (Self.ms(resumption.since), Self.ms(resumption.pausedAt), resumption.confidence, model)
     }
 }

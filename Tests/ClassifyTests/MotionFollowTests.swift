@@ -67,6 +67,39 @@ struct MotionFollowTests {
         #expect(text.standardOutput.contains("walking") && text.standardOutput.contains("(since "), "\(text.standardOutput)")
     }
 
+    /// Walking, 60 s without samples, walking again: the gap is printed as `paused` when the samples come back,
+    /// and the walk as `resumed` (before, the second walk printed nothing: the state had not changed).
+    @Test func aGapIsPrintedAsAPauseAndTheWalkAsResumed() throws {
+        let text = try String(contentsOf: Self.examples.appendingPathComponent("walking.csv"), encoding: .utf8)
+        let rows = text.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let timeColumn = rows[0].firstIndex(of: "timestamp") ?? 0
+        var lines = [rows[0].joined(separator: ",")]
+        var time = 0.0
+        for pass in 0..<2 {
+            if pass == 1 { time += 60 }
+            for var row in rows.dropFirst().prefix(1300) {
+                row[timeColumn] = String(format: "%.3f", time)
+                lines.append(row.joined(separator: ","))
+                time += 0.02
+            }
+        }
+        let csv = lines.joined(separator: "\n") + "\n"
+        let run = try CommandRun.run(CommandRun.builtClassify, ["motion", "--follow", "-", "--json"], input: csv)
+        #expect(run.status == 0, "\(run.standardError)")
+        let events = run.standardOutput.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(events.compactMap { $0["event"] as? String } == ["change", "paused", "resumed"], "\(run.standardOutput)")
+        #expect(events.count == 3 && events[1]["from"] as? String == "walking" && events[2]["to"] as? String == "walking")
+        let lastBefore = Double(min(1300, rows.count - 1) - 1) * 0.02
+        if events.count == 3 {
+            #expect(abs((events[1]["time"] as? Double ?? 0) - lastBefore) < 0.01, "\(run.standardOutput)")
+            #expect((events[2]["since"] as? Double ?? 0) >= lastBefore + 60, "\(run.standardOutput)")
+        }
+        let plain = try CommandRun.run(CommandRun.builtClassify, ["motion", "--follow", "-"], input: csv)
+        #expect(plain.standardOutput.contains("paused") && plain.standardOutput.contains("(resumed; since "), "\(plain.standardOutput)")
+    }
+
     /// A file is followed as it grows: a change in lines written after the command started is printed.
     @Test func aGrowingFileIsFollowed() throws {
         let (csv, _) = try Self.walkStopRunStop()

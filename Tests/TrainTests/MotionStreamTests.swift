@@ -180,6 +180,67 @@ struct MotionStreamTests {
         }
     }
 
+    /// Walk, no samples for 60 s, then run (or walk again): the gap is a `paused` event naming the last sample and
+    /// the state, and the first state confirmed after it a `resumed` event — with a `change` only when it is a new
+    /// state, whose `since` lies after the gap (before, the change was reported with `since` before the gap, and a
+    /// walk resumed after a pause reported nothing).
+    @Test(arguments: ["running", "walking"])
+    func aGapIsAPauseAndTheStateAfterItIsResumed(after: String) throws {
+        let recognizer = try shippedMotion()
+        var generator = MotionGenerator(seed: 301)
+        let sessions = generator.sessions(people: 1, seconds: 40)
+        var playback = Playback()
+        if let walking = sessions.first(where: { $0.label == "walking" }) { playback.add(walking, seconds: 30) }
+        let walkEnd = playback.times.last ?? 0
+        if let next = sessions.last(where: { $0.label == after }) { playback.add(next, seconds: 30) }
+        var stream = MotionStream(recognizer: recognizer)
+        var events: [MotionStreamEvent] = []
+        for i in playback.times.indices {
+            var sample = playback.sample(i)
+            if sample.time > walkEnd { sample.time += 60 }
+            events += try stream.append(sample).filter { if case .window = $0 { false } else { true } }
+        }
+        let gapEnd = walkEnd + 60.02
+        let expected: [String] = after == "running" ? ["change", "paused", "resumed", "change"] : ["change", "paused", "resumed"]
+        let kinds = events.map { event -> String in
+            switch event {
+            case .window: "window"
+            case .change: "change"
+            case .paused: "paused"
+            case .resumed: "resumed"
+            }
+        }
+        #expect(kinds == expected, "\(events)")
+        guard events.count >= 3, case let .paused(pause) = events[1], case let .resumed(resumption) = events[2] else { return }
+        #expect(pause == MotionPause(time: walkEnd, state: "walking"))
+        #expect(resumption.from == "walking" && resumption.to == after && resumption.pausedAt == walkEnd)
+        #expect(resumption.since >= gapEnd - 1e-9 && resumption.time > resumption.since, "\(resumption)")
+        if events.count == 4, case let .change(change) = events[3] {
+            #expect(change.from == "walking" && change.to == "running" && change.since >= gapEnd - 1e-9, "\(change)")
+        }
+        #expect(stream.state == after)
+    }
+
+    /// `pause()` says so once; `reset()` forgets the state, the changes and the clock, as a new stream.
+    @Test func pauseIsAnEventAndResetStartsAfresh() throws {
+        let recognizer = try shippedMotion()
+        let playback = walkStopRunStop()
+        var stream = MotionStream(recognizer: recognizer)
+        for i in playback.times.indices where playback.times[i] < 20 { _ = try stream.append(playback.sample(i)) }
+        #expect(stream.state == "walking")
+        let paused = stream.pause().compactMap { if case let .paused(p) = $0 { p } else { nil } }
+        #expect(paused.count == 1 && paused.first?.state == "walking", "\(paused)")
+        #expect(stream.pause().isEmpty, "nothing arrived since the last pause")
+        stream.reset()
+        #expect(stream.state == nil && stream.changes.isEmpty)
+        // The clock starts again: times from 0, and the first change comes from no state.
+        var first: MotionStateChange?
+        for i in playback.times.indices where playback.times[i] < 20 {
+            for case let .change(change) in try stream.append(playback.sample(i)) where first == nil { first = change }
+        }
+        #expect(first?.from == nil && first?.to == "walking", "\(String(describing: first))")
+    }
+
     /// Samples slower than 10 Hz cannot resolve a stride: those windows are uncertain and change nothing.
     @Test func windowsFilledTooSlowlyAreUncertain() throws {
         let recognizer = try shippedMotion()

@@ -69,12 +69,41 @@ public struct MotionStateChange: Sendable, Equatable {
     public var confidence: Double
 }
 
-/// What a `MotionStream` says after a sample: each window as it completes, and state changes.
+/// A pause in a `MotionStream`: `pause()`, or no sample for longer than a window.
+public struct MotionPause: Sendable, Equatable {
+    /// The last sample's time before the pause.
+    public var time: Double
+    /// The state when the stream paused (`nil` before the first).
+    public var state: String?
+}
+
+/// The first confirmed state after a pause: whatever it is, the old state included, it must be confirmed anew.
+public struct MotionResumption: Sendable, Equatable {
+    /// When it was reported: the end of the window that confirmed it.
+    public var time: Double
+    /// The start of the first window of the run that confirmed it (after the pause).
+    public var since: Double
+    /// The last sample's time before the pause.
+    public var pausedAt: Double
+    /// The state before the pause (`nil` if there was none).
+    public var from: String?
+    /// The state confirmed after it (the same as `from` when the activity went on).
+    public var to: String
+    /// The mean confidence of the windows that confirmed it.
+    public var confidence: Double
+}
+
+/// What a `MotionStream` says after a sample: each window as it completes, state changes, and pauses.
 public enum MotionStreamEvent: Sendable, Equatable {
     /// A window completed (every `hop` samples of the model's rate, once a whole window has arrived).
     case window(MotionWindowPrediction)
-    /// The state changed: `confirmations` windows in a row agreed on a new one.
+    /// The state changed: `confirmations` windows in a row agreed on a new one (across a pause, it follows the
+    /// `resumed` event).
     case change(MotionStateChange)
+    /// The samples stopped: `pause()`, or a gap longer than a window (reported when the next sample arrives).
+    case paused(MotionPause)
+    /// After a pause, `confirmations` windows in a row agreed on a state, which may be the one before the pause.
+    case resumed(MotionResumption)
 }
 
 /// Live motion classification, for an app that reads the sensors as they run: samples go in one at a time, at
@@ -90,7 +119,9 @@ public enum MotionStreamEvent: Sendable, Equatable {
 /// accelerometer's gravity filter starts (their mean).
 ///
 /// A pause — `pause()`, or no sample for longer than a window — ends the stretch of samples: windows never span
-/// it and the next sample starts a new one; the state stays until new windows say otherwise. A gap longer than
+/// it and the next sample starts a new one. It is reported as a `paused` event; the state stays as it was until
+/// `confirmations` windows after the pause agree on one, reported as `resumed` (and as a `change` too when it is a
+/// new state). `reset()` starts the stream afresh. A gap longer than
 /// `MotionRecordingReader.maximumBridge` but shorter than a window is bridged by interpolation, and the windows
 /// across it are uncertain (they neither confirm nor break a change).
 public struct MotionStream: Sendable {
@@ -148,6 +179,8 @@ public struct MotionStream: Sendable {
     private var streak: (label: String, count: Int, since: Double, confidence: Double)?
     /// The time of the last sample taken, across pauses (times must keep increasing).
     private var lastTime: Double?
+    /// The pause not yet followed by a confirmed state.
+    private var pending: MotionPause?
 
     /// A stream labelling windows with `recognizer`, reporting a new state after `confirmations` (≥ 1) windows in
     /// a row agree on it.
@@ -173,8 +206,7 @@ public struct MotionStream: Sendable {
         lastTime = sample.time
         if let last = previous?.time ?? head.last?.time, sample.time - last > Double(windowing.window) / windowing.rate {
             // No sample for longer than a window: as in a recording, the stretch ends here.
-            var events = finishHead()
-            endStretch()
+            var events = pause()
             events += take(sample)
             return events
         }
@@ -182,11 +214,23 @@ public struct MotionStream: Sendable {
     }
 
     /// Ends the current stretch of samples (the app stopped reading the sensors): no window will span the pause.
-    /// Returns what the held samples still completed. The state stays as it was.
+    /// Returns what the held samples still completed and a `paused` event (none when no sample arrived since the
+    /// last pause). The state stays as it was until windows after the pause confirm one (`resumed`).
     public mutating func pause() -> [MotionStreamEvent] {
-        let events = finishHead()
+        var events = finishHead()
+        if let last = previous?.time {
+            let paused = MotionPause(time: last, state: pending?.state ?? state)
+            pending = MotionPause(time: last, state: paused.state)
+            events.append(.paused(paused))
+        }
         endStretch()
         return events
+    }
+
+    /// Starts afresh, as a new stream: no state, no changes, no held samples; the units (when automatic) and a raw
+    /// accelerometer's gravity are decided again from the next samples, whose times may start anywhere.
+    public mutating func reset() {
+        self = MotionStream(recognizer: recognizer, confirmations: confirmations, units: units)
     }
 
     // MARK: - Samples in
@@ -320,6 +364,32 @@ public struct MotionStream: Sendable {
     mutating func confirm(_ window: MotionWindowPrediction) -> [MotionStreamEvent] {
         // Uncertain windows (a gap, a model that overflowed) neither confirm nor break a run.
         guard !window.uncertain else { return [] }
+        if let paused = pending {
+            // After a pause every state, the old one too, is confirmed anew.
+            var run =
+                streak.flatMap { $0.label == window.label ? $0 : nil }
+                ?? (label: window.label, count: 0, since: window.start, confidence: 0)
+            run.count += 1
+            run.confidence += window.confidence
+            streak = run
+            guard run.count >= confirmations else { return [] }
+            let confidence = run.confidence / Double(run.count)
+            var events: [MotionStreamEvent] = [
+                .resumed(
+                    MotionResumption(
+                        time: window.end, since: run.since, pausedAt: paused.time, from: paused.state, to: run.label,
+                        confidence: confidence))
+            ]
+            pending = nil
+            streak = nil
+            if run.label != state {
+                let change = MotionStateChange(from: state, to: run.label, time: window.end, since: run.since, confidence: confidence)
+                state = run.label
+                changes.append(change)
+                events.append(.change(change))
+            }
+            return events
+        }
         guard window.label != state else {
             streak = nil
             return []
