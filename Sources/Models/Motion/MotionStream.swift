@@ -360,37 +360,13 @@ public struct MotionStream: Sendable {
         return [.window(prediction)] + confirm(prediction)
     }
 
-    /// Counts `window` towards a change of state; returns the change when this window confirms one.
+    /// Counts `window` towards a change of state; returns the change when this window confirms one (after a pause,
+    /// the resumption, and the change when the state is new).
     mutating func confirm(_ window: MotionWindowPrediction) -> [MotionStreamEvent] {
         // Uncertain windows (a gap, a model that overflowed) neither confirm nor break a run.
         guard !window.uncertain else { return [] }
-        if let paused = pending {
-            // After a pause every state, the old one too, is confirmed anew.
-            var run =
-                streak.flatMap { $0.label == window.label ? $0 : nil }
-                ?? (label: window.label, count: 0, since: window.start, confidence: 0)
-            run.count += 1
-            run.confidence += window.confidence
-            streak = run
-            guard run.count >= confirmations else { return [] }
-            let confidence = run.confidence / Double(run.count)
-            var events: [MotionStreamEvent] = [
-                .resumed(
-                    MotionResumption(
-                        time: window.end, since: run.since, pausedAt: paused.time, from: paused.state, to: run.label,
-                        confidence: confidence))
-            ]
-            pending = nil
-            streak = nil
-            if run.label != state {
-                let change = MotionStateChange(from: state, to: run.label, time: window.end, since: run.since, confidence: confidence)
-                state = run.label
-                changes.append(change)
-                events.append(.change(change))
-            }
-            return events
-        }
-        guard window.label != state else {
+        // After a pause every state, the old one too, is confirmed anew.
+        guard pending != nil || window.label != state else {
             streak = nil
             return []
         }
@@ -401,13 +377,24 @@ public struct MotionStream: Sendable {
         run.confidence += window.confidence
         streak = run
         guard run.count >= confirmations else { return [] }
-        let change = MotionStateChange(
-            from: state, to: run.label, time: window.end, since: run.since,
-            confidence: run.confidence / Double(run.count))
-        state = run.label
+        let confidence = run.confidence / Double(run.count)
+        var events: [MotionStreamEvent] = []
+        if let paused = pending {
+            events.append(
+                .resumed(
+                    MotionResumption(
+                        time: window.end, since: run.since, pausedAt: paused.time, from: paused.state, to: run.label,
+                        confidence: confidence)))
+            pending = nil
+        }
         streak = nil
-        changes.append(change)
-        return [.change(change)]
+        if run.label != state {
+            let change = MotionStateChange(from: state, to: run.label, time: window.end, since: run.since, confidence: confidence)
+            state = run.label
+            changes.append(change)
+            events.append(.change(change))
+        }
+        return events
     }
 
     /// Forgets the current stretch: the next sample starts a new one (the units and a raw filter's state stay).
