@@ -260,7 +260,9 @@ func runBatch(
     return status
 }
 
-/// An input's error as a batch line: text `INPUT  error: MESSAGE`, or JSON `{"input", "error", "status"}`.
+/// An input's error as a line: text `INPUT  error: MESSAGE`, or JSON `{"input", "error", "exit"}` (`exit` the
+/// status the input alone would have exited with). A batch prints it in the input's place; a single input with
+/// `--json` prints it on standard output too, so that every input gives one JSON line.
 func errorOutcome(_ error: any Error, input: String, json: Bool) -> ItemOutcome {
     let (message, status): (String, Int32)
     switch error {
@@ -270,7 +272,14 @@ func errorOutcome(_ error: any Error, input: String, json: Bool) -> ItemOutcome 
     struct ErrorJSON: Encodable {
         let input: String
         let error: String
-        let status: Int32
+        let exit: Int32
     }
-    return ItemOutcome(line: json ? jsonText(ErrorJSON(input: input, error: message, status: status)) : "\(input)  error: \(message)", status: status)
+    return ItemOutcome(line: json ? jsonText(ErrorJSON(input: input, error: message, exit: status)) : "\(input)  error: \(message)", status: status)
+}
+
+/// A single input's failure: with `--json`, its error line on standard output (as a batch would print it), then
+/// the `error:` line on standard error and the exit, as `failure` gives them.
+func inputFailure(_ error: any Error, input: String, json: Bool) -> ExitCode {
+    if json, error is DataError { print(errorOutcome(error, input: input, json: true).line) }
+    return failure(error)
 }

@@ -111,7 +111,7 @@ struct Motion: ParsableCommand {
             do {
                 try requireExisting(files[0])
             } catch {
-                throw failure(error)
+                throw inputFailure(error, input: files[0], json: chain.json)
             }
         }
         var loaded = try chain.loadMotionRecognizer()
@@ -127,7 +127,7 @@ struct Motion: ParsableCommand {
                 input = try MotionRecordingReader.read(files[0], assumedRate: rate, rate: modelWindowing.rate, window: modelWindowing.window)
                 timeline = try recognizer.recognize(input)
             } catch {
-                throw failure(error)
+                throw inputFailure(error, input: files[0], json: json)
             }
             for note in input.notes { reportWarning("\(files[0]): \(note)") }
             if let note = rateNote(input, name: files[0]) { reportNote(note) }

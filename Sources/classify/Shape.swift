@@ -61,7 +61,7 @@ struct Shape: ParsableCommand {
             do {
                 input = try readDrawing(files[0])
             } catch {
-                throw failure(error)
+                throw inputFailure(error, input: files[0], json: chain.json)
             }
         }
         let recognizer = try chain.loadShapeRecognizer()
@@ -70,7 +70,7 @@ struct Shape: ParsableCommand {
             do {
                 answer = try recognizer.recognize(input)
             } catch {
-                throw failure(error)
+                throw inputFailure(error, input: files[0], json: chain.json)
             }
             if chain.json {
                 print(ShapeJSON(answer).text)

@@ -238,7 +238,7 @@ struct ChainCommandTests {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             inOrder = inOrder && object["input"] as? String == "\(dataset.path)#d\(index)"
             if index == 5_000 {
-                #expect(object["status"] as? Int == 65)
+                #expect(object["exit"] as? Int == 65)
                 #expect((object["error"] as? String)?.contains(":22502: column 4 (x): nan is not a finite number") == true, "\(object)")
             } else if object["label"] != nil {
                 answers += 1
@@ -247,5 +247,26 @@ struct ChainCommandTests {
         #expect(inOrder, "results come in input order")
         #expect(answers == 9_999)
         #expect(run.standardError.hasSuffix("error: 1 of 10000 inputs failed; each is reported in its place above\n"), "\(run.standardError)")
+    }
+
+    /// With `--json`, a single input that fails gives its error as one JSON line on standard output — the line a
+    /// batch prints in its place — and the same exit; before, standard output stayed empty.
+    @Test func aFailingSingleInputIsOneJSONLine() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bad = folder.appendingPathComponent("bad.csv"), missing = folder.appendingPathComponent("missing.csv")
+        try "x,y\n0,0\n".write(to: bad, atomically: true, encoding: .utf8)
+        for (task, file, exit) in [("shape", bad, 65), ("shape", missing, 66), ("motion", bad, 65), ("motion", missing, 66)] {
+            let single = try CommandRun.classify([task, file.path, "--json"])
+            #expect(single.status == Int32(exit), "\(task) \(file.lastPathComponent): \(single.standardError)")
+            let lines = single.standardOutput.split(separator: "\n")
+            #expect(lines.count == 1, "\(task) \(file.lastPathComponent): \(single.standardOutput)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data((lines.first ?? "").utf8)) as? [String: Any])
+            #expect(object["input"] as? String == file.path && object["exit"] as? Int == exit && object["error"] is String, "\(object)")
+            #expect(single.standardError.hasPrefix("error: "))
+            // The same input in a batch prints the same line in its place.
+            let batch = try CommandRun.classify([task, file.path, file.path, "--json"])
+            #expect(batch.standardOutput.split(separator: "\n").first == lines.first, "\(batch.standardOutput)")
+        }
     }
 }
