@@ -79,10 +79,11 @@ struct Shape: ParsableCommand {
                     answer.label == DecisionRule.unknownLabel
                         ? "unknown  (none of the classes, \(percentText(answer.confidence)); nearest \(answer.best); model \(answer.model))"
                         : "\(answer.label)  (confidence \(percentText(answer.confidence)), model \(answer.model))")
+                // The headline first: whether to trust it comes before the details (`| head -2` shows both).
+                if answer.uncertain, let reason = answer.reason { print("uncertain: \(reason)") }
                 for (label, probability) in answer.probabilities {
                     print("  " + label.padding(toLength: 10, withPad: " ", startingAt: 0) + percentText(probability))
                 }
-                if answer.uncertain, let reason = answer.reason { print("uncertain: \(reason)") }
             }
             if let render {
                 do {
