@@ -31,8 +31,8 @@ struct Motion: ParsableCommand {
             cadence recognizer (stride rate and intensity), which needs no weights. A transient failure is \
             retried (--retries); a missing, corrupt or incompatible weights file moves on at once.
 
-            --follow reads one recording line by line as it grows (a file, followed until interrupted, or - \
-            until standard input ends) and prints each change of state as soon as --confirm windows in a row agree \
+            --follow reads one recording line by line as it grows (a file, followed until interrupted and waited \
+            for when it does not exist yet, or - until standard input ends) and prints each change of state as soon as --confirm windows in a row agree \
             on it (the time, the new state, the windows' mean confidence, and since when): a live run, not a \
             summary. Units and a raw accelerometer's gravity are then judged from the first second of samples; a \
             pause of more than a window starts afresh. Exit 65 when the input ends before one window.
@@ -81,11 +81,7 @@ struct Motion: ParsableCommand {
 
     func run() throws {
         if follow {
-            do {
-                try requireExisting(recordings[0])
-            } catch {
-                throw failure(error)
-            }
+            // A file that does not exist yet is waited for (MotionFollower), as `tail -F` does.
             let recognizer = try chain.loadMotionRecognizer()
             do {
                 let status = try MotionFollower(

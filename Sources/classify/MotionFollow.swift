@@ -17,17 +17,28 @@ struct MotionFollower {
     /// Rows are read by the same CSV reader and checked as `classify motion` reads them, handed over as each line
     /// ends. Returns the exit status: 0, or 65 when the input ended before one window.
     func run() throws(DataError) -> Int32 {
-        let descriptor: Int32
-        if path == "-" {
-            descriptor = 0
-        } else {
+        var descriptor: Int32 = 0
+        var waiting = false
+        while path != "-" {
             descriptor = open(path, O_RDONLY)
-            guard descriptor >= 0 else {
-                let code = errno
+            if descriptor >= 0 { break }
+            let code = errno
+            // A file that does not exist yet is waited for, as `tail -F` does, when its folder exists (a folder
+            // that does not is a mistake, not a file to come).
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            var isFolder: ObjCBool = false
+            guard code == ENOENT, FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
                 throw DataError(
-                    file: path, message: code == ENOENT ? "no such file" : "cannot be read: \(String(cString: strerror(code)))",
+                    file: path,
+                    message: code == ENOENT
+                        ? "no such file, and no folder \(folder) for it to appear in" : "cannot be read: \(String(cString: strerror(code)))",
                     kind: code == ENOENT ? .missingFile : .unreadable)
             }
+            if !waiting {
+                reportNote("\(path) does not exist yet; waiting for it to appear")
+                waiting = true
+            }
+            usleep(useconds_t(poll * 1_000_000))
         }
         defer { if descriptor != 0 { close(descriptor) } }
         let (path, poll) = (path, poll)

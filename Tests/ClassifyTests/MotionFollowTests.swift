@@ -145,6 +145,42 @@ struct MotionFollowTests {
         #expect(process.isRunning, "a followed file keeps being followed")
     }
 
+    /// A file that does not exist yet is waited for, as `tail -F` does (before: exit 66 at once), saying so once;
+    /// one in a folder that does not exist is an error.
+    @Test func aFileThatDoesNotExistYetIsWaitedFor() throws {
+        let (csv, _) = try Self.walkStopRunStop()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("follow-later-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("later.csv")
+        let process = Process()
+        process.executableURL = CommandRun.builtClassify
+        process.arguments = ["motion", "--follow", file.path]
+        let output = Pipe(), error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        defer { process.stopAndWait() }
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(process.isRunning, "it waits for the file")
+        try Data(csv.utf8).write(to: file)
+        var seen = ""
+        let deadline = Date().addingTimeInterval(120)
+        while !seen.contains("running") && Date() < deadline && process.isRunning {
+            var ready = pollfd(fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&ready, 1, 1000) == 0 { continue }
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            seen += String(decoding: data, as: UTF8.self)
+        }
+        #expect(seen.contains("walking") && seen.contains("running"), "\(seen)")
+        process.stopAndWait()
+        let note = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(note == "note: \(file.path) does not exist yet; waiting for it to appear\n", "\(note)")
+        let nowhere = try CommandRun.run(CommandRun.builtClassify, ["motion", "--follow", folder.path + "/missing/x.csv"])
+        #expect(nowhere.status == 66 && nowhere.standardError.contains("no such file, and no folder"), "\(nowhere.standardError)")
+    }
+
     /// A followed file whose changes cannot be written (a full disk) stops following: 74, not forever.
     @Test func anUnwritableOutputStopsTheFollow() throws {
         let (csv, _) = try Self.walkStopRunStop()
