@@ -49,6 +49,19 @@ struct MotionFollowTests {
         return (lines.joined(separator: "\n") + "\n", activities)
     }
 
+    /// Adds what `process` writes to `output` to `seen` until it holds `word`, the process ends, or two minutes
+    /// pass (waiting at most a second for each read, so the deadline holds when the command prints nothing).
+    static func read(_ output: Pipe, of process: Process, until word: String, into seen: inout String) {
+        let deadline = Date().addingTimeInterval(120)
+        while !seen.contains(word) && Date() < deadline && process.isRunning {
+            var ready = pollfd(fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&ready, 1, 1000) == 0 { continue }
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            seen += String(decoding: data, as: UTF8.self)
+        }
+    }
+
     /// From standard input: walking, still, running, still — each once, in order, each soon after it began.
     @Test func standardInputPrintsEachChangeOnceSoonAfterIt() throws {
         let (csv, activities) = try Self.walkStopRunStop()
@@ -123,17 +136,7 @@ struct MotionFollowTests {
         // `classify motion --follow` running after the suite, following a file in a deleted folder.
         defer { process.stopAndWait() }
         var seen = ""
-        func read(until word: String) {
-            let deadline = Date().addingTimeInterval(120)
-            while !seen.contains(word) && Date() < deadline && process.isRunning {
-                // Wait at most a second for output, so the deadline holds even when the command prints nothing.
-                var ready = pollfd(fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
-                if poll(&ready, 1, 1000) == 0 { continue }
-                let data = output.fileHandleForReading.availableData
-                if data.isEmpty { break }
-                seen += String(decoding: data, as: UTF8.self)
-            }
-        }
+        func read(until word: String) { Self.read(output, of: process, until: word, into: &seen) }
         read(until: "walking")
         #expect(seen.contains("walking"), "before the file grew: \(seen)")
         let handle = try FileHandle(forWritingTo: file)
@@ -165,14 +168,7 @@ struct MotionFollowTests {
         #expect(process.isRunning, "it waits for the file")
         try Data(csv.utf8).write(to: file)
         var seen = ""
-        let deadline = Date().addingTimeInterval(120)
-        while !seen.contains("running") && Date() < deadline && process.isRunning {
-            var ready = pollfd(fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
-            if poll(&ready, 1, 1000) == 0 { continue }
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            seen += String(decoding: data, as: UTF8.self)
-        }
+        Self.read(output, of: process, until: "running", into: &seen)
         #expect(seen.contains("walking") && seen.contains("running"), "\(seen)")
         process.stopAndWait()
         let note = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
