@@ -61,20 +61,50 @@ struct MotionFollower {
         let columns = try MotionRecordingReader.recordingColumns(reader)
         var stream = MotionStream(recognizer: recognizer, confirmations: confirmations)
         var samples = 0, windows = 0
-        while try reader.advance() {
-            let sample = try MotionRecordingReader.sample(reader, columns: columns, index: samples, assumedRate: assumedRate)
-            samples += 1
+        // The first samples are held until their times show the rate: a rate the file command refuses (too slow to
+        // resolve a stride, or timestamps in milliseconds or days) is refused here too, with the same message,
+        // before anything is printed. The stream holds as many itself before its first window, so this costs no
+        // delay.
+        var held: [(sample: MotionStreamSample, line: Int)] = []
+        var rateChecked = false
+        let assumed = columns.time == nil ? assumedRate : nil
+        func feed(_ sample: MotionStreamSample, line: Int) throws(DataError) -> Bool {
             let events: [MotionStreamEvent]
             do {
                 events = try stream.append(sample)
             } catch {
-                throw DataError(file: path, line: reader.lineNumber, message: error.message)
+                throw DataError(file: path, line: line, message: error.message)
             }
             let (count, written) = report(events)
             windows += count
-            // Nobody can read what follows: stop, and let the exit say why (74, one line).
-            guard written else { return 0 }
+            return written
         }
+        func releaseHeld() throws(DataError) -> Bool {
+            rateChecked = true
+            if held.count >= 2,
+                let problem = MotionRecordingReader.rateProblem(
+                    sourceRate: MotionRecordingReader.medianRate(held.map(\.sample.time)), assumedRate: assumed)
+            {
+                throw DataError(file: path, message: problem)
+            }
+            defer { held = [] }
+            for (sample, line) in held {
+                guard try feed(sample, line: line) else { return false }
+            }
+            return true
+        }
+        while try reader.advance() {
+            let sample = try MotionRecordingReader.sample(reader, columns: columns, index: samples, assumedRate: assumedRate)
+            samples += 1
+            // Nobody can read what follows: stop, and let the exit say why (74, one line).
+            if rateChecked {
+                guard try feed(sample, line: reader.lineNumber) else { return 0 }
+            } else {
+                held.append((sample, reader.lineNumber))
+                if held.count == MotionStream.headSamples { guard try releaseHeld() else { return 0 } }
+            }
+        }
+        if !rateChecked { guard try releaseHeld() else { return 0 } }
         // The end of the input is not a pause: what the held samples complete, without a `paused` line.
         windows += report(stream.pause().filter { if case .paused = $0 { false } else { true } }).windows
         guard windows > 0 else {

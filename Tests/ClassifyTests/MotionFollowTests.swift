@@ -177,6 +177,38 @@ struct MotionFollowTests {
         #expect(nowhere.status == 66 && nowhere.standardError.contains("no such file, and no folder"), "\(nowhere.standardError)")
     }
 
+    /// A rate the file command refuses is refused by `--follow` too, with the same message and nothing printed:
+    /// 5 Hz (before: exit 0 with no output) and timestamps in milliseconds (before: no hint).
+    @Test func tooSlowOrMillisecondRecordingsAreRefusedAsByTheFileCommand() throws {
+        let text = try String(contentsOf: Self.examples.appendingPathComponent("running.csv"), encoding: .utf8)
+        let rows = text.split(separator: "\n").map(String.init)
+        let header = rows[0].split(separator: ",").map(String.init)
+        let timeColumn = try #require(header.firstIndex(of: "timestamp"))
+        let fiveHertz = ([rows[0]] + rows.dropFirst().enumerated().filter { $0.offset % 10 == 0 }.map(\.element)).joined(separator: "\n") + "\n"
+        let milliseconds =
+            ([rows[0]]
+            + rows.dropFirst().map { row in
+                var fields = row.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+                fields[timeColumn] = String(format: "%.1f", (Double(fields[timeColumn]) ?? 0) * 1000)
+                return fields.joined(separator: ",")
+            }).joined(separator: "\n") + "\n"
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (name, csv, expected) in [("five", fiveHertz, "5 Hz, too slow"), ("ms", milliseconds, "look like milliseconds")] {
+            let file = folder.appendingPathComponent("\(name).csv")
+            try csv.write(to: file, atomically: true, encoding: .utf8)
+            let whole = try CommandRun.run(CommandRun.builtClassify, ["motion", file.path])
+            let follow = try CommandRun.run(CommandRun.builtClassify, ["motion", "--follow", "-"], input: csv)
+            #expect(whole.status == 65 && follow.status == 65, "\(name): \(whole.status) \(follow.status) \(follow.standardOutput)")
+            #expect(follow.standardOutput.isEmpty, "\(name): \(follow.standardOutput)")
+            #expect(follow.standardError.contains(expected), "\(name): \(follow.standardError)")
+            // The same message, the input named as each command names it.
+            #expect(
+                follow.standardError.replacingOccurrences(of: "error: -: ", with: "")
+                    == whole.standardError.replacingOccurrences(of: "error: \(file.path): ", with: ""), "\(name)")
+        }
+    }
+
     /// A followed file whose changes cannot be written (a full disk) stops following: 74, not forever.
     @Test func anUnwritableOutputStopsTheFollow() throws {
         let (csv, _) = try Self.walkStopRunStop()
