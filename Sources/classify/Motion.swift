@@ -32,7 +32,7 @@ struct Motion: ParsableCommand {
             retried (--retries); a missing, corrupt or incompatible weights file moves on at once.
 
             --follow reads one recording line by line as it grows (a file, followed until interrupted and waited \
-            for when it does not exist yet, or - until standard input ends) and prints each change of state as soon as --confirm windows in a row agree \
+            for when it does not exist yet; -, /dev/stdin or a FIFO until its writer closes it) and prints each change of state as soon as --confirm windows in a row agree \
             on it (the time, the new state, the windows' mean confidence, and since when): a live run, not a \
             summary. Units and a raw accelerometer's gravity are then judged from the first second of samples; a \
             pause of more than a window starts afresh. Exit 65 when the input ends before one window.

@@ -41,6 +41,11 @@ struct MotionFollower {
             usleep(useconds_t(poll * 1_000_000))
         }
         defer { if descriptor != 0 { close(descriptor) } }
+        // A pipe, a FIFO, a terminal or a socket ends when its writer does, however it is named (`-`,
+        // `/dev/stdin`, a FIFO's path); only a file that can grow is waited on at its end.
+        var status = stat()
+        let kind = fstat(descriptor, &status) == 0 ? status.st_mode & S_IFMT : S_IFREG
+        let endsAtEndOfInput = path == "-" || kind == S_IFIFO || kind == S_IFCHR || kind == S_IFSOCK
         let (path, poll) = (path, poll)
         // The bytes as they arrive: what one read gives; at the end of a file, wait for it to grow.
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -51,7 +56,7 @@ struct MotionFollower {
                     if errno == EINTR { continue }
                     throw DataError(file: path, message: "cannot be read: \(String(cString: strerror(errno)))", kind: .unreadable)
                 }
-                if count == 0 && path != "-" {
+                if count == 0 && !endsAtEndOfInput {
                     usleep(useconds_t(poll * 1_000_000))
                     continue
                 }

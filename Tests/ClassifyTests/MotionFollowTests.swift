@@ -209,6 +209,38 @@ struct MotionFollowTests {
         }
     }
 
+    /// A pipe named by path (`/dev/stdin`) or a FIFO ends when its writer does, as `-` does (before: followed
+    /// forever, so the "ended before one window" check never ran).
+    @Test func pipesAndFIFOsNamedByPathEndAtTheEndOfInput() throws {
+        let (csv, activities) = try Self.walkStopRunStop()
+        let piped = try CommandRun.run(CommandRun.builtClassify, ["motion", "--follow", "/dev/stdin"], input: csv)
+        #expect(piped.status == 0 && piped.standardOutput.split(separator: "\n").count == activities.count, "\(piped.standardOutput)")
+        let short = try CommandRun.run(
+            CommandRun.builtClassify, ["motion", "--follow", "/dev/stdin"],
+            input: csv.split(separator: "\n").prefix(100).joined(separator: "\n") + "\n")
+        #expect(short.status == 65 && short.standardError.contains("before one window"), "\(short.standardError)")
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fifo = folder.appendingPathComponent("live.fifo")
+        #expect(mkfifo(fifo.path, 0o644) == 0)
+        let process = Process()
+        process.executableURL = CommandRun.builtClassify
+        process.arguments = ["motion", "--follow", fifo.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { process.stopAndWait() }
+        let writer = try #require(FileHandle(forWritingAtPath: fifo.path))
+        try writer.write(contentsOf: Data(csv.utf8))
+        try writer.close()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let deadline = Date().addingTimeInterval(60)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(!process.isRunning, "a FIFO whose writer closed is still followed")
+        #expect(printed.split(separator: "\n").count == activities.count, "\(printed)")
+    }
+
     /// A followed file whose changes cannot be written (a full disk) stops following: 74, not forever.
     @Test func anUnwritableOutputStopsTheFollow() throws {
         let (csv, _) = try Self.walkStopRunStop()
