@@ -49,6 +49,18 @@ struct MotionFollowTests {
         return (lines.joined(separator: "\n") + "\n", activities)
     }
 
+    /// `classify motion --follow PATH` started, its standard output and error each a pipe; the caller stops it.
+    static func startFollowing(_ path: String) throws -> (process: Process, output: Pipe, error: Pipe) {
+        let process = Process()
+        process.executableURL = CommandRun.builtClassify
+        process.arguments = ["motion", "--follow", path]
+        let output = Pipe(), error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        return (process, output, error)
+    }
+
     /// Adds what `process` writes to `output` to `seen` until it holds `word`, the process ends, or two minutes
     /// pass (waiting at most a second for each read, so the deadline holds when the command prints nothing).
     static func read(_ output: Pipe, of process: Process, until word: String, into seen: inout String) {
@@ -124,13 +136,7 @@ struct MotionFollowTests {
         // The walking part first; the rest once the command has printed `walking`.
         let firstPart = lines.prefix(1400).joined(separator: "\n") + "\n"
         try Data(firstPart.utf8).write(to: file)
-        let process = Process()
-        process.executableURL = CommandRun.builtClassify
-        process.arguments = ["motion", "--follow", file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let (process, output, _) = try Self.startFollowing(file.path)
         // `--follow` on a file never ends by itself: stop it and wait for it on every path (a failed `#expect`, a
         // thrown write error). A terminate without a wait, or none at all when a test stopped early, left a
         // `classify motion --follow` running after the suite, following a file in a deleted folder.
@@ -156,13 +162,7 @@ struct MotionFollowTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("later.csv")
-        let process = Process()
-        process.executableURL = CommandRun.builtClassify
-        process.arguments = ["motion", "--follow", file.path]
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
+        let (process, output, error) = try Self.startFollowing(file.path)
         defer { process.stopAndWait() }
         Thread.sleep(forTimeInterval: 0.5)
         #expect(process.isRunning, "it waits for the file")
@@ -223,13 +223,7 @@ struct MotionFollowTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let fifo = folder.appendingPathComponent("live.fifo")
         #expect(mkfifo(fifo.path, 0o644) == 0)
-        let process = Process()
-        process.executableURL = CommandRun.builtClassify
-        process.arguments = ["motion", "--follow", fifo.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let (process, output, _) = try Self.startFollowing(fifo.path)
         defer { process.stopAndWait() }
         let writer = try #require(FileHandle(forWritingAtPath: fifo.path))
         try writer.write(contentsOf: Data(csv.utf8))
