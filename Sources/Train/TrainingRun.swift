@@ -141,7 +141,7 @@ public struct TrainingRun: Sendable {
         /// `training shape-classifier on FILE: 2400 drawings, 5 classes (…); 1920 training and 480 validation examples`.
         public let summary: String
         /// Each training file's CRC-32 (`crc32:1a2b3c4d`), taken as it was read, or `nil` where it could not be.
-        public var checksums: [String?] = []
+        public let checksums: [String?]
     }
 
     /// Reads the training (and validation) data and splits it. Two training files with the same bytes are an
@@ -168,9 +168,7 @@ public struct TrainingRun: Sendable {
         let summary =
             "training \(name) on \(dataDescription): \(trainingData.groupsDescription), \(all.classNames.count) classes "
             + "(\(all.classNames.joined(separator: ", "))); \(training.count) training and \(heldOut.count) validation examples"
-        var prepared = Data(all: all, training: training, heldOut: heldOut, summary: summary)
-        prepared.checksums = checksums
-        return prepared
+        return Data(all: all, training: training, heldOut: heldOut, summary: summary, checksums: checksums)
     }
 
     /// Trains the task's network on `data` (the learning rate cosine-decayed to a tenth over the run's steps),
@@ -194,8 +192,8 @@ public struct TrainingRun: Sendable {
     public func export(_ result: TrainingResult, report: ClassificationReport, data: Data, waiting: () -> Void = {}) throws -> ExportPlan {
         // The checksums taken when the files were read (a file changed or removed since does not change them); one
         // that could not be taken is `unavailable` in its place.
-        let checksums = data.checksums.count == self.data.count ? data.checksums : self.data.map { _ in nil }
-        let checksum = checksums.allSatisfy { $0 == nil } ? nil : checksums.map { $0 ?? "unavailable" }.joined(separator: " + ")
+        let checksum =
+            data.checksums.allSatisfy { $0 == nil } ? nil : data.checksums.map { $0 ?? "unavailable" }.joined(separator: " + ")
         let metadata = TrainingMetadata(
             dataset: dataDescription, datasetChecksum: checksum, seed: configuration.seed, epochs: result.bestEpoch,
             validationAccuracy: report.accuracy, epochsTrained: result.history.count)

@@ -150,9 +150,11 @@ extension MotionWindowClassifier {
         var windows: [MotionWindowPrediction] = []
         let classes = labels.count, size = windowing.inputSize
         let (deviation, horizontal) = (windowing.logVerticalDeviationIndex, windowing.logHorizontalMeanIndex)
-        // One row buffer for every window, and the tensors' scalars read by offset: no allocation per window.
-        var row = [Double](repeating: 0, count: classes), calibrated = row
-        var all: [Double] = []
+        // One row buffer for every window, the tensors' scalars read by offset, and each window's calibrated
+        // probabilities written in place into `all`: no allocation per window.
+        var row = [Double](repeating: 0, count: classes)
+        let windowCount = recording.segments.reduce(0) { $0 + windowing.starts(count: $1.count).count }
+        var all = [Double](repeating: 0, count: windowCount * classes)
         for (segment, segmentStart) in zip(recording.segments, recording.segmentStarts) {
             let starts = windowing.starts(count: segment.count)
             if starts.isEmpty { continue }
@@ -162,11 +164,14 @@ extension MotionWindowClassifier {
             for (index, start) in starts.enumerated() {
                 for column in 0..<classes { row[column] = Double(probabilities[index * classes + column]) }
                 let from = segmentStart + Double(start) / windowing.rate, to = from + Double(windowing.window) / windowing.rate
-                windows.append(
+                let place = windows.count * classes
+                let window = all.withUnsafeMutableBufferPointer { all in
                     prediction(
                         scores: row, intensity: (inputs[index * size + deviation], inputs[index * size + horizontal]),
-                        from: from, to: to, bridgedGaps: recording.bridgedGaps, calibrated: &calibrated))
-                all += calibrated
+                        from: from, to: to, bridgedGaps: recording.bridgedGaps,
+                        calibrated: UnsafeMutableBufferPointer(rebasing: all[place..<(place + classes)]))
+                }
+                windows.append(window)
             }
         }
         var answer = MotionAnswer(windows: windows, model: model ?? name)
@@ -187,34 +192,33 @@ extension MotionWindowClassifier {
         scores row: [Double], intensity: (Float, Float), from: Double, to: Double,
         bridgedGaps: [ClosedRange<Double>], arrivalRate: Double? = nil
     ) -> MotionWindowPrediction {
-        var calibrated = [Double](repeating: 0, count: row.count)
-        return prediction(
-            scores: row, intensity: intensity, from: from, to: to, bridgedGaps: bridgedGaps, arrivalRate: arrivalRate,
-            calibrated: &calibrated)
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: row.count) { calibrated in
+            prediction(
+                scores: row, intensity: intensity, from: from, to: to, bridgedGaps: bridgedGaps, arrivalRate: arrivalRate,
+                calibrated: calibrated)
+        }
     }
 
     /// `prediction(scores:intensity:from:to:bridgedGaps:arrivalRate:)`, also leaving the calibrated probabilities
     /// (what the confidence is one of) in `calibrated`, which must have one place per label.
     package func prediction(
         scores row: [Double], intensity: (Float, Float), from: Double, to: Double,
-        bridgedGaps: [ClosedRange<Double>], arrivalRate: Double? = nil, calibrated output: inout [Double]
+        bridgedGaps: [ClosedRange<Double>], arrivalRate: Double? = nil, calibrated: UnsafeMutableBufferPointer<Double>
     ) -> MotionWindowPrediction {
         let labels = labels, rule = decision
-        precondition(output.count == row.count, "prediction: \(row.count) scores, \(output.count) places for the calibrated ones")
-        var window = output.withUnsafeMutableBufferPointer { calibrated in
-            row.withUnsafeBufferPointer { raw in
-                let decided = Decision.decide(
-                    raw: raw, rejectIndex: rule.rejectLabel.flatMap { labels.firstIndex(of: $0) }, rule: rule,
-                    calibrated: calibrated)
-                let reason =
-                    Decision.nonFiniteReason(labels: labels, scores: row)
-                    ?? Decision.reason(
-                        labels: labels, calibrated: UnsafeBufferPointer(calibrated), best: decided.best,
-                        unknown: decided.unknown, rule: rule)
-                return MotionWindowPrediction(
-                    start: from, end: to, label: decided.unknown ? DecisionRule.unknownLabel : labels[decided.best],
-                    confidence: decided.confidence, uncertain: decided.uncertain, reason: reason)
-            }
+        precondition(calibrated.count == row.count, "prediction: \(row.count) scores, \(calibrated.count) places for the calibrated ones")
+        var window = row.withUnsafeBufferPointer { raw in
+            let decided = Decision.decide(
+                raw: raw, rejectIndex: rule.rejectLabel.flatMap { labels.firstIndex(of: $0) }, rule: rule,
+                calibrated: calibrated)
+            let reason =
+                Decision.nonFiniteReason(labels: labels, scores: row)
+                ?? Decision.reason(
+                    labels: labels, calibrated: UnsafeBufferPointer(calibrated), best: decided.best,
+                    unknown: decided.unknown, rule: rule)
+            return MotionWindowPrediction(
+                start: from, end: to, label: decided.unknown ? DecisionRule.unknownLabel : labels[decided.best],
+                confidence: decided.confidence, uncertain: decided.uncertain, reason: reason)
         }
         guard row.allSatisfy(\.isFinite) else { return window }
         if let gap = bridgedGaps.first(where: { $0.overlaps(from...to) }) {

@@ -219,8 +219,9 @@ public struct MotionStream: Sendable {
     public mutating func pause() -> [MotionStreamEvent] {
         var events = finishHead()
         if let last = previous?.time {
-            let paused = MotionPause(time: last, state: pending?.state ?? state)
-            pending = MotionPause(time: last, state: paused.state)
+            // The state stays while a pause is pending, so a second pause reports the same one.
+            let paused = MotionPause(time: last, state: state)
+            pending = paused
             events.append(.paused(paused))
         }
         endStretch()
