@@ -158,8 +158,7 @@ struct MotionFollowTests {
     /// one in a folder that does not exist is an error.
     @Test func aFileThatDoesNotExistYetIsWaitedFor() throws {
         let (csv, _) = try Self.walkStopRunStop()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("follow-later-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try testFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("later.csv")
         let (process, output, error) = try Self.startFollowing(file.path)
