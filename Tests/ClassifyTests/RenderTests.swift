@@ -13,8 +13,19 @@ struct RenderTests {
         return (texts.max() ?? 0, width)
     }
 
-    @Test(arguments: [("other.csv", "unknown: none of the classes (nearest "), ("star.csv", "star, 99.1%")])
-    func theVerdictIsWrittenOutAndEverythingFits(example: String, verdict: String) throws {
+    /// The verdict as the picture writes it: the answer's label and confidence from `classify shape --json` of the
+    /// same file (for `unknown`, the words that open it).
+    func verdict(of example: String) throws -> String {
+        let run = try CommandRun.classifyAtRoot(["shape", "Datasets/examples/\(example)", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
+        let label = try #require(object["label"] as? String), confidence = try #require(object["confidence"] as? Double)
+        return label == "unknown" ? "unknown: none of the classes (nearest " : "\(label), \(String(format: "%.1f", 100 * confidence))%"
+    }
+
+    @Test(arguments: ["other.csv", "star.csv"])
+    func theVerdictIsWrittenOutAndEverythingFits(example: String) throws {
+        let verdict = try verdict(of: example)
+        #expect(verdict.hasPrefix(example == "other.csv" ? "unknown" : "star, "), "\(verdict)")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("render-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
