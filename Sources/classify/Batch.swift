@@ -94,32 +94,59 @@ struct ChainOptions: ParsableArguments {
     }
 
     /// Loads the shape recognizer through the chain: each failed attempt is one `warning:` line; when every link
-    /// fails, one `error:` line listing the attempts and exit 70.
-    func loadShapeRecognizer() throws -> ShapeRecognizer {
+    /// fails, one `error:` line listing the attempts (with `--json`, also one error line per input on standard
+    /// output) and exit 70.
+    func loadShapeRecognizer(for inputs: [String]) throws -> ShapeRecognizer {
         do {
             try locator.checkEnvironmentFolder()
         } catch {
-            throw failure(error)
+            throw inputsFailure(error, inputs: inputs)
         }
         do {
             return try ShapeRecognizer.load(variants: variants(of: "shape-classifier"), source: locator, policy: policy, report: warn)
         } catch {
-            throw exit(for: error)
+            throw exit(for: error, inputs: inputs)
         }
     }
 
     /// Loads the motion recognizer through the chain, reporting like `loadShapeRecognizer`.
-    func loadMotionRecognizer() throws -> MotionRecognizer {
+    func loadMotionRecognizer(for inputs: [String]) throws -> MotionRecognizer {
         do {
             try locator.checkEnvironmentFolder()
         } catch {
-            throw failure(error)
+            throw inputsFailure(error, inputs: inputs)
         }
         do {
             return try MotionRecognizer.load(variants: variants(of: "motion-state"), source: locator, policy: policy, report: warn)
         } catch {
-            throw exit(for: error)
+            throw exit(for: error, inputs: inputs)
         }
+    }
+
+    /// Where `model` (the link that loaded) read its weights, as every answer names it: the file's path, or
+    /// `built-in`; `nil` for the rule that needs no weights. A file from `$CLASSIFY_WEIGHTS`, or from a `./Weights`
+    /// that is not the shipped folder, overrides the installed model: one note says so (call this once a run).
+    func weightsSource(of model: String, among variants: [String]) -> String? {
+        guard variants.contains(model), let location = try? locator.locate(model) else { return nil }
+        switch location {
+        case .builtIn:
+            return "built-in"
+        case let .file(path, origin):
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().resolvingSymlinksInPath().path
+            let shipped = Self.shippedWeights.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path }
+            // A file of the current folder's Weights/ is named as the user would type it.
+            let shown = origin == "./Weights" ? "./Weights/" + URL(fileURLWithPath: path).lastPathComponent : path
+            if origin == "$\(WeightsLocator.environmentVariable)" || (origin == "./Weights" && folder != shipped) {
+                reportNote("\(model): using \(shown) from \(origin), not the installed model (--weights FILE names one file)")
+            }
+            return shown
+        }
+    }
+
+    /// `model`, and where its weights came from when it has any: `shape-classifier.int8, built-in`.
+    func describe(_ model: String, among variants: [String]) -> (text: String, weights: String?) {
+        let source = weightsSource(of: model, among: variants)
+        return (source.map { "\(model), \($0)" } ?? model, source)
     }
 
     /// A named model answers alone — the named file, or the named folder's variants (int8, then f32) — unless
@@ -139,31 +166,49 @@ struct ChainOptions: ParsableArguments {
     }
 
     /// The exit for a chain that gave no answer: bad input's own message and code, or one `error:` line listing
-    /// every attempt and 70.
-    func exit(for error: ChainFailure) -> ExitCode {
+    /// every attempt and 70; with `--json`, each input's error line on standard output first.
+    func exit(for error: ChainFailure, inputs: [String]) -> ExitCode {
+        let message: String
         switch error {
         case let .badInput(data, _):
-            return failure(data)
+            return inputsFailure(data, inputs: inputs)
         case let .allFailed(attempts) where explicitSource != nil && !fallback:
-            reportError(
+            message =
                 "\(explicitSource ?? ""): the model you named cannot answer: "
-                    + attempts.map { "\($0.model): \($0.error)" }.joined(separator: "; ")
-                    + (weights != nil
-                        ? " (--fallback goes on to the non-ML recognizer instead)"
-                        : " (--fallback goes on to ./Weights, the installed and the built-in models, and the non-ML recognizer instead)"))
-            return ExitCode(ExitStatus.software)
+                + attempts.map { "\($0.model): \($0.error)" }.joined(separator: "; ")
+                + (weights != nil
+                    ? " (--fallback goes on to the non-ML recognizer instead)"
+                    : " (--fallback goes on to ./Weights, the installed and the built-in models, and the non-ML recognizer instead)")
         case let .allFailed(attempts):
-            reportError(
+            message =
                 "every model failed (\(attempts.count) attempt\(attempts.count == 1 ? "" : "s")): "
-                    + attempts.map { "\($0.model): \($0.error)" }.joined(separator: "; "))
-            return ExitCode(ExitStatus.software)
+                + attempts.map { "\($0.model): \($0.error)" }.joined(separator: "; ")
         }
+        if json {
+            for input in inputs { print(jsonText(ErrorLineJSON(input: input, error: message, exit: ExitStatus.software))) }
+        }
+        reportError(message)
+        return ExitCode(ExitStatus.software)
+    }
+
+    /// A failure before any input was read (a `$CLASSIFY_WEIGHTS` that is no folder, bad input a probe found): with
+    /// `--json`, each input's error line on standard output, then what `failure` does.
+    func inputsFailure(_ error: any Error, inputs: [String]) -> ExitCode {
+        if json { for input in inputs { print(errorOutcome(error, input: input, json: true).line) } }
+        return failure(error)
     }
 }
 
 /// The link's name for a weights file: its file name without `.weights`.
 func modelName(ofWeights path: String) -> String {
     URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+}
+
+/// An input that got no answer, as `--json` prints it: `{"input": …, "error": …, "exit": …}`.
+struct ErrorLineJSON: Encodable {
+    let input: String
+    let error: String
+    let exit: Int32
 }
 
 /// One input's outcome in a batch: the line to print and the exit status it implies (0 for an answer).
@@ -269,12 +314,8 @@ func errorOutcome(_ error: any Error, input: String, json: Bool) -> ItemOutcome 
     case let error as DataError: (message, status) = (error.description, ExitStatus.code(for: error))
     default: (message, status) = (String(describing: error), ExitStatus.software)
     }
-    struct ErrorJSON: Encodable {
-        let input: String
-        let error: String
-        let exit: Int32
-    }
-    return ItemOutcome(line: json ? jsonText(ErrorJSON(input: input, error: message, exit: status)) : "\(input)  error: \(message)", status: status)
+    return ItemOutcome(
+        line: json ? jsonText(ErrorLineJSON(input: input, error: message, exit: status)) : "\(input)  error: \(message)", status: status)
 }
 
 /// A single input's failure: with `--json`, its error line on standard output (as a batch would print it), then

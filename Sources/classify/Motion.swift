@@ -82,11 +82,12 @@ struct Motion: ParsableCommand {
     func run() throws {
         if follow {
             // A file that does not exist yet is waited for (MotionFollower), as `tail -F` does.
-            let recognizer = try chain.loadMotionRecognizer()
+            let recognizer = try chain.loadMotionRecognizer(for: recordings)
+            let source = chain.describe(recognizer.model, among: chain.variants(of: "motion-state"))
             do {
                 let status = try MotionFollower(
                     path: recordings[0], recognizer: recognizer, confirmations: confirm, assumedRate: rate,
-                    json: chain.json
+                    json: chain.json, weights: source.weights
                 ).run()
                 if status != 0 { throw ExitCode(status) }
             } catch let error as DataError {
@@ -110,10 +111,11 @@ struct Motion: ParsableCommand {
                 throw inputFailure(error, input: files[0], json: chain.json)
             }
         }
-        var loaded = try chain.loadMotionRecognizer()
+        var loaded = try chain.loadMotionRecognizer(for: dataset.map { [$0] } ?? files)
         loaded.smoothing = smooth
         let recognizer = loaded
-        let (model, attempts) = (recognizer.model, recognizer.attempts)
+        let source = chain.describe(recognizer.model, among: chain.variants(of: "motion-state"))
+        let (model, weights, attempts) = (source.text, source.weights, recognizer.attempts)
         let (rate, json) = (rate, chain.json)
         // Recordings are read once, at the answering model's rate and window (which also decides the gaps).
         let modelWindowing = recognizer.windowing
@@ -128,14 +130,10 @@ struct Motion: ParsableCommand {
             for note in input.notes { reportWarning("\(files[0]): \(note)") }
             if let note = rateNote(input, name: files[0]) { reportNote(note) }
             if json {
-                print(MotionJSON(timeline: timeline, model: model, attempts: attempts, notes: input.notes).text)
+                print(MotionJSON(timeline: timeline, model: recognizer.model, weights: weights, attempts: attempts, notes: input.notes).text)
                 return
             }
-            let uncertainCount = timeline.windows.filter(\.uncertain).count
-            let counts = timeline.votes.map { "\($0.count) \($0.label)" } + (uncertainCount > 0 ? ["\(uncertainCount) uncertain"] : [])
-            print(
-                "\(timeline.label)  (\(timeline.windows.count) window\(timeline.windows.count == 1 ? "" : "s"): "
-                    + counts.joined(separator: ", ") + "; model \(model))")
+            print(motionHeadline(timeline, model: model))
             for window in timeline.windows {
                 let span = String(format: "%7.2f–%7.2f s", window.start, window.end)
                 print(
@@ -172,20 +170,26 @@ struct Motion: ParsableCommand {
                 if let note = rateNote(recording, name: name) { reportNote(note) }
                 if json {
                     return ItemOutcome(
-                        line: MotionJSON(timeline: timeline, model: model, attempts: attempts, notes: recording.notes, input: name).text, status: 0)
+                        line: MotionJSON(
+                            timeline: timeline, model: recognizer.model, weights: weights, attempts: attempts, notes: recording.notes, input: name
+                        ).text, status: 0)
                 }
-                let share = timeline.votes.first { $0.label == timeline.label }?.count ?? 0
-                let uncertainCount = timeline.windows.filter(\.uncertain).count
-                return ItemOutcome(
-                    line: "\(name)  \(timeline.label)  (\(share) of \(timeline.windows.count) windows"
-                        + (uncertainCount > 0 ? ", \(uncertainCount) uncertain" : "") + ", model \(model))"
-                        + (timeline.uncertain ? "  uncertain" : ""), status: 0)
+                return ItemOutcome(line: "\(name)  " + motionHeadline(timeline, model: model), status: 0)
             } catch {
                 return errorOutcome(error, input: name, json: json)
             }
         }
         if status != 0 { throw ExitCode(status) }
     }
+}
+
+/// `LABEL  (K of N windows[, U uncertain], model M)[  uncertain]`: one recording's line, the same for one file (then
+/// its windows) and for each of a batch (which puts the input's name and two spaces before it).
+func motionHeadline(_ timeline: MotionAnswer, model: String) -> String {
+    let share = timeline.votes.first { $0.label == timeline.label }?.count ?? 0
+    let uncertainCount = timeline.windows.filter(\.uncertain).count
+    return "\(timeline.label)  (\(share) of \(timeline.windows.count) window\(timeline.windows.count == 1 ? "" : "s")"
+        + (uncertainCount > 0 ? ", \(uncertainCount) uncertain" : "") + ", model \(model))" + (timeline.uncertain ? "  uncertain" : "")
 }
 
 /// The note for a recording read without timestamps: which rate was assumed; `nil` when it had timestamps.
@@ -216,11 +220,14 @@ struct MotionJSON: Encodable {
     let reason: String?
     let windows: [Window]
     let model: String
+    /// The weights file's path, or `built-in`; absent for the rule that needs none.
+    let weights: String?
     let attempts: [ChainAttempt]
     let notes: [String]
     let input: String?
 
-    init(timeline: MotionAnswer, model: String, attempts: [ChainAttempt], notes: [String], input: String? = nil) {
+    init(timeline: MotionAnswer, model: String, weights: String?, attempts: [ChainAttempt], notes: [String], input: String? = nil) {
+        self.weights = weights
         self.input = input
         label = timeline.label
         uncertain = timeline.uncertain

@@ -10,6 +10,8 @@ struct MotionFollower {
     /// Samples per second when the recording has no timestamp column.
     let assumedRate: Double
     let json: Bool
+    /// The weights file's path, or `built-in`, for JSON lines; `nil` for the rule that needs none.
+    let weights: String?
     /// How long to wait for a growing file to grow, in seconds.
     let poll = 0.25
 
@@ -138,19 +140,19 @@ struct MotionFollower {
                 guard !resumed else { continue }
                 line =
                     json
-                    ? jsonText(FollowJSON(change: change, model: recognizer.model))
+                    ? jsonText(FollowJSON(change: change, model: recognizer.model, weights: weights))
                     : String(format: "%8.2f s", change.time) + "  " + change.to.padding(toLength: 8, withPad: " ", startingAt: 0)
                         + percentText(change.confidence) + String(format: "  (since %.2f s)", change.since)
             case let .paused(pause):
                 line =
                     json
-                    ? jsonText(FollowJSON(pause: pause, model: recognizer.model))
+                    ? jsonText(FollowJSON(pause: pause, model: recognizer.model, weights: weights))
                     : String(format: "%8.2f s  paused", pause.time)
                         + (pause.state.map { "   (was \($0); no samples after this)" } ?? "   (no samples after this)")
             case let .resumed(resumption):
                 line =
                     json
-                    ? jsonText(FollowJSON(resumption: resumption, model: recognizer.model))
+                    ? jsonText(FollowJSON(resumption: resumption, model: recognizer.model, weights: weights))
                     : String(format: "%8.2f s", resumption.time) + "  " + resumption.to.padding(toLength: 8, withPad: " ", startingAt: 0)
                         + percentText(resumption.confidence)
                         + String(format: "  (resumed; since %.2f s, paused at %.2f s)", resumption.since, resumption.pausedAt)
@@ -174,20 +176,25 @@ struct FollowJSON: Encodable {
     let pausedAt: Double?
     let confidence: Double?
     let model: String
+    /// The weights file's path, or `built-in`; absent for the rule that needs none.
+    let weights: String?
 
     private static func ms(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
 
-    init(change: MotionStateChange, model: String) {
+    init(change: MotionStateChange, model: String, weights: String?) {
+        self.weights = weights
         (event, time, from, to) = ("change", Self.ms(change.time), change.from, change.to)
         (since, pausedAt, confidence, self.model) = (Self.ms(change.since), nil, change.confidence, model)
     }
 
-    init(pause: MotionPause, model: String) {
+    init(pause: MotionPause, model: String, weights: String?) {
+        self.weights = weights
         (event, time, from, to) = ("paused", Self.ms(pause.time), pause.state, nil)
         (since, pausedAt, confidence, self.model) = (nil, nil, nil, model)
     }
 
-    init(resumption: MotionResumption, model: String) {
+    init(resumption: MotionResumption, model: String, weights: String?) {
+        self.weights = weights
         (event, time, from, to) = ("resumed", Self.ms(resumption.time), resumption.from, resumption.to)
         (since, pausedAt, confidence, self.model) = (Self.ms(resumption.since), Self.ms(resumption.pausedAt), resumption.confidence, model)
     }

@@ -64,7 +64,9 @@ struct Shape: ParsableCommand {
                 throw inputFailure(error, input: files[0], json: chain.json)
             }
         }
-        let recognizer = try chain.loadShapeRecognizer()
+        let recognizer = try chain.loadShapeRecognizer(for: dataset.map { [$0] } ?? files)
+        let source = chain.describe(recognizer.model, among: chain.variants(of: "shape-classifier"))
+        let format = ShapeLineFormat(recognizer: recognizer, json: chain.json, source: source)
         if let input {
             let answer: ShapeAnswer
             do {
@@ -73,12 +75,15 @@ struct Shape: ParsableCommand {
                 throw inputFailure(error, input: files[0], json: chain.json)
             }
             if chain.json {
-                print(ShapeJSON(answer).text)
+                print(ShapeJSON(answer, weights: source.weights).text)
             } else {
-                print(
-                    answer.label == DecisionRule.unknownLabel
-                        ? "unknown  (none of the classes, \(percentText(answer.confidence)); nearest \(answer.best); model \(answer.model))"
-                        : "\(answer.label)  (confidence \(percentText(answer.confidence)), model \(answer.model))")
+                // The batch's line without the input's name.
+                var headline: [UInt8] = []
+                format.headline(
+                    label: Array(answer.label.utf8), confidence: answer.confidence,
+                    nearest: answer.label == DecisionRule.unknownLabel ? Array(answer.best.utf8) : nil, uncertain: answer.uncertain,
+                    to: &headline)
+                print(String(decoding: headline, as: UTF8.self))
                 // The headline first: whether to trust it comes before the details (`| head -2` shows both).
                 if answer.uncertain, let reason = answer.reason { print("uncertain: \(reason)") }
                 for (label, probability) in answer.probabilities {
@@ -97,7 +102,6 @@ struct Shape: ParsableCommand {
         // A batch: one line per drawing, each made by a worker of the recognizer, in input order.
         BLAS.maxThreads = 1
         let threads = chain.jobs ?? ProcessInfo.processInfo.activeProcessorCount
-        let format = ShapeLineFormat(recognizer: recognizer, json: chain.json)
         let status: Int32
         if let dataset, chain.json {
             let outcomes: [DatasetItem<ItemOutcome>]
@@ -151,14 +155,34 @@ struct Shape: ParsableCommand {
 /// object from the whole one; a drawing that cannot be read or seen is `errorOutcome`'s line.
 struct ShapeLineFormat: Sendable {
     let isJSON: Bool
+    /// The model as answers name it, with where its weights came from (`ChainOptions.describe`).
     let model: [UInt8]
+    /// The weights' path or `built-in`, for JSON; `nil` for the rule.
+    let weights: String?
     let labels: [[UInt8]]
     let unknown = Array(DecisionRule.unknownLabel.utf8)
 
-    init(recognizer: ShapeRecognizer, json: Bool) {
+    init(recognizer: ShapeRecognizer, json: Bool, source: (text: String, weights: String?)) {
         isJSON = json
-        model = Array(recognizer.model.utf8)
+        model = Array(source.text.utf8)
+        weights = source.weights
         labels = recognizer.classes.map { Array($0.utf8) }
+    }
+
+    /// `LABEL  (confidence P%, model M)[  nearest B][  uncertain]`: one answer's line, the same for one drawing and
+    /// for each of a batch (which puts the input's name and two spaces before it).
+    func headline(label: [UInt8], confidence: Double, nearest: [UInt8]?, uncertain: Bool, to bytes: inout [UInt8]) {
+        bytes += label
+        bytes += "  (confidence ".utf8
+        PercentText.append(confidence, to: &bytes)
+        bytes += ", model ".utf8
+        bytes += model
+        bytes.append(UInt8(ascii: ")"))
+        if let nearest {
+            bytes += "  nearest ".utf8
+            bytes += nearest
+        }
+        if uncertain { bytes += "  uncertain".utf8 }
     }
 
     /// Appends the text line for `answer` (or its error), named `input` then `suffix` (a dataset's drawing id), to
@@ -169,17 +193,9 @@ struct ShapeLineFormat: Sendable {
             bytes += input
             bytes += suffix.utf8
             bytes += "  ".utf8
-            bytes += answer.isUnknown ? unknown : labels[answer.best]
-            bytes += "  (confidence ".utf8
-            PercentText.append(answer.confidence, to: &bytes)
-            bytes += ", model ".utf8
-            bytes += model
-            bytes.append(UInt8(ascii: ")"))
-            if answer.isUnknown {
-                bytes += "  nearest ".utf8
-                bytes += labels[answer.best]
-            }
-            if answer.uncertain { bytes += "  uncertain".utf8 }
+            headline(
+                label: answer.isUnknown ? unknown : labels[answer.best], confidence: answer.confidence,
+                nearest: answer.isUnknown ? labels[answer.best] : nil, uncertain: answer.uncertain, to: &bytes)
             return 0
         case let .failure(error):
             let outcome = errorOutcome(error, input: String(decoding: input, as: UTF8.self) + suffix, json: false)
@@ -191,7 +207,7 @@ struct ShapeLineFormat: Sendable {
     /// The JSON line for `drawing` (or why it could not be read), named `input`, answered by `worker`.
     func json(_ drawing: Result<Drawing, DataError>, input: String, worker: ShapeRecognizer.Worker) -> ItemOutcome {
         do {
-            return ItemOutcome(line: ShapeJSON(try worker.answer(try drawing.get()), input: input).text, status: 0)
+            return ItemOutcome(line: ShapeJSON(try worker.answer(try drawing.get()), input: input, weights: weights).text, status: 0)
         } catch {
             return errorOutcome(error, input: input, json: true)
         }
@@ -221,11 +237,14 @@ struct ShapeJSON: Encodable {
     let uncertain: Bool
     let reason: String?
     let model: String
+    /// The weights file's path, or `built-in`; absent for the rule that needs none.
+    let weights: String?
     let attempts: [ChainAttempt]
     let input: String?
 
-    init(_ answer: ShapeAnswer, input: String? = nil) {
+    init(_ answer: ShapeAnswer, input: String? = nil, weights: String?) {
         self.input = input
+        self.weights = weights
         label = answer.label
         best = answer.label == DecisionRule.unknownLabel ? answer.best : nil
         confidence = answer.confidence

@@ -309,7 +309,7 @@ struct Evaluate: ParsableCommand {
     /// one `warning:` line naming the file, line and drawing, and is left out of the figures; the run goes on and
     /// exits 65 after the report.
     func evaluateShapes() throws {
-        let recognizer = rule ? ShapeRecognizer(engine: .geometric, model: "geometric") : try chain.loadShapeRecognizer()
+        let recognizer = rule ? ShapeRecognizer(engine: .geometric, model: "geometric") : try chain.loadShapeRecognizer(for: [data])
         var rows = ReportRows(recognizer.answerLabels)
         let classes = recognizer.classes, known = rows.known
         BLAS.maxThreads = 1
@@ -385,7 +385,8 @@ extension Evaluate {
     /// a window may be `still` (its own column). A session that cannot be used is reported and left out, as a
     /// drawing is for shapes.
     func evaluateMotion() throws {
-        let recognizer = rule ? MotionRecognizer(engine: .cadence(CadenceRecognizer()), model: "cadence") : try chain.loadMotionRecognizer()
+        let recognizer =
+            rule ? MotionRecognizer(engine: .cadence(CadenceRecognizer()), model: "cadence") : try chain.loadMotionRecognizer(for: [data])
         var rows = ReportRows(recognizer.answerLabels)
         let known = rows.known
         var truth: [Int] = [], predicted: [Int] = [], confidences: [Double] = []

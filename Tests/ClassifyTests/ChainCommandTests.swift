@@ -73,7 +73,10 @@ struct ChainCommandTests {
         #expect(
             run.standardError == "warning: shape-classifier.int8: no shape-classifier.int8.weights; looked in "
                 + "\(weights.path)/shape-classifier.int8.weights — not there, and $CLASSIFY_WEIGHTS holds shape-classifier.f32.weights, "
-                + "so it serves every variant of shape-classifier and later folders are not searched; trying shape-classifier.f32\n")
+                + "so it serves every variant of shape-classifier and later folders are not searched; trying shape-classifier.f32\n"
+                + "note: shape-classifier.f32: using \(weights.path)/shape-classifier.f32.weights from $CLASSIFY_WEIGHTS, not the installed "
+                + "model (--weights FILE names one file)\n")
+        #expect(object["weights"] as? String == "\(weights.path)/shape-classifier.f32.weights")
     }
 
     @Test(arguments: [("shape", "shape-classifier"), ("motion", "motion-state")])
@@ -87,7 +90,8 @@ struct ChainCommandTests {
         #expect(run.status == 0, "\(run.standardError)")
         #expect(try jsonObject(run)["model"] as? String == "\(model).f32")
         let lines = run.standardError.split(separator: "\n")
-        #expect(lines.count == 1, "\(run.standardError)")
+        // The warning, then the note that $CLASSIFY_WEIGHTS overrides the installed model.
+        #expect(lines.count == 2 && lines.last?.hasPrefix("note: \(model).f32: using \(weights.path)/") == true, "\(run.standardError)")
         #expect(
             lines.first?.hasPrefix("warning: \(model).int8: \(weights.path)/\(model).int8.weights: checksum mismatch") == true, "\(run.standardError)"
         )
@@ -267,6 +271,63 @@ struct ChainCommandTests {
             // The same input in a batch prints the same line in its place.
             let batch = try CommandRun.classify([task, file.path, file.path, "--json"])
             #expect(batch.standardOutput.split(separator: "\n").first == lines.first, "\(batch.standardOutput)")
+        }
+    }
+
+    /// Every answer names its weights: the built-in copy when no folder holds them, a `./Weights` of the current
+    /// folder (with one note that it overrides the installed model), the file `--weights` names; the rule names
+    /// none. Before: every answer said only `model shape-classifier.int8`, wherever its weights came from.
+    @Test func everyAnswerNamesWhereItsWeightsCameFrom() throws {
+        let classify = try IsolatedClassify()
+        defer { classify.remove() }
+        let builtIn = try classify.run(["shape", star])
+        #expect(builtIn.standardOutput.hasPrefix("star  (confidence ") && builtIn.standardOutput.contains(", model shape-classifier.int8, built-in)"))
+        #expect(builtIn.standardError.isEmpty, "\(builtIn.standardError)")
+        #expect(try jsonObject(try classify.run(["motion", walking, "--json"]))["weights"] as? String == "built-in")
+
+        _ = try classify.weightsFolder("Weights", copy: ["shape-classifier.int8.weights", "shape-classifier.f32.weights"])
+        let local = try classify.run(["shape", star, star, "--json"])
+        let lines = local.standardOutput.split(separator: "\n")
+        #expect(lines.count == 2)
+        for line in lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(object["weights"] as? String == "./Weights/shape-classifier.int8.weights")
+        }
+        #expect(
+            local.standardError
+                == "note: shape-classifier.int8: using ./Weights/shape-classifier.int8.weights from ./Weights, not the installed model "
+                + "(--weights FILE names one file)\n", "\(local.standardError)")
+        #expect(try classify.run(["shape", star, "--quiet"]).standardError.isEmpty)
+
+        let named = packageRoot.appendingPathComponent("Weights/shape-classifier.f32.weights").path
+        let explicit = try classify.run(["shape", star, "--weights", named])
+        #expect(explicit.standardOutput.contains(", model shape-classifier.f32, \(named))"), "\(explicit.standardOutput)")
+        #expect(explicit.standardError.isEmpty, "\(explicit.standardError)")
+        let rule = try classify.run(["shape", star, "--weights", classify.folder.appendingPathComponent("none.weights").path, "--fallback", "--json"])
+        let ruleObject = try jsonObject(rule)
+        #expect(ruleObject["model"] as? String == "geometric" && ruleObject["weights"] == nil, "\(ruleObject)")
+    }
+
+    /// With `--json`, a model that cannot answer (exit 70) still gives every input its line on standard output,
+    /// single or batch. Before: nothing on standard output.
+    @Test func aChainFailureIsOneJSONLinePerInput() throws {
+        let classify = try IsolatedClassify()
+        defer { classify.remove() }
+        let bad = classify.folder.appendingPathComponent("bad.weights")
+        try Data("not weights".utf8).write(to: bad)
+        for (task, input) in [("shape", star), ("motion", walking)] {
+            for inputs in [[input], [input, input]] {
+                let run = try classify.run([task] + inputs + ["--weights", bad.path, "--json"])
+                #expect(run.status == 70)
+                let lines = run.standardOutput.split(separator: "\n")
+                #expect(lines.count == inputs.count, "\(run.standardOutput)")
+                for line in lines {
+                    let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                    #expect(object["input"] as? String == input && object["exit"] as? Int == 70, "\(object)")
+                    #expect((object["error"] as? String)?.contains("the model you named cannot answer") == true)
+                }
+                #expect(run.standardError.hasPrefix("error: \(bad.path): the model you named cannot answer"))
+            }
         }
     }
 }

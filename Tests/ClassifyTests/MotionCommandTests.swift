@@ -46,7 +46,7 @@ struct MotionCommandTests {
         #expect(run.status == 0, "\(run.standardError)")
         let lines = run.standardOutput.split(separator: "\n")
         #expect(lines.first?.hasPrefix("running  (") == true, "\(run.standardOutput)")
-        #expect(lines.first?.hasSuffix("; model motion-state.int8)") == true)
+        #expect(lines.first?.hasSuffix(", model motion-state.int8, ./Weights/motion-state.int8.weights)") == true, "\(run.standardOutput)")
         #expect(lines.dropFirst().first?.contains("0.00–   5.12 s  running") == true, "\(run.standardOutput)")
     }
 
@@ -160,7 +160,9 @@ struct MotionCommandTests {
         }
         let text = try CommandRun.classifyAtRoot(["motion", path])
         #expect(text.status == 0)
-        #expect(text.standardOutput.hasPrefix("still  (12 windows: 12 still; model motion-state.int8)\n"), "\(text.standardOutput)")
+        #expect(
+            text.standardOutput.hasPrefix("still  (12 of 12 windows, model motion-state.int8, ./Weights/motion-state.int8.weights)\n"),
+            "\(text.standardOutput)")
     }
 
     @Test func aRunResampledTo2HzIsRefused() throws {
@@ -253,13 +255,12 @@ struct MotionCommandTests {
         let text = try CommandRun.classifyAtRoot(["motion", path])
         #expect(
             text.standardOutput.hasPrefix(
-                "running  (\(windows.count) windows: \(running.count) running, \(uncertain.count) uncertain; "
-                    + "model motion-state.int8)\n"), "\(text.standardOutput)")
+                "running  (\(running.count) of \(windows.count) windows, \(uncertain.count) uncertain, "
+                    + "model motion-state.int8, ./Weights/motion-state.int8.weights)\n"), "\(text.standardOutput)")
         let batch = try CommandRun.classifyAtRoot(["motion", path, "Datasets/examples/walking.csv"])
         #expect(
             batch.standardOutput.hasPrefix(
-                "\(path)  running  (\(running.count) of \(windows.count) windows, \(uncertain.count) uncertain, "
-                    + "model motion-state.int8)\n"), "\(batch.standardOutput)")
+                "\(path)  " + (text.standardOutput.split(separator: "\n").first ?? "") + "\n"), "\(batch.standardOutput)")
     }
 
     /// Every window of the real recordings: the shipped int8 and f32 weights, the raw-accelerometer version and

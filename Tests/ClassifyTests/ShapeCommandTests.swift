@@ -18,7 +18,8 @@ struct ShapeCommandTests {
         let run = try CommandRun.classifyAtRoot(["shape", "Datasets/examples/\(label).csv"])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.hasPrefix("\(label)  (confidence "), "\(run.standardOutput)")
-        #expect(run.standardOutput.contains("model shape-classifier.int8)"))
+        // Run in the package folder, whose Weights/ are the shipped ones: named as such, and no note.
+        #expect(run.standardOutput.contains("model shape-classifier.int8, ./Weights/shape-classifier.int8.weights)"))
         #expect(run.standardError == "")
     }
 
@@ -90,7 +91,11 @@ struct ShapeCommandTests {
         let file = try drawingFile(zigzag, in: folder)
         let run = try CommandRun.classifyAtRoot(["shape", file])
         #expect(run.status == 0)
-        #expect(run.standardOutput.hasPrefix("unknown  (none of the classes, "), "\(run.standardOutput)")
+        #expect(run.standardOutput.hasPrefix("unknown  (confidence "), "\(run.standardOutput)")
+        // The same line a batch prints for it, after the input's name.
+        let batch = try CommandRun.classifyAtRoot(["shape", file, file])
+        #expect(
+            batch.standardOutput.hasPrefix("\(file)  " + (run.standardOutput.split(separator: "\n").first ?? "") + "\n"), "\(batch.standardOutput)")
         let json = try CommandRun.classifyAtRoot(["shape", file, "--json"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         #expect(object["label"] as? String == "unknown")

@@ -41,12 +41,22 @@ package struct MixedWeightsSet: Error, CustomStringConvertible, Sendable, Equata
     }
 }
 
+/// Where a weights variant is read from.
+package enum WeightsLocation: Equatable, Sendable {
+    /// A file: its path, and how it was found (`--weights`, `$CLASSIFY_WEIGHTS`, `./Weights`, `shipped`).
+    case file(path: String, origin: String)
+    /// The copy built into the library (`ShippedWeights`).
+    case builtIn
+}
+
 /// The weights files of `classify`, looked for by folder, in order:
 /// 1. `--weights FILE`: that file only, for every variant (no set check);
 /// 2. the folder in the environment variable `CLASSIFY_WEIGHTS` — when set, it must be an existing folder: a
 ///    missing path or a file there is a `DataError` (missing file, exit 66), not a reason to look elsewhere;
 /// 3. `Weights/` in the current directory;
-/// 4. the shipped location: the `Weights/` folder of the package the tool was built from.
+/// 4. the shipped location: the installed `share/classify/Weights/` beside the binary, or the `Weights/` folder of
+///    the package the tool was built from;
+/// 5. the weights built into the library.
 ///
 /// The first folder that holds any variant of the model (`MODEL.VARIANT.weights`, e.g. `shape-classifier.f32`
 /// for `shape-classifier.int8`) serves every variant of it: a variant missing there is `WeightsNotFound`, never
@@ -102,7 +112,17 @@ package struct WeightsLocator: WeightsSource {
     /// Loads `variant` from the first folder that holds any variant of its model, after checking that the
     /// model's files there are one set; no such folder is `WeightsNotFound` listing every place.
     package func load(_ variant: String) throws -> ModelFile {
-        if let explicitFile { return try ModelFile(contentsOf: URL(fileURLWithPath: explicitFile)) }
+        switch try locate(variant) {
+        case let .file(path, _): return try ModelFile(contentsOf: URL(fileURLWithPath: path))
+        case .builtIn: return try (builtIn ?? ShippedWeights()).load(variant)
+        }
+    }
+
+    /// Where `load` reads `variant` from: the `--weights` file, the file in the first folder that holds any variant
+    /// of its model (after checking that the model's files there are one set), or the built-in copy; no such place
+    /// is `WeightsNotFound` listing every place looked.
+    package func locate(_ variant: String) throws -> WeightsLocation {
+        if let explicitFile { return .file(path: explicitFile, origin: "--weights") }
         let model = variant.contains(".") ? String(variant[..<(variant.lastIndex(of: ".") ?? variant.endIndex)]) : variant
         let fileName = "\(variant).weights"
         var places: [String] = []
@@ -127,13 +147,13 @@ package struct WeightsLocator: WeightsSource {
                     ])
             }
             try checkOneSet(path, siblings: own.filter { $0 != fileName }, folder: folder, model: model)
-            return try ModelFile(contentsOf: URL(fileURLWithPath: path))
+            return .file(path: path, origin: origin)
         }
-        if let builtIn {
+        if builtIn != nil {
             guard ShippedWeights.files[variant] != nil else {
                 throw WeightsNotFound(variant: variant, places: places + ["built in (\(ShippedWeights.variants.joined(separator: ", ")))"])
             }
-            return try builtIn.load(variant)
+            return .builtIn
         }
         throw WeightsNotFound(variant: variant, places: places)
     }
