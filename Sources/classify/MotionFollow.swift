@@ -17,103 +17,26 @@ struct MotionFollower {
 
     /// Follows the recording until standard input ends (a file is followed until the command is interrupted).
     /// Rows are read by the same CSV reader and checked as `classify motion` reads them, handed over as each line
-    /// ends. Returns the exit status: 0, or 65 when the input ended before one window.
+    /// ends. A followed file is followed by name, as `tail -F` does: truncated, rewritten from its start or
+    /// replaced by a new file of that name (a log rotated), it is read again from its start as a new recording —
+    /// the stream is paused (a `paused` line), started afresh, and a note says why. Returns the exit status: 0, or
+    /// 65 when the input ended before one window.
     func run() throws(DataError) -> Int32 {
-        var descriptor: Int32 = 0
-        var waiting = false
-        while path != "-" {
-            descriptor = open(path, O_RDONLY)
-            if descriptor >= 0 { break }
-            let code = errno
-            // A file that does not exist yet is waited for, as `tail -F` does, when its folder exists (a folder
-            // that does not is a mistake, not a file to come).
-            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-            var isFolder: ObjCBool = false
-            guard code == ENOENT, FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-                throw DataError(
-                    file: path,
-                    message: code == ENOENT
-                        ? "no such file, and no folder \(folder) for it to appear in" : "cannot be read: \(String(cString: strerror(code)))",
-                    kind: code == ENOENT ? .missingFile : .unreadable)
-            }
-            if !waiting {
-                reportNote("\(path) does not exist yet; waiting for it to appear")
-                waiting = true
-            }
-            usleep(useconds_t(poll * 1_000_000))
-        }
-        defer { if descriptor != 0 { close(descriptor) } }
-        // A pipe, a FIFO, a terminal or a socket ends when its writer does, however it is named (`-`,
-        // `/dev/stdin`, a FIFO's path); only a file that can grow is waited on at its end.
-        var status = stat()
-        let kind = fstat(descriptor, &status) == 0 ? status.st_mode & S_IFMT : S_IFREG
-        let endsAtEndOfInput = path == "-" || kind == S_IFIFO || kind == S_IFCHR || kind == S_IFSOCK
-        let (path, poll) = (path, poll)
-        // The bytes as they arrive: what one read gives; at the end of a file, wait for it to grow.
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        var reader = try CSVReader(file: path) { () throws(DataError) -> Data in
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    throw DataError(file: path, message: "cannot be read: \(String(cString: strerror(errno)))", kind: .unreadable)
-                }
-                if count == 0 && !endsAtEndOfInput {
-                    usleep(useconds_t(poll * 1_000_000))
-                    continue
-                }
-                return Data(buffer[0..<count])
-            }
-        }
-        let columns = try MotionRecordingReader.recordingColumns(reader)
+        let input = try FollowedInput(path: path, poll: poll)
+        defer { input.close() }
         var stream = MotionStream(recognizer: recognizer, confirmations: confirmations)
         var samples = 0, windows = 0
-        // The first samples are held until their times show the rate: a rate the file command refuses (too slow to
-        // resolve a stride, or timestamps in milliseconds or days) is refused here too, with the same message,
-        // before anything is printed. The stream holds as many itself before its first window, so this costs no
-        // delay.
-        var held: [(sample: MotionStreamSample, line: Int)] = []
-        var rateChecked = false
-        let assumed = columns.time == nil ? assumedRate : nil
-        func feed(_ sample: MotionStreamSample, line: Int) throws(DataError) -> Bool {
-            let events: [MotionStreamEvent]
-            do {
-                events = try stream.append(sample)
-            } catch {
-                throw DataError(file: path, line: line, message: error.message)
-            }
-            let (count, written) = report(events)
-            windows += count
-            return written
+        while true {
+            let result = try follow(input, stream: &stream)
+            windows += result.windows
+            samples += result.samples
+            guard result.written else { return 0 }
+            guard let restart = input.restart else { break }
+            reportNote("\(path) \(restart.rawValue); following it from its start as a new recording")
+            windows += report(stream.pause()).windows
+            stream.reset()
+            try input.reopen()
         }
-        func releaseHeld() throws(DataError) -> Bool {
-            rateChecked = true
-            if held.count >= 2,
-                let problem = MotionRecordingReader.rateProblem(
-                    sourceRate: MotionRecordingReader.medianRate(held.map(\.sample.time)), assumedRate: assumed)
-            {
-                throw DataError(file: path, message: problem)
-            }
-            defer { held = [] }
-            for (sample, line) in held {
-                guard try feed(sample, line: line) else { return false }
-            }
-            return true
-        }
-        while try reader.advance() {
-            let sample = try MotionRecordingReader.sample(reader, columns: columns, index: samples, assumedRate: assumedRate)
-            samples += 1
-            // Nobody can read what follows: stop, and let the exit say why (74, one line).
-            if rateChecked {
-                guard try feed(sample, line: reader.lineNumber) else { return 0 }
-            } else {
-                held.append((sample, reader.lineNumber))
-                if held.count == MotionStream.headSamples { guard try releaseHeld() else { return 0 } }
-            }
-        }
-        if !rateChecked { guard try releaseHeld() else { return 0 } }
-        // The end of the input is not a pause: what the held samples complete, without a `paused` line.
-        windows += report(stream.pause().filter { if case .paused = $0 { false } else { true } }).windows
         guard windows > 0 else {
             let windowing = recognizer.windowing
             throw DataError(
@@ -122,6 +45,70 @@ struct MotionFollower {
                     + String(format: "(%ld samples at %.0f Hz, %.2f s)", windowing.window, windowing.rate, Double(windowing.window) / windowing.rate))
         }
         return 0
+    }
+
+    /// Reads one recording from `input` (its header, then rows) into `stream` until the input ends or the file is
+    /// to be read again from its start (`input.restart`); returns the windows and samples it saw, and `false` once
+    /// standard output cannot be written.
+    private func follow(_ input: FollowedInput, stream: inout MotionStream) throws(DataError) -> (windows: Int, samples: Int, written: Bool) {
+        var samples = 0, windows = 0
+        do {
+            var reader = try CSVReader(file: path) { () throws(DataError) -> Data in try input.next() }
+            if input.restart != nil { return (0, 0, true) }
+            let columns = try MotionRecordingReader.recordingColumns(reader)
+            // The first samples are held until their times show the rate: a rate the file command refuses (too slow
+            // to resolve a stride, or timestamps in milliseconds or days) is refused here too, with the same message,
+            // before anything is printed. The stream holds as many itself before its first window, so this costs no
+            // delay.
+            var held: [(sample: MotionStreamSample, line: Int)] = []
+            var rateChecked = false
+            let assumed = columns.time == nil ? assumedRate : nil
+            func feed(_ sample: MotionStreamSample, line: Int) throws(DataError) -> Bool {
+                let events: [MotionStreamEvent]
+                do {
+                    events = try stream.append(sample)
+                } catch {
+                    throw DataError(file: path, line: line, message: error.message)
+                }
+                let (count, written) = report(events)
+                windows += count
+                return written
+            }
+            func releaseHeld() throws(DataError) -> Bool {
+                rateChecked = true
+                if held.count >= 2,
+                    let problem = MotionRecordingReader.rateProblem(
+                        sourceRate: MotionRecordingReader.medianRate(held.map(\.sample.time)), assumedRate: assumed)
+                {
+                    throw DataError(file: path, message: problem)
+                }
+                defer { held = [] }
+                for (sample, line) in held {
+                    guard try feed(sample, line: line) else { return false }
+                }
+                return true
+            }
+            while try reader.advance() {
+                let sample = try MotionRecordingReader.sample(reader, columns: columns, index: samples, assumedRate: assumedRate)
+                samples += 1
+                // Nobody can read what follows: stop, and let the exit say why (74, one line).
+                if rateChecked {
+                    guard try feed(sample, line: reader.lineNumber) else { return (windows, samples, false) }
+                } else {
+                    held.append((sample, reader.lineNumber))
+                    if held.count == MotionStream.headSamples { guard try releaseHeld() else { return (windows, samples, false) } }
+                }
+            }
+            if input.restart != nil { return (windows, samples, true) }
+            if !rateChecked { guard try releaseHeld() else { return (windows, samples, false) } }
+            // The end of the input is not a pause: what the held samples complete, without a `paused` line.
+            windows += report(stream.pause().filter { if case .paused = $0 { false } else { true } }).windows
+            return (windows, samples, true)
+        } catch {
+            // A file rewritten under the reader is read mid-line; what it then found wrong is not the file's fault.
+            if input.noticeRewrite() { return (windows, samples, true) }
+            throw error
+        }
     }
 
     /// Prints each change, pause and resumption at once (flushed: whoever reads the output sees it as it
@@ -197,5 +184,140 @@ struct FollowJSON: Encodable {
         self.weights = weights
         (event, time, from, to) = ("resumed", Self.ms(resumption.time), resumption.from, resumption.to)
         (since, pausedAt, confidence, self.model) = (Self.ms(resumption.since), Self.ms(resumption.pausedAt), resumption.confidence, model)
+    }
+}
+
+/// The bytes of a followed recording as they arrive: standard input (`-`) or anything that ends when its writer
+/// does (a pipe, a FIFO, a terminal, a socket) is read to its end; a regular file is waited on at its end and
+/// watched, by name, for being truncated, rewritten from its start, or replaced by another file — then `restart`
+/// says which and `next()` reports the end of this recording, for `reopen()`. A class: the CSV reader's source
+/// and the follower share it.
+final class FollowedInput {
+    /// Why a followed file is read again from its start.
+    enum Restart: String {
+        case truncated = "was truncated"
+        case rewritten = "was rewritten from its start"
+        case replaced = "was replaced by a new file of that name"
+    }
+
+    let path: String
+    let poll: Double
+    private(set) var descriptor: Int32 = 0
+    /// Whether the input ends when its writer does (not waited on at its end).
+    private(set) var endsAtEndOfInput = true
+    /// Why the file is to be read again, once noticed.
+    private(set) var restart: Restart?
+    /// The file (device, inode) open now, and how many bytes of it were read.
+    private var identity: (dev_t, ino_t) = (0, 0)
+    private var offset = 0
+    /// The first bytes read from the file, to notice it rewritten from its start.
+    private var prefix: [UInt8] = []
+    private var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    private static let prefixBytes = 4096
+
+    /// Opens `path` (waiting for it to appear, as `tail -F` does, when its folder exists).
+    init(path: String, poll: Double) throws(DataError) {
+        (self.path, self.poll) = (path, poll)
+        try open()
+    }
+
+    private func open() throws(DataError) {
+        var waiting = false
+        descriptor = 0
+        while path != "-" {
+            descriptor = Foundation.open(path, O_RDONLY)
+            if descriptor >= 0 { break }
+            let code = errno
+            // A file that does not exist yet is waited for when its folder exists (a folder that does not is a
+            // mistake, not a file to come).
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            var isFolder: ObjCBool = false
+            guard code == ENOENT, FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+                throw DataError(
+                    file: path,
+                    message: code == ENOENT
+                        ? "no such file, and no folder \(folder) for it to appear in" : "cannot be read: \(String(cString: strerror(code)))",
+                    kind: code == ENOENT ? .missingFile : .unreadable)
+            }
+            if !waiting {
+                reportNote("\(path) does not exist yet; waiting for it to appear")
+                waiting = true
+            }
+            usleep(useconds_t(poll * 1_000_000))
+        }
+        // A pipe, a FIFO, a terminal or a socket ends when its writer does, however it is named (`-`,
+        // `/dev/stdin`, a FIFO's path); only a file that can grow is waited on at its end.
+        var status = stat()
+        let kind = fstat(descriptor, &status) == 0 ? status.st_mode & S_IFMT : S_IFREG
+        endsAtEndOfInput = path == "-" || kind == S_IFIFO || kind == S_IFCHR || kind == S_IFSOCK
+        identity = (status.st_dev, status.st_ino)
+        (offset, prefix, restart) = (0, [], nil)
+    }
+
+    /// Starts the file again from its start: the same file when it was truncated or rewritten, the new one when
+    /// it was replaced.
+    func reopen() throws(DataError) {
+        if restart == .replaced {
+            close()
+            try open()
+        } else {
+            lseek(descriptor, 0, SEEK_SET)
+            (offset, prefix, restart) = (0, [], nil)
+        }
+    }
+
+    func close() {
+        if descriptor > 0 { Foundation.close(descriptor) }
+        descriptor = 0
+    }
+
+    /// The next bytes as soon as there are any; none at the end of the input, or when the file is to be read again
+    /// (`restart`).
+    func next() throws(DataError) -> Data {
+        while restart == nil {
+            if !endsAtEndOfInput, shrunk() {
+                restart = .truncated
+                break
+            }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw DataError(file: path, message: "cannot be read: \(String(cString: strerror(errno)))", kind: .unreadable)
+            }
+            if count > 0 {
+                offset += count
+                if prefix.count < Self.prefixBytes { prefix += buffer[0..<min(count, Self.prefixBytes - prefix.count)] }
+                return Data(buffer[0..<count])
+            }
+            if endsAtEndOfInput { break }
+            // At the end of a file: wait for it to grow, unless it was replaced or rewritten meanwhile.
+            if noticeRewrite() { break }
+            usleep(useconds_t(poll * 1_000_000))
+        }
+        return Data()
+    }
+
+    /// Whether the followed file was replaced by another of its name, or rewritten from its start (its first bytes
+    /// changed, or it is shorter than what was read); sets `restart` when it was.
+    func noticeRewrite() -> Bool {
+        guard !endsAtEndOfInput else { return false }
+        if restart != nil { return true }
+        var status = stat()
+        if stat(path, &status) == 0, (status.st_dev, status.st_ino) != identity {
+            restart = .replaced
+        } else if shrunk() {
+            restart = .truncated
+        } else if !prefix.isEmpty {
+            var now = [UInt8](repeating: 0, count: prefix.count)
+            let count = now.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+            if count != prefix.count || now != prefix { restart = .rewritten }
+        }
+        return restart != nil
+    }
+
+    /// Whether the open file is now shorter than what was read of it.
+    private func shrunk() -> Bool {
+        var status = stat()
+        return fstat(descriptor, &status) == 0 && Int(status.st_size) < offset
     }
 }

@@ -64,8 +64,13 @@ struct MotionFollowTests {
     /// Adds what `process` writes to `output` to `seen` until it holds `word`, the process ends, or two minutes
     /// pass (waiting at most a second for each read, so the deadline holds when the command prints nothing).
     static func read(_ output: Pipe, of process: Process, until word: String, into seen: inout String) {
+        read(output, of: process, until: { $0.contains(word) }, into: &seen)
+    }
+
+    /// Adds what `process` writes to `output` to `seen` until `done(seen)`, as `read(_:of:until:into:)` does.
+    static func read(_ output: Pipe, of process: Process, until done: (String) -> Bool, into seen: inout String) {
         let deadline = Date().addingTimeInterval(120)
-        while !seen.contains(word) && Date() < deadline && process.isRunning {
+        while !done(seen) && Date() < deadline && process.isRunning {
             var ready = pollfd(fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
             if poll(&ready, 1, 1000) == 0 { continue }
             let data = output.fileHandleForReading.availableData
@@ -152,6 +157,53 @@ struct MotionFollowTests {
         read(until: "running")
         #expect(seen.contains("still") && seen.contains("running"), "after the file grew: \(seen)")
         #expect(process.isRunning, "a followed file keeps being followed")
+    }
+
+    /// A followed file is followed by name, as `tail -F` does: truncated and rewritten shorter, rewritten longer
+    /// from its start, and rotated (renamed, a new file in its place), it is read again from its start as a new
+    /// recording, each time with a `paused` line and a note. Before: a file rewritten shorter was waited on silently
+    /// forever, one rewritten longer was read from the middle of a line (exit 65 naming a line it does not have),
+    /// and a rotated one was followed under its old name forever.
+    @Test func aTruncatedRewrittenOrRotatedFileIsFollowedByName() throws {
+        let walking = try String(contentsOf: packageRoot.appendingPathComponent("Datasets/examples/walking.csv"), encoding: .utf8)
+        let running = try String(contentsOf: packageRoot.appendingPathComponent("Datasets/examples/running.csv"), encoding: .utf8)
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("live.csv")
+        try Data(walking.utf8).write(to: file)
+        let (process, output, error) = try Self.startFollowing(file.path)
+        defer { process.stopAndWait() }
+        var seen = ""
+        func read(until word: String, count: Int) {
+            Self.read(output, of: process, until: { $0.components(separatedBy: word).count - 1 >= count }, into: &seen)
+        }
+        func occurrences(_ word: String) -> Int { seen.components(separatedBy: word).count - 1 }
+        read(until: "walking", count: 1)
+        // Truncated and rewritten shorter than what was read: 400 rows of running (8 s).
+        let shorter = running.split(separator: "\n").prefix(401).joined(separator: "\n") + "\n"
+        #expect(shorter.utf8.count < walking.utf8.count)
+        try Data(shorter.utf8).write(to: file)
+        read(until: "running", count: 1)
+        #expect(occurrences("running") == 1 && occurrences("paused") == 1, "\(seen)")
+        // Rewritten longer than what was read, in place.
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: Data(walking.utf8))
+        try handle.close()
+        read(until: "walking", count: 3)  // the first walk, its pause line, the new walk
+        // Rotated: renamed, and a new file in its place.
+        try FileManager.default.moveItem(at: file, to: folder.appendingPathComponent("live.csv.1"))
+        try Data(running.utf8).write(to: file)
+        read(until: "running", count: 3)  // the first run, its pause line, the new run
+        #expect(occurrences("paused") == 3, "\(seen)")
+        #expect(process.isRunning, "\(seen)")
+        process.stopAndWait()
+        let notes = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        #expect(notes.count == 3, "\(notes)")
+        #expect(notes.first == "note: \(file.path) was truncated; following it from its start as a new recording", "\(notes)")
+        #expect(
+            notes.dropFirst().first.map { $0.contains("was truncated") || $0.contains("was rewritten from its start") } == true, "\(notes)")
+        #expect(notes.last == "note: \(file.path) was replaced by a new file of that name; following it from its start as a new recording")
     }
 
     /// A file that does not exist yet is waited for, as `tail -F` does (before: exit 66 at once), saying so once;
