@@ -159,6 +159,51 @@ struct MotionFollowTests {
         #expect(process.isRunning, "a followed file keeps being followed")
     }
 
+    /// Real people walking, standing, jogging, standing and walking again (MotionSense, 30 s of each of their
+    /// trials, one after the other, phone in the same pocket), followed from standard input: after the first 20 s
+    /// (where people really stand before setting off), exactly the four real changes are printed — no brief state
+    /// between two (before: `walking 62.1%` showed between running and still) — each within 8 s of it.
+    @Test(.enabled(if: hasRealMotion && hasRealStillAndWatch, "needs ../shared/realdata/motion-*-dev.csv (or $ONDEVICEML_REALDATA)"))
+    func realWalkStandRunStandWalkChangesOnlyAtTheRealChanges() throws {
+        // Each session's rows: the twelve Core Motion columns (after session, label, timestamp).
+        var sessions: [Substring: [Substring]] = [:]
+        var header = ""
+        for file in [realMotion, realStill] {
+            let lines = try String(contentsOf: file, encoding: .utf8).split(whereSeparator: \.isNewline)
+            header = lines[0].split(separator: ",")[3..<15].joined(separator: ",")
+            for line in lines.dropFirst() {
+                let fields = line.split(separator: ",", maxSplits: 3)
+                let rest = fields[3].split(separator: ",")
+                sessions[fields[0], default: []].append(rest[0..<12].joined(separator: ",")[...])
+            }
+        }
+        let parts = [("wlk7", "walking"), ("std6", "still"), ("jog9", "running"), ("std14", "still"), ("wlk7", "walking")]
+        for subject in 1...12 {
+            let name = String(format: "sub%02d", subject)
+            var csv = "timestamp," + header + "\n", sample = 0
+            for (index, part) in parts.enumerated() {
+                let rows = try #require(sessions[Substring("\(name)-\(part.0)")], "\(name)-\(part.0)")
+                let start = index == 4 ? 1500 : 0  // the second walk: the trial's next 30 s
+                #expect(rows.count >= start + 1500, "\(name)-\(part.0): \(rows.count) rows")
+                for row in rows[start..<(start + 1500)] {
+                    csv += String(format: "%.2f,", Double(sample) / 50) + row + "\n"
+                    sample += 1
+                }
+            }
+            let run = try CommandRun.run(CommandRun.builtClassify, ["motion", "--follow", "-"], input: csv)
+            #expect(run.status == 0, "\(name): \(run.standardError)")
+            let changes = run.standardOutput.split(separator: "\n").compactMap { line -> (time: Double, label: String)? in
+                let fields = line.split(separator: " ")
+                guard fields.count >= 3, let time = Double(fields[0]) else { return nil }
+                return (time, String(fields[2]))
+            }.filter { $0.time >= 20 }
+            #expect(changes.map(\.label) == parts.dropFirst().map(\.1), "\(name): \(run.standardOutput)")
+            for (change, truth) in zip(changes, [30.0, 60, 90, 120]) {
+                #expect(change.time >= truth && change.time <= truth + 8, "\(name): \(change.label) at \(change.time) s, the change at \(truth) s")
+            }
+        }
+    }
+
     /// A followed file is followed by name, as `tail -F` does: truncated and rewritten shorter, rewritten longer
     /// from its start, and rotated (renamed, a new file in its place), it is read again from its start as a new
     /// recording, each time with a `paused` line and a note. Before: a file rewritten shorter was waited on silently
