@@ -144,7 +144,7 @@ struct HostileInputTests {
         times += (0..<50).map { 31.5 + Double($0) * 0.1 }
         times += (0..<50).map { 60 + Double($0) * 0.1 }
         let values = times.map { _ in [0, 0, -1, 0, 0, 0, 0, 0, 0.0] }
-        let recording = MotionRecordingReader.assemble(values, times: times, coreMotion: false, rate: 50, window: 128)
+        let recording = try MotionRecordingReader.assemble(values, times: times, coreMotion: false, rate: 50, window: 128)
         #expect(Double(recording.segments.map(\.count).reduce(0, +)) == MotionRecordingReader.resampledCount(times, rate: 50, window: 128))
         #expect(recording.segments.count == 2)
     }

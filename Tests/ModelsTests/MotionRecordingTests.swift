@@ -155,7 +155,7 @@ struct MotionRecordingTests {
                 rows.append(try MotionRecordingReader.sensorValues(fields, reader: reader, values: values, spins: spins))
                 times.append(try reader.number(fields[time], column: time))
             }
-            let expected = MotionRecordingReader.assemble(rows, times: times, coreMotion: core, rate: 50, window: 256)
+            let expected = try MotionRecordingReader.assemble(rows, times: times, coreMotion: core, rate: 50, window: 256)
             let firstDifference = zip(recording.segments, expected.segments).enumerated().lazy
                 .compactMap { segment, pair in pair.0.indices.first { pair.0[$0] != pair.1[$0] }.map { (segment, $0) } }.first
             let counts = (recording.segments.map(\.count), expected.segments.map(\.count))

@@ -76,7 +76,7 @@ struct MotionStreamTests {
     @Test func everyWindowIsTheRecordingsWindow() throws {
         let recognizer = try shippedMotion()
         let playback = walkStopRunStop()
-        let recording = MotionRecordingReader.assemble(
+        let recording = try MotionRecordingReader.assemble(
             playback.rows, times: playback.times, coreMotion: true,
             rate: recognizer.windowing.rate, window: recognizer.windowing.window)
         let offline = try recognizer.recognize(recording).windows
@@ -159,7 +159,7 @@ struct MotionStreamTests {
         let playback = walkStopRunStop()
         let g = MotionRecordingReader.standardGravity
         let rows = playback.rows.map { r in [(r[0] + r[3]) * g, (r[1] + r[4]) * g, (r[2] + r[5]) * g, 0, 0, 0, r[6], r[7], r[8]] }
-        let recording = MotionRecordingReader.assemble(
+        let recording = try MotionRecordingReader.assemble(
             rows, times: playback.times, coreMotion: false, rate: recognizer.windowing.rate, window: recognizer.windowing.window)
         #expect(recording.notes.contains { $0.contains("m/s²") }, "\(recording.notes)")
         let offline = try recognizer.recognize(recording).windows

@@ -101,7 +101,8 @@ extension MotionDataset {
                 recording = .failure(error)
             } else {
                 var assembled = MotionRecordingReader.assemble(
-                    session.values, times: session.times, coreMotion: coreMotion, rate: rate, window: window, assumedRate: assumedRate)
+                    rows: session.values.flatMap { $0 }, times: session.times, coreMotion: coreMotion, rate: rate, window: window,
+                    assumedRate: assumedRate)
                 assembled.source = "\(path)#\(id)"
                 recording = .success(assembled)
             }

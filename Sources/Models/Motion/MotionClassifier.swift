@@ -253,14 +253,22 @@ extension MotionWindowClassifier {
     }
 
     /// Each row averaged with up to `radius` rows on each side.
-    func smoothed(_ probabilities: Tensor, over radius: Int) -> Tensor {
-        guard radius > 0 else { return probabilities }
+    func smoothed(_ probabilities: Tensor, over requested: Int) -> Tensor {
         let (rows, columns) = (probabilities.shape[0], probabilities.shape[1])
+        // Any radius a caller passes: wider than the rows is all of them (and never overflows `row ± radius`).
+        let radius = min(requested, rows)
+        guard radius > 0 else { return probabilities }
+        // Running sums: linear in the rows whatever the radius.
+        let scalars = probabilities.scalars
+        var sums = [Double](repeating: 0, count: (rows + 1) * columns)
+        for row in 0..<rows {
+            for column in 0..<columns { sums[(row + 1) * columns + column] = sums[row * columns + column] + Double(scalars[row * columns + column]) }
+        }
         var values = [Float](repeating: 0, count: rows * columns)
         for row in 0..<rows {
-            let range = max(0, row - radius)...min(rows - 1, row + radius)
+            let (low, high) = (max(0, row - radius), min(rows - 1, row + radius))
             for column in 0..<columns {
-                values[row * columns + column] = range.reduce(0) { $0 + probabilities[$1, column] } / Float(range.count)
+                values[row * columns + column] = Float((sums[(high + 1) * columns + column] - sums[low * columns + column]) / Double(high - low + 1))
             }
         }
         return Tensor(shape: [rows, columns], scalars: values)

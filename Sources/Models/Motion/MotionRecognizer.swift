@@ -21,7 +21,8 @@ public struct MotionRecognizer: Recognizer {
     /// The failed attempts of loading before this link answered.
     public let attempts: [ChainAttempt]
     /// How many neighbouring windows on each side each window's probabilities are averaged with (within a
-    /// segment); 0, the default, labels each window on its own.
+    /// segment); 0, the default, labels each window on its own. Below 0 counts as 0; more than a segment's windows
+    /// averages the whole segment.
     public var smoothing = 0
 
     /// A recognizer from a loaded engine.

@@ -275,19 +275,48 @@ public enum MotionRecordingReader {
     /// The recording from parsed rows: `values` holds, per sample, gravity and user acceleration (Core Motion)
     /// or raw acceleration and three zeros, then the rotation rate. Converts m/s² to g, separates gravity from raw
     /// acceleration, splits at gaps longer than a window and resamples each piece to `rate`.
-    /// `assumedRate` is the rate the times were made from when the recording has no timestamps. `times` must
-    /// increase and pass `checkSpan` (a precondition: they bound what resampling allocates).
+    /// `assumedRate` is the rate the times were made from when the recording has no timestamps. What a caller
+    /// passes is checked first, each a `DataError` naming the value: one time per row, nine finite values a row
+    /// within a phone sensor's range, finite increasing times that `checkSpan` accepts (they bound what resampling
+    /// allocates), a rate of 1–10,000 Hz and a window of 2–65,536 samples.
     public static func assemble(
         _ values: [[Double]], times: [Double], coreMotion: Bool, rate: Double, window: Int,
         assumedRate: Double? = nil
-    ) -> MotionRecording {
-        precondition(
-            values.allSatisfy { $0.count == 9 }, "MotionRecordingReader.assemble: rows of \(Set(values.map(\.count)).sorted()) values, expected 9")
+    ) throws(DataError) -> MotionRecording {
+        let source = "MotionRecordingReader.assemble"
+        guard values.count == times.count else {
+            throw DataError(file: source, message: "\(values.count) rows of values but \(times.count) times; give one time per row")
+        }
+        guard rate.isFinite && rate >= 1 && rate <= 10_000 else {
+            throw DataError(file: source, message: "rate \(rate) Hz is not within 1–10,000 Hz")
+        }
+        guard window >= 2 && window <= 65_536 else { throw DataError(file: source, message: "window \(window) is not within 2–65,536 samples") }
+        if let assumedRate, !(assumedRate.isFinite && assumedRate > 0) {
+            throw DataError(file: source, message: "assumed rate \(assumedRate) Hz is not a positive finite number")
+        }
+        for (index, row) in values.enumerated() {
+            guard row.count == 9 else { throw DataError(file: source, message: "row \(index) has \(row.count) values, expected 9") }
+            if let bad = row.first(where: { !($0.isFinite && abs($0) <= maximumSensorMagnitude) }) {
+                throw DataError(
+                    file: source,
+                    message:
+                        "row \(index): \(bad) is not a finite value within a phone sensor's range (at most \(Int(maximumSensorMagnitude)) in magnitude)"
+                )
+            }
+        }
+        for index in times.indices {
+            guard times[index].isFinite else { throw DataError(file: source, message: "time \(index) is \(times[index]), not a finite number") }
+            if index > 0 && !(times[index] > times[index - 1]) {
+                throw DataError(file: source, message: "time \(index) (\(times[index])) does not come after \(times[index - 1]); times must increase")
+            }
+        }
+        try checkSpan(times, rate: rate, window: window, file: source)
         return assemble(rows: values.flatMap { $0 }, times: times, coreMotion: coreMotion, rate: rate, window: window, assumedRate: assumedRate)
     }
 
-    /// `assemble` of rows laid end to end, nine values each.
-    static func assemble(
+    /// `assemble` of rows laid end to end, nine values each, for callers that checked them (readers, generators):
+    /// the times increasing and accepted by `checkSpan`.
+    package static func assemble(
         rows flat: [Double], times: [Double], coreMotion: Bool, rate: Double, window: Int,
         assumedRate: Double? = nil
     ) -> MotionRecording {

@@ -182,12 +182,11 @@ public struct MotionStream: Sendable {
     /// The pause not yet followed by a confirmed state.
     private var pending: MotionPause?
 
-    /// A stream labelling windows with `recognizer`, reporting a new state after `confirmations` (≥ 1) windows in
-    /// a row agree on it.
+    /// A stream labelling windows with `recognizer`, reporting a new state after `confirmations` windows in a row
+    /// agree on it (fewer than 1 counts as 1).
     public init(recognizer: MotionRecognizer, confirmations: Int = 2, units: Units = .automatic) {
-        precondition(confirmations >= 1, "MotionStream: confirmations must be at least 1, got \(confirmations)")
         self.recognizer = recognizer
-        self.confirmations = confirmations
+        self.confirmations = max(1, confirmations)
         self.units = units
         switch units {
         case .automatic: scale = nil

@@ -95,10 +95,18 @@ package struct ChainLink<Answer>: Sendable {
 /// Retries and backoff: a transient failure is tried again up to `retries` times, waiting `backoff · 2^i` seconds
 /// before retry `i` (0-based).
 public struct RetryPolicy: Sendable {
-    /// Extra tries after a transient failure, per link.
-    public var retries: Int
-    /// The first wait, in seconds.
-    public var backoff: Double
+    /// Extra tries after a transient failure, per link: 0…`maximumRetries` (a value outside is clamped).
+    public var retries: Int {
+        didSet { retries = min(max(0, retries), Self.maximumRetries) }
+    }
+    /// The first wait, in seconds: 0…`maximumBackoff` (a value outside is clamped, one not finite is 0.02).
+    public var backoff: Double {
+        didSet { backoff = backoff.isFinite ? min(max(0, backoff), Self.maximumBackoff) : 0.02 }
+    }
+    /// The most retries a policy makes.
+    public static let maximumRetries = 20
+    /// The longest first wait, in seconds.
+    public static let maximumBackoff = 10.0
     /// Whether to go on after the first link (`false`: stop after it).
     public var fallback: Bool
     /// Whether the chain ends with the rule that needs no weights (geometric, cadence); `false` keeps to the
@@ -107,14 +115,14 @@ public struct RetryPolicy: Sendable {
     /// How to wait (replaced in tests).
     public var sleep: @Sendable (Double) -> Void
 
-    /// Creates a policy; the default waits 20, 40, 80 ms before retries 1–3.
+    /// Creates a policy; the default waits 20, 40, 80 ms before retries 1–3. `retries` and `backoff` are clamped
+    /// as their properties are.
     public init(
         retries: Int = 3, backoff: Double = 0.02, fallback: Bool = true,
         sleep: @escaping @Sendable (Double) -> Void = { Thread.sleep(forTimeInterval: $0) }
     ) {
-        precondition(retries >= 0, "RetryPolicy: retries \(retries) must not be negative")
-        self.retries = retries
-        self.backoff = backoff
+        self.retries = min(max(0, retries), RetryPolicy.maximumRetries)
+        self.backoff = backoff.isFinite ? min(max(0, backoff), RetryPolicy.maximumBackoff) : 0.02
         self.fallback = fallback
         self.sleep = sleep
     }

@@ -118,7 +118,7 @@ extension MotionRecognizer {
         }
         try MotionRecordingReader.checkSpan(times, rate: windowing.rate, window: windowing.window, file: source)
         var recording = MotionRecordingReader.assemble(
-            rows, times: times, coreMotion: first.isCoreMotion, rate: windowing.rate,
+            rows: rows.flatMap { $0 }, times: times, coreMotion: first.isCoreMotion, rate: windowing.rate,
             window: windowing.window)
         recording.source = source
         return try recognize(recording)

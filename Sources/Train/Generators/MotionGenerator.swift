@@ -43,7 +43,8 @@ public struct MotionGenerator: Sendable {
 
         /// The session as a recording at `windowing`'s rate, as `classify` would read its CSV.
         public func recording(windowing: MotionWindowing = MotionWindowing()) -> MotionRecording {
-            MotionRecordingReader.assemble(assembledRows, times: times, coreMotion: true, rate: windowing.rate, window: windowing.window)
+            MotionRecordingReader.assemble(
+                rows: assembledRows.flatMap { $0 }, times: times, coreMotion: true, rate: windowing.rate, window: windowing.window)
         }
 
         /// Where each quantity is in a row.
