@@ -168,4 +168,31 @@ struct ShapeCommandTests {
             #expect(fast.standardError.hasSuffix("error: 5 of 302 inputs failed; each is reported in its place above\n"), "\(fast.standardError)")
         }
     }
+
+    /// A dataset truncated by another process while `--dataset` reads it: the drawings read are answered, a row
+    /// cut short is an error in its place, and the command exits 0 or 65 — never a signal. Before: the file was
+    /// memory-mapped, and pages gone from under the mapping faulted (SIGBUS, exit 135, a register dump).
+    @Test func aDatasetTruncatedWhileReadIsNeverASignal() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let test = try String(contentsOf: packageRoot.appendingPathComponent("Datasets/shapes/test.csv"), encoding: .utf8)
+        let body = test.split(separator: "\n").dropFirst().joined(separator: "\n") + "\n"
+        let header = String(test.prefix { $0 != "\n" })
+        let big = header + "\n" + (0..<20).map { copy in body.replacingOccurrences(of: "test", with: "c\(copy)x") }.joined()
+        let file = folder.appendingPathComponent("big.csv")
+        for delay in [0.0, 0.02, 0.1] {
+            try Data(big.utf8).write(to: file)
+            let process = Process()
+            process.executableURL = CommandRun.builtClassify
+            process.arguments = ["shape", "--dataset", file.path]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            Thread.sleep(forTimeInterval: delay)
+            try FileHandle(forWritingTo: file).truncate(atOffset: 4096)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .exit, "signal \(process.terminationStatus) after \(delay) s")
+            #expect([0, 65].contains(process.terminationStatus), "exit \(process.terminationStatus) after \(delay) s")
+        }
+    }
 }

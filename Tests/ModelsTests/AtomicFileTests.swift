@@ -27,10 +27,12 @@ private func currentUmask() throws -> mode_t {
 
 @Suite("AtomicFile: writes that never destroy what is at the path")
 struct AtomicFileTests {
+    /// This test's folder, removed after it.
+    let files = TestFiles("atomic-tests")
     let folder: String
 
     init() throws {
-        folder = try temporaryDirectory().path
+        folder = files.folder.path
     }
 
     func path(_ name: String) -> String { folder + "/" + name }

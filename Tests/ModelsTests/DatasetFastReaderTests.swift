@@ -8,8 +8,11 @@ import Testing
 /// errors, in the same order, however the file is cut into runs, on any number of threads, whatever the file holds.
 @Suite("The parallel dataset reader gives the reference reader's drawings and errors")
 struct DatasetFastReaderTests {
+    /// This test's files, removed after it.
+    let files = TestFiles("fast-dataset-tests")
+
     func write(_ bytes: [UInt8]) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("fast-dataset-\(UUID().uuidString).csv")
+        let url = files.folder.appendingPathComponent("\(UUID().uuidString).csv")
         try Data(bytes).write(to: url)
         return url.path
     }

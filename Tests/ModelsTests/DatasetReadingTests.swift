@@ -7,11 +7,10 @@ import Testing
 /// slow to classify.
 @Suite("Dataset readers: scattered ids, malformed rows, line endings, slow sessions")
 struct DatasetReadingTests {
-    func write(_ text: String) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("dataset-\(UUID().uuidString).csv")
-        try Data(text.utf8).write(to: url)
-        return url.path
-    }
+    /// This test's files, removed after it.
+    let files = TestFiles("dataset-tests")
+
+    func write(_ text: String) throws -> String { try files.write(text) }
 
     /// Rows of a drawing `id`: a square of side `side`, one stroke.
     func rows(_ id: String, label: String = "square", side: Int = 10) -> String {
@@ -114,7 +113,7 @@ struct DatasetReadingTests {
     @Test func aPipeReadsAsTheFile() throws {
         let text = Self.header + rows("a") + rows("b", label: "circle") + "c,star,0,1,x\n"
         let file = try write(text)
-        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("dataset-\(UUID().uuidString).fifo").path
+        let fifo = files.folder.appendingPathComponent("\(UUID().uuidString).fifo").path
         try #require(mkfifo(fifo, 0o600) == 0)
         defer { try? FileManager.default.removeItem(atPath: fifo) }
         let writer = Thread {

@@ -8,8 +8,11 @@ import Testing
 /// right or refused with a precise error, and nothing traps.
 @Suite("Hostile input: byte-order marks, line endings, coordinate range, degenerate drawings, resampling")
 struct HostileInputTests {
+    /// This test's files, removed after it.
+    let files = TestFiles("hostile-tests")
+
     func write(_ text: String, named name: String = "hostile") throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString).csv")
+        let url = files.folder.appendingPathComponent("\(name)-\(UUID().uuidString).csv")
         try Data(text.utf8).write(to: url)
         return url.path
     }

@@ -6,11 +6,10 @@ import Testing
 
 @Suite("Motion recordings")
 struct MotionRecordingTests {
-    func write(_ text: String) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("motion-\(UUID().uuidString).csv")
-        try text.write(to: url, atomically: true, encoding: .utf8)
-        return url.path
-    }
+    /// This test's files, removed after it.
+    let files = TestFiles("motion-tests")
+
+    func write(_ text: String) throws -> String { try files.write(text) }
 
     /// Core Motion rows: gravity straight down, vertical user acceleration `sin(2π·2·t)`.
     func coreMotion(rate: Double, seconds: Double, scale: Double = 1, timestamps: Bool = true) -> String {

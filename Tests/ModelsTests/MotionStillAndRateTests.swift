@@ -20,11 +20,10 @@ struct MotionStillAndRateTests {
         }
     }
 
-    func write(_ text: String) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("motion-\(UUID().uuidString).csv")
-        try text.write(to: url, atomically: true, encoding: .utf8)
-        return url.path
-    }
+    /// This test's files, removed after it.
+    let files = TestFiles("motion-tests")
+
+    func write(_ text: String) throws -> String { try files.write(text) }
 
     @Test func aPhoneOnATableIsStillInEveryWindow() throws {
         let recording = MotionRecording(segments: [stillSamples(count: 1000, noise: 0.005)], segmentStarts: [0], rate: 50, notes: [], sourceRate: 50)

@@ -6,12 +6,14 @@ import Testing
 
 @Suite("WeightsLocator: one folder serves a model, and its files must be one set")
 struct WeightsLookupTests {
+    /// This test's folder, removed after it.
+    let files = TestFiles("weights-tests")
     let root: URL
     let current: URL
     let shipped: URL
 
     init() throws {
-        root = try temporaryDirectory()
+        root = files.folder
         current = root.appendingPathComponent("cwd")
         shipped = root.appendingPathComponent("shipped")
         for folder in [current.appendingPathComponent("Weights"), shipped] {

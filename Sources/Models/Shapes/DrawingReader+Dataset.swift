@@ -187,28 +187,48 @@ extension ShapeDataset {
         return (items, rowErrors)
     }
 
-    /// The bytes of `path`: a regular file mapped into memory (its pages are read as the workers reach them, and
-    /// never copied); standard input (`-`), a pipe or a device read whole, since they cannot be mapped.
+    /// The most bytes a dataset may have: it is read into memory whole.
+    package static let maximumBytes = 1 << 33
+
+    /// The bytes of `path` (`-`: standard input), read into memory whole — a regular file, a pipe, a FIFO or a
+    /// device alike. A file is never mapped: one truncated while mapped faults (SIGBUS) where its pages are gone;
+    /// read, it is what it was when read. More than `maximumBytes` is an error naming the limit.
     static func contents(of path: String) throws(DataError) -> Data {
-        do {
-            if path == "-" { return try FileHandle.standardInput.readToEnd() ?? Data() }
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw DataError(file: path, message: "no such file", kind: .missingFile)
-            }
-            guard !isDirectory.boolValue else { throw DataError(file: path, message: "is a directory, not a CSV file", kind: .unreadable) }
-            let type = try FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType
-            if type == .typeRegular { return try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) }
-            guard let handle = FileHandle(forReadingAtPath: path) else {
-                throw DataError(file: path, message: "cannot be opened for reading", kind: .unreadable)
-            }
-            defer { try? handle.close() }
-            return try handle.readToEnd() ?? Data()
-        } catch let error as DataError {
-            throw error
-        } catch {
-            throw DataError(file: path, message: "cannot be read: \(error.localizedDescription)", kind: .unreadable)
+        let descriptor = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            throw DataError(
+                file: path, message: code == ENOENT ? "no such file" : "cannot be opened for reading: \(String(cString: strerror(code)))",
+                kind: code == ENOENT ? .missingFile : .unreadable)
         }
+        defer { if descriptor != 0 { close(descriptor) } }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw DataError(file: path, message: "cannot be read: \(String(cString: strerror(errno)))", kind: .unreadable)
+        }
+        if status.st_mode & S_IFMT == S_IFDIR { throw DataError(file: path, message: "is a directory, not a CSV file", kind: .unreadable) }
+        let expected = status.st_mode & S_IFMT == S_IFREG ? Int(status.st_size) : 0
+        guard expected <= maximumBytes else { throw tooLarge(path, bytes: expected) }
+        var data = Data(capacity: expected + 1)
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw DataError(file: path, message: "cannot be read: \(String(cString: strerror(errno)))", kind: .unreadable)
+            }
+            if count == 0 { return data }
+            guard data.count + count <= maximumBytes else { throw tooLarge(path, bytes: data.count + count) }
+            data.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    /// The error for a dataset over `maximumBytes`.
+    private static func tooLarge(_ path: String, bytes: Int) -> DataError {
+        DataError(
+            file: path,
+            message: "\(bytes) bytes or more is larger than a dataset can be (at most \(maximumBytes) bytes, read into memory); split it",
+            kind: .invalid)
     }
 
     /// The error of a drawing whose id has rows at `runs` (in file order) with other drawings between them: the
