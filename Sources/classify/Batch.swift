@@ -218,9 +218,11 @@ struct ItemOutcome: Sendable {
 }
 
 /// The inputs named on the command line: files as given, directories as their `.csv` files in name order. A
-/// folder without any `.csv` file is an error (66): a batch of nothing would look like success.
-func expandInputs(_ inputs: [String]) throws(DataError) -> [String] {
-    var files: [String] = []
+/// folder without any `.csv` file (66), or one that cannot be listed (74), stays an input of its own with that
+/// error in `problems`: reported in its place while the rest of a batch goes on (a batch of nothing would look
+/// like success).
+func expandInputs(_ inputs: [String]) -> (files: [String], problems: [String: DataError]) {
+    var files: [String] = [], problems: [String: DataError] = [:]
     for input in inputs {
         var isDirectory: ObjCBool = false
         guard input != "-", FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -231,17 +233,21 @@ func expandInputs(_ inputs: [String]) throws(DataError) -> [String] {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: input)
         } catch {
-            throw DataError(file: input, message: "the folder cannot be listed: \(error.localizedDescription)", kind: .unreadable)
+            files.append(input)
+            problems[input] = DataError(file: input, message: "the folder cannot be listed: \(error.localizedDescription)", kind: .unreadable)
+            continue
         }
         let csvFiles = names.filter { $0.lowercased().hasSuffix(".csv") }.sorted()
         guard !csvFiles.isEmpty else {
-            throw DataError(
+            files.append(input)
+            problems[input] = DataError(
                 file: input, message: "the folder holds no .csv files (\(names.count) other entr\(names.count == 1 ? "y" : "ies"))",
                 kind: .missingFile)
+            continue
         }
         files += csvFiles.map { input.hasSuffix("/") ? input + $0 : input + "/" + $0 }
     }
-    return files
+    return (files, problems)
 }
 
 /// Fails with the missing-file error (66) when `path` (not `-`) does not exist: for commands that must know before

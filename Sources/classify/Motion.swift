@@ -31,11 +31,13 @@ struct Motion: ParsableCommand {
             cadence recognizer (stride rate and intensity), which needs no weights. A transient failure is \
             retried (--retries); a missing, corrupt or incompatible weights file moves on at once.
 
-            --follow reads one recording line by line as it grows (a file, followed until interrupted and waited \
-            for when it does not exist yet; -, /dev/stdin or a FIFO until its writer closes it) and prints each change of state as soon as --confirm windows in a row agree \
-            on it (the time, the new state, the windows' mean confidence, and since when): a live run, not a \
-            summary. Units and a raw accelerometer's gravity are then judged from the first second of samples; a \
-            pause of more than a window starts afresh. Exit 65 when the input ends before one window.
+            --follow reads one recording line by line as it grows (a file, followed by name until interrupted, as \
+            tail -F does: waited for when it does not exist yet, and read again from its start as a new recording \
+            when truncated, rewritten or replaced; -, /dev/stdin or a FIFO until its writer closes it) and prints \
+            each change of state as soon as --confirm windows in a row agree on it (the time, the new state, the \
+            windows' mean confidence, and since when): a live run, not a summary. Units and a raw accelerometer's \
+            gravity are then judged from the first second of samples; no sample for more than a window is a pause \
+            (paused, then resumed). Exit 65 when the input ends before one window or a row cannot be read.
 
             Examples: classify motion Datasets/examples/running.csv --json
                       classify motion --dataset Datasets/motion/test.csv
@@ -91,21 +93,17 @@ struct Motion: ParsableCommand {
                 ).run()
                 if status != 0 { throw ExitCode(status) }
             } catch let error as DataError {
-                throw failure(error)
+                throw inputFailure(error, input: recordings[0], json: chain.json)
             }
             return
         }
-        let files: [String]
-        do {
-            files = try expandInputs(recordings)
-        } catch {
-            throw failure(error)
-        }
+        let (files, problems) = expandInputs(recordings)
         let single = dataset == nil && files.count == 1 && files == recordings
         // A missing recording fails before any model is tried (as in `shape`): no model can fix it. It is read
         // later, at the answering model's rate and window.
         if single {
             do {
+                if let problem = problems[files[0]] { throw problem }
                 try requireExisting(files[0])
             } catch {
                 throw inputFailure(error, input: files[0], json: chain.json)
@@ -150,14 +148,15 @@ struct Motion: ParsableCommand {
                 let sessions = try MotionDataset.sessions(dataset, rate: modelWindowing.rate, window: modelWindowing.window)
                 items = sessions.map { session in ("\(dataset)#\(session.id)", { () throws(DataError) in try session.recording.get() }) }
             } catch {
-                throw failure(error)
+                throw inputFailure(error, input: dataset, json: json)
             }
         } else {
             items = files.map { path in
                 (
                     path,
                     { () throws(DataError) in
-                        try MotionRecordingReader.read(path, assumedRate: rate, rate: modelWindowing.rate, window: modelWindowing.window)
+                        if let problem = problems[path] { throw problem }
+                        return try MotionRecordingReader.read(path, assumedRate: rate, rate: modelWindowing.rate, window: modelWindowing.window)
                     }
                 )
             }

@@ -52,42 +52,42 @@ struct MotionFollower {
     /// standard output cannot be written.
     private func follow(_ input: FollowedInput, stream: inout MotionStream) throws(DataError) -> (windows: Int, samples: Int, written: Bool) {
         var samples = 0, windows = 0
+        // The first samples are held until their times show the rate: a rate the file command refuses (too slow to
+        // resolve a stride, or timestamps in milliseconds or days) is refused here too, with the same message, before
+        // anything is printed. The stream holds as many itself before its first window, so this costs no delay.
+        var held: [(sample: MotionStreamSample, line: Int)] = []
+        var rateChecked = false
+        var assumed: Double?
+        func feed(_ sample: MotionStreamSample, line: Int) throws(DataError) -> Bool {
+            let events: [MotionStreamEvent]
+            do {
+                events = try stream.append(sample)
+            } catch {
+                throw DataError(file: path, line: line, message: error.message)
+            }
+            let (count, written) = report(events)
+            windows += count
+            return written
+        }
+        func releaseHeld() throws(DataError) -> Bool {
+            rateChecked = true
+            if held.count >= 2,
+                let problem = MotionRecordingReader.rateProblem(
+                    sourceRate: MotionRecordingReader.medianRate(held.map(\.sample.time)), assumedRate: assumed)
+            {
+                throw DataError(file: path, message: problem)
+            }
+            defer { held = [] }
+            for (sample, line) in held {
+                guard try feed(sample, line: line) else { return false }
+            }
+            return true
+        }
         do {
             var reader = try CSVReader(file: path) { () throws(DataError) -> Data in try input.next() }
             if input.restart != nil { return (0, 0, true) }
             let columns = try MotionRecordingReader.recordingColumns(reader)
-            // The first samples are held until their times show the rate: a rate the file command refuses (too slow
-            // to resolve a stride, or timestamps in milliseconds or days) is refused here too, with the same message,
-            // before anything is printed. The stream holds as many itself before its first window, so this costs no
-            // delay.
-            var held: [(sample: MotionStreamSample, line: Int)] = []
-            var rateChecked = false
-            let assumed = columns.time == nil ? assumedRate : nil
-            func feed(_ sample: MotionStreamSample, line: Int) throws(DataError) -> Bool {
-                let events: [MotionStreamEvent]
-                do {
-                    events = try stream.append(sample)
-                } catch {
-                    throw DataError(file: path, line: line, message: error.message)
-                }
-                let (count, written) = report(events)
-                windows += count
-                return written
-            }
-            func releaseHeld() throws(DataError) -> Bool {
-                rateChecked = true
-                if held.count >= 2,
-                    let problem = MotionRecordingReader.rateProblem(
-                        sourceRate: MotionRecordingReader.medianRate(held.map(\.sample.time)), assumedRate: assumed)
-                {
-                    throw DataError(file: path, message: problem)
-                }
-                defer { held = [] }
-                for (sample, line) in held {
-                    guard try feed(sample, line: line) else { return false }
-                }
-                return true
-            }
+            assumed = columns.time == nil ? assumedRate : nil
             while try reader.advance() {
                 let sample = try MotionRecordingReader.sample(reader, columns: columns, index: samples, assumedRate: assumedRate)
                 samples += 1
@@ -99,14 +99,19 @@ struct MotionFollower {
                     if held.count == MotionStream.headSamples { guard try releaseHeld() else { return (windows, samples, false) } }
                 }
             }
-            if input.restart != nil { return (windows, samples, true) }
+            // The samples held for the rate check go to the stream, so a restart's pause has them.
             if !rateChecked { guard try releaseHeld() else { return (windows, samples, false) } }
+            if input.restart != nil { return (windows, samples, true) }
             // The end of the input is not a pause: what the held samples complete, without a `paused` line.
             windows += report(stream.pause().filter { if case .paused = $0 { false } else { true } }).windows
             return (windows, samples, true)
         } catch {
             // A file rewritten under the reader is read mid-line; what it then found wrong is not the file's fault.
-            if input.noticeRewrite() { return (windows, samples, true) }
+            // The rows read before it were the old recording's: they go to the stream, for the restart's pause.
+            if input.noticeRewrite() {
+                if !rateChecked { _ = try? releaseHeld() }
+                return (windows, samples, true)
+            }
             throw error
         }
     }

@@ -48,18 +48,18 @@ struct Shape: ParsableCommand {
     }
 
     func run() throws {
-        let files: [String]
-        do {
-            files = try expandInputs(drawings)
-        } catch {
-            throw failure(error)
+        let (files, problems) = expandInputs(drawings)
+        /// An input's drawing, or why it has none (a folder without drawings included).
+        @Sendable func read(_ path: String) throws(DataError) -> Drawing {
+            if let problem = problems[path] { throw problem }
+            return try readDrawing(path)
         }
         let single = dataset == nil && files.count == 1 && files == drawings
         // Bad input fails before any model is tried: no model can fix it.
         var input: Drawing?
         if single {
             do {
-                input = try readDrawing(files[0])
+                input = try read(files[0])
             } catch {
                 throw inputFailure(error, input: files[0], json: chain.json)
             }
@@ -111,7 +111,7 @@ struct Shape: ParsableCommand {
                     return { record in format.json(record.drawing, input: "\(dataset)#\(record.id)", worker: worker) }
                 }
             } catch {
-                throw failure(error)
+                throw inputFailure(error, input: dataset, json: true)
             }
             status = runBatch(count: outcomes.count, threads: threads, chunk: 1 << 16, block: 4096) { index, bytes in
                 bytes += outcomes[index].value.line.utf8
@@ -134,7 +134,7 @@ struct Shape: ParsableCommand {
             }
         } else {
             status = runBatch(count: files.count, threads: threads, chunk: 512, block: 1) { index, bytes in
-                let drawing = Result { () throws(DataError) in try readDrawing(files[index]) }
+                let drawing = Result { () throws(DataError) in try read(files[index]) }
                 let worker = ShapeRecognizer.Worker(recognizer)
                 guard !format.isJSON else {
                     let outcome = format.json(drawing, input: files[index], worker: worker)

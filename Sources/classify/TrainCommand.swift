@@ -356,7 +356,9 @@ struct Evaluate: ParsableCommand {
         }
         showReport(
             labels: rows.labels, truth: truth, predicted: predicted, confidences: confidences, uncertain: uncertain,
-            model: recognizer.model, heading: "\(truth.count) drawings", unit: "answers", failures: failures, items: "drawings")
+            model: recognizer.model,
+            source: rule ? (recognizer.model, nil) : chain.describe(recognizer.model, among: chain.variants(of: "shape-classifier")),
+            heading: "\(truth.count) drawings", unit: "answers", failures: failures, items: "drawings")
         try failures.exit()
     }
 
@@ -364,14 +366,18 @@ struct Evaluate: ParsableCommand {
     /// JSON object, or text under a heading.
     func showReport(
         labels: [String], truth: [Int], predicted: [Int], confidences: [Double], uncertain: Int,
-        model: String, heading: String, unit: String, failures: EvaluationFailures, items: String
+        model: String, source: (text: String, weights: String?), heading: String, unit: String, failures: EvaluationFailures, items: String
     ) {
         let report = ClassificationReport(labels: labels, truth: truth, predicted: predicted)
         let reliability = ReliabilityTable(confidences: confidences, correct: zip(truth, predicted).map { $0 == $1 })
         if json {
-            print(EvaluationJSON(report: report, model: model, uncertain: uncertain, reliability: reliability, failed: failures.count).text)
+            print(
+                EvaluationJSON(
+                    report: report, model: model, weights: source.weights, uncertain: uncertain, reliability: reliability, failed: failures.count
+                )
+                .text)
         } else {
-            print("\(model) on \(data): \(heading)")
+            print("\(source.text) on \(data): \(heading)")
             print(report.text)
             print("uncertain \(uncertain) of \(truth.count) \(unit) (\(percent(Double(uncertain) / Double(max(1, truth.count)))))")
             print(reliability.text)
@@ -429,7 +435,9 @@ extension Evaluate {
         }
         showReport(
             labels: rows.labels, truth: truth, predicted: predicted, confidences: confidences, uncertain: uncertain,
-            model: recognizer.model, heading: "\(sessionCount - failures.count) sessions, \(truth.count) windows", unit: "windows",
+            model: recognizer.model,
+            source: rule ? (recognizer.model, nil) : chain.describe(recognizer.model, among: chain.variants(of: "motion-state")),
+            heading: "\(sessionCount - failures.count) sessions, \(truth.count) windows", unit: "windows",
             failures: failures, items: "sessions")
         try failures.exit()
     }
@@ -463,11 +471,17 @@ struct EvaluationJSON: Encodable {
     let confusion: [[Int]]
     let perClass: [String: ClassificationReport.ClassScores]
     let model: String
+    /// The weights file's path, or `built-in`; absent for the rule that needs none.
+    let weights: String?
     let uncertain: Int?
     let reliability: ReliabilityTable?
     let failed: Int?
 
-    init(report: ClassificationReport, model: String, uncertain: Int? = nil, reliability: ReliabilityTable? = nil, failed: Int? = nil) {
+    init(
+        report: ClassificationReport, model: String, weights: String? = nil, uncertain: Int? = nil, reliability: ReliabilityTable? = nil,
+        failed: Int? = nil
+    ) {
+        self.weights = weights
         self.failed = failed
         self.uncertain = uncertain
         self.reliability = reliability

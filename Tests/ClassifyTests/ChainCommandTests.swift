@@ -330,4 +330,48 @@ struct ChainCommandTests {
             }
         }
     }
+
+    /// A folder without `.csv` files in a batch is an error in its place, and the batch goes on (before: exit 66
+    /// with nothing classified); a dataset that cannot be read and a followed recording that fails give their
+    /// `--json` error line too (before: nothing on standard output).
+    @Test func failuresOutsideAListedFileAreLinesInTheirPlace() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let empty = folder.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        for (task, input) in [("shape", star), ("motion", walking)] {
+            let text = try CommandRun.classify([task, empty.path, input])
+            #expect(text.status == 66, "\(text.standardError)")
+            let lines = text.standardOutput.split(separator: "\n")
+            #expect(
+                lines.count >= 2 && lines[0].hasPrefix("\(empty.path)  error: \(empty.path): the folder holds no .csv files"),
+                "\(text.standardOutput)")
+            #expect(lines.contains { $0.hasPrefix("\(input)  ") && !$0.contains("error") }, "\(text.standardOutput)")
+            let json = try CommandRun.classify([task, empty.path, "--json"])
+            #expect(json.status == 66)
+            let object = try jsonObject(json)
+            #expect(object["input"] as? String == empty.path && object["exit"] as? Int == 66, "\(object)")
+            let missing = folder.appendingPathComponent("missing.csv").path
+            let dataset = try CommandRun.classify([task, "--dataset", missing, "--json"])
+            #expect(dataset.status == 66)
+            #expect(try jsonObject(dataset)["input"] as? String == missing, "\(dataset.standardOutput)")
+        }
+        let followed = try CommandRun.run(CommandRun.builtClassify, ["motion", "--follow", "-", "--json"], input: "")
+        #expect(followed.status == 65)
+        #expect(try jsonObject(followed)["exit"] as? Int == 65, "\(followed.standardOutput)")
+    }
+
+    /// `evaluate` names the weights it measured, in its heading and as `weights` in JSON, and says when a
+    /// `./Weights` overrides the installed model (before: neither).
+    @Test func evaluateNamesItsWeights() throws {
+        let classify = try IsolatedClassify()
+        defer { classify.remove() }
+        let data = packageRoot.appendingPathComponent("Datasets/shapes/test.csv").path
+        let builtIn = try classify.run(["evaluate", "shape", "--data", data])
+        #expect(builtIn.standardOutput.hasPrefix("shape-classifier.int8, built-in on \(data): 740 drawings"), "\(builtIn.standardOutput)")
+        _ = try classify.weightsFolder("Weights", copy: ["shape-classifier.int8.weights", "shape-classifier.f32.weights"])
+        let local = try classify.run(["evaluate", "shape", "--data", data, "--json"])
+        #expect(try jsonObject(local)["weights"] as? String == "./Weights/shape-classifier.int8.weights")
+        #expect(local.standardError.hasPrefix("note: shape-classifier.int8: using ./Weights/"), "\(local.standardError)")
+    }
 }

@@ -251,6 +251,25 @@ struct MotionFollowTests {
         #expect(notes.last == "note: \(file.path) was replaced by a new file of that name; following it from its start as a new recording")
     }
 
+    /// A restart after less than a second of samples (still held for the rate check) pauses them too: the
+    /// `paused` line comes with the note (before: the note alone).
+    @Test func aRestartAfterAFewSamplesIsAPauseToo() throws {
+        let running = try String(contentsOf: packageRoot.appendingPathComponent("Datasets/examples/running.csv"), encoding: .utf8)
+        let walking = try String(contentsOf: packageRoot.appendingPathComponent("Datasets/examples/walking.csv"), encoding: .utf8)
+        let lines = walking.split(separator: "\n")
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("live.csv")
+        try Data((lines.prefix(41).joined(separator: "\n") + "\n").utf8).write(to: file)
+        let (process, output, _) = try Self.startFollowing(file.path)
+        defer { process.stopAndWait() }
+        Thread.sleep(forTimeInterval: 0.6)
+        try Data(running.utf8).write(to: file)
+        var seen = ""
+        Self.read(output, of: process, until: "running", into: &seen)
+        #expect(seen.hasPrefix("    0.80 s  paused") && seen.contains("running"), "\(seen)")
+    }
+
     /// A file that does not exist yet is waited for, as `tail -F` does (before: exit 66 at once), saying so once;
     /// one in a folder that does not exist is an error.
     @Test func aFileThatDoesNotExistYetIsWaitedFor() throws {
