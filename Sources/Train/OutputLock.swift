@@ -9,10 +9,42 @@ import Models
 /// removed when the lock is released; a run killed while holding it leaves the file behind, but not the lock
 /// (the kernel releases it), and the next run takes it over. A lock taken on a file that another run removed
 /// meanwhile is dropped and taken again on the new file.
+/// The lock file of the training output `prefix` (`.NAME.lock` in its folder).
+package func outputLockPath(prefix: URL) -> String {
+    prefix.deletingLastPathComponent().appendingPathComponent(".\(prefix.lastPathComponent).lock").path
+}
+
+/// Checks, before a run trains, that `withOutputLock` will be able to lock `prefix`: its lock file is a regular
+/// file that can be opened for writing (not a folder, a link or a device), or one can be created there (it is
+/// created and removed again; a run that opened it meanwhile notices the removal and locks a new one).
+package func checkOutputLock(prefix: URL) throws(AtomicFile.WriteError) {
+    let path = outputLockPath(prefix: prefix)
+    var status = stat()
+    let exists = lstat(path, &status) == 0
+    if exists {
+        let kind = status.st_mode & S_IFMT
+        guard kind == S_IFREG else {
+            throw AtomicFile.WriteError(
+                path: path,
+                reason: "the lock of the training output is "
+                    + (kind == S_IFDIR ? "a folder" : kind == S_IFLNK ? "a symbolic link" : "not a regular file")
+                    + "; remove it (a run makes it, and removes it when done)")
+        }
+    }
+    let descriptor = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | (exists ? 0 : O_CREAT | O_EXCL), 0o666)
+    guard descriptor >= 0 else {
+        // Made by another run just now: it can be made.
+        if !exists && errno == EEXIST { return }
+        throw AtomicFile.WriteError(path: path, reason: "cannot create the lock of the training output: " + String(cString: strerror(errno)))
+    }
+    close(descriptor)
+    if !exists { unlink(path) }
+}
+
 package func withOutputLock(
     prefix: URL, waiting: () -> Void = {}, _ body: () throws(AtomicFile.WriteError) -> Void
 ) throws(AtomicFile.WriteError) {
-    let path = prefix.deletingLastPathComponent().appendingPathComponent(".\(prefix.lastPathComponent).lock").path
+    let path = outputLockPath(prefix: prefix)
     let fail = { (action: String) in
         AtomicFile.WriteError(
             path: path,

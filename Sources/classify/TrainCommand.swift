@@ -201,6 +201,7 @@ struct TrainCommand: ParsableCommand {
         try createOutFolder()
         do {
             for target in run.targets { try AtomicFile.checkWritable(target) }
+            try checkOutputLock(prefix: URL(fileURLWithPath: out))
         } catch {
             throw failure(error)
         }

@@ -179,6 +179,32 @@ struct TrainEvaluateTests {
         #expect(!FileManager.default.fileExists(atPath: unused.path), "no folder made for a run that never trained")
     }
 
+    /// The training lock is checked with every other target before training (issue 23): a folder or a dangling
+    /// link where the lock goes is refused at once, exit 74, naming it — before: the whole run trained, then exited
+    /// 74. A lock file left by a killed run is fine, and no check leaves a lock file behind.
+    @Test func theLockIsCheckedBeforeTraining() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let data = folder.appendingPathComponent("motion.csv")
+        try TestDatasets.motion(sessions: 4, samples: 320, seed: 5).write(to: data, atomically: true, encoding: .utf8)
+        let lock = folder.appendingPathComponent(".m.lock")
+        let out = folder.appendingPathComponent("m").path
+        try FileManager.default.createDirectory(at: lock, withIntermediateDirectories: true)
+        let aFolder = try CommandRun.classify(["train", "motion", "--data", data.path, "--epochs", "1", "--out", out])
+        #expect(
+            aFolder.status == 74 && aFolder.standardError.contains("\(lock.path): could not be written: the lock of the training output is a folder"))
+        #expect(!aFolder.standardOutput.contains("best epoch"), "trained before refusing: \(aFolder.standardOutput)")
+        try FileManager.default.removeItem(at: lock)
+        try FileManager.default.createSymbolicLink(atPath: lock.path, withDestinationPath: "/nonexistent/lock")
+        let aLink = try CommandRun.classify(["train", "motion", "--data", data.path, "--epochs", "1", "--out", out])
+        #expect(aLink.status == 74 && aLink.standardError.contains("the lock of the training output is a symbolic link"), "\(aLink.standardError)")
+        try FileManager.default.removeItem(at: lock)
+        try Data().write(to: lock)  // left by a killed run
+        let left = try CommandRun.classify(["train", "motion", "--data", data.path, "--epochs", "1", "--out", out])
+        #expect(left.status == 0, "\(left.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: lock.path), "the run removes its lock")
+    }
+
     /// A custom two-label model on 80 drawings with default options (issue 22): epochs and patience chosen for the
     /// data's size, no stop while the validation loss falls, and ≥ 95% on held-out drawings of the same labels — or
     /// a warning that says what to change. (Before: stopped at epoch 18 of 30, 92.5% held out, no warning.)
