@@ -29,8 +29,13 @@ public struct PreparedData: Sendable {
         switch task {
         case .shape:
             var files: [[LabeledDrawing]] = []
-            for path in paths { files.append(try ShapeDataset.read(path)) }
+            for path in paths {
+                let drawings = try ShapeDataset.read(path)
+                try Self.checkLabels(drawings.map { ($0.label, $0.lines.lowerBound) }, file: path)
+                files.append(drawings)
+            }
             let names = classNames ?? ShapeDataset.classNames(for: files.flatMap { $0 })
+            try Self.checkClassCount(names.count, files: paths)
             for (index, (path, drawings)) in zip(paths, files).enumerated() {
                 parts.append(
                     try ShapeDataset.examples(
@@ -39,14 +44,40 @@ public struct PreparedData: Sendable {
             groupsDescription = "\(files.map(\.count).reduce(0, +)) drawings"
         case .motion:
             var files: [[LabeledSession]] = []
-            for path in paths { files.append(try MotionDataset.read(path, windowing: windowing)) }
+            for path in paths {
+                let sessions = try MotionDataset.read(path, windowing: windowing)
+                try Self.checkLabels(sessions.map { ($0.label, $0.lines.lowerBound) }, file: path)
+                files.append(sessions)
+            }
             let names = classNames ?? MotionDataset.classNames(for: files.flatMap { $0 })
+            try Self.checkClassCount(names.count, files: paths)
             for (path, sessions) in zip(paths, files) {
                 parts.append(try MotionDataset.examples(sessions, classNames: names, windowing: windowing, file: path))
             }
             groupsDescription = "\(files.map(\.count).reduce(0, +)) sessions, \(parts.map(\.count).reduce(0, +)) windows"
         }
         examples = Examples(concatenating: parts)
+    }
+
+    /// The most classes a model is trained for: its weights file (at most `WeightsLimits.maximumFileBytes`) and its
+    /// report stay small; checked before any training, in the labels the user wrote.
+    public static let maximumClasses = 1000
+    /// Each label is one printable line (`LabelText`); the first bad one is an error naming its line.
+    static func checkLabels(_ labels: [(label: String, line: Int)], file: String) throws(DataError) {
+        var seen: Set<String> = []
+        for (label, line) in labels where seen.insert(label).inserted {
+            if let problem = LabelText.problem(label) { throw DataError(file: file, line: line, message: problem) }
+        }
+    }
+
+    /// At most `maximumClasses` classes, before any training.
+    static func checkClassCount(_ count: Int, files: [String]) throws(DataError) {
+        guard count <= maximumClasses else {
+            throw DataError(
+                file: files.joined(separator: " + "),
+                message: "\(count) labels; a model is trained for at most \(maximumClasses) classes (its weights file must stay under "
+                    + "\(WeightsLimits.maximumFileBytes) bytes)")
+        }
     }
 }
 

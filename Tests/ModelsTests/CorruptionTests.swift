@@ -249,7 +249,17 @@ struct CorruptionTests {
         #expect(
             problem(decoding: try Self.hostile(architecture: flatten, input: [2], labels: ["a", "a"]))
                 == .invalidArchitecture(
-                    "labels must be distinct and not empty: [\"a\", \"a\"]"))
+                    "labels must be distinct: [\"a\", \"a\"]"))
+        // A label that is not one printable line (before: printed raw by inspect and classify, a newline breaking
+        // the one-answer-a-line output, an escape sequence driving the terminal).
+        for label in ["", "a\nb", "\u{1B}[31mred", " padded", String(repeating: "x", count: 65)] {
+            let found = problem(decoding: try Self.hostile(architecture: flatten, input: [2], labels: ["ok", label]))
+            guard case let .corruptHeader(message) = found else {
+                Issue.record("label \(label.debugDescription): \(String(describing: found))")
+                continue
+            }
+            #expect(message.contains("is not one printable line of 1–64 characters") && !message.contains("\u{1B}") && !message.contains("\n"))
+        }
     }
 
     @Test func batchNormNeedsAPositiveEpsilon() throws {

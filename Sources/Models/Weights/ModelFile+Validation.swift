@@ -73,8 +73,11 @@ extension ModelFile {
                     problem: .invalidArchitecture(
                         "the model's output \(Array(shape.dropFirst())) is not one score for each of its \(labels.count) labels"))
             }
-            guard Set(labels).count == labels.count, !labels.contains("") else {
-                throw WeightsFileError(path: path, problem: .invalidArchitecture("labels must be distinct and not empty: \(labels)"))
+            if let problem = labels.lazy.compactMap(LabelText.problem).first {
+                throw WeightsFileError(path: path, problem: .corruptHeader(problem))
+            }
+            guard Set(labels).count == labels.count else {
+                throw WeightsFileError(path: path, problem: .invalidArchitecture("labels must be distinct: \(labels)"))
             }
         }
         let numbers = [training?.validationAccuracy].compactMap { $0 } + preprocessing.values.flatMap(\.numbers)

@@ -1,0 +1,21 @@
+/// What a class label may be, wherever one comes from (a dataset being trained on, a weights file being loaded):
+/// one printable line that `classify` can print one answer a line with — 1–64 characters, no control, formatting
+/// or line-separating character, no space at either end.
+package enum LabelText {
+    /// The longest label, in characters.
+    package static let maximumCharacters = 64
+
+    static let invisible: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .unassigned]
+
+    /// Why `label` cannot be a label, with the label shown safely (its first 40 characters, invisible ones as `?`);
+    /// `nil` when it can.
+    package static func problem(_ label: String) -> String? {
+        let printable = label.unicodeScalars.allSatisfy { !invisible.contains($0.properties.generalCategory) }
+        guard !printable || label.isEmpty || label.count > maximumCharacters || label != label.trimmingCharacters(in: .whitespaces) else {
+            return nil
+        }
+        let shown = String(label.unicodeScalars.prefix(40).map { invisible.contains($0.properties.generalCategory) ? "?" : Character($0) })
+        return "the label '\(shown)' is not one printable line of 1–\(maximumCharacters) characters without spaces at its ends"
+            + (printable ? "" : " (control characters shown as ?)")
+    }
+}
