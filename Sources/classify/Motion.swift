@@ -146,7 +146,10 @@ struct Motion: ParsableCommand {
         if let dataset {
             do {
                 let sessions = try MotionDataset.sessions(dataset, rate: modelWindowing.rate, window: modelWindowing.window)
-                items = sessions.map { session in ("\(dataset)#\(session.id)", { () throws(DataError) in try session.recording.get() }) }
+                items = sessions.map { session in
+                    let name = "\(dataset)#\(json ? session.id : DataError.terminalSafe(session.id))"
+                    return (name, { () throws(DataError) in try session.recording.get() })
+                }
             } catch {
                 throw inputFailure(error, input: dataset, json: json)
             }

@@ -130,7 +130,8 @@ struct Shape: ParsableCommand {
             }
             let prefix = Array("\(dataset)#".utf8)
             status = runBatch(count: answers.count, threads: threads, chunk: 1 << 16, block: 4096) { index, bytes in
-                format.text(answers[index].value, input: prefix, suffix: answers[index].id, to: &bytes)
+                // An id is the data's: shown with its control characters as `?` (JSON escapes them itself).
+                format.text(answers[index].value, input: prefix, suffix: DataError.terminalSafe(answers[index].id), to: &bytes)
             }
         } else {
             status = runBatch(count: files.count, threads: threads, chunk: 512, block: 1) { index, bytes in

@@ -374,4 +374,33 @@ struct ChainCommandTests {
         #expect(try jsonObject(local)["weights"] as? String == "./Weights/shape-classifier.int8.weights")
         #expect(local.standardError.hasPrefix("note: shape-classifier.int8: using ./Weights/"), "\(local.standardError)")
     }
+
+    /// Escape sequences and other control characters in the data are shown as `?` wherever `classify` prints them
+    /// as text: in error messages of `shape`, `shape -`, `motion` and datasets, and in a dataset's drawing ids
+    /// (before: echoed raw, so a file could drive the terminal). JSON escapes them itself.
+    @Test func controlCharactersFromTheDataNeverReachTheTerminal() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let drawing = "x,y\n1,\u{1B}[31mred\n2,3\n3,4\n"
+        let file = folder.appendingPathComponent("esc.csv")
+        try Data(drawing.utf8).write(to: file)
+        let motion =
+            "timestamp,gravity.x,gravity.y,gravity.z,userAcceleration.x,userAcceleration.y,userAcceleration.z\n0,0,0,-1,0,0,\u{1B}]0;title\u{07}\n"
+        let square = (0..<5).map { "\u{1B}[2Ja,b,0,\([1, 5, 5, 1, 1][$0]),\([1, 1, 5, 5, 1][$0])" }.joined(separator: "\n")
+        let dataset = folder.appendingPathComponent("ids.csv")
+        try Data(("drawing,label,stroke,x,y\n" + square + "\n").utf8).write(to: dataset)
+        let runs = [
+            try CommandRun.classify(["shape", file.path]),
+            try CommandRun.run(CommandRun.builtClassify, ["shape", "-"], input: drawing),
+            try CommandRun.run(CommandRun.builtClassify, ["motion", "-"], input: motion),
+            try CommandRun.classify(["shape", "--dataset", dataset.path]),
+        ]
+        for run in runs {
+            let text = run.standardOutput + run.standardError
+            #expect(!text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || $0.value == 0x7F }, "\(text.debugDescription)")
+        }
+        #expect(runs[0].standardError.contains("'?[31mred' is not a number"), "\(runs[0].standardError)")
+        #expect(runs[2].standardError.contains("'?]0;title?' is not a number"), "\(runs[2].standardError)")
+        #expect(runs[3].standardOutput.hasPrefix("\(dataset.path)#?[2Ja  square"), "\(runs[3].standardOutput)")
+    }
 }

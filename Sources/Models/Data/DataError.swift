@@ -31,11 +31,20 @@ public struct DataError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// `file:line: column 4 (x): message`.
+    /// `FILE:LINE: column N (NAME): MESSAGE`, safe to print on a terminal: a control character that came from the
+    /// data (an escape sequence in a field, a file name, a column name) is shown as `?`, so an error never drives
+    /// the terminal or breaks a line.
     public var description: String {
         var location = file
         if let line { location += ":\(line)" }
         if let column { location += ": column \(column.index) (\(column.name))" }
-        return "\(location): \(message)"
+        return Self.terminalSafe("\(location): \(message)")
+    }
+
+    /// `text` with every control character (C0, DEL, C1) as `?`.
+    package static func terminalSafe(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : $0 }))
     }
 
     /// Equal files, places, kinds and messages.
