@@ -61,11 +61,19 @@ bench-cli: deps
 # PREFIX/share/classify/Weights. The executable is fully static (-static-executable: the Swift runtime,
 # Foundation, OpenBLAS's libopenblas.a from libopenblas-dev and glibc linked in), so starting it maps one file and
 # applies no relocations and no symbol lookups; it needs no shared library at run time.
+# Stripped in the build folder, then every file staged beside its place under a temporary name and only then
+# renamed over the old one: a full disk or an interrupted copy leaves the installed classify as it was (the
+# staged files are removed), never an empty bin/ or a half-written binary.
 install: deps
 	$(SWIFT) build -c release --static-swift-stdlib -Xswiftc -static-executable --product classify --scratch-path .build-static
+	strip -o .build-static/release/classify.stripped .build-static/release/classify
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/classify/Weights"
-	install -m 755 -s .build-static/release/classify "$(DESTDIR)$(PREFIX)/bin/classify"
-	install -m 644 Weights/*.weights "$(DESTDIR)$(PREFIX)/share/classify/Weights/"
+	@set -e; bin="$(DESTDIR)$(PREFIX)/bin"; weights="$(DESTDIR)$(PREFIX)/share/classify/Weights"; \
+	trap 'rm -f "$$bin/.classify.staged" "$$weights"/.*.weights.staged' EXIT; \
+	install -m 755 .build-static/release/classify.stripped "$$bin/.classify.staged"; \
+	for file in Weights/*.weights; do install -m 644 "$$file" "$$weights/.$${file#Weights/}.staged"; done; \
+	for file in Weights/*.weights; do mv -f "$$weights/.$${file#Weights/}.staged" "$$weights/$${file#Weights/}"; done; \
+	mv -f "$$bin/.classify.staged" "$$bin/classify"
 	@echo "installed $(DESTDIR)$(PREFIX)/bin/classify and its weights in $(DESTDIR)$(PREFIX)/share/classify/Weights"
 
 # API documentation: a DocC archive per library (Tensor, Models, Train) in .build/docs, from the public symbols and

@@ -57,7 +57,7 @@ extension ShapeDataset {
         _ path: String, threads: Int, checkLabels: Bool = false, chunkBytes: Int, makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value
     ) throws(DataError) -> [DatasetItem<Value>] {
         precondition(threads >= 1 && chunkBytes >= 1, "ShapeDataset.drawings: threads \(threads), chunkBytes \(chunkBytes)")
-        // The file mapped into memory: its pages are read as the workers reach them, and never copied.
+        // The file read into memory (never mapped: see `contents(of:)`).
         let data = try contents(of: path)
         let (reader, layout) = try opened(data, path: path, checkLabels: checkLabels)
         let start = reader.byteOffset, firstLine = reader.lineNumber + 1
@@ -169,8 +169,8 @@ extension ShapeDataset {
             guard !result.hasQuote else { return nil }
             shift += result.extraLines
             if let head = result.head {
-                if let rows = open, rows.id == head.id {
-                    open = rows.joined(with: head, layout: layout)
+                if open?.id == head.id {
+                    open?.append(head, layout: layout)
                 } else {
                     if let rows = open { emit(rows) }
                     open = head

@@ -378,15 +378,18 @@ struct PendingRows: Sendable {
     var points: [DrawingPoint]
     var strokes: [Int32]
 
-    /// These rows continued by `next` (the same drawing's rows in the following run). With `layout.checkLabels`,
-    /// `next` starting with another label is the drawing's error there, as reading row by row finds it.
-    func joined(with next: PendingRows, layout: DatasetLayout) -> PendingRows {
+    /// Continues these rows with `next` (the same drawing's rows in the following run), in place: the points are
+    /// appended, so a drawing spread over many runs is joined in time linear in its points (a new array per run
+    /// copied all the points so far: quadratic). With `layout.checkLabels`, `next` starting with another label is
+    /// the drawing's error there, as reading row by row finds it.
+    mutating func append(_ next: PendingRows, layout: DatasetLayout) {
         let labelError =
             next.labelFromRow && labelFromRow
             ? layout.labelError(id: id, groupLabel: label, label: next.label, line: next.first) : nil
-        return PendingRows(
-            id: id, label: label, labelFromRow: labelFromRow, first: first, last: next.last,
-            error: error ?? labelError ?? next.error, points: points + next.points, strokes: strokes + next.strokes)
+        last = next.last
+        error = error ?? labelError ?? next.error
+        points += next.points
+        strokes += next.strokes
     }
 
     /// What a run that continues these rows starts with.
