@@ -52,6 +52,14 @@ struct DatasetLayout: Sendable {
     {
         let lines = first...last
         if let error { return DatasetDrawingRecord(id: id, label: label, lines: lines, drawing: .failure(error)) }
+        if points.count > DrawingReader.maximumPoints {
+            return DatasetDrawingRecord(
+                id: id, label: label, lines: lines,
+                drawing: .failure(
+                    DataError(
+                        file: path, line: first, message: "drawing '\(id)' has more than \(DrawingReader.maximumPoints) points; is this one drawing?")
+                ))
+        }
         let drawing = Self.drawing(points, strokes: strokes)
         if let problem = ShapeRecognizer.problem(with: drawing) {
             return DatasetDrawingRecord(
@@ -388,6 +396,16 @@ struct PendingRows: Sendable {
             ? layout.labelError(id: id, groupLabel: label, label: next.label, line: next.first) : nil
         last = next.last
         error = error ?? labelError ?? next.error
+        // As a drawing file: at most `DrawingReader.maximumPoints`; past it the drawing is an error and keeps no more
+        // points (its memory stays bounded whatever the file holds).
+        guard points.count + next.points.count <= DrawingReader.maximumPoints else {
+            error =
+                error
+                ?? DataError(
+                    file: layout.path, line: next.first,
+                    message: "drawing '\(id)' has more than \(DrawingReader.maximumPoints) points; is this one drawing?")
+            return
+        }
         points += next.points
         strokes += next.strokes
     }
