@@ -19,6 +19,11 @@ extension CSVReaderTests {
                         + "\"a\"b,x\"y\"\n\"\",\"\r\n\"\r6,\"7\"")
             ),
             ("NUL bytes", utf8("a,b\n1,\u{0}2\n3,\"\u{0}\"\n\u{0}\n\"5\",\"6\"\u{0}\n7,8")),
+            // A run of NULs is one failure wherever the chunks cut it (a file of zeros is read at memory speed).
+            (
+                "runs of NUL bytes",
+                utf8("a,b\n1,2") + [UInt8](repeating: 0, count: 300) + utf8("3,4\n") + [UInt8](repeating: 0, count: 5) + utf8("\n5,6\n")
+            ),
             (
                 "bytes that are not UTF-8",
                 utf8("a,b\n\u{e9},\"\u{fc}\u{20ac}\"\n") + [0xFF, UInt8(ascii: ","), UInt8(ascii: "1"), UInt8(ascii: "\n")]
@@ -86,7 +91,8 @@ extension CSVReaderTests {
         // Each file reaches the record or error it was written for (the long quoted field is read whole), so the
         // comparison above is not between two empty readings.
         let expected = [
-            "[\"x,\\\"y\\\"\\r\\nz\", \"2\"]", "error 2: contains a NUL byte", "error 3: is not UTF-8 text", "[\"5\", \"6\\r7\"]",
+            "[\"x,\\\"y\\\"\\r\\nz\", \"2\"]", "error 2: contains a NUL byte", "error 2: contains a NUL byte", "error 3: is not UTF-8 text",
+            "[\"5\", \"6\\r7\"]",
             "error 3: line longer than", "error 3: a quoted field opens on this line", "[\"x\\\"x\\\"x",
         ]
         for (file, fragment) in zip(Self.streamedFiles, expected) {
@@ -94,5 +100,14 @@ extension CSVReaderTests {
                 { () throws(DataError) in try CSVReader(file: "f.csv", bytes: Data(file.bytes)) }, bytes: file.bytes.count)
             #expect(whole.contains { $0.hasPrefix(fragment) }, "\(file.name): \(whole.prefix(12))")
         }
+    }
+
+    /// A run of NULs is one failure, and the records after it are read (before: one failure a byte, so 2 GB of
+    /// zeros took 337 s to report).
+    @Test func aRunOfNULsIsOneFailure() throws {
+        let bytes = Array("a,b\n1,2".utf8) + [UInt8](repeating: 0, count: 100_000) + Array("3,4\n5,6\n".utf8)
+        let whole = streamTranscript({ () throws(DataError) in try CSVReader(file: "f.csv", bytes: Data(bytes)) }, bytes: bytes.count)
+        #expect(whole.filter { $0.contains("contains a NUL byte") }.count == 1, "\(whole)")
+        #expect(whole.contains("[\"3\", \"4\"]") && whole.contains("[\"5\", \"6\"]"), "\(whole)")
     }
 }

@@ -24,7 +24,7 @@ enum CSVRecord {
 /// not UTF-8 (checked once unquoted), a record of more than `CSVReader.maximumLineBytes` bytes (the second quote of a
 /// `""` not counted) and a quote still open at the end of the input are failures, each at the byte where it stops:
 /// reading goes on from there, as from the start of a line (the rest of a line cut by a NUL is a record of its own,
-/// on the next line number). Blank lines before a record are skipped.
+/// on the next line number). A run of NULs is one failure, reading going on after its last. Blank lines before a record are skipped.
 ///
 /// A value holds a record in progress: when the bytes end before the record does and more may come, `read`
 /// returns `.needsMore`, having consumed what it could decide (a CR, or a quote in a quoted field, waits for the byte after it);
@@ -45,6 +45,9 @@ struct CSVRecordGrammar {
     private var quoteLine = 0
     /// Fields ended so far.
     private var fields = 0
+    /// Whether a NUL was read and the NULs after it are being skipped (a run of NULs is one failure), and its line.
+    private var inNULs = false
+    private var nulLine = 0
 
     /// A grammar at the start of a record.
     init() {}
@@ -98,6 +101,12 @@ struct CSVRecordGrammar {
     ) -> CSVRecord {
         let quote = UInt8(ascii: "\""), lf = UInt8(ascii: "\n"), cr = UInt8(ascii: "\r")
         let maximum = CSVReader.maximumLineBytes
+        if inNULs {
+            // A run of NULs (binary data: a file of zeros) is one failure, found at memory speed, not one per byte.
+            while position < end && bytes[position] == 0 { position += 1 }
+            if position == end && !endOfInput { return .needsMore }
+            return .failure(Self.nulByte(file: file, line: nulLine))
+        }
         while true {
             guard position < end else {
                 guard endOfInput else { return .needsMore }
@@ -174,8 +183,11 @@ struct CSVRecordGrammar {
                 } else {
                     record.append(byte)
                 }
-            default:  // NUL
-                return .failure(Self.nulByte(file: file, line: line))
+            default:  // NUL: it and the NULs right after it are one failure
+                (inNULs, nulLine) = (true, line)
+                return readOn(
+                    bytes, classes: classes, at: &position, end: end, endOfInput: endOfInput, line: &line, quotes: quotes, file: file,
+                    into: &record, fieldEnds: &fieldEnds)
             }
         }
     }
