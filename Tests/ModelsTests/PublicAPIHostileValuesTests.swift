@@ -110,4 +110,22 @@ struct PublicAPIHostileValuesTests {
         policy.backoff = .infinity
         #expect(policy.retries == 0 && policy.backoff == 0.02)
     }
+
+    /// A real recording too long for one call (56 hours at 50 Hz) is told to be classified in parts; timestamps in
+    /// a larger unit still get the "are they in seconds?" hint (before: the hint for both).
+    @Test func aRecordingTooLongForOneCallIsToldSo() {
+        let rate = MotionWindowing().rate
+        let long = (0..<10_100_000).map { Double($0) / rate }
+        let sparse = (0..<1_000_000).map { Double($0) * 0.24 }  // 12M samples at 50 Hz from 1M
+        func message(_ times: [Double]) -> String {
+            do {
+                try MotionRecordingReader.checkSpan(times, rate: rate, file: "r")
+                return "accepted"
+            } catch {
+                return error.message
+            }
+        }
+        #expect(message(long).contains("(56.1 hours), more than 10000000 samples at 50 Hz") && message(long).contains("classify it in parts"))
+        #expect(message(sparse).hasSuffix("are they in seconds?"), "\(message(sparse))")
+    }
 }

@@ -277,4 +277,17 @@ struct MotionStreamTests {
         }
         #expect(try stream.append(MotionStreamSample(time: 1.02, gravity: (0, 0, -1), userAcceleration: (0, 0, 0))).isEmpty)
     }
+
+    /// Samples timestamped a tenth of a microsecond apart (a clock in the wrong unit): the stream's memory stays
+    /// bounded — the arrival times it keeps stop at 64 a grid point of a window (before: one per sample, 27 → 60 MB
+    /// over 3M samples).
+    @Test func subMicrosecondTimestampsKeepTheStreamSmall() throws {
+        let recognizer = try shippedMotion()
+        var stream = MotionStream(recognizer: recognizer)
+        let window = recognizer.windowing.window
+        for index in 0..<(100 * window) {
+            _ = try stream.append(MotionStreamSample(time: Double(index) * 1e-7, gravity: (0, 0, -1), userAcceleration: (0, 0, 0.01)))
+        }
+        #expect(stream.arrivals.count <= 64 * window, "\(stream.arrivals.count) arrival times kept")
+    }
 }

@@ -198,11 +198,18 @@ public enum MotionRecordingReader {
         guard let first = times.first, let last = times.last else { return }
         let count = resampledCount(times, rate: rate, window: window)
         if count > Double(maximumResampledSamples) {
+            // Samples about as many as the span holds at the model's rate: a real recording, only too long for one call.
+            let plausible = Double(times.count) >= count / maximumUpsampling(rate: rate)
             throw DataError(
                 file: file, line: line,
-                message: String(
-                    format: "the timestamps span %.0f s, which at %.0f Hz would be more than %d samples; are they in seconds?",
-                    last - first, rate, maximumResampledSamples))
+                message: plausible
+                    ? String(
+                        format: "the recording spans %.0f s (%.1f hours), more than %d samples at %.0f Hz, the most one recording is "
+                            + "classified in; classify it in parts (or follow it with MotionStream / --follow, which keeps no more "
+                            + "than a window)", last - first, (last - first) / 3600, maximumResampledSamples, rate)
+                    : String(
+                        format: "the timestamps span %.0f s, which at %.0f Hz would be more than %d samples; are they in seconds?",
+                        last - first, rate, maximumResampledSamples))
         }
         let limit = maximumUpsampling(rate: rate)
         if count > limit * Double(times.count) + Double(window) {

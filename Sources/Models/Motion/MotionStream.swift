@@ -144,8 +144,11 @@ public struct MotionStream: Sendable {
 
     /// The state last reported, `nil` before the first.
     public private(set) var state: String?
-    /// Every change reported so far, in order.
+    /// The changes reported so far, in order: the last `keptChanges` (older ones are dropped, so a stream that runs
+    /// for days stays small; each was returned by `append` when it happened).
     public private(set) var changes: [MotionStateChange] = []
+    /// How many of the latest changes `changes` keeps.
+    public static let keptChanges = 1000
 
     /// Samples that decide the units and start a raw accelerometer's gravity filter: the first second at 50 Hz.
     package static let headSamples = 50
@@ -174,7 +177,7 @@ public struct MotionStream: Sendable {
     /// Bridged gaps of the current stretch, in the samples' own times.
     private var bridgedGaps: [ClosedRange<Double>] = []
     /// The times of the current stretch's samples that later windows still span.
-    private var arrivals: [Double] = []
+    private(set) var arrivals: [Double] = []
     /// The run of windows agreeing on a state other than `state`: its label, length, start and summed confidence.
     private var streak: (label: String, count: Int, since: Double, confidence: Double)?
     /// The time of the last sample taken, across pauses (times must keep increasing).
@@ -304,6 +307,10 @@ public struct MotionStream: Sendable {
             converted = MotionSample(gravity: g, rotationRate: (r.x, r.y, r.z), userAcceleration: (raw.0 - g.0, raw.1 - g.1, raw.2 - g.2))
         }
         arrivals.append(sample.time)
+        // Arrival times only tell a window that came too slowly (under 10 Hz): past 64 a grid point the window came
+        // fast enough whatever the rest, so the oldest are dropped and memory stays bounded whatever the timestamps
+        // (sub-microsecond ones made it grow with every sample).
+        if arrivals.count > 64 * windowing.window { arrivals.removeFirst(arrivals.count - 32 * windowing.window) }
         guard let (lastTime, last) = previous, let start = stretchStart else {
             // The stretch's first sample is its first grid point.
             stretchStart = sample.time
@@ -392,6 +399,7 @@ public struct MotionStream: Sendable {
             let change = MotionStateChange(from: state, to: run.label, time: window.end, since: run.since, confidence: confidence)
             state = run.label
             changes.append(change)
+            if changes.count > Self.keptChanges { changes.removeFirst(changes.count - Self.keptChanges) }
             events.append(.change(change))
         }
         return events
