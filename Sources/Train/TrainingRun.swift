@@ -51,6 +51,10 @@ public struct PreparedData: Sendable {
             }
             let names = classNames ?? MotionDataset.classNames(for: files.flatMap { $0 })
             try Self.checkClassCount(names.count, files: paths)
+            let windows = files.joined().reduce(0) { total, session in
+                total + session.segments.reduce(0) { $0 + windowing.starts(count: $1.count).count }
+            }
+            try Self.checkMotionWork(windows: windows, windowing: windowing, files: paths)
             for (path, sessions) in zip(paths, files) {
                 parts.append(try MotionDataset.examples(sessions, classNames: names, windowing: windowing, file: path))
             }
@@ -68,6 +72,26 @@ public struct PreparedData: Sendable {
         for (label, line) in labels where seen.insert(label).inserted {
             if let problem = LabelText.problem(label) { throw DataError(file: file, line: line, message: problem) }
         }
+    }
+
+    /// The most bytes of motion examples a run builds (window features in memory).
+    public static let maximumExampleBytes = 1 << 30
+    /// The most multiply-adds the window features of a run take (about a minute on one core).
+    public static let maximumFeatureOperations = 500_000_000_000.0
+
+    /// The window features `windowing` makes of `windows` windows fit `maximumExampleBytes` and
+    /// `maximumFeatureOperations`, checked before they are made; the error gives the figures in the options' terms.
+    static func checkMotionWork(windows: Int, windowing: MotionWindowing, files: [String]) throws(DataError) {
+        let bytes = Double(windows) * Double(windowing.inputSize) * 4
+        let operations = Double(windows) * Double(windowing.window) * Double(windowing.lags) * 2
+        guard bytes > Double(maximumExampleBytes) || operations > maximumFeatureOperations else { return }
+        throw DataError(
+            file: files.joined(separator: " + "),
+            message: String(
+                format: "--window %d --hop %d --lags %d make %d windows of %d features: %.1f GB of examples and %.2g multiply-adds "
+                    + "to compute them (at most %.1f GB and %.2g); raise --hop or lower --window or --lags",
+                windowing.window, windowing.hop, windowing.lags, windows, windowing.inputSize, bytes / 1e9, operations,
+                Double(maximumExampleBytes) / 1e9, maximumFeatureOperations))
     }
 
     /// At most `maximumClasses` classes, before any training.
