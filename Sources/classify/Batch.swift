@@ -88,9 +88,12 @@ struct ChainOptions: ParsableArguments {
             environmentFolderOnly: explicitSource != nil && !fallback)
     }
 
-    /// The weights variants of `model`: the given file, or int8 then f32.
+    /// The weights variants of `model`: the given file; or int8 then f32 from the folders, then (unless the user
+    /// named a folder) the same built in, so a corrupt installed file falls back to the same model, not the rule.
     func variants(of model: String) -> [String] {
-        weights.map { [modelName(ofWeights: $0)] } ?? ["\(model).int8", "\(model).f32"]
+        if let weights { return [modelName(ofWeights: weights)] }
+        let shipped = ["\(model).int8", "\(model).f32"]
+        return explicitSource == nil ? shipped + shipped.map(WeightsLocator.builtIn) : shipped
     }
 
     /// Loads the shape recognizer through the chain: each failed attempt is one `warning:` line; when every link
@@ -146,7 +149,9 @@ struct ChainOptions: ParsableArguments {
     /// `model`, and where its weights came from when it has any: `shape-classifier.int8, built-in`.
     func describe(_ model: String, among variants: [String]) -> (text: String, weights: String?) {
         let source = weightsSource(of: model, among: variants)
-        return (source.map { "\(model), \($0)" } ?? model, source)
+        // A built-in link (after the folders' files failed) is named by its variant: the warnings said why.
+        let name = WeightsLocator.builtInVariant(model) ?? model
+        return (source.map { "\(name), \($0)" } ?? name, source)
     }
 
     /// A named model answers alone — the named file, or the named folder's variants (int8, then f32) — unless

@@ -403,4 +403,28 @@ struct ChainCommandTests {
         #expect(runs[2].standardError.contains("'?]0;title?' is not a number"), "\(runs[2].standardError)")
         #expect(runs[3].standardOutput.hasPrefix("\(dataset.path)#?[2Ja  square"), "\(runs[3].standardOutput)")
     }
+
+    /// An installed weights folder whose int8 file is corrupt and holds no f32: the same model built into the binary
+    /// answers, after a warning for each folder link (before: the geometric rule answered though the built-in copy
+    /// was intact).
+    @Test func aCorruptInstalledModelFallsBackToTheBuiltInCopy() throws {
+        let classify = try IsolatedClassify()
+        defer { classify.remove() }
+        let installed = classify.folder.appendingPathComponent("share/classify/Weights")
+        try FileManager.default.createDirectory(at: installed, withIntermediateDirectories: true)
+        var bytes = try Data(contentsOf: packageRoot.appendingPathComponent("Weights/shape-classifier.int8.weights"))
+        bytes[bytes.count - 100] ^= 0x01
+        try bytes.write(to: installed.appendingPathComponent("shape-classifier.int8.weights"))
+        let run = try classify.run(["shape", star, "--json"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let object = try jsonObject(run)
+        #expect(object["model"] as? String == "built-in:shape-classifier.int8" && object["weights"] as? String == "built-in", "\(object)")
+        let warnings = run.standardError.split(separator: "\n")
+        #expect(warnings.count == 2 && warnings[0].contains("checksum mismatch") && warnings[1].hasSuffix("trying built-in:shape-classifier.int8"))
+        let text = try classify.run(["shape", star])
+        #expect(text.standardOutput.hasPrefix("star  (confidence ") && text.standardOutput.contains("model shape-classifier.int8, built-in)"))
+        // A named folder is explicit: no built-in copy after it.
+        let named = try classify.run(["shape", star], weights: installed)
+        #expect(named.status == 70, "\(named.standardError)")
+    }
 }

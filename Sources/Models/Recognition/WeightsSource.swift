@@ -114,7 +114,7 @@ package struct WeightsLocator: WeightsSource {
     package func load(_ variant: String) throws -> ModelFile {
         switch try locate(variant) {
         case let .file(path, _): return try ModelFile(contentsOf: URL(fileURLWithPath: path))
-        case .builtIn: return try (builtIn ?? ShippedWeights()).load(variant)
+        case .builtIn: return try (builtIn ?? ShippedWeights()).load(Self.builtInVariant(variant) ?? variant)
         }
     }
 
@@ -123,6 +123,12 @@ package struct WeightsLocator: WeightsSource {
     /// is `WeightsNotFound` listing every place looked.
     package func locate(_ variant: String) throws -> WeightsLocation {
         if let explicitFile { return .file(path: explicitFile, origin: "--weights") }
+        if let builtInVariant = Self.builtInVariant(variant) {
+            guard builtIn != nil, ShippedWeights.files[builtInVariant] != nil else {
+                throw WeightsNotFound(variant: builtInVariant, places: ["built in (\(ShippedWeights.variants.joined(separator: ", ")))"])
+            }
+            return .builtIn
+        }
         let model = variant.contains(".") ? String(variant[..<(variant.lastIndex(of: ".") ?? variant.endIndex)]) : variant
         let fileName = "\(variant).weights"
         var places: [String] = []
@@ -131,7 +137,12 @@ package struct WeightsLocator: WeightsSource {
                 places.append("\(origin) (not set)")
                 continue
             }
-            let names = try contents(of: folder, origin: origin)
+            let listed = Result { () throws(DataError) in try contents(of: folder, origin: origin) }
+            if case let .failure(error) = listed, origin != "$\(Self.environmentVariable)" {
+                // Not bad input: this link cannot load (a warning), and the chain goes on to the built-in copy.
+                throw WeightsNotFound(variant: variant, places: places + ["\(folder) — \(error.message)"])
+            }
+            let names = try listed.get()
             let own = names.filter { Self.isVariant($0, of: model) || $0 == fileName }.sorted()
             guard !own.isEmpty else {
                 places.append(origin == "./Weights" || origin == "shipped" ? "\(folder)/\(fileName)" : "\(origin) (\(folder)/\(fileName))")
@@ -165,14 +176,30 @@ package struct WeightsLocator: WeightsSource {
         _ = try contents(of: folder, origin: origin)
     }
 
+    /// The link name that loads `variant` from the weights built in, whatever the folders hold: the chain's last
+    /// weights links after the folders' (an installed file that is corrupt falls back to the same model built in,
+    /// not to the rule).
+    package static func builtIn(_ variant: String) -> String { builtInPrefix + variant }
+    /// `variant` of a `builtIn(_:)` link name, or `nil`.
+    package static func builtInVariant(_ name: String) -> String? {
+        name.hasPrefix(builtInPrefix) ? String(name.dropFirst(builtInPrefix.count)) : nil
+    }
+    static let builtInPrefix = "built-in:"
+
     /// The names in `folder`; for `$CLASSIFY_WEIGHTS`, a missing folder or a file is an error, for the other
-    /// places it holds nothing.
+    /// places it holds nothing when it is not there, and a folder that cannot be listed (no permission) is an error
+    /// (silently passing over it hid the weights the user put there).
     func contents(of folder: String, origin: String) throws(DataError) -> [String] {
         var status = stat()
         let found = stat(folder, &status) == 0
         let isFolder = found && (status.st_mode & S_IFMT) == S_IFDIR
         guard origin == "$\(Self.environmentVariable)" else {
-            return isFolder ? (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] : []
+            guard isFolder else { return [] }
+            do {
+                return try FileManager.default.contentsOfDirectory(atPath: folder)
+            } catch {
+                throw DataError(file: folder, message: "cannot list the \(origin) weights folder: \(error.localizedDescription)", kind: .unreadable)
+            }
         }
         guard isFolder else {
             throw DataError(
