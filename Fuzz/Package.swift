@@ -23,5 +23,7 @@ let package = Package(
         .executableTarget(name: "FuzzDrawing", dependencies: ["FuzzSupport", models]),
         .executableTarget(name: "FuzzMotion", dependencies: ["FuzzSupport", models]),
         .executableTarget(name: "FuzzWeights", dependencies: ["FuzzSupport", models, tensor]),
+        // The public library API with hostile values (recognizers, batches, streams, assemble, retry policies).
+        .executableTarget(name: "FuzzAPI", dependencies: ["FuzzSupport", models]),
     ]
 )
