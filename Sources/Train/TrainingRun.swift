@@ -76,8 +76,8 @@ public struct PreparedData: Sendable {
 
     /// The most bytes of motion examples a run builds (window features in memory).
     public static let maximumExampleBytes = 1 << 30
-    /// The most multiply-adds the window features of a run take (about a minute on one core).
-    public static let maximumFeatureOperations = 500_000_000_000.0
+    /// The most multiply-adds the window features of a run take (about 20 s on one core).
+    public static let maximumFeatureOperations = 100_000_000_000.0
 
     /// The window features `windowing` makes of `windows` windows fit `maximumExampleBytes` and
     /// `maximumFeatureOperations`, checked before they are made; the error gives the figures in the options' terms.
