@@ -16,7 +16,9 @@ struct Bench: ParsableCommand {
             implementations of one workload are sampled in turn, so the ratios compare like with like. \
             Run a release build, from the package root: swift run --package-path Bench --scratch-path .build-bench -c release bench engine
             """,
-        subcommands: [Engine.self, Quant.self, TrainSpeed.self, Shape.self, Motion.self, CLI.self, Loop.self, QuantChild.self, PlanOutputs.self]
+        subcommands: [
+            Engine.self, Quant.self, TrainSpeed.self, Shape.self, Motion.self, CLI.self, Loop.self, Hostile.self, QuantChild.self, PlanOutputs.self,
+        ]
     )
 }
 
