@@ -1,22 +1,16 @@
 import Foundation
 import Models
 
-/// Runs `body` holding an exclusive lock on the training output `prefix`, so that two runs writing the same
-/// `--out` never interleave their files: the second waits (after calling `waiting`) until the first has written
-/// its whole set, then writes its own.
-///
-/// The lock is `flock` on `.NAME.lock` in the prefix's folder (NAME: the prefix's last component). The file is
-/// removed when the lock is released; a run killed while holding it leaves the file behind, but not the lock
-/// (the kernel releases it), and the next run takes it over. A lock taken on a file that another run removed
-/// meanwhile is dropped and taken again on the new file.
 /// The lock file of the training output `prefix` (`.NAME.lock` in its folder).
 package func outputLockPath(prefix: URL) -> String {
     prefix.deletingLastPathComponent().appendingPathComponent(".\(prefix.lastPathComponent).lock").path
 }
 
 /// Checks, before a run trains, that `withOutputLock` will be able to lock `prefix`: its lock file is a regular
-/// file that can be opened for writing (not a folder, a link or a device), or one can be created there (it is
-/// created and removed again; a run that opened it meanwhile notices the removal and locks a new one).
+/// file that can be opened for writing (not a folder, a link or a device), or one can be created there. One made
+/// by the check is removed again only while the check holds its lock, as a run removes its own: a run that opened
+/// it meanwhile either waits for that lock and then finds the file gone (and locks a new one), or holds the lock
+/// first, and the check leaves the file to it.
 package func checkOutputLock(prefix: URL) throws(AtomicFile.WriteError) {
     let path = outputLockPath(prefix: prefix)
     var status = stat()
@@ -37,10 +31,18 @@ package func checkOutputLock(prefix: URL) throws(AtomicFile.WriteError) {
         if !exists && errno == EEXIST { return }
         throw AtomicFile.WriteError(path: path, reason: "cannot create the lock of the training output: " + String(cString: strerror(errno)))
     }
+    if !exists && flock(descriptor, LOCK_EX | LOCK_NB) == 0 { unlink(path) }
     close(descriptor)
-    if !exists { unlink(path) }
 }
 
+/// Runs `body` holding an exclusive lock on the training output `prefix`, so that two runs writing the same
+/// `--out` never interleave their files: the second waits (after calling `waiting`) until the first has written
+/// its whole set, then writes its own.
+///
+/// The lock is `flock` on `.NAME.lock` in the prefix's folder (NAME: the prefix's last component). The file is
+/// removed when the lock is released; a run killed while holding it leaves the file behind, but not the lock
+/// (the kernel releases it), and the next run takes it over. A lock taken on a file that another run removed
+/// meanwhile is dropped and taken again on the new file.
 package func withOutputLock(
     prefix: URL, waiting: () -> Void = {}, _ body: () throws(AtomicFile.WriteError) -> Void
 ) throws(AtomicFile.WriteError) {

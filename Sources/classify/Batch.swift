@@ -149,8 +149,7 @@ struct ChainOptions: ParsableArguments {
     /// `model`, and where its weights came from when it has any: `shape-classifier.int8, built-in`.
     func describe(_ model: String, among variants: [String]) -> (text: String, weights: String?) {
         let source = weightsSource(of: model, among: variants)
-        // A built-in link (after the folders' files failed) is named by its variant: the warnings said why.
-        let name = WeightsLocator.builtInVariant(model) ?? model
+        let name = modelName(model)
         return (source.map { "\(name), \($0)" } ?? name, source)
     }
 
@@ -203,6 +202,10 @@ struct ChainOptions: ParsableArguments {
         return failure(error)
     }
 }
+
+/// A chain link's model as answers name it: a built-in link (tried after the folders' files failed) by its
+/// variant (`shape-classifier.int8`; its weights are `built-in`, and the warnings said why).
+func modelName(_ link: String) -> String { WeightsLocator.builtInVariant(link) ?? link }
 
 /// The link's name for a weights file: its file name without `.weights`.
 func modelName(ofWeights path: String) -> String {

@@ -239,7 +239,7 @@ struct MotionJSON: Encodable {
                 start: ($0.start * 1000).rounded() / 1000, end: ($0.end * 1000).rounded() / 1000, label: $0.label,
                 confidence: $0.confidence, uncertain: $0.uncertain, reason: $0.reason)
         }
-        self.model = model
+        self.model = modelName(model)
         self.attempts = attempts
         self.notes = notes
     }

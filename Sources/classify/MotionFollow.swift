@@ -83,37 +83,56 @@ struct MotionFollower {
             }
             return true
         }
+        /// What the reader gives next: `.some(sample, line)`, `nil` at the end of the input, or `.restart` when the
+        /// file is to be read again — a restart noticed by `input.next()` (which throws, so a line the truncation cut
+        /// is never parsed), or a reading error that a rewrite explains. Only the reader's errors can be a rewrite's:
+        /// the stream's are thrown as they are.
+        enum Step {
+            case sample(MotionStreamSample, Int)
+            case end, restart
+        }
+        var reader: CSVReader
+        let columns: MotionColumns
         do {
-            var reader = try CSVReader(file: path) { () throws(DataError) -> Data in try input.next() }
-            if input.restart != nil { return (0, 0, true) }
-            let columns = try MotionRecordingReader.recordingColumns(reader)
-            assumed = columns.time == nil ? assumedRate : nil
-            while try reader.advance() {
-                let sample = try MotionRecordingReader.sample(reader, columns: columns, index: samples, assumedRate: assumedRate)
+            reader = try CSVReader(file: path) { () throws(DataError) -> Data in try input.next() }
+            columns = try MotionRecordingReader.recordingColumns(reader)
+        } catch {
+            if input.restart != nil || input.noticeRewrite() { return (0, 0, true) }
+            throw error
+        }
+        assumed = columns.time == nil ? assumedRate : nil
+        func step() throws(DataError) -> Step {
+            do {
+                guard try reader.advance() else { return .end }
+                return .sample(
+                    try MotionRecordingReader.sample(reader, columns: columns, index: samples, assumedRate: assumedRate), reader.lineNumber)
+            } catch {
+                if input.restart != nil || input.noticeRewrite() { return .restart }
+                throw error
+            }
+        }
+        loop: while true {
+            switch try step() {
+            case let .sample(sample, line):
                 samples += 1
                 // Nobody can read what follows: stop, and let the exit say why (74, one line).
                 if rateChecked {
-                    guard try feed(sample, line: reader.lineNumber) else { return (windows, samples, false) }
+                    guard try feed(sample, line: line) else { return (windows, samples, false) }
                 } else {
-                    held.append((sample, reader.lineNumber))
+                    held.append((sample, line))
                     if held.count == MotionStream.headSamples { guard try releaseHeld() else { return (windows, samples, false) } }
                 }
-            }
-            // The samples held for the rate check go to the stream, so a restart's pause has them.
-            if !rateChecked { guard try releaseHeld() else { return (windows, samples, false) } }
-            if input.restart != nil { return (windows, samples, true) }
-            // The end of the input is not a pause: what the held samples complete, without a `paused` line.
-            windows += report(stream.pause().filter { if case .paused = $0 { false } else { true } }).windows
-            return (windows, samples, true)
-        } catch {
-            // A file rewritten under the reader is read mid-line; what it then found wrong is not the file's fault.
-            // The rows read before it were the old recording's: they go to the stream, for the restart's pause.
-            if input.noticeRewrite() {
-                if !rateChecked { _ = try? releaseHeld() }
+            case .end: break loop
+            case .restart:
+                // The rows read before it were the old recording's: they go to the stream, for the restart's pause.
+                if !rateChecked { guard try releaseHeld() else { return (windows, samples, false) } }
                 return (windows, samples, true)
             }
-            throw error
         }
+        if !rateChecked { guard try releaseHeld() else { return (windows, samples, false) } }
+        // The end of the input is not a pause: what the held samples complete, without a `paused` line.
+        windows += report(stream.pause().filter { if case .paused = $0 { false } else { true } }).windows
+        return (windows, samples, true)
     }
 
     /// Prints each change, pause and resumption at once (flushed: whoever reads the output sees it as it
@@ -176,19 +195,21 @@ struct FollowJSON: Encodable {
     init(change: MotionStateChange, model: String, weights: String?) {
         self.weights = weights
         (event, time, from, to) = ("change", Self.ms(change.time), change.from, change.to)
-        (since, pausedAt, confidence, self.model) = (Self.ms(change.since), nil, change.confidence, model)
+        (since, pausedAt, confidence, self.model) = (Self.ms(change.since), nil, change.confidence, modelName(model))
     }
 
     init(pause: MotionPause, model: String, weights: String?) {
         self.weights = weights
         (event, time, from, to) = ("paused", Self.ms(pause.time), pause.state, nil)
-        (since, pausedAt, confidence, self.model) = (nil, nil, nil, model)
+        (since, pausedAt, confidence, self.model) = (nil, nil, nil, modelName(model))
     }
 
     init(resumption: MotionResumption, model: String, weights: String?) {
         self.weights = weights
         (event, time, from, to) = ("resumed", Self.ms(resumption.time), resumption.from, resumption.to)
-        (since, pausedAt, confidence, self.model) = (Self.ms(resumption.since), Self.ms(resumption.pausedAt), resumption.confidence, model)
+        (since, pausedAt, confidence, self.model) = (
+            Self.ms(resumption.since), Self.ms(resumption.pausedAt), resumption.confidence, modelName(model)
+        )
     }
 }
 
@@ -276,9 +297,15 @@ final class FollowedInput {
         descriptor = 0
     }
 
-    /// The next bytes as soon as there are any; none at the end of the input, or when the file is to be read again
-    /// (`restart`).
+    /// The next bytes as soon as there are any; none at the end of the input. When the file is to be read again
+    /// (`restart`) it throws, so that a line the truncation or rewrite cut short is never read as a row.
     func next() throws(DataError) -> Data {
+        let data = try nextBytes()
+        if data.isEmpty, let restart { throw DataError(file: path, message: "\(restart.rawValue)") }
+        return data
+    }
+
+    private func nextBytes() throws(DataError) -> Data {
         while restart == nil {
             if !endsAtEndOfInput, shrunk() {
                 restart = .truncated

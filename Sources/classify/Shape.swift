@@ -252,7 +252,7 @@ struct ShapeJSON: Encodable {
         probabilities = Dictionary(uniqueKeysWithValues: answer.probabilities.map { ($0.label, $0.probability) })
         uncertain = answer.uncertain
         reason = answer.uncertain || answer.label == DecisionRule.unknownLabel ? answer.reason : nil
-        model = answer.model
+        model = modelName(answer.model)
         attempts = answer.attempts
     }
 

@@ -491,7 +491,7 @@ struct EvaluationJSON: Encodable {
         labels = report.labels
         confusion = report.confusion
         perClass = report.perClass
-        self.model = model
+        self.model = modelName(model)
     }
 
     var text: String { jsonText(self) }

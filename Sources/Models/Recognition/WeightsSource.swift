@@ -131,7 +131,7 @@ package struct WeightsLocator: WeightsSource {
         }
         let model = variant.contains(".") ? String(variant[..<(variant.lastIndex(of: ".") ?? variant.endIndex)]) : variant
         let fileName = "\(variant).weights"
-        var places: [String] = []
+        var places: [String] = [], unlistable = false
         for (origin, folder) in folders {
             guard let folder else {
                 places.append("\(origin) (not set)")
@@ -139,8 +139,11 @@ package struct WeightsLocator: WeightsSource {
             }
             let listed = Result { () throws(DataError) in try contents(of: folder, origin: origin) }
             if case let .failure(error) = listed, origin != "$\(Self.environmentVariable)" {
-                // Not bad input: this link cannot load (a warning), and the chain goes on to the built-in copy.
-                throw WeightsNotFound(variant: variant, places: places + ["\(folder) — \(error.message)"])
+                // Looked past, as a folder without the model is, but said: a later folder may serve; if none does,
+                // the built-in copy is not taken in silence (the chain warns, then tries its built-in links).
+                places.append("\(folder) — \(error.message)")
+                unlistable = true
+                continue
             }
             let names = try listed.get()
             let own = names.filter { Self.isVariant($0, of: model) || $0 == fileName }.sorted()
@@ -160,7 +163,7 @@ package struct WeightsLocator: WeightsSource {
             try checkOneSet(path, siblings: own.filter { $0 != fileName }, folder: folder, model: model)
             return .file(path: path, origin: origin)
         }
-        if builtIn != nil {
+        if builtIn != nil && !unlistable {
             guard ShippedWeights.files[variant] != nil else {
                 throw WeightsNotFound(variant: variant, places: places + ["built in (\(ShippedWeights.variants.joined(separator: ", ")))"])
             }
