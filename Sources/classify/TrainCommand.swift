@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Models
+import Synchronization
 import Tensor
 import Train
 
@@ -193,7 +194,11 @@ struct TrainCommand: ParsableCommand {
         let run = trainingRun
         let prepared: TrainingRun.Data
         do {
-            prepared = try run.prepare()
+            // Reading a large dataset and making its examples can take a while: after 2 s without a word, a line on
+            // standard error every 5 s says what is happening (a quick run prints none).
+            prepared = try whileSaying("reading \(data.joined(separator: " + ")) and making the examples") { () throws(DataError) in
+                try run.prepare()
+            }
         } catch {
             throw failure(error)
         }
@@ -521,4 +526,24 @@ struct ReportRows {
     mutating func index(ofTruth label: String) -> Int {
         index(of: label == DecisionRule.otherLabel ? DecisionRule.unknownLabel : label)
     }
+}
+
+/// Runs `work`, and while it runs longer than 2 s, prints `note: WHAT… (N s)` on standard error every 5 s (unless
+/// `--quiet`): a long step that prints nothing else still shows it is alive.
+func whileSaying<Value>(_ what: String, _ work: () throws(DataError) -> Value) throws(DataError) -> Value {
+    let done = Atomic<Bool>(false)
+    let started = ContinuousClock.now
+    let timer = DispatchSource.makeTimerSource(queue: .global())
+    timer.schedule(deadline: .now() + 2, repeating: 5)
+    timer.setEventHandler {
+        guard !done.load(ordering: .acquiring) else { return }
+        let seconds = (ContinuousClock.now - started).components.seconds
+        reportNote("\(what)… (\(seconds) s)")
+    }
+    timer.resume()
+    defer {
+        done.store(true, ordering: .releasing)
+        timer.cancel()
+    }
+    return try work()
 }
