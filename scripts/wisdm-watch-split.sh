@@ -1,10 +1,8 @@
 #!/bin/sh
-# Splits the WISDM smartwatch recordings (../shared/realdata/motion-wisdm-watch-dev.csv; CC BY 4.0, attribution in
-# Datasets/README.md) by person: subjects 1600–1611 become training data for the shipped motion model
-# (Datasets/motion/watch-train.csv, their rows copied byte for byte in file order); subjects 1612–1624 are held out
-# and written only when a second path is given (they never enter the repository: they are what accuracy is
-# reported on). Run from anywhere; the output goes to this repository's Datasets/.
-#   scripts/wisdm-watch-split.sh [REALDATA_FILE] [HELD_OUT_OUT]
+# Writes the WISDM smartwatch recordings of subjects 1612–1624 (../shared/realdata/motion-wisdm-watch-dev.csv, a
+# validation file kept outside this repository) to HELD_OUT, a path outside the repository: the people the watch
+# accuracy in docs/motion.md and the tests is measured on, their rows copied in file order.
+#   scripts/wisdm-watch-split.sh REALDATA_FILE HELD_OUT
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 source=${1:-$root/../shared/realdata/motion-wisdm-watch-dev.csv}
@@ -21,5 +19,5 @@ split() { # $1 = lowest subject, $2 = highest, $3 = output
         || { rm -f "$tmp"; echo "error: $source: no rows of subjects $1–$2" >&2; exit 65; }
     mv "$tmp" "$3"
 }
-split 1600 1611 "$root/Datasets/motion/watch-train.csv"
-[ $# -lt 2 ] || split 1612 1624 "$2"
+[ $# -eq 2 ] || { echo "usage: scripts/wisdm-watch-split.sh REALDATA_FILE HELD_OUT" >&2; exit 64; }
+split 1612 1624 "$2"

@@ -163,14 +163,14 @@ extension ShapeGenerator {
     }
 
     /// One-stroke marks that people draw as commands or symbols and that run close to a shape's outline: an "x"
-    /// or a delete mark in one stroke (two diagonals joined by a side), a caret or "v" with its point anywhere
-    /// along the base (a check mark at the ends), a square bracket. (Question marks and pigtails were tried: they
-    /// taught the model that a fast circle running on past its start is none of the shapes.)
+    /// or a delete mark in one stroke (two diagonals joined by a side), a caret, a square bracket. (Question marks
+    /// and pigtails were tried: they taught the model that a fast circle running on past its start is none of the
+    /// shapes.)
     mutating func gesture() -> [(Double, Double)] {
         switch generator.nextIndex(below: 4) {
         case 0: return polyline([(0, 0), (1, 1), (1, 0), (0, 1)])  // x in one stroke
         case 1: return polyline([(0, 0), (1, 1), (0, 1), (1, 0)])  // delete mark
-        case 2: return polyline([(0, uniform(0.4, 1)), (uniform(0.15, 0.85), 0), (1, 1)])  // caret, v, check
+        case 2: return polyline([(0, 1), (0.5 + normal(0.05), 0), (1, 1)])  // caret
         default: return polyline([(1, 0), (0, 0), (0, 1), (1, 1)])  // a square bracket
         }
     }
