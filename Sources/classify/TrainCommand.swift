@@ -144,9 +144,7 @@ struct TrainCommand: ParsableCommand {
                 "--out: \(out) names a folder; give a prefix for the files in it, e.g. \(out.hasSuffix("/") ? out : out + "/")shape-classifier")
         }
         let modelName = name ?? last
-        let invisible: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator]
-        guard !modelName.trimmingCharacters(in: .whitespaces).isEmpty, modelName == modelName.trimmingCharacters(in: .whitespaces),
-            modelName.count <= 128, modelName.unicodeScalars.allSatisfy({ !invisible.contains($0.properties.generalCategory) })
+        guard LabelText.isPrintableLine(modelName, maximumCharacters: 128)
         else {
             throw ValidationError(
                 "--name: a model's name is one printable line of 1–128 characters, without spaces at its ends (by default the last part of --out)")

@@ -7,13 +7,18 @@ package enum LabelText {
 
     static let invisible: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .unassigned]
 
+    /// Whether `text` is one printable line of 1…`maximumCharacters` characters without spaces at its ends (the
+    /// rule for labels, and with its own length for a model's name).
+    package static func isPrintableLine(_ text: String, maximumCharacters: Int = maximumCharacters) -> Bool {
+        !text.isEmpty && text.count <= maximumCharacters && text == text.trimmingCharacters(in: .whitespaces)
+            && text.unicodeScalars.allSatisfy { !invisible.contains($0.properties.generalCategory) }
+    }
+
     /// Why `label` cannot be a label, with the label shown safely (its first 40 characters, invisible ones as `?`);
     /// `nil` when it can.
     package static func problem(_ label: String) -> String? {
+        guard !isPrintableLine(label) else { return nil }
         let printable = label.unicodeScalars.allSatisfy { !invisible.contains($0.properties.generalCategory) }
-        guard !printable || label.isEmpty || label.count > maximumCharacters || label != label.trimmingCharacters(in: .whitespaces) else {
-            return nil
-        }
         let shown = String(label.unicodeScalars.prefix(40).map { invisible.contains($0.properties.generalCategory) ? "?" : Character($0) })
         return "the label '\(shown)' is not one printable line of 1–\(maximumCharacters) characters without spaces at its ends"
             + (printable ? "" : " (control characters shown as ?)")
