@@ -106,7 +106,7 @@ struct Shape: ParsableCommand {
         if let dataset, chain.json {
             let outcomes: [DatasetItem<ItemOutcome>]
             do {
-                outcomes = try ShapeDataset.drawings(dataset, threads: threads) {
+                outcomes = try datasetDrawings(dataset, threads: threads) {
                     let worker = ShapeRecognizer.Worker(recognizer)
                     return { record in format.json(record.drawing, input: "\(dataset)#\(record.id)", worker: worker) }
                 }
@@ -121,7 +121,7 @@ struct Shape: ParsableCommand {
             // Answers in compact form, then their lines made in blocks on every core.
             let answers: [DatasetItem<Result<CompactShapeAnswer, DataError>>]
             do {
-                answers = try ShapeDataset.drawings(dataset, threads: threads) {
+                answers = try datasetDrawings(dataset, threads: threads) {
                     let worker = ShapeRecognizer.Worker(recognizer)
                     return { record in record.drawing.flatMap { drawing in Result { () throws(DataError) in try worker.recognize(drawing) } } }
                 }

@@ -320,7 +320,7 @@ struct Evaluate: ParsableCommand {
         let items: [DatasetItem<Result<CompactShapeAnswer, DataError>>]
         do {
             // The reader reports an id whose rows are scattered as a failed item of each run.
-            items = try ShapeDataset.drawings(data, threads: chain.jobs ?? ProcessInfo.processInfo.activeProcessorCount, checkLabels: true) {
+            items = try datasetDrawings(data, threads: chain.jobs ?? ProcessInfo.processInfo.activeProcessorCount, checkLabels: true) {
                 let worker = ShapeRecognizer.Worker(recognizer)
                 return { record in
                     record.drawing.flatMap { drawing in
@@ -524,24 +524,4 @@ struct ReportRows {
     mutating func index(ofTruth label: String) -> Int {
         index(of: label == DecisionRule.otherLabel ? DecisionRule.unknownLabel : label)
     }
-}
-
-/// Runs `work`, and while it runs longer than 2 s, prints `note: WHAT… (N s)` on standard error every 5 s (unless
-/// `--quiet`): a long step that prints nothing else still shows it is alive.
-func whileSaying<Value>(_ what: String, _ work: () throws(DataError) -> Value) throws(DataError) -> Value {
-    let done = Atomic<Bool>(false)
-    let started = ContinuousClock.now
-    let timer = DispatchSource.makeTimerSource(queue: .global())
-    timer.schedule(deadline: .now() + 2, repeating: 5)
-    timer.setEventHandler {
-        guard !done.load(ordering: .acquiring) else { return }
-        let seconds = (ContinuousClock.now - started).components.seconds
-        reportNote("\(what)… (\(seconds) s)")
-    }
-    timer.resume()
-    defer {
-        done.store(true, ordering: .releasing)
-        timer.cancel()
-    }
-    return try work()
 }

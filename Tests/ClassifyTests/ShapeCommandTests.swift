@@ -195,4 +195,22 @@ struct ShapeCommandTests {
             #expect([0, 65].contains(process.terminationStatus), "exit \(process.terminationStatus) after \(delay) s")
         }
     }
+
+    /// A dataset that takes more than 2 s says how far it has got, on standard error, while the answers wait: here
+    /// standard input holds its header, then nothing for 3 s, then its rows. Before: nothing until the answers.
+    @Test func aLongDatasetSaysHowFarItHasGot() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let dataset = folder.appendingPathComponent("slow.csv")
+        try TestDatasets.shapes(count: 40, seed: 3).write(to: dataset, atomically: true, encoding: .utf8)
+        let script = "(head -n 1 \"$1\"; sleep 3; tail -n +2 \"$1\") | \"$0\" shape --dataset -"
+        let run = try CommandRun.run(URL(fileURLWithPath: "/bin/sh"), ["-c", script, CommandRun.builtClassify.path, dataset.path])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.split(separator: "\n").count == 40)
+        let notes = run.standardError.split(separator: "\n").filter { $0.hasPrefix("note: reading standard input: ") }
+        #expect(notes.count == 1, "\(run.standardError)")
+        #expect(notes.first?.hasSuffix(" bytes so far… (2 s)") == true, "\(run.standardError)")
+        let quiet = try CommandRun.run(URL(fileURLWithPath: "/bin/sh"), ["-c", script + " --quiet", CommandRun.builtClassify.path, dataset.path])
+        #expect(quiet.status == 0 && quiet.standardError.isEmpty, "\(quiet.standardError)")
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
-import Models
 import Testing
+
+@testable import Models
 
 /// How the dataset readers (training, evaluation and `--dataset` batches) treat rows a careless or hostile file
 /// holds: scattered drawing ids, malformed rows that open a drawing or session, other line endings, sessions too
@@ -18,6 +19,24 @@ struct DatasetReadingTests {
     }
 
     static let header = "drawing,label,stroke,x,y\n"
+
+    /// The progress a long `--dataset` shows: the file's size, then every byte read, then every byte parsed (the
+    /// header's too), in runs of any size.
+    @Test(arguments: [1, 64, 1 << 22])
+    func progressCountsEveryByteReadAndParsed(chunkBytes: Int) throws {
+        let text = Self.header + (0..<50).map { rows("d\($0)") }.joined()
+        let path = try write(text)
+        let progress = DatasetProgress()
+        let items = try ShapeDataset.drawings(path, threads: 2, chunkBytes: chunkBytes, progress: progress) { { $0 } }
+        #expect(items.count == 50)
+        let finished = progress.readFinished.load(ordering: .relaxed)
+        let counts = [
+            progress.expectedBytes.load(ordering: .relaxed), progress.bytesRead.load(ordering: .relaxed),
+            progress.bytesDone.load(ordering: .relaxed),
+        ]
+        #expect(finished)
+        #expect(counts == [text.utf8.count, text.utf8.count, text.utf8.count])
+    }
 
     @Test func aDrawingWhoseRowsAreScatteredIsAnErrorNamingEveryRun() throws {
         // a: lines 2–6 and 12–16, b between them.

@@ -15,6 +15,22 @@ package struct DatasetDrawingRecord: Sendable {
     package let drawing: Result<Drawing, DataError>
 }
 
+/// How far `ShapeDataset.drawings` has got through a dataset, read from another thread while it works (a progress
+/// line): the bytes read so far, and then the bytes of rows parsed and handed to the workers.
+package final class DatasetProgress: Sendable {
+    /// The file's size when it is a regular file; 0 when it cannot be known before it is read (a pipe).
+    package let expectedBytes = Atomic<Int>(0)
+    /// The bytes read into memory so far.
+    package let bytesRead = Atomic<Int>(0)
+    /// Whether the whole file is in memory (parsing has begun).
+    package let readFinished = Atomic<Bool>(false)
+    /// The bytes of rows parsed and handed to the workers so far (after `readFinished`).
+    package let bytesDone = Atomic<Int>(0)
+
+    /// Progress from nothing read.
+    package init() {}
+}
+
 /// A drawing of a dataset with what a worker made of it (`ShapeDataset.drawings`).
 package struct DatasetItem<Value: Sendable>: Sendable {
     /// The `drawing` column's value.
@@ -46,25 +62,31 @@ extension ShapeDataset {
     /// `CSVReader.maximumLineBytes`) are read as `CSVReader` reads them, with its errors on its lines. A file that
     /// holds a quote is parsed as one run, on one thread: a quoted field may hold line ends, so such a file cannot
     /// be cut at line ends (correctness first: quoted datasets are rare and small).
+    ///
+    /// `progress`, when given, counts the bytes read and then parsed as the work goes on.
     package static func drawings<Value: Sendable>(
-        _ path: String, threads: Int, checkLabels: Bool = false, makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value
+        _ path: String, threads: Int, checkLabels: Bool = false, progress: DatasetProgress? = nil,
+        makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value
     ) throws(DataError) -> [DatasetItem<Value>] {
-        try drawings(path, threads: threads, checkLabels: checkLabels, chunkBytes: 1 << 22, makeWorker: makeWorker)
+        try drawings(path, threads: threads, checkLabels: checkLabels, chunkBytes: 1 << 22, progress: progress, makeWorker: makeWorker)
     }
 
     /// `drawings(_:threads:checkLabels:makeWorker:)` in runs of `chunkBytes` (tests cut files in runs of every size).
     static func drawings<Value: Sendable>(
-        _ path: String, threads: Int, checkLabels: Bool = false, chunkBytes: Int, makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value
+        _ path: String, threads: Int, checkLabels: Bool = false, chunkBytes: Int, progress: DatasetProgress? = nil,
+        makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value
     ) throws(DataError) -> [DatasetItem<Value>] {
         precondition(threads >= 1 && chunkBytes >= 1, "ShapeDataset.drawings: threads \(threads), chunkBytes \(chunkBytes)")
         // The file read into memory (never mapped: see `contents(of:)`).
-        let data = try contents(of: path)
+        let data = try contents(of: path, progress: progress)
+        progress?.readFinished.store(true, ordering: .releasing)
         let (reader, layout) = try opened(data, path: path, checkLabels: checkLabels)
         let start = reader.byteOffset, firstLine = reader.lineNumber + 1
+        progress?.bytesDone.store(start, ordering: .relaxed)
         let (items, rowErrors) = data.withUnsafeBytes { raw in
             inPlace(
                 raw.bindMemory(to: UInt8.self), from: start, firstLine: firstLine, layout: layout, threads: threads, chunkBytes: chunkBytes,
-                makeWorker: makeWorker)
+                progress: progress, makeWorker: makeWorker)
         }
         return try scatteredRunsMarked(items, rowErrors: rowErrors, layout: layout, makeWorker: makeWorker)
     }
@@ -116,14 +138,16 @@ extension ShapeDataset {
     /// thread (see `drawings`).
     static func inPlace<Value: Sendable>(
         _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, firstLine: Int, layout: DatasetLayout, threads: Int, chunkBytes: Int,
-        makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value
+        progress: DatasetProgress? = nil, makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value
     ) -> (items: [DatasetItem<Value>], rowErrors: [Bool]) {
         precondition(start <= bytes.count, "ShapeDataset.inPlace: rows from \(start) of \(bytes.count) bytes")
         let shared = UnsafeBufferPointerBox(bytes)
         let chunks = DatasetChunk.cut(bytes, from: start, size: chunkBytes, firstLine: firstLine, threads: threads)
         let whole = chunks.count <= 1
         let results = parallelChunks(count: chunks.count, threads: threads, makeWorker: makeWorker) { index, worker in
-            layout.parse(shared.buffer, chunks[index], seed: index == 0 ? .fileStart : nil, quotes: whole, transform: worker)
+            let result = layout.parse(shared.buffer, chunks[index], seed: index == 0 ? .fileStart : nil, quotes: whole, transform: worker)
+            progress?.bytesDone.add(chunks[index].end - chunks[index].start, ordering: .relaxed)
+            return result
         }
         let transform = makeWorker()
         if !results.contains(where: { $0.hasQuote }), let joined = joined(results, of: chunks, bytes, layout: layout, transform: transform) {
@@ -193,7 +217,8 @@ extension ShapeDataset {
     /// The bytes of `path` (`-`: standard input), read into memory whole — a regular file, a pipe, a FIFO or a
     /// device alike. A file is never mapped: one truncated while mapped faults (SIGBUS) where its pages are gone;
     /// read, it is what it was when read. More than `maximumBytes` is an error naming the limit.
-    static func contents(of path: String) throws(DataError) -> Data {
+    /// `progress`, when given, learns the file's size and counts the bytes as they are read.
+    static func contents(of path: String, progress: DatasetProgress? = nil) throws(DataError) -> Data {
         let descriptor = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             let code = errno
@@ -209,6 +234,7 @@ extension ShapeDataset {
         if status.st_mode & S_IFMT == S_IFDIR { throw DataError(file: path, message: "is a directory, not a CSV file", kind: .unreadable) }
         let expected = status.st_mode & S_IFMT == S_IFREG ? Int(status.st_size) : 0
         guard expected <= maximumBytes else { throw tooLarge(path, bytes: expected) }
+        progress?.expectedBytes.store(expected, ordering: .relaxed)
         var data = Data(capacity: expected + 1)
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         while true {
@@ -220,6 +246,7 @@ extension ShapeDataset {
             if count == 0 { return data }
             guard data.count + count <= maximumBytes else { throw tooLarge(path, bytes: data.count + count) }
             data.append(contentsOf: chunk[0..<count])
+            progress?.bytesRead.add(count, ordering: .relaxed)
         }
     }
 
