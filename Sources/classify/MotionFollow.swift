@@ -236,8 +236,11 @@ final class FollowedInput {
     /// The file (device, inode) open now, and how many bytes of it were read.
     private var identity: (dev_t, ino_t) = (0, 0)
     private var offset = 0
-    /// The first bytes read from the file, to notice it rewritten from its start.
+    /// The first bytes read from the file, and the last ones before `offset`, to notice it rewritten from its start
+    /// (a rewrite that begins as the old file did and has grown past `offset` between two polls still differs
+    /// just before `offset`, where the next read would begin in the middle of its lines).
     private var prefix: [UInt8] = []
+    private var tail: [UInt8] = []
     private var buffer = [UInt8](repeating: 0, count: 1 << 16)
     private static let prefixBytes = 4096
 
@@ -277,7 +280,7 @@ final class FollowedInput {
         let kind = fstat(descriptor, &status) == 0 ? status.st_mode & S_IFMT : S_IFREG
         endsAtEndOfInput = path == "-" || kind == S_IFIFO || kind == S_IFCHR || kind == S_IFSOCK
         identity = (status.st_dev, status.st_ino)
-        (offset, prefix, restart) = (0, [], nil)
+        (offset, prefix, tail, restart) = (0, [], [], nil)
     }
 
     /// Starts the file again from its start: the same file when it was truncated or rewritten, the new one when
@@ -288,7 +291,7 @@ final class FollowedInput {
             try open()
         } else {
             lseek(descriptor, 0, SEEK_SET)
-            (offset, prefix, restart) = (0, [], nil)
+            (offset, prefix, tail, restart) = (0, [], [], nil)
         }
     }
 
@@ -306,7 +309,10 @@ final class FollowedInput {
     }
 
     private func nextBytes() throws(DataError) -> Data {
+        var waited = false
         while restart == nil {
+            // After a wait at its end, the file may have been rewritten and grown past what was read.
+            if waited, noticeRewrite() { break }
             if !endsAtEndOfInput, shrunk() {
                 restart = .truncated
                 break
@@ -319,18 +325,22 @@ final class FollowedInput {
             if count > 0 {
                 offset += count
                 if prefix.count < Self.prefixBytes { prefix += buffer[0..<min(count, Self.prefixBytes - prefix.count)] }
+                if !endsAtEndOfInput {
+                    tail = Array((tail + buffer[max(0, count - Self.prefixBytes)..<count]).suffix(Self.prefixBytes))
+                }
                 return Data(buffer[0..<count])
             }
             if endsAtEndOfInput { break }
             // At the end of a file: wait for it to grow, unless it was replaced or rewritten meanwhile.
             if noticeRewrite() { break }
             usleep(useconds_t(poll * 1_000_000))
+            waited = true
         }
         return Data()
     }
 
     /// Whether the followed file was replaced by another of its name, or rewritten from its start (its first bytes
-    /// changed, or it is shorter than what was read); sets `restart` when it was.
+    /// or its last ones before `offset` changed, or it is shorter than what was read); sets `restart` when it was.
     func noticeRewrite() -> Bool {
         guard !endsAtEndOfInput else { return false }
         if restart != nil { return true }
@@ -339,12 +349,18 @@ final class FollowedInput {
             restart = .replaced
         } else if shrunk() {
             restart = .truncated
-        } else if !prefix.isEmpty {
-            var now = [UInt8](repeating: 0, count: prefix.count)
-            let count = now.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
-            if count != prefix.count || now != prefix { restart = .rewritten }
+        } else if !matches(prefix, at: 0) || !matches(tail, at: offset - tail.count) {
+            restart = .rewritten
         }
         return restart != nil
+    }
+
+    /// Whether the file holds `bytes` at `position` now.
+    private func matches(_ bytes: [UInt8], at position: Int) -> Bool {
+        guard !bytes.isEmpty else { return true }
+        var now = [UInt8](repeating: 0, count: bytes.count)
+        let count = now.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(position)) }
+        return count == bytes.count && now == bytes
     }
 
     /// Whether the open file is now shorter than what was read of it.

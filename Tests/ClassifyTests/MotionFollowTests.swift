@@ -251,6 +251,36 @@ struct MotionFollowTests {
         #expect(notes.last == "note: \(file.path) was replaced by a new file of that name; following it from its start as a new recording")
     }
 
+    /// A file rewritten in place that begins as the old one did (its first 4 KiB) and has grown past what was read
+    /// before the follower looks again is noticed by the bytes just before where reading would go on: read again
+    /// from its start, with a note. Before: reading went on in the middle of a line of the new file (exit 65, or
+    /// wrong samples).
+    @Test func aRewriteThatBeginsAsTheOldFileDidIsNoticed() throws {
+        let walking = try String(contentsOf: packageRoot.appendingPathComponent("Datasets/examples/walking.csv"), encoding: .utf8)
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("live.csv")
+        try Data(walking.utf8).write(to: file)
+        let (process, output, error) = try Self.startFollowing(file.path)
+        defer { process.stopAndWait() }
+        var seen = ""
+        Self.read(output, of: process, until: "walking", into: &seen)
+        Thread.sleep(forTimeInterval: 0.5)  // the whole file read: the follower waits at its end
+        // The same first 8 KiB, then every value with one more digit: the same samples, longer lines, one write.
+        let bytes = Array(walking.utf8)
+        let kept = bytes.prefix(8192).lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+        let rest = String(decoding: bytes[kept...], as: UTF8.self).replacingOccurrences(of: ",", with: "0,")
+        let rewritten = Data(bytes[..<kept]) + Data(rest.utf8)
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.write(contentsOf: rewritten)
+        try handle.close()
+        Self.read(output, of: process, until: { $0.components(separatedBy: "walking").count - 1 >= 3 }, into: &seen)
+        #expect(process.isRunning, "\(seen)")
+        process.stopAndWait()
+        let notes = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(notes == "note: \(file.path) was rewritten from its start; following it from its start as a new recording\n", "\(notes)")
+    }
+
     /// A restart after less than a second of samples (still held for the rate check) pauses them too: the
     /// `paused` line comes with the note (before: the note alone).
     @Test func aRestartAfterAFewSamplesIsAPauseToo() throws {
