@@ -49,6 +49,19 @@ struct MotionFollowTests {
         return (lines.joined(separator: "\n") + "\n", activities)
     }
 
+    /// An example recording's text (`Datasets/examples/NAME.csv`).
+    static func example(_ name: String) throws -> String {
+        try String(contentsOf: examples.appendingPathComponent("\(name).csv"), encoding: .utf8)
+    }
+
+    /// `text` written to `live.csv` in `folder`, and `classify motion --follow` started on it (`startFollowing`).
+    static func startFollowing(_ text: String, in folder: URL) throws -> (file: URL, process: Process, output: Pipe, error: Pipe) {
+        let file = folder.appendingPathComponent("live.csv")
+        try Data(text.utf8).write(to: file)
+        let (process, output, error) = try startFollowing(file.path)
+        return (file, process, output, error)
+    }
+
     /// `classify motion --follow PATH` started, its standard output and error each a pipe; the caller stops it.
     static func startFollowing(_ path: String) throws -> (process: Process, output: Pipe, error: Pipe) {
         let process = Process()
@@ -100,7 +113,7 @@ struct MotionFollowTests {
     /// Walking, 60 s without samples, walking again: the gap is printed as `paused` when the samples come back,
     /// and the walk as `resumed` (before, the second walk printed nothing: the state had not changed).
     @Test func aGapIsPrintedAsAPauseAndTheWalkAsResumed() throws {
-        let text = try String(contentsOf: Self.examples.appendingPathComponent("walking.csv"), encoding: .utf8)
+        let text = try Self.example("walking")
         let rows = text.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         let timeColumn = rows[0].firstIndex(of: "timestamp") ?? 0
         var lines = [rows[0].joined(separator: ",")]
@@ -210,13 +223,11 @@ struct MotionFollowTests {
     /// forever, one rewritten longer was read from the middle of a line (exit 65 naming a line it does not have),
     /// and a rotated one was followed under its old name forever.
     @Test func aTruncatedRewrittenOrRotatedFileIsFollowedByName() throws {
-        let walking = try String(contentsOf: packageRoot.appendingPathComponent("Datasets/examples/walking.csv"), encoding: .utf8)
-        let running = try String(contentsOf: packageRoot.appendingPathComponent("Datasets/examples/running.csv"), encoding: .utf8)
+        let walking = try Self.example("walking")
+        let running = try Self.example("running")
         let folder = try testFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("live.csv")
-        try Data(walking.utf8).write(to: file)
-        let (process, output, error) = try Self.startFollowing(file.path)
+        let (file, process, output, error) = try Self.startFollowing(walking, in: folder)
         defer { process.stopAndWait() }
         var seen = ""
         func read(until word: String, count: Int) {
@@ -256,12 +267,10 @@ struct MotionFollowTests {
     /// from its start, with a note. Before: reading went on in the middle of a line of the new file (exit 65, or
     /// wrong samples).
     @Test func aRewriteThatBeginsAsTheOldFileDidIsNoticed() throws {
-        let walking = try String(contentsOf: packageRoot.appendingPathComponent("Datasets/examples/walking.csv"), encoding: .utf8)
+        let walking = try Self.example("walking")
         let folder = try testFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("live.csv")
-        try Data(walking.utf8).write(to: file)
-        let (process, output, error) = try Self.startFollowing(file.path)
+        let (file, process, output, error) = try Self.startFollowing(walking, in: folder)
         defer { process.stopAndWait() }
         var seen = ""
         Self.read(output, of: process, until: "walking", into: &seen)
@@ -284,14 +293,12 @@ struct MotionFollowTests {
     /// A restart after less than a second of samples (still held for the rate check) pauses them too: the
     /// `paused` line comes with the note (before: the note alone).
     @Test func aRestartAfterAFewSamplesIsAPauseToo() throws {
-        let running = try String(contentsOf: packageRoot.appendingPathComponent("Datasets/examples/running.csv"), encoding: .utf8)
-        let walking = try String(contentsOf: packageRoot.appendingPathComponent("Datasets/examples/walking.csv"), encoding: .utf8)
+        let running = try Self.example("running")
+        let walking = try Self.example("walking")
         let lines = walking.split(separator: "\n")
         let folder = try testFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("live.csv")
-        try Data((lines.prefix(41).joined(separator: "\n") + "\n").utf8).write(to: file)
-        let (process, output, _) = try Self.startFollowing(file.path)
+        let (file, process, output, _) = try Self.startFollowing(lines.prefix(41).joined(separator: "\n") + "\n", in: folder)
         defer { process.stopAndWait() }
         Thread.sleep(forTimeInterval: 0.6)
         try Data(running.utf8).write(to: file)
@@ -325,7 +332,7 @@ struct MotionFollowTests {
     /// A rate the file command refuses is refused by `--follow` too, with the same message and nothing printed:
     /// 5 Hz (before: exit 0 with no output) and timestamps in milliseconds (before: no hint).
     @Test func tooSlowOrMillisecondRecordingsAreRefusedAsByTheFileCommand() throws {
-        let text = try String(contentsOf: Self.examples.appendingPathComponent("running.csv"), encoding: .utf8)
+        let text = try Self.example("running")
         let rows = text.split(separator: "\n").map(String.init)
         let header = rows[0].split(separator: ",").map(String.init)
         let timeColumn = try #require(header.firstIndex(of: "timestamp"))
@@ -451,7 +458,7 @@ struct MotionFollowTests {
     /// A fully quoted copy of a recording (as some spreadsheets export) is the same recording to `--follow` as to
     /// `classify motion`: the same CSV reader reads both.
     @Test func aQuotedRecordingFollowsAsItClassifies() throws {
-        let text = try String(contentsOf: Self.examples.appendingPathComponent("walking.csv"), encoding: .utf8)
+        let text = try Self.example("walking")
         let quoted =
             text.split(separator: "\n").map { line in
                 line.split(separator: ",", omittingEmptySubsequences: false).map { "\"\($0)\"" }.joined(separator: ",")
