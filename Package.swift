@@ -1,7 +1,9 @@
 // swift-tools-version:6.0
 // The on-device ML engine: tensor library on OpenBLAS, models, training harness and CLI. The benchmarks are a package
 // of their own (Bench/), so that depending on this one never resolves their dependencies.
-// Dependencies run one way: CBLAS, CKernels ← Tensor ← Models (and CPreprocessing) ← Train ← classify (see README.md).
+// Dependencies run one way: CBLAS, CKernels ← Tensor ← Models (and CPreprocessing) ← Train ← classify (see README.md);
+// ONNX (import and export, on swift-protobuf) depends on Models and is a product of its own, so that an app that
+// needs only our weights files does not build a protobuf library.
 import PackageDescription
 
 let package = Package(
@@ -10,10 +12,12 @@ let package = Package(
         .library(name: "Tensor", targets: ["Tensor"]),
         .library(name: "Models", targets: ["Models"]),
         .library(name: "Train", targets: ["Train"]),
+        .library(name: "ONNX", targets: ["ONNX"]),
         .executable(name: "classify", targets: ["classify"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-protobuf", exact: "1.39.0"),
     ],
     targets: [
         // OpenBLAS's C interface. Only `Tensor` imports it; every cblas_* call is in Sources/Tensor/BLAS.swift.
@@ -36,10 +40,16 @@ let package = Package(
         // files in Weights/, which stay the one copy: retraining updates the built-in weights with no other step.
         .target(name: "Models", dependencies: ["Tensor", "CPreprocessing"], resources: [.embedInCode("Shipped/Weights")]),
         .target(name: "Train", dependencies: ["Models", "Tensor"]),
+        // ONNX models in and out. Sources/ONNX/Generated/onnx.pb.swift is generated from onnx.proto by
+        // scripts/onnx/generate-swift.sh (protoc and swift-protobuf's plugin) and committed: no build runs protoc.
+        .target(
+            name: "ONNX",
+            dependencies: ["Models", "Tensor", .product(name: "SwiftProtobuf", package: "swift-protobuf")]
+        ),
         .executableTarget(
             name: "classify",
             dependencies: [
-                "Train", "Models", "Tensor",
+                "Train", "Models", "Tensor", "ONNX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -47,5 +57,6 @@ let package = Package(
         .testTarget(name: "ModelsTests", dependencies: ["Models", "Tensor"]),
         .testTarget(name: "TrainTests", dependencies: ["Train", "Models", "Tensor"]),
         .testTarget(name: "ClassifyTests", dependencies: ["classify", "Models", "Tensor"]),
+        .testTarget(name: "ONNXTests", dependencies: ["ONNX", "Models", "Tensor", "Train"]),
     ]
 )

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ONNX
 
 /// The `classify` command-line tool: classifies drawings and motion recordings, trains, evaluates and
 /// inspects models.
@@ -11,8 +12,9 @@ struct Classify: ParsableCommand {
         discussion: """
             shape labels a drawing (circle, triangle, square, star, or unknown); motion labels a phone's motion \
             recording (walking, running or still) window by window. Both try the shipped int8 weights, then f32, \
-            then a non-ML recognizer; a model you name with --weights or $CLASSIFY_WEIGHTS is that model or an \
-            error, unless --fallback. train, evaluate, generate and inspect retrain and examine the models.
+            then a non-ML recognizer; a model you name with --weights or $CLASSIFY_WEIGHTS (a weights file or an \
+            .onnx file) is that model or an error, unless --fallback. train, evaluate, generate and inspect retrain \
+            and examine the models; export, import and run move them to and from ONNX and print raw outputs.
 
             Exit codes: 0 success, 64 usage, 65 bad input data or corrupt weights, 66 a file is missing, \
             70 every model failed (or the model you named cannot answer), 74 I/O error.
@@ -20,13 +22,17 @@ struct Classify: ParsableCommand {
             Example: classify motion Datasets/examples/running.csv
             """,
         version: "0.1.0",
-        subcommands: [Shape.self, Motion.self, TrainCommand.self, Evaluate.self, Generate.self, Inspect.self]
+        subcommands: [
+            Shape.self, Motion.self, TrainCommand.self, Evaluate.self, Generate.self, Inspect.self, ExportCommand.self,
+            ImportCommand.self, RunCommand.self,
+        ]
     )
 
     /// Runs the command as ArgumentParser's `main()` does (help and usage errors print the same), then flushes
     /// standard output: output that could not be written is exit 74 with one `error:` line, never a silent 0.
     static func main() {
         unblockStopSignals()
+        ONNXFormat.register()
         var status: Int32 = 0
         do {
             var command = try parseAsRoot()

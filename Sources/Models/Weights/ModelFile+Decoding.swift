@@ -15,7 +15,13 @@ extension ModelFile {
     /// a regular file (directory, FIFO, device, socket — opened without blocking, then checked on the open
     /// descriptor), a file larger than `WeightsLimits.maximumFileBytes`, a wrong magic, and a declared length
     /// that differs from the file's real size.
+    /// A file another format's reader is registered for (`ForeignModelReaders`: `.onnx`) is read by it, and its
+    /// bytes are those of our encoding of what it read.
     package static func load(_ url: URL) throws(WeightsFileError) -> (file: ModelFile, bytes: [UInt8]) {
+        if let reader = try ForeignModelReaders.reader(for: url) {
+            let file = try reader(url)
+            return (file, file.encoded())
+        }
         let bytes = try readBytes(at: url.path)
         return (try ModelFile(bytes: bytes, path: url.path), bytes)
     }

@@ -81,6 +81,17 @@ public struct ModelFile: Equatable, Sendable {
         try validate(path: name)
     }
 
+    /// A model from its parts, unchecked: a converter (the ONNX import) builds one, then reads its encoding back
+    /// with `init(bytes:path:)`, which checks every part as it checks a file.
+    package init(
+        name: String, architecture: [LayerSpec], labels: [String], input: InputSpec, preprocessing: [String: JSONValue],
+        training: TrainingMetadata?, decision: DecisionRule?, activationQuantization: [ActivationQuantization]?,
+        tensors: [String: QuantizedTensor]
+    ) {
+        (self.name, self.architecture, self.labels, self.input, self.preprocessing) = (name, architecture, labels, input, preprocessing)
+        (self.training, self.decision, self.activationQuantization, self.tensors) = (training, decision, activationQuantization, tensors)
+    }
+
     private static func flatten(_ layers: [any Layer]) -> [any Layer] {
         layers.flatMap { layer -> [any Layer] in
             if let nested = layer as? Sequential { return flatten(nested.layers) }

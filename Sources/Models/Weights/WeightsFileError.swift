@@ -69,6 +69,9 @@ public struct WeightsFileError: Error, Equatable, Sendable, CustomStringConverti
         case invalidArchitecture(String)
         /// A layer type the file format cannot record.
         case unsupportedLayer(String)
+        /// A model in another format (`format`, e.g. ONNX) that cannot be converted into ours: `reason` names the
+        /// operator, node and opset, the limit, or the information that is missing.
+        case importFailed(format: String, reason: String)
     }
 
     /// Whether trying again may succeed (an I/O error while reading), as opposed to a file that is wrong.
@@ -134,6 +137,8 @@ public struct WeightsFileError: Error, Equatable, Sendable, CustomStringConverti
             return "\(path): invalid architecture: \(reason)"
         case let .unsupportedLayer(name):
             return "\(path): layer type \(name) cannot be saved in a weights file"
+        case let .importFailed(format, reason):
+            return "\(path): cannot be read as an \(format) model: \(reason)"
         }
     }
 }

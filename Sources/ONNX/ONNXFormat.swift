@@ -1,0 +1,43 @@
+import Foundation
+import Models
+
+/// ONNX files as a weights source: after `register()`, `ModelFile(contentsOf:)` — and so
+/// `ShapeRecognizer(contentsOf:)`, `MotionRecognizer(contentsOf:)`, `classify … --weights model.onnx` — reads a
+/// `.onnx` file by converting it (`ONNXImport`).
+public enum ONNXFormat {
+    /// Makes `ModelFile(contentsOf:)` read `.onnx` files. Calling it again changes nothing.
+    public static func register() {
+        ForeignModelReaders.register(fileExtension: "onnx") { url throws(WeightsFileError) in
+            try ONNXImport.modelFile(contentsOf: url)
+        }
+    }
+}
+
+/// The limits of the ONNX import, checked before anything they bound is allocated: a file under 1 MB costs at
+/// most a few times its size in memory, whatever it declares.
+enum ONNXLimits {
+    /// The largest `.onnx` file read (8 MiB: the largest model our weights files hold, 2^20 parameters, as float).
+    static let maximumFileBytes = 8 << 20
+    /// Nodes in the graph.
+    static let maximumNodes = 10_000
+    /// Initializers in the graph.
+    static let maximumInitializers = 10_000
+    /// Axes of a tensor.
+    static let maximumRank = 8
+    /// Elements of one tensor (2^22).
+    static let maximumElements = 1 << 22
+    /// Bytes of one metadata value or sidecar.
+    static let maximumMetadataBytes = 1 << 16
+    /// Nesting of protobuf messages (graphs in attributes).
+    static let maximumMessageDepth = 32
+    /// The default-domain opsets read.
+    static let readableOpsets: ClosedRange<Int64> = 7...23
+    /// The opset the export writes.
+    static let exportOpset: Int64 = 13
+}
+
+/// Why an ONNX model cannot be imported: the operator, node and opset, the limit, or what is missing.
+struct ONNXImportError: Error {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
+}

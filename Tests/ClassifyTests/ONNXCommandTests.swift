@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+/// `classify export`, `import` and `run`, and `.onnx` files wherever a weights file goes, checked against the
+/// committed fixtures (models exported by PyTorch and by Keras through tf2onnx, with ONNX Runtime's outputs:
+/// `scripts/onnx/make_fixtures.py` regenerates them outside the tests).
+@Suite("classify and ONNX")
+struct ONNXCommandTests {
+    static let fixtures = packageRoot.appendingPathComponent("Tests/ONNXTests/Fixtures")
+
+    /// The rows of numbers `text` holds, one row per line.
+    static func rows(_ text: String) -> [[Double]] {
+        text.split(separator: "\n").map { $0.split(separator: " ").compactMap { Double($0) } }
+    }
+
+    /// Each fixture imported and run by `classify run` on the inputs ONNX Runtime ran: within 1e-5 of its outputs
+    /// (float models), within the int8 tolerance for the model ONNX Runtime's quantizer made (QDQ, int8 weights
+    /// per channel, uint8 activations, which our integer kernels run).
+    @Test(arguments: [
+        ("torch-shape-cnn", 1e-5), ("torch-shape-gap", 1e-5), ("torch-motion-mlp", 1e-5), ("keras-shape-cnn", 1e-5),
+        ("torch-shape-cnn-qdq", 2e-3),
+    ])
+    func fixturesGiveTheOutputsOfONNXRuntime(name: String, tolerance: Double) throws {
+        let model = Self.fixtures.appendingPathComponent("\(name).onnx").path
+        let run = try CommandRun.classify(["run", model, "--input", Self.fixtures.appendingPathComponent("\(name).inputs.npy").path])
+        #expect(run.status == 0, "\(run.standardError)")
+        let expected = Self.rows(try String(contentsOf: Self.fixtures.appendingPathComponent("\(name).outputs.csv"), encoding: .utf8))
+        let ours = Self.rows(run.standardOutput)
+        #expect(ours.count == expected.count && ours.count == 16)
+        let worst = zip(ours, expected).flatMap { zip($0, $1).map { abs($0 - $1) } }.max() ?? .infinity
+        #expect(worst <= tolerance, "\(name): largest difference \(worst)")
+        #expect(zip(ours, expected).allSatisfy { $0.count == $1.count && $0.count >= 3 })
+    }
+
+    /// A shape CNN trained by Keras on our training rasters, exported with tf2onnx and evaluated by `classify
+    /// evaluate --weights model.onnx`: the accuracy Keras reported for it, within half a point.
+    @Test func aKerasModelEvaluatesAsKerasReported() throws {
+        let record = try JSONSerialization.jsonObject(with: Data(contentsOf: Self.fixtures.appendingPathComponent("keras-shape-cnn.accuracy.json")))
+        let keras = try #require((record as? [String: Any])?["keras_accuracy"] as? Double)
+        let run = try CommandRun.classifyAtRoot([
+            "evaluate", "shape", "--weights", Self.fixtures.appendingPathComponent("keras-shape-cnn.onnx").path, "--data",
+            "Datasets/shapes/test.csv", "--json",
+        ])
+        #expect(run.status == 0, "\(run.standardError)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
+        let accuracy = try #require(report["accuracy"] as? Double)
+        #expect(abs(accuracy - keras) <= 0.005, "ours \(accuracy), Keras \(keras)")
+    }
+
+    /// Export and import on the command line: the shipped models exported, imported back into weights files whose
+    /// tensors are the shipped ones byte for byte, and answers through `--weights model.onnx` the same as the
+    /// shipped weights give.
+    @Test(arguments: ["shape-classifier.int8", "shape-classifier.f32", "motion-state.int8", "motion-state.f32"])
+    func exportedModelsComeBackAndAnswerTheSame(variant: String) throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let weights = packageRoot.appendingPathComponent("Weights/\(variant).weights").path
+        let onnx = folder.appendingPathComponent("\(variant).onnx").path
+        let back = folder.appendingPathComponent("\(variant).weights").path
+        let export = try CommandRun.classify(["export", "onnx", weights, "-o", onnx])
+        #expect(export.status == 0 && export.standardError.hasPrefix("note: wrote \(onnx)"), "\(export.standardError)")
+        let imported = try CommandRun.classify(["import", "onnx", onnx, "-o", back])
+        #expect(imported.status == 0, "\(imported.standardError)")
+        let identical = try Data(contentsOf: URL(fileURLWithPath: back)) == Data(contentsOf: URL(fileURLWithPath: weights))
+        #expect(identical)
+        let task = variant.hasPrefix("shape") ? "shape" : "motion"
+        let example = packageRoot.appendingPathComponent("Datasets/examples/\(task == "shape" ? "star" : "running").csv").path
+        let shipped = try CommandRun.classify([task, example, "--weights", weights, "--json"])
+        let viaONNX = try CommandRun.classify([task, example, "--weights", onnx, "--json"])
+        #expect(shipped.status == 0 && viaONNX.status == 0, "\(viaONNX.standardError)")
+        #expect(viaONNX.standardOutput == shipped.standardOutput.replacingOccurrences(of: weights, with: onnx))
+    }
+
+    /// Bad `.onnx` files: exit 65 naming what is wrong, 66 for a missing one; nothing written by import.
+    @Test func badModelFilesArePreciseErrors() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let garbage = folder.appendingPathComponent("garbage.onnx")
+        try Data("not a protobuf at all".utf8).write(to: garbage)
+        let out = folder.appendingPathComponent("out.weights").path
+        let bad = try CommandRun.classify(["import", "onnx", garbage.path, "-o", out])
+        #expect(bad.status == 65)
+        #expect(bad.standardError.hasPrefix("error: \(garbage.path): cannot be read as an ONNX model: not an ONNX model"), "\(bad.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        let missing = try CommandRun.classify(["shape", "x.csv", "--weights", folder.appendingPathComponent("none.onnx").path])
+        #expect(missing.status == 66, "\(missing.standardError)")
+        // A model from elsewhere without labels: the error says what to write.
+        let bare = folder.appendingPathComponent("bare.onnx")
+        try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent("torch-shape-gap.onnx"), to: bare)
+        let unlabelled = try CommandRun.classify([
+            "run", bare.path, "--input", Self.fixtures.appendingPathComponent("torch-shape-gap.inputs.npy").path,
+        ])
+        #expect(unlabelled.status == 65)
+        #expect(unlabelled.standardError.contains("no labels: the model's metadata has none and there is no sidecar \(bare.path).json"))
+    }
+}

@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Regenerates Tests/ONNXTests/Fixtures: small models exported by PyTorch (torch.onnx.export) and by Keras through
+tf2onnx, with ONNX Runtime's outputs for fixed inputs, which the tests compare with `classify run`.
+
+Never run by `make test` (which only reads the committed files). Needs a venv with torch, tensorflow-cpu, tf2onnx,
+onnx and onnxruntime, and a built classify (for the shape rasters the Keras model trains on):
+
+    python3 -m venv ~/.venvs/onnx && ~/.venvs/onnx/bin/pip install torch tensorflow-cpu tf2onnx onnx onnxruntime
+    swift build -c release --product classify
+    ~/.venvs/onnx/bin/python scripts/onnx/make_fixtures.py [--classify .build/release/classify]
+
+Each fixture NAME has NAME.onnx, NAME.onnx.json (the sidecar: labels and task), NAME.inputs.npy (float32, the
+model's input layout) and NAME.outputs.csv (ORT's outputs, one row per input, 9 significant digits; for a graph that
+does not end in Softmax, their softmax, as the import appends one). The Keras
+shape CNN also has NAME.accuracy.json: Keras's own accuracy on Datasets/shapes/test.csv.
+"""
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OUT = os.path.join(ROOT, "Tests", "ONNXTests", "Fixtures")
+SHAPES = ["circle", "triangle", "square", "star", "other"]
+MOTION = ["walking", "running", "still"]
+
+
+def write_fixture(name, path, inputs, labels, task, extra=None):
+    import onnx
+    import onnxruntime as ort
+
+    model = onnx.load(path)
+    onnx.checker.check_model(model, full_check=True)
+    session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    outputs = session.run(None, {session.get_inputs()[0].name: inputs})[0]
+    if model.graph.node[-1].op_type != "Softmax":
+        # The import appends a softmax to a graph that ends in logits (the recognizers decide on probabilities).
+        shifted = np.exp(outputs - outputs.max(axis=1, keepdims=True))
+        outputs = shifted / shifted.sum(axis=1, keepdims=True)
+    np.save(os.path.join(OUT, f"{name}.inputs.npy"), inputs.astype("<f4"))
+    with open(os.path.join(OUT, f"{name}.outputs.csv"), "w") as file:
+        for row in outputs.reshape(outputs.shape[0], -1):
+            file.write(" ".join(f"{v:.9g}" for v in row) + "\n")
+    sidecar = {"labels": labels, "task": task, "description": f"{name} (fixture)"}
+    with open(os.path.join(OUT, f"{name}.onnx.json"), "w") as file:
+        json.dump(sidecar, file, sort_keys=True)
+        file.write("\n")
+    if path != os.path.join(OUT, f"{name}.onnx"):
+        os.replace(path, os.path.join(OUT, f"{name}.onnx"))
+    ops = sorted({node.op_type for node in model.graph.node})
+    print(f"{name}: {inputs.shape[0]} inputs, ops {', '.join(ops)}; {os.path.getsize(os.path.join(OUT, name + '.onnx'))} bytes")
+    if extra:
+        with open(os.path.join(OUT, f"{name}.accuracy.json"), "w") as file:
+            json.dump(extra, file, sort_keys=True)
+            file.write("\n")
+
+
+def torch_fixtures(rng):
+    import torch
+    from torch import nn
+
+    torch.manual_seed(7)
+
+    class ShapeCNN(nn.Module):
+        """NCHW convolutions, batch normalization (folded at import), a flatten of channel-first maps."""
+
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Sequential(
+                nn.Conv2d(1, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2),
+                nn.Conv2d(8, 12, 3, padding=1), nn.ReLU(), nn.AvgPool2d(2),
+                nn.Flatten(), nn.Linear(12 * 4 * 4, 5), nn.Softmax(dim=1))
+
+        def forward(self, x):
+            return self.body(x)
+
+    class ShapeGAP(nn.Module):
+        """Strided and valid convolutions, global average pooling, Tanh and Sigmoid."""
+
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Sequential(
+                nn.Conv2d(1, 6, 3, stride=2, padding=0), nn.Tanh(), nn.Conv2d(6, 10, 3, padding=1), nn.Sigmoid(),
+                nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(10, 5))
+
+        def forward(self, x):
+            return self.body(x)
+
+    class MotionMLP(nn.Module):
+        """A perceptron over motion windows: Gemm, LeakyReLU, Dropout (inference), BatchNorm1d, Softmax."""
+
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Sequential(
+                nn.Linear(194, 24), nn.BatchNorm1d(24), nn.LeakyReLU(0.1), nn.Dropout(0.5), nn.Linear(24, 3), nn.Softmax(dim=1))
+
+        def forward(self, x):
+            return self.body(x)
+
+    cases = [
+        ("torch-shape-cnn", ShapeCNN(), (1, 1, 16, 16), SHAPES, "shape"),
+        ("torch-shape-gap", ShapeGAP(), (1, 1, 16, 16), SHAPES, "shape"),
+        ("torch-motion-mlp", MotionMLP(), (1, 194), MOTION, "motion"),
+    ]
+    for name, module, shape, labels, task in cases:
+        # Batch norm with statistics of its own, so that folding it is tested.
+        for layer in module.modules():
+            if isinstance(layer, (nn.BatchNorm1d, nn.BatchNorm2d)):
+                layer.running_mean.uniform_(-0.5, 0.5)
+                layer.running_var.uniform_(0.5, 2.0)
+                layer.weight.data.uniform_(0.5, 1.5)
+                layer.bias.data.uniform_(-0.2, 0.2)
+        module.eval()
+        inputs = rng.random((16,) + shape[1:]).astype(np.float32)
+        path = os.path.join(OUT, f"{name}.onnx")
+        torch.onnx.export(
+            module, torch.from_numpy(inputs[:1]), path, input_names=["input"], output_names=["output"],
+            dynamic_axes={"input": {0: "N"}, "output": {0: "N"}}, opset_version=13, dynamo=False)
+        write_fixture(name, path, inputs, labels, task)
+
+
+def shape_rasters(classify, dataset, work):
+    """The rasters our preprocessing makes of a shape dataset's drawings, and their labels, in file order."""
+    inputs = os.path.join(work, os.path.basename(dataset) + ".npy")
+    subprocess.run(
+        [classify, "run", "Weights/shape-classifier.f32.weights", "--dataset", dataset, "--save-inputs", inputs],
+        check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+    labels, seen = [], set()
+    with open(os.path.join(ROOT, dataset)) as file:
+        for row in csv.DictReader(file):
+            if row["drawing"] not in seen:
+                seen.add(row["drawing"])
+                labels.append(SHAPES.index(row["label"]))
+    return np.load(inputs), np.array(labels)
+
+
+def keras_fixtures(rng, classify):
+    import tensorflow as tf
+    import tf2onnx
+
+    tf.random.set_seed(11)
+    with tempfile.TemporaryDirectory() as work:
+        train_x, train_y = shape_rasters(classify, "Datasets/shapes/train.csv", work)
+        test_x, test_y = shape_rasters(classify, "Datasets/shapes/test.csv", work)
+    model = tf.keras.Sequential([
+        tf.keras.Input((16, 16, 1), name="input"),
+        tf.keras.layers.Conv2D(8, 3, padding="same"), tf.keras.layers.BatchNormalization(), tf.keras.layers.ReLU(),
+        tf.keras.layers.MaxPooling2D(2),
+        tf.keras.layers.Conv2D(16, 3, padding="same", activation="relu"), tf.keras.layers.MaxPooling2D(2),
+        tf.keras.layers.Flatten(), tf.keras.layers.Dense(32, activation="relu"),
+        tf.keras.layers.Dense(5, activation="softmax"),
+    ])
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+    model.fit(train_x, train_y, epochs=8, batch_size=64, verbose=0, validation_split=0.1)
+    _, accuracy = model.evaluate(test_x, test_y, verbose=0)
+    signature = (tf.TensorSpec((None, 16, 16, 1), tf.float32, name="input"),)
+    path = os.path.join(OUT, "keras-shape-cnn.onnx")
+    # Keras 3 models go through a tf.function (tf2onnx's from_keras reads Keras 2 models only).
+    function = tf.function(lambda x: model(x, training=False))
+    tf2onnx.convert.from_function(function, input_signature=signature, opset=13, output_path=path)
+    inputs = test_x[:16].astype(np.float32)
+    write_fixture(
+        "keras-shape-cnn", path, inputs, SHAPES, "shape",
+        extra={"dataset": "Datasets/shapes/test.csv", "drawings": int(len(test_y)), "keras_accuracy": float(accuracy)})
+
+
+def qdq_fixture(rng):
+    """The PyTorch shape CNN quantized by ONNX Runtime's static QDQ quantization (int8 weights per channel, uint8
+    activations): its weights become our int8 and its activation quantization our integer kernels'."""
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+
+    source = os.path.join(OUT, "torch-shape-cnn.onnx")
+    calibration = rng.random((64, 1, 16, 16)).astype(np.float32)
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.rows = iter(calibration[i:i + 1] for i in range(len(calibration)))
+
+        def get_next(self):
+            row = next(self.rows, None)
+            return None if row is None else {"input": row}
+
+    path = os.path.join(OUT, "torch-shape-cnn-qdq.onnx")
+    quantize_static(
+        source, path, Reader(), quant_format=QuantFormat.QDQ, per_channel=True, weight_type=QuantType.QInt8,
+        activation_type=QuantType.QUInt8, op_types_to_quantize=["Conv", "Gemm"])
+    inputs = np.load(os.path.join(OUT, "torch-shape-cnn.inputs.npy"))
+    write_fixture("torch-shape-cnn-qdq", path, inputs, SHAPES, "shape")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--classify", default=os.path.join(ROOT, ".build/release/classify"))
+    arguments = parser.parse_args()
+    os.makedirs(OUT, exist_ok=True)
+    rng = np.random.default_rng(5)
+    if os.environ.get("ONLY") != "keras":
+        torch_fixtures(rng)
+        qdq_fixture(rng)
+    keras_fixtures(rng, arguments.classify)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
