@@ -179,6 +179,8 @@ struct DatasetFastReaderTests {
                 items.first?.value.drawing.failureMessage?.hasSuffix("drawing 'd' has more than 1000000 points; is this one drawing?") == true,
                 "\(chunkBytes): \(String(describing: items.first?.value.drawing.failureMessage))")
             #expect((try? items.last?.value.drawing.get())?.strokes.first?.count == 5)
+            // The line of the 1,000,001st point (the header is line 1). Before: where a run of lines began.
+            #expect(items.first?.value.drawing.failureLine == DrawingReader.maximumPoints + 2, "\(chunkBytes)")
         }
     }
 }

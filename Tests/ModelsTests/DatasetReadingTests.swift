@@ -156,4 +156,10 @@ extension Result where Failure == DataError {
         if case .failure(let error) = self { return "\(error.line ?? 0): \(error.message)" }
         return nil
     }
+
+    /// The error's line, or `nil` on success or without one.
+    var failureLine: Int? {
+        if case .failure(let error) = self { return error.line }
+        return nil
+    }
 }

@@ -57,7 +57,8 @@ struct DatasetLayout: Sendable {
                 id: id, label: label, lines: lines,
                 drawing: .failure(
                     DataError(
-                        file: path, line: first, message: "drawing '\(id)' has more than \(DrawingReader.maximumPoints) points; is this one drawing?")
+                        file: path, line: min(first + DrawingReader.maximumPoints, last),
+                        message: "drawing '\(id)' has more than \(DrawingReader.maximumPoints) points; is this one drawing?")
                 ))
         }
         let drawing = Self.drawing(points, strokes: strokes)
@@ -402,7 +403,8 @@ struct PendingRows: Sendable {
             error =
                 error
                 ?? DataError(
-                    file: layout.path, line: next.first,
+                    // The line of the point past the limit (a row is a point).
+                    file: layout.path, line: min(next.first + DrawingReader.maximumPoints - points.count, next.last),
                     message: "drawing '\(id)' has more than \(DrawingReader.maximumPoints) points; is this one drawing?")
             return
         }
