@@ -47,7 +47,7 @@ format:
 # .build-bench. Every report runs even when an earlier one misses a target; make fails at the end if any did.
 bench: deps
 	$(SWIFT) build --package-path Bench --scratch-path .build-bench -c release --product bench
-	@status=0; for report in engine shape motion; do \
+	@status=0; for report in engine shape motion onnx; do \
 		echo "$$ .build-bench/release/bench $$report"; .build-bench/release/bench $$report || status=1; echo; \
 	done; exit $$status
 
@@ -100,13 +100,13 @@ docs: deps
 # final figures; fails if any target crashes, hangs (> 1 s on one input) or passes 2 GB. Not in `make test`.
 # FUZZ_FLAGS="-fork=1 -ignore_crashes=1" keeps a target going past a crash it already knows (it still fails).
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS ?= drawing motion weights api
+FUZZ_TARGETS ?= drawing motion weights api onnx
 FUZZ_FLAGS ?=
 fuzz: deps
 	$(SWIFT) build --package-path Fuzz --scratch-path .build-fuzz -c release -Xswiftc -enable-testing \
 		-Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -use-ld=lld
 	@status=0; for target in $(FUZZ_TARGETS); do \
-		name=Fuzz$$(echo $$target | sed 's/^api$$/API/; s/^./\U&/'); run=.build-fuzz/run/$$target; \
+		name=Fuzz$$(echo $$target | sed 's/^api$$/API/; s/^onnx$$/ONNX/; s/^./\U&/'); run=.build-fuzz/run/$$target; \
 		rm -rf $$run && mkdir -p $$run/corpus $$run/found && cp Fuzz/Corpus/$$target/* $$run/corpus/; \
 		echo "$$ $$name $$run/corpus -dict=Fuzz/Dictionaries/$$target.dict -max_total_time=$(FUZZ_SECONDS) ..."; \
 		SWIFT_BACKTRACE=enable=no .build-fuzz/release/$$name $$run/corpus -dict=Fuzz/Dictionaries/$$target.dict \

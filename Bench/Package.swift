@@ -24,6 +24,7 @@ let package = Package(
                 .product(name: "Tensor", package: root),
                 .product(name: "Models", package: root),
                 .product(name: "Train", package: root),
+                .product(name: "ONNX", package: root),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]

@@ -8,6 +8,7 @@ import PackageDescription
 let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
 let models = Target.Dependency.product(name: "Models", package: root)
 let tensor = Target.Dependency.product(name: "Tensor", package: root)
+let onnx = Target.Dependency.product(name: "ONNX", package: root)
 
 let package = Package(
     name: "Fuzz",
@@ -25,5 +26,7 @@ let package = Package(
         .executableTarget(name: "FuzzWeights", dependencies: ["FuzzSupport", models, tensor]),
         // The public library API with hostile values (recognizers, batches, streams, assemble, retry policies).
         .executableTarget(name: "FuzzAPI", dependencies: ["FuzzSupport", models]),
+        // An .onnx file through the ONNX import, and the model it makes through a classification.
+        .executableTarget(name: "FuzzONNX", dependencies: ["FuzzSupport", models, onnx]),
     ]
 )

@@ -247,7 +247,7 @@ struct GraphConverter {
         }
         guard order.count == nodes.count else {
             let stuck = nodes.indices.first { waiting[$0] > 0 }.map { Self.describe(nodes[$0]) } ?? "?"
-            throw ONNXImportError("the graph has a cycle (node \(stuck) waits on itself)")
+            throw ONNXImportError("the graph has a cycle: \(nodes.count - order.count) nodes wait on one another, node \(stuck) among them")
         }
         return order
     }
@@ -723,11 +723,15 @@ struct GraphConverter {
         append(.activation(function: function))
     }
 
-    /// A weight as our layer stores it: `values` laid out in our order, int8 kept when it was and its scales are
-    /// per output row (`rowsAxis` of the ONNX tensor) or one for all.
+    /// A weight as our layer stores it: `values` laid out in our order, int8 kept when it was, its scales are per
+    /// output row (`rowsAxis` of the ONNX tensor) or one for all, and it has `ModelFile.smallTensorLimit` values.
     private func weightTensor(_ weight: Constant, ourShape: [Int], permutation: [Int]?, rowsAxis: Int) -> QuantizedTensor {
         let rows = ourShape[0]
-        if let quantized = weight.quantized, quantized.axis == nil || quantized.axis == rowsAxis {
+        // int8 as our models keep it: a weight of fewer than `smallTensorLimit` values stays float, as in our own
+        // files (the float kernels are faster there), and so runs without the input quantization.
+        if let quantized = weight.quantized, quantized.axis == nil || quantized.axis == rowsAxis,
+            quantized.values.count >= ModelFile.smallTensorLimit
+        {
             let integers = permutation.map { permute(quantized.values, shape: weight.shape, $0) } ?? quantized.values
             let scales = quantized.axis == nil ? [Float](repeating: quantized.scales[0], count: rows) : quantized.scales
             var bytes: [UInt8] = []

@@ -130,3 +130,35 @@ public func fixedRecording(_ windowing: MotionWindowing) throws(DataError) -> Mo
 }
 
 private let recordingFile = InputFile("fixed-recording")
+
+/// A model that loaded, used as the CLI would: a `ShapeClassifier` classifies the fixed circle, a
+/// `MotionClassifier` the fixed walking recording, any other model runs compiled on a fixed input. (FuzzWeights and
+/// FuzzONNX: a file of either format that loads must answer.)
+public func exercise(_ file: ModelFile, path: String) {
+    if let classifier = try? ShapeClassifier(file: file) {
+        let recognizer = ShapeRecognizer(engine: .model(classifier), model: "fuzzed shape classifier")
+        do {
+            requireSane(try recognizer.recognize(fixedDrawing), from: recognizer)
+        } catch {
+            require(false, "a loaded shape classifier refused the fixed drawing: \(error)")
+        }
+    } else if let classifier = try? MotionClassifier(file: file) {
+        let recognizer = MotionRecognizer(engine: .model(classifier), model: "fuzzed motion classifier")
+        do {
+            var recording = try fixedRecording(classifier.windowing)
+            recording.source = path
+            requireSane(try recognizer.recognize(recording), labels: recognizer.answerLabels, model: recognizer.model)
+        } catch {
+            // A windowing whose rate the reader refuses, or a window the recording cannot fill, is a data error.
+            require(!error.message.isEmpty, "an empty error message: \(error)")
+        }
+    } else {
+        let compiled = file.makeCompiledModel()
+        let plan = compiled.plan
+        let input = (0..<plan.inputCount).map { Float($0 % 17) / 16 }
+        var output = [Float](repeating: .nan, count: plan.outputCount)
+        input.withUnsafeBufferPointer { input in
+            output.withUnsafeMutableBufferPointer { compiled.run(input, into: $0) }
+        }
+    }
+}

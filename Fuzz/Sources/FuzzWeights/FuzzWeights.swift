@@ -42,32 +42,7 @@ private func load(_ bytes: [UInt8]) {
         require(!error.isTransient, "a decoding error that would be retried: \(error)")
         return
     }
-    if let classifier = try? ShapeClassifier(file: file) {
-        let recognizer = ShapeRecognizer(engine: .model(classifier), model: "fuzzed shape classifier")
-        do {
-            requireSane(try recognizer.recognize(fixedDrawing), from: recognizer)
-        } catch {
-            require(false, "a loaded shape classifier refused the fixed drawing: \(error)")
-        }
-    } else if let classifier = try? MotionClassifier(file: file) {
-        let recognizer = MotionRecognizer(engine: .model(classifier), model: "fuzzed motion classifier")
-        do {
-            var recording = try fixedRecording(classifier.windowing)
-            recording.source = path
-            requireSane(try recognizer.recognize(recording), labels: recognizer.answerLabels, model: recognizer.model)
-        } catch {
-            // A windowing whose rate the reader refuses, or a window the recording cannot fill, is a data error.
-            require(!error.message.isEmpty, "an empty error message: \(error)")
-        }
-    } else {
-        let compiled = file.makeCompiledModel()
-        let plan = compiled.plan
-        let input = (0..<plan.inputCount).map { Float($0 % 17) / 16 }
-        var output = [Float](repeating: .nan, count: plan.outputCount)
-        input.withUnsafeBufferPointer { input in
-            output.withUnsafeMutableBufferPointer { compiled.run(input, into: $0) }
-        }
-    }
+    exercise(file, path: path)
 }
 
 /// `bytes` with the file length (offset 16) and the CRC-32 (the last 4 bytes) matching its contents.
