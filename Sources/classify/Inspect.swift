@@ -7,7 +7,7 @@ import Tensor
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Show what a weights file holds: architecture, labels, input, training, tensors, sizes.",
+        abstract: "Show what a weights file (or an .onnx file, as imported) holds: architecture, labels, input, training, tensors, sizes.",
         discussion: """
             The file is validated first (magic, version, checksum, every tensor); a missing file exits 66 and \
             a corrupt one 65, with one line on stderr saying what is wrong.
@@ -56,6 +56,8 @@ struct InspectionReport: Encodable {
     }
 
     let path: String
+    /// `ONNX` for a file the import converted (the other figures are those of our weights file of it).
+    let importedFrom: String?
     let formatVersion: UInt32
     let name: String
     let checksum: Checksum
@@ -74,6 +76,7 @@ struct InspectionReport: Encodable {
 
     init(path: String, file: ModelFile, bytes: [UInt8]) {
         self.path = path
+        importedFrom = URL(fileURLWithPath: path).pathExtension.lowercased() == "onnx" ? "ONNX" : nil
         formatVersion = file.version
         name = file.name
         checksum = Checksum(value: String(format: "0x%08x", ModelFile.storedChecksum(of: bytes) ?? 0))
@@ -108,7 +111,12 @@ struct InspectionReport: Encodable {
         func column(_ text: String, _ width: Int) -> String {
             text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
         }
-        var lines = ["\(path): \(name), weights format version \(formatVersion), checksum ok (CRC-32 \(checksum.value))"]
+        var lines = [
+            importedFrom.map {
+                "\(path): \(name), imported from \($0) (as a weights file: format version \(formatVersion), CRC-32 \(checksum.value))"
+            }
+                ?? "\(path): \(name), weights format version \(formatVersion), checksum ok (CRC-32 \(checksum.value))"
+        ]
         lines.append(column("labels", 16) + (labels.isEmpty ? "(none)" : labels.joined(separator: ", ")))
         lines.append(column("input", 16) + shape(input.shape) + (input.description.isEmpty ? "" : "  \(input.description)"))
         if !preprocessing.isEmpty {

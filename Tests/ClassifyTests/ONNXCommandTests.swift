@@ -93,4 +93,18 @@ struct ONNXCommandTests {
         #expect(unlabelled.status == 65)
         #expect(unlabelled.standardError.contains("no labels: the model's metadata has none and there is no sidecar \(bare.path).json"))
     }
+
+    /// `inspect` on an `.onnx` file shows the model as imported, and says so (text and JSON).
+    @Test func inspectSaysAModelWasImported() throws {
+        let model = Self.fixtures.appendingPathComponent("torch-motion-mlp.onnx").path
+        let text = try CommandRun.classify(["inspect", model])
+        #expect(text.status == 0)
+        #expect(text.standardOutput.hasPrefix("\(model): torch-motion-mlp, imported from ONNX (as a weights file: format version 2"))
+        #expect(text.standardOutput.contains("Dense 194→24"))
+        let json = try CommandRun.classify(["inspect", model, "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        #expect(object["importedFrom"] as? String == "ONNX")
+        let weights = try CommandRun.classify(["inspect", packageRoot.appendingPathComponent("Weights/motion-state.int8.weights").path, "--json"])
+        #expect(!weights.standardOutput.contains("importedFrom"))
+    }
 }
