@@ -21,44 +21,41 @@ import Tensor
 /// `Softmax` gets one (the recognizers decide on probabilities). Anything else is an error naming the operator,
 /// the node and the opset.
 public enum ONNXImport {
-    /// The model in the `.onnx` file at `url`, with the labels and preprocessing from its metadata or from the
-    /// sidecar `url.json` beside it (`ONNXModelInfo`).
+    /// The model in the `.onnx` file at `url`, with the labels and preprocessing from its metadata and from the
+    /// sidecar `url.json` beside it, when there is one (`ONNXModelInfo`: its fields replace the metadata's).
     public static func modelFile(contentsOf url: URL) throws(WeightsFileError) -> ModelFile {
-        let bytes = try readFile(url.path)
-        let sidecarURL = URL(fileURLWithPath: url.path + ".json")
-        let sidecar: ONNXModelInfo?
-        do throws(ONNXImportError) {
-            if let data = try? Data(contentsOf: sidecarURL) {
-                sidecar = try ONNXModelInfo.fromSidecar(data, path: sidecarURL.path)
-            } else {
-                sidecar = nil
-            }
-        } catch {
-            throw WeightsFileError(path: url.path, problem: .importFailed(format: "ONNX", reason: error.reason))
-        }
-        return try modelFile(bytes: bytes, path: url.path, sidecar: sidecar)
+        let bytes = try readFile(url.path, limit: ONNXLimits.maximumFileBytes, what: "an ONNX model")
+        let sidecarPath = url.path + ".json"
+        var entry = stat()
+        // A sidecar that is there but cannot be read is an error, never one that is not there.
+        guard lstat(sidecarPath, &entry) == 0 else { return try modelFile(bytes: bytes, path: url.path, sidecarJSON: nil) }
+        let sidecar = try readFile(sidecarPath, limit: ONNXLimits.maximumMetadataBytes, what: "a sidecar")
+        return try modelFile(bytes: bytes, path: url.path, sidecarJSON: (sidecar, sidecarPath))
     }
 
     /// The model in `bytes` (an `.onnx` file's contents); `path` names it in errors, and its last part without
-    /// the extension names the model when neither the metadata nor `sidecar` does. `sidecar` overrides the
-    /// metadata.
+    /// the extension names the model when neither the metadata nor `sidecar` does. The fields `sidecar` has
+    /// replace the metadata's (its `task` or `preprocessing` replaces both of the metadata's).
     public static func modelFile(bytes: Data, path: String, sidecar: ONNXModelInfo? = nil) throws(WeightsFileError) -> ModelFile {
+        let encoder = JSONEncoder()
+        let json = sidecar.flatMap { try? encoder.encode($0) }
+        return try modelFile(bytes: bytes, path: path, sidecarJSON: json.map { ($0, "the sidecar") })
+    }
+
+    private static func modelFile(bytes: Data, path: String, sidecarJSON: (data: Data, path: String)?) throws(WeightsFileError) -> ModelFile {
         let file: ModelFile
         do throws(ONNXImportError) {
             let model = try decode(bytes)
-            var info = sidecar
-            if info == nil { info = try ONNXModelInfo.fromMetadata(model.metadataProps.map { ($0.key, $0.value) }) }
-            guard let info else {
-                throw ONNXImportError(
-                    "no labels: the model's metadata has none and there is no sidecar \(path).json "
-                        + "(a JSON object such as {\"labels\": [\"walking\", \"running\", \"still\"], \"task\": \"motion\"})")
-            }
-            guard let preprocessing = info.resolvedPreprocessing() else {
-                throw ONNXImportError(
-                    "no preprocessing: give \"task\": \"shape\" or \"motion\", or \"preprocessing\", in the metadata or the sidecar \(path).json")
-            }
+            let info = try ONNXModelInfo.merged(
+                metadata: model.metadataProps.map { ($0.key, $0.value) }, sidecar: sidecarJSON, modelPath: path)
             var converter = try GraphConverter(model: model)
             try converter.run()
+            let outputs = converter.outputCount
+            guard outputs == info.labels.count else {
+                throw ONNXImportError(
+                    "the model has \(outputs) outputs, and the labels name \(info.labels.count) (\(info.labels.joined(separator: ", ")))")
+            }
+            let preprocessing = try info.checkedPreprocessing(for: converter.inputShape)
             let name = info.name ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
             file = ModelFile(
                 name: name, architecture: converter.layers, labels: info.labels,
@@ -69,24 +66,36 @@ public enum ONNXImport {
         } catch {
             throw WeightsFileError(path: path, problem: .importFailed(format: "ONNX", reason: error.reason))
         }
-        // Every check a weights file gets: labels, decision, preprocessing, shapes, values, limits.
-        return try ModelFile(bytes: file.encoded(), path: path)
+        // Every check a weights file gets: labels, decision, preprocessing, shapes, values, limits — reported as
+        // what the ONNX model cannot be.
+        do {
+            return try ModelFile(bytes: file.encoded(), path: path)
+        } catch {
+            throw WeightsFileError(path: path, problem: .importFailed(format: "ONNX", reason: error.problemText))
+        }
     }
 
-    /// The file's bytes: a regular file of at most `ONNXLimits.maximumFileBytes`, checked before it is read.
-    static func readFile(_ path: String) throws(WeightsFileError) -> Data {
+    /// The bytes of `path` (`what` it is, for errors): a regular file of at most `limit` bytes, checked before it
+    /// is read.
+    static func readFile(_ path: String, limit: Int, what: String) throws(WeightsFileError) -> Data {
         func fail(_ problem: WeightsFileError.Problem) -> WeightsFileError { WeightsFileError(path: path, problem: problem) }
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             let code = errno
+            var link = stat()
+            if code == ENOENT && lstat(path, &link) == 0 { throw fail(.cannotOpen("a symbolic link to nothing")) }
             throw fail(code == ENOENT ? .fileNotFound : .cannotOpen(String(cString: strerror(code))))
         }
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw fail(.cannotOpen(String(cString: strerror(errno)))) }
-        guard status.st_mode & S_IFMT == S_IFREG else { throw fail(.notRegularFile(kind: "not a regular file")) }
+        let kinds: [mode_t: String] = [S_IFDIR: "a directory", S_IFIFO: "a FIFO", S_IFCHR: "a device", S_IFBLK: "a device", S_IFSOCK: "a socket"]
+        guard status.st_mode & S_IFMT == S_IFREG else { throw fail(.notRegularFile(kind: kinds[status.st_mode & S_IFMT] ?? "not a regular file")) }
         let size = Int(status.st_size)
-        guard size <= ONNXLimits.maximumFileBytes else { throw fail(.fileTooLarge(bytes: size, limit: ONNXLimits.maximumFileBytes)) }
+        guard size <= limit else {
+            throw fail(
+                .importFailed(format: "ONNX", reason: "\(size) bytes is larger than \(what) read here can be (at most \(limit) bytes); not read"))
+        }
         var bytes = [UInt8](repeating: 0, count: size)
         var done = 0
         while done < size {
@@ -147,6 +156,8 @@ struct GraphConverter {
     private(set) var tensors: [String: QuantizedTensor] = [:]
     private(set) var activationQuantization: [ActivationQuantization] = []
     private(set) var inputShape: [Int] = []
+    /// The outputs of the chain's last value (after `run`).
+    var outputCount: Int { shape.dropFirst().reduce(1, *) }
 
     private var constants: [String: Constant] = [:]
     /// The ONNX shape (batch 1) of every value of the chain so far, for `Shape` nodes.
@@ -554,10 +565,22 @@ struct GraphConverter {
         let toFirst = [0, sizes.count - 1] + Array(1..<max(1, sizes.count - 1))
         var transposedFirst = false
         if let firstUse, sizes.count > 2 {
-            if firstUse.opType == "Transpose" {
+            // Flattened before any layer that knows channels, the bytes are read in the order ONNX declares them
+            // (channel-last here, whatever the axes mean); with one channel first, that is the same order.
+            let flattenedFirst = sizes[1] != 1
+            switch firstUse.opType {
+            case "Transpose":
                 transposedFirst = (try? ints(firstUse, "perm")) == toFirst
-            } else if firstUse.opType == "Reshape", firstUse.input.count > 1, let target = constants[firstUse.input[1]]?.integers {
-                transposedFirst = sizes.last == 1 && target.dropFirst().map { Int($0) } == toFirst.dropFirst().map { sizes[$0] }
+            case "Reshape":
+                if firstUse.input.count > 1, let target = constants[firstUse.input[1]]?.integers, target.count == sizes.count {
+                    transposedFirst = sizes.last == 1 && target.dropFirst().map { Int($0) } == toFirst.dropFirst().map { sizes[$0] }
+                } else {
+                    transposedFirst = flattenedFirst
+                }
+            case "Flatten", "Gemm", "MatMul":
+                transposedFirst = flattenedFirst
+            default:
+                break
             }
         }
         switch sizes.count {
@@ -591,7 +614,7 @@ struct GraphConverter {
             throw unsupported(node, "with more than one output")
         }
         if quantizedOnChain && node.opType != "DequantizeLinear" {
-            throw ONNXImportError("node \(Self.describe(node)) reads a quantized value; only a DequantizeLinear may follow a QuantizeLinear")
+            throw unsupported(node, "on a quantized value (QDQ models are read: QuantizeLinear and DequantizeLinear around float operators)")
         }
         if pooledToVector && !["Flatten", "Reshape", "Squeeze", "Identity", "Dropout"].contains(node.opType) {
             throw unsupported(node, "after GlobalAveragePool (a Flatten comes first)")
@@ -638,6 +661,10 @@ struct GraphConverter {
         case "Softmax", "LogSoftmax":
             let axis = try int(node, "axis") ?? (opset >= 13 ? -1 : 1)
             let resolved = axis < 0 ? axis + shape.count : axis
+            if opset < 13, shape.count > 2, shape.dropFirst(resolved + 1).contains(where: { $0 != 1 }) {
+                // Before opset 13, a softmax runs over every axis from `axis` on, flattened together.
+                throw unsupported(node, "over axes \(resolved)… of \(shape) together (before opset 13 a softmax flattens them)")
+            }
             guard shape.count == 2 ? resolved == 1 : (channelFirst && resolved == 1) || (!channelFirst && resolved == shape.count - 1) else {
                 throw unsupported(node, "over axis \(axis) of \(shape) (over the channels or the features is read)")
             }
@@ -680,11 +707,32 @@ struct GraphConverter {
         case "DequantizeLinear":
             guard quantizedOnChain else { throw unsupported(node, "on a value no QuantizeLinear made") }
             quantizedOnChain = false
+            // The pair clamps to [(qmin − zero point) · scale, (qmax − zero point) · scale]. A clamp at 0 (a zero
+            // point at the bottom of the range) is a ReLU a quantizer folded into it (ONNX Runtime's QDQ
+            // quantization does so); a ReLU already there makes it a no-op. The other bounds are the calibrated
+            // range, left to the next layer's input quantization.
+            if let activation = pendingActivation, activation.zeroPoint == 0, !valueIsNonNegative {
+                layers.append(.activation(function: .relu))
+                pendingActivation = activation
+            }
         default:
             throw unsupported(node)
         }
         current = output
         valueShapes[output] = shape
+    }
+
+    /// Whether the chain's value cannot be negative: the last layer that can change a sign is a ReLU, sigmoid or
+    /// softmax (pools and flattens keep it), or the clamp of a ReLU is already there.
+    private var valueIsNonNegative: Bool {
+        for spec in layers.reversed() {
+            switch spec {
+            case .pool1D, .pool2D, .globalAveragePool, .flatten: continue
+            case .activation(.relu), .activation(.sigmoid), .activation(.softmax): return true
+            default: return false
+            }
+        }
+        return false
     }
 
     /// Whether a reshape to `target` makes the channel-last value with one channel channel-first (the same bytes).

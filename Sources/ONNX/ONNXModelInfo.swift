@@ -69,9 +69,13 @@ public struct ONNXModelInfo: Codable, Equatable, Sendable {
         }
     }
 
-    /// The information in `entries` (metadata keys and JSON values; other keys are ignored), or `nil` when they
-    /// hold no labels; a value that is not the JSON its key needs is an error naming the key.
-    static func fromMetadata(_ entries: [(key: String, value: String)]) throws(ONNXImportError) -> ONNXModelInfo? {
+    /// The information of a model: its metadata's fields (`entries`: keys and JSON values; other keys are
+    /// ignored), with those of the sidecar's JSON object replacing them (a sidecar's `task` or `preprocessing`
+    /// replaces both of the metadata's). Missing labels, or no way to know the preprocessing, is an error that says
+    /// what to write; `modelPath` names the model.
+    static func merged(
+        metadata entries: [(key: String, value: String)], sidecar: (data: Data, path: String)?, modelPath: String
+    ) throws(ONNXImportError) -> ONNXModelInfo {
         var object: [String: Any] = [:]
         for (key, value) in entries where keys.contains(key) {
             guard value.utf8.count <= ONNXLimits.maximumMetadataBytes else {
@@ -82,19 +86,74 @@ public struct ONNXModelInfo: Codable, Equatable, Sendable {
             }
             object[key] = parsed
         }
-        guard object["labels"] != nil else { return nil }
-        return try decode(object, from: "the model's metadata")
+        var source = "the model's metadata"
+        if let sidecar {
+            let overlay: [String: Any]
+            do {
+                guard let parsed = try JSONSerialization.jsonObject(with: sidecar.data) as? [String: Any] else {
+                    throw ONNXImportError("\(sidecar.path) is not a JSON object (docs/onnx.md: {\"labels\": [...], \"task\": \"shape\"})")
+                }
+                overlay = parsed
+            } catch let error as ONNXImportError {
+                throw error
+            } catch {
+                let detail = (error as NSError).userInfo["NSDebugDescription"].map { "\($0)" } ?? "\(error)"
+                throw ONNXImportError("\(sidecar.path) is not JSON: \(detail)")
+            }
+            if overlay["task"] != nil || overlay["preprocessing"] != nil {
+                object["task"] = nil
+                object["preprocessing"] = nil
+            }
+            object.merge(overlay.filter { keys.contains($0.key) }) { _, new in new }
+            source = sidecar.path
+        }
+        guard object["labels"] != nil else {
+            throw ONNXImportError(
+                "no labels: the model's metadata has none and there is no sidecar \(modelPath).json "
+                    + "(a JSON object such as {\"labels\": [\"walking\", \"running\", \"still\"], \"task\": \"motion\"})")
+        }
+        // A decision may give only some of its fields; the others are the default rule's.
+        if var decision = object["decision"] as? [String: Any] {
+            decision["temperature"] = decision["temperature"] ?? 1
+            decision["uncertainBelow"] = decision["uncertainBelow"] ?? DecisionRule.defaultUncertainBelow
+            object["decision"] = decision
+        }
+        let info = try decode(object, from: source)
+        guard !info.labels.isEmpty else { throw ONNXImportError("\(source): labels is empty; name one label per output") }
+        guard info.preprocessing != nil || info.task != nil else {
+            throw ONNXImportError(
+                "no preprocessing: give \"task\": \"shape\" or \"motion\", or \"preprocessing\", in the metadata or the sidecar \(modelPath).json")
+        }
+        if let task = info.task, info.preprocessing == nil, task != "shape" && task != "motion" {
+            throw ONNXImportError("\(source): task '\(task)' is not shape or motion")
+        }
+        return info
     }
 
-    /// The information in a sidecar's bytes.
-    static func fromSidecar(_ bytes: Data, path: String) throws(ONNXImportError) -> ONNXModelInfo {
-        guard bytes.count <= ONNXLimits.maximumMetadataBytes else {
-            throw ONNXImportError("\(path) is \(bytes.count) bytes, more than a sidecar may be (\(ONNXLimits.maximumMetadataBytes))")
+    /// The preprocessing, checked against the model's input: it must make inputs of `inputShape`.
+    func checkedPreprocessing(for inputShape: [Int]) throws(ONNXImportError) -> [String: JSONValue] {
+        guard let preprocessing = resolvedPreprocessing() else { throw ONNXImportError("no preprocessing") }
+        let made: Result<[Int], DataError>
+        switch preprocessing["kind"] {
+        case .string("raster")?:
+            made = Result { () throws(DataError) in
+                let size = try ShapeRasterizer(parameters: preprocessing).size
+                return [size, size, 1]
+            }
+        case .string("motion-autocorrelation")?:
+            made = Result { () throws(DataError) in [try MotionWindowing(parameters: preprocessing).inputSize] }
+        default:
+            throw ONNXImportError("preprocessing kind \(preprocessing["kind"].map { "\($0)" } ?? "(none)") is not raster or motion-autocorrelation")
         }
-        guard let object = try? JSONSerialization.jsonObject(with: bytes) as? [String: Any] else {
-            throw ONNXImportError("\(path) is not a JSON object (see ONNXModelInfo: {\"labels\": [...], \"task\": \"shape\"})")
+        guard case .success(let makes) = made else {
+            if case .failure(let error) = made { throw ONNXImportError("preprocessing: \(error.message)") }
+            throw ONNXImportError("preprocessing")
         }
-        return try decode(object, from: path)
+        guard makes == inputShape else {
+            throw ONNXImportError(
+                "the preprocessing (\(task ?? "given")) makes inputs of shape \(makes), and the model takes \(inputShape)")
+        }
+        return preprocessing
     }
 
     private static func decode(_ object: [String: Any], from source: String) throws(ONNXImportError) -> ONNXModelInfo {

@@ -12,8 +12,8 @@ struct Classify: ParsableCommand {
         discussion: """
             shape labels a drawing (circle, triangle, square, star, or unknown); motion labels a phone's motion \
             recording (walking, running or still) window by window. Both try the shipped int8 weights, then f32, \
-            then a non-ML recognizer; a model you name with --weights or $CLASSIFY_WEIGHTS (a weights file or an \
-            .onnx file) is that model or an error, unless --fallback. train, evaluate, generate and inspect retrain \
+            then a non-ML recognizer; a model you name with --weights (a weights file or an .onnx file) or \
+            $CLASSIFY_WEIGHTS (a folder of weights files) is that model or an error, unless --fallback. train, evaluate, generate and inspect retrain \
             and examine the models; export, import and run move them to and from ONNX and print raw outputs.
 
             Exit codes: 0 success, 64 usage, 65 bad input data or corrupt weights, 66 a file is missing, \

@@ -82,7 +82,8 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         let file: ModelFile
         do {
-            file = try ModelFile(contentsOf: URL(fileURLWithPath: model))
+            // An ONNX file, whatever its name: a weights file given here is not one.
+            file = try ONNXImport.modelFile(contentsOf: URL(fileURLWithPath: model))
             try file.write(to: URL(fileURLWithPath: output))
         } catch {
             throw failure(error)
@@ -125,7 +126,8 @@ struct RunCommand: ParsableCommand {
     var json = false
 
     func validate() throws {
-        guard (input == nil) != (dataset == nil) else { throw ValidationError("give --input FILE or --dataset FILE") }
+        guard input != nil || dataset != nil else { throw ValidationError("give --input FILE or --dataset FILE") }
+        guard input == nil || dataset == nil else { throw ValidationError("give --input FILE or --dataset FILE, not both") }
     }
 
     func run() throws {
@@ -258,14 +260,29 @@ enum InputTensors {
         let header = String(decoding: bytes[headerStart..<(headerStart + headerLength)], as: UTF8.self)
         guard header.contains("'descr': '<f4'") else { throw fail("holds other than little-endian float32 ('descr': '<f4'): \(header.prefix(80))") }
         guard header.contains("'fortran_order': False") else { throw fail("is in Fortran order; C order is read") }
+        // The shape: `(N, d1, d2, …)`, the inputs first; the other axes must hold one input.
+        guard let open = header.range(of: "'shape': ("), let close = header[open.upperBound...].firstIndex(of: ")") else {
+            throw fail("its header has no shape: \(header.prefix(80))")
+        }
+        let dimensions = header[open.upperBound..<close].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let sizes = dimensions.compactMap { Int($0) }
+        guard sizes.count == dimensions.count, !sizes.isEmpty, sizes.allSatisfy({ $0 >= 0 && $0 <= 1 << 31 }) else {
+            throw fail("its shape (\(header[open.upperBound..<close])) is not a list of sizes")
+        }
+        guard sizes.dropFirst().reduce(1, { $0 * $1 }) == size else {
+            throw fail("its shape \(sizes) holds inputs of \(sizes.dropFirst().reduce(1, *)) values, but the model's input has \(size)")
+        }
+        guard sizes[0] >= 1 else { throw fail("no inputs: its shape is \(sizes)") }
         let payload = bytes.count - headerStart - headerLength
-        guard payload % 4 == 0, payload > 0, (payload / 4) % size == 0 else {
-            throw fail("\(payload / 4) values, not a whole number of inputs of \(size)")
+        guard payload == 4 * sizes[0] * size else {
+            throw fail("its shape \(sizes) needs \(4 * sizes[0] * size) bytes of data, and it holds \(payload)")
         }
         let values = bytes[(headerStart + headerLength)...].withUnsafeBytes { raw in
             (0..<(payload / 4)).map { Float(bitPattern: raw.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self).littleEndian) }
         }
-        if let bad = values.firstIndex(where: { !$0.isFinite }) { throw fail("value \(bad) is not finite") }
+        if let bad = values.firstIndex(where: { !$0.isFinite }) {
+            throw fail("input \(bad / size + 1), value \(bad % size + 1) is \(values[bad]), not a finite number")
+        }
         return stride(from: 0, to: values.count, by: size).map { Array(values[$0..<($0 + size)]) }
     }
 }

@@ -14,11 +14,13 @@ struct ONNXCommandTests {
     }
 
     /// Each fixture imported and run by `classify run` on the inputs ONNX Runtime ran: within 1e-5 of its outputs
-    /// (float models), within the int8 tolerance for the model ONNX Runtime's quantizer made (QDQ, int8 weights
-    /// per channel, uint8 activations, which our integer kernels run).
+    /// (float models), within the int8 tolerance (0.02 on a probability, as `scripts/onnx/check_ort.py` allows our
+    /// int8 models) for the models ONNX Runtime's quantizer made (QDQ, int8 weights per channel, uint8 activations,
+    /// which our integer kernels run; `-all` has its ReLUs folded into the quantizers' clamps, and its outputs
+    /// quantized too).
     @Test(arguments: [
         ("torch-shape-cnn", 1e-5), ("torch-shape-gap", 1e-5), ("torch-motion-mlp", 1e-5), ("keras-shape-cnn", 1e-5),
-        ("torch-shape-cnn-qdq", 2e-3),
+        ("keras-shape-mlp", 1e-5), ("torch-shape-cnn-qdq", 0.02), ("torch-shape-cnn-qdq-all", 0.02),
     ])
     func fixturesGiveTheOutputsOfONNXRuntime(name: String, tolerance: Double) throws {
         let model = Self.fixtures.appendingPathComponent("\(name).onnx").path
@@ -106,5 +108,69 @@ struct ONNXCommandTests {
         #expect(object["importedFrom"] as? String == "ONNX")
         let weights = try CommandRun.classify(["inspect", packageRoot.appendingPathComponent("Weights/motion-state.int8.weights").path, "--json"])
         #expect(!weights.standardOutput.contains("importedFrom"))
+    }
+
+    /// A sidecar's fields replace the metadata's one by one (labels alone keep the exported preprocessing and
+    /// calibrated decision); a sidecar that is there but cannot be read is an I/O error naming it, never "no
+    /// sidecar"; labels that do not fit the outputs, or a task whose inputs do not fit the model, are refused at
+    /// import, not at the first answer.
+    @Test func sidecarsOverrideFieldByFieldAndAreChecked() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let model = folder.appendingPathComponent("m.onnx").path
+        let export = try CommandRun.classify([
+            "export", "onnx", packageRoot.appendingPathComponent("Weights/shape-classifier.int8.weights").path, "-o", model,
+        ])
+        #expect(export.status == 0)
+        func inspect() throws -> (status: Int32, json: [String: Any]?, error: String) {
+            let run = try CommandRun.classify(["inspect", model, "--json"])
+            return (run.status, try? JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any], run.standardError)
+        }
+        let sidecar = URL(fileURLWithPath: model + ".json")
+        try Data(#"{"labels": ["ring", "tri", "box", "star", "other"]}"#.utf8).write(to: sidecar)
+        let relabelled = try inspect()
+        #expect(relabelled.status == 0, "\(relabelled.error)")
+        #expect(relabelled.json?["labels"] as? [String] == ["ring", "tri", "box", "star", "other"])
+        #expect((relabelled.json?["decision"] as? [String: Any])?["temperature"] as? Double == 1.948)
+        #expect(relabelled.json?["name"] as? String == "shape-classifier")
+        try Data(#"{"labels": ["a", "b", "c"], "task": "shape"}"#.utf8).write(to: sidecar)
+        let fewer = try inspect()
+        #expect(fewer.status == 65 && fewer.error.contains("the model has 5 outputs, and the labels name 3 (a, b, c)"), "\(fewer.error)")
+        try Data(#"{"labels": ["a", "b", "c", "d", "other"], "task": "motion"}"#.utf8).write(to: sidecar)
+        let task = try inspect()
+        #expect(
+            task.status == 65 && task.error.contains("the preprocessing (motion) makes inputs of shape [194], and the model takes [16, 16, 1]"),
+            "\(task.error)")
+        try Data(#"{"labels": []}"#.utf8).write(to: sidecar)
+        #expect(try inspect().error.contains("labels is empty"))
+        try FileManager.default.removeItem(at: sidecar)
+        try FileManager.default.createDirectory(at: sidecar, withIntermediateDirectories: false)
+        let unreadable = try inspect()
+        #expect(unreadable.status == 74 && unreadable.error.hasPrefix("error: \(sidecar.path): is a directory"), "\(unreadable.error)")
+    }
+
+    /// `import onnx` reads ONNX whatever the file is named: a weights file is not an ONNX model. `run` checks a
+    /// `.npy` file's declared shape against its data and the model's input.
+    @Test func importAndRunCheckWhatTheyAreGiven() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let weights = packageRoot.appendingPathComponent("Weights/motion-state.int8.weights").path
+        let imported = try CommandRun.classify(["import", "onnx", weights, "-o", folder.appendingPathComponent("x.weights").path])
+        #expect(imported.status == 65 && imported.standardError.contains("not an ONNX model"), "\(imported.standardError)")
+        // A header that says 9 inputs over the data of 3, and one whose inputs are not the model's size.
+        let inputs = try Data(contentsOf: Self.fixtures.appendingPathComponent("torch-shape-cnn.inputs.npy"))
+        for (from, to, message) in [
+            ("(16, 1, 16, 16)", "(19, 1, 16, 16)", "needs 19456 bytes of data, and it holds 16384"),
+            ("(16, 1, 16, 16)", "(32, 1, 16, 8) ", "holds inputs of 128 values, but the model's input has 256"),
+        ] {
+            var changed = inputs
+            let place = try #require(changed.range(of: Data(from.utf8)))
+            changed.replaceSubrange(place, with: Data(to.utf8))
+            #expect(changed.count == inputs.count)
+            let file = folder.appendingPathComponent("bad.npy")
+            try changed.write(to: file)
+            let run = try CommandRun.classify(["run", Self.fixtures.appendingPathComponent("torch-shape-cnn.onnx").path, "--input", file.path])
+            #expect(run.status == 65 && run.standardError.contains(message), "\(run.standardError)")
+        }
     }
 }

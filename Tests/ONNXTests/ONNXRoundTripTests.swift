@@ -135,6 +135,8 @@ struct ONNXRoundTripTests {
         #expect(file.name == "mlp")
         // Batch normalization after the first dense layer is folded into it.
         #expect(file.architecture.map(\.summary) == ["Dense 194→24", "Activation leakyRelu(alpha: 0.1)", "Dense 24→3", "Activation softmax"])
-        #expect(throws: ONNXImportError.self) { _ = try ONNXModelInfo.fromSidecar(Data("{\"labels\": 3}".utf8), path: "x.json") }
+        #expect(throws: ONNXImportError.self) {
+            _ = try ONNXModelInfo.merged(metadata: [], sidecar: (Data("{\"labels\": 3}".utf8), "x.json"), modelPath: "m.onnx")
+        }
     }
 }

@@ -80,9 +80,20 @@ public struct WeightsFileError: Error, Equatable, Sendable, CustomStringConverti
         return false
     }
 
+    /// What `description` says after the path, without the advice to retrain: for a converter (the ONNX import)
+    /// whose model our reader refused, where retraining is not the remedy.
+    package var problemText: String {
+        var text = description
+        if text.hasPrefix(path + ": ") { text.removeFirst(path.count + 2) }
+        if text.hasSuffix(Self.retrain) { text.removeLast(Self.retrain.count) }
+        return text
+    }
+
+    private static let retrain = "; re-run `classify train` to write it again"
+
     /// One line: the path, the problem, and what to do about it.
     public var description: String {
-        let retrain = "; re-run `classify train` to write it again"
+        let retrain = Self.retrain
         let shape = { (s: [Int]) in "[" + s.map(String.init).joined(separator: ", ") + "]" }
         switch problem {
         case .fileNotFound:
