@@ -168,7 +168,9 @@ struct GraphConverter {
     private var shape: [Int] = []
     private var channelFirst = false
     /// After a `GlobalAveragePool`: ONNX still has `[N, C, 1, 1]`, ours is already `[N, C]`.
-    private var pooledToVector = false
+    private var pooledToVector: Bool { pooledChannels != nil }
+    /// After a global average pool that kept its axes: the channels (ONNX has them with axes of 1 around).
+    private var pooledChannels: Int?
     /// After a `Flatten` of channel-first maps: `(channels, spatial size)`, for the next dense layer's columns.
     private var pendingColumnOrder: (channels: Int, spatial: Int)?
     /// A `QuantizeLinear` on the chain waiting for its `DequantizeLinear`, and the quantization waiting for the
@@ -579,6 +581,11 @@ struct GraphConverter {
                 }
             case "Flatten", "Gemm", "MatMul":
                 transposedFirst = flattenedFirst
+            case "ReduceMean":
+                // A mean over the middle axes first: they are the spatial ones, the channels last.
+                var axes = try? ints(firstUse, "axes")
+                if axes == nil, firstUse.input.count > 1 { axes = constants[firstUse.input[1]]?.integers?.map { Int($0) } }
+                transposedFirst = axes?.map { $0 < 0 ? $0 + sizes.count : $0 }.sorted() == Array(1..<(sizes.count - 1))
             default:
                 break
             }
@@ -674,8 +681,26 @@ struct GraphConverter {
         case "GlobalAveragePool":
             guard shape.count > 2, channelFirst else { throw unsupported(node, "on \(shape)") }
             append(.globalAveragePool)
+            pooledChannels = shape[1]
             shape = [1, shape[1]] + [Int](repeating: 1, count: shape.count - 2)
-            pooledToVector = true
+        case "ReduceMean":
+            // A mean over every spatial axis (dynamo's and Keras's global average pooling) is a global average pool.
+            var axes = try ints(node, "axes")
+            if axes == nil, node.input.count > 1 { axes = try constant(1)?.integers?.map { Int($0) } }
+            let rank = shape.count
+            let spatial = channelFirst ? Array(2..<max(2, rank)) : Array(1..<max(1, rank - 1))
+            guard rank > 2, let axes, axes.map({ $0 < 0 ? $0 + rank : $0 }).sorted() == spatial else {
+                throw unsupported(node, "except over every spatial axis of feature maps (a global average pool)")
+            }
+            let channels = channelFirst ? shape[1] : shape[rank - 1]
+            append(.globalAveragePool)
+            if (try int(node, "keepdims") ?? 1) != 0 {
+                pooledChannels = channels
+                shape = shape.enumerated().map { axis, size in axis == 0 || size == channels && !spatial.contains(axis) ? size : 1 }
+            } else {
+                shape = [1, channels]
+                channelFirst = false
+            }
         case "Flatten":
             let axis = try int(node, "axis") ?? 1
             guard axis == 1 || (axis == -1 && shape.count == 2) else { throw unsupported(node, "with axis \(axis)") }
@@ -692,7 +717,7 @@ struct GraphConverter {
             if node.opType == "Reshape", let target {
                 flat = target.count == 2 && [0, 1, -1].contains(target[0]) && (target[1] == -1 || target[1] == Int64(total))
             } else {
-                flat = pooledToVector && shape.count > 2 && shape.dropFirst(2).allSatisfy { $0 == 1 }
+                flat = pooledToVector && shape.count > 2
             }
             guard flat else { throw unsupported(node, "except to [N, -1] (a flatten)") }
             flatten()
@@ -755,9 +780,10 @@ struct GraphConverter {
     }
 
     private mutating func flatten() {
-        if pooledToVector {
-            pooledToVector = false
-            shape = [1, shape[1]]
+        if let channels = pooledChannels {
+            pooledChannels = nil
+            shape = [1, channels]
+            channelFirst = false
             return
         }
         guard shape.count > 2 else { return }

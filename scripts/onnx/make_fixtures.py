@@ -2,10 +2,11 @@
 """Regenerates Tests/ONNXTests/Fixtures: small models exported by PyTorch (torch.onnx.export) and by Keras through
 tf2onnx, with ONNX Runtime's outputs for fixed inputs, which the tests compare with `classify run`.
 
-Never run by `make test` (which only reads the committed files). Needs a venv with torch, tensorflow-cpu, tf2onnx,
-onnx and onnxruntime, and a built classify (for the shape rasters the Keras model trains on):
+Never run by `make test` (which only reads the committed files). Needs a venv with torch, onnxscript (for the
+torch.export exporter), tensorflow-cpu, tf2onnx, onnx and onnxruntime, and a built classify (for the shape rasters
+the Keras model trains on):
 
-    python3 -m venv ~/.venvs/onnx && ~/.venvs/onnx/bin/pip install torch tensorflow-cpu tf2onnx onnx onnxruntime
+    python3 -m venv ~/.venvs/onnx && ~/.venvs/onnx/bin/pip install torch onnxscript tensorflow-cpu tf2onnx onnx onnxruntime
     swift build -c release --product classify
     ~/.venvs/onnx/bin/python scripts/onnx/make_fixtures.py [--classify .build/release/classify]
 
@@ -109,20 +110,35 @@ def torch_fixtures(rng):
         ("torch-motion-mlp", MotionMLP(), (1, 194), MOTION, "motion"),
     ]
     for name, module, shape, labels, task in cases:
-        # Batch norm with statistics of its own, so that folding it is tested.
-        for layer in module.modules():
-            if isinstance(layer, (nn.BatchNorm1d, nn.BatchNorm2d)):
-                layer.running_mean.uniform_(-0.5, 0.5)
-                layer.running_var.uniform_(0.5, 2.0)
-                layer.weight.data.uniform_(0.5, 1.5)
-                layer.bias.data.uniform_(-0.2, 0.2)
-        module.eval()
-        inputs = rng.random((16,) + shape[1:]).astype(np.float32)
-        path = os.path.join(OUT, f"{name}.onnx")
+        export(name, module, shape, labels, task, rng, dynamo=False)
+    # The exporter PyTorch uses by default since 2.9 (torch.export; needs onnxscript): its global average pooling
+    # is a ReduceMean, and its weights must be kept in the file (external_data=False).
+    export("torch-dynamo-shape-gap", ShapeGAP(), (1, 1, 16, 16), SHAPES, "shape", rng, dynamo=True)
+
+
+def export(name, module, shape, labels, task, rng, dynamo):
+    import torch
+    from torch import nn
+
+    # Batch norm with statistics of its own, so that folding it is tested.
+    for layer in module.modules():
+        if isinstance(layer, (nn.BatchNorm1d, nn.BatchNorm2d)):
+            layer.running_mean.uniform_(-0.5, 0.5)
+            layer.running_var.uniform_(0.5, 2.0)
+            layer.weight.data.uniform_(0.5, 1.5)
+            layer.bias.data.uniform_(-0.2, 0.2)
+    module.eval()
+    inputs = rng.random((16,) + shape[1:]).astype(np.float32)
+    path = os.path.join(OUT, f"{name}.onnx")
+    if dynamo:
+        torch.onnx.export(
+            module, (torch.from_numpy(inputs[:1]),), path, input_names=["input"], output_names=["output"],
+            dynamic_shapes={"x": {0: torch.export.Dim("N")}}, opset_version=18, dynamo=True, external_data=False)
+    else:
         torch.onnx.export(
             module, torch.from_numpy(inputs[:1]), path, input_names=["input"], output_names=["output"],
             dynamic_axes={"input": {0: "N"}, "output": {0: "N"}}, opset_version=13, dynamo=False)
-        write_fixture(name, path, inputs, labels, task)
+    write_fixture(name, path, inputs, labels, task)
 
 
 def shape_rasters(classify, dataset, work):
