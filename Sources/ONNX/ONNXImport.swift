@@ -175,7 +175,7 @@ struct GraphConverter {
     private var pendingColumnOrder: (channels: Int, spatial: Int)?
     /// A `QuantizeLinear` on the chain waiting for its `DequantizeLinear`, and the quantization waiting for the
     /// next convolution or dense layer.
-    private var quantizedOnChain = false
+    private var quantizedOnChain: (scale: Float, zeroPoint: Int, signed: Bool)?
     private var pendingActivation: (scale: Float, zeroPoint: Int)?
 
     init(model: Onnx_ModelProto) throws(ONNXImportError) {
@@ -212,7 +212,7 @@ struct GraphConverter {
         guard pendingColumnOrder == nil else {
             throw ONNXImportError("the graph ends with flattened channel-first feature maps, whose order ours does not keep")
         }
-        guard !quantizedOnChain else { throw ONNXImportError("the graph ends with a QuantizeLinear") }
+        guard quantizedOnChain == nil else { throw ONNXImportError("the graph ends with a QuantizeLinear") }
         if case .activation(.softmax)? = layers.last {
         } else {
             layers.append(.activation(function: .softmax))
@@ -322,6 +322,10 @@ struct GraphConverter {
                 integers = data.map { type == .int8 ? Int64(Int8(bitPattern: $0)) : Int64($0) }
             } else {
                 integers = try checked(tensor.int32Data).map(Int64.init)
+                let range: ClosedRange<Int64> = type == .int8 ? -128...127 : 0...255
+                guard integers.allSatisfy({ range.contains($0) }) else {
+                    throw ONNXImportError("initializer \(name) holds a value outside \(range) for \(type)")
+                }
             }
             return Constant(shape: shape, values: integers.map(Float.init), integers: integers, type: type)
         case .int64, .int32:
@@ -381,6 +385,9 @@ struct GraphConverter {
             guard let to = try int(node, "to"), let type = Onnx_TensorProto.DataType(rawValue: to), [.float, .int32, .int64].contains(type) else {
                 throw unsupported(node, "to other than FLOAT, INT32 or INT64")
             }
+            guard type == .float || value.values.allSatisfy({ $0.isFinite && abs($0) < 9e18 }) else {
+                throw ONNXImportError("node \(Self.describe(node)): casts a value that is not a finite integer to \(type)")
+            }
             let integers = type == .float ? nil : value.values.map { Int64($0.rounded(.towardZero)) }
             result = Constant(shape: value.shape, values: integers.map { $0.map(Float.init) } ?? value.values, integers: integers, type: type)
         case "Gather":
@@ -419,10 +426,17 @@ struct GraphConverter {
                 guard let target = try input(1).integers, target.allSatisfy({ $0 >= -1 }), target.filter({ $0 == -1 }).count <= 1 else {
                     throw unsupported(node, "with a shape that is not constant")
                 }
+                guard target.count <= ONNXLimits.maximumRank, target.allSatisfy({ $0 <= Int64(ONNXLimits.maximumElements) }),
+                    (try int(node, "allowzero") ?? 0) == 0 || !target.contains(0)
+                else {
+                    throw unsupported(node, "to \(target)")
+                }
                 let known = target.enumerated().reduce(1) { total, entry in
-                    entry.element > 0
-                        ? total * Int(entry.element)
-                        : (entry.element == 0 ? total * (entry.offset < value.shape.count ? value.shape[entry.offset] : 1) : total)
+                    min(
+                        ONNXLimits.maximumElements + 1,
+                        entry.element > 0
+                            ? total * Int(entry.element)
+                            : (entry.element == 0 ? total * (entry.offset < value.shape.count ? value.shape[entry.offset] : 1) : total))
                 }
                 let shape = target.enumerated().map { offset, size in
                     size == -1 ? value.values.count / max(known, 1) : (size == 0 ? (offset < value.shape.count ? value.shape[offset] : 1) : Int(size))
@@ -436,6 +450,10 @@ struct GraphConverter {
                 var axes = try ints(node, "axes") ?? []
                 if node.input.count > 1 { axes = try input(1).integers?.map { Int($0) } ?? [] }
                 if node.opType == "Squeeze" {
+                    let rank = value.shape.count
+                    guard axes.allSatisfy({ (-rank..<rank).contains($0) && value.shape[$0 < 0 ? $0 + rank : $0] == 1 }) else {
+                        throw unsupported(node, "of axes \(axes) of \(value.shape) (only axes of size 1 can go)")
+                    }
                     value.shape = value.shape.enumerated().filter {
                         !(axes.isEmpty ? $0.element == 1 : axes.contains($0.offset) || axes.contains($0.offset - value.shape.count))
                     }.map(\.element)
@@ -462,6 +480,12 @@ struct GraphConverter {
     private func quantization(_ node: Onnx_NodeProto, _ x: Constant, scale: Constant, zeroPoint: Constant?) throws(ONNXImportError) -> Constant {
         let axisAttribute = try int(node, "axis") ?? 1
         let axis = axisAttribute < 0 ? axisAttribute + x.shape.count : axisAttribute
+        guard !scale.values.isEmpty, zeroPoint.map({ !$0.values.isEmpty }) ?? true else {
+            throw ONNXImportError("node \(Self.describe(node)): an empty scale or zero point")
+        }
+        guard x.values.allSatisfy(\.isFinite), zeroPoint?.values.allSatisfy(\.isFinite) ?? true else {
+            throw ONNXImportError("node \(Self.describe(node)): a value that is not finite")
+        }
         let perAxis = scale.values.count > 1
         guard !perAxis || (axis >= 0 && axis < x.shape.count && scale.values.count == x.shape[axis]) else {
             throw ONNXImportError("node \(Self.describe(node)): \(scale.values.count) scales for axis \(axisAttribute) of \(x.shape)")
@@ -477,7 +501,7 @@ struct GraphConverter {
         if perAxis { for later in (axis + 1)..<x.shape.count { strides *= x.shape[later] } }
         func channel(_ index: Int) -> Int { perAxis ? (index / strides) % scale.values.count : 0 }
         if node.opType == "QuantizeLinear" {
-            let signed = zeroPoint?.type == .int8
+            let signed = try Self.quantizesToSigned(node, zeroPoint: zeroPoint, int: int)
             let (low, high): (Float, Float) = signed ? (-128, 127) : (0, 255)
             let integers = x.values.indices.map { index -> Int64 in
                 let c = channel(index)
@@ -498,6 +522,14 @@ struct GraphConverter {
         return result
     }
 
+    /// Whether a `QuantizeLinear` makes `INT8` (its zero point's type, or without one, `output_dtype`), not `UINT8`.
+    static func quantizesToSigned(
+        _ node: Onnx_NodeProto, zeroPoint: Constant?, int: (Onnx_NodeProto, String) throws(ONNXImportError) -> Int?
+    ) throws(ONNXImportError) -> Bool {
+        if let zeroPoint { return zeroPoint.type == .int8 }
+        return try int(node, "output_dtype") == Int(Onnx_TensorProto.DataType.int8.rawValue)
+    }
+
     // MARK: Attributes
 
     private func attribute(_ node: Onnx_NodeProto, _ name: String) -> Onnx_AttributeProto? {
@@ -506,7 +538,7 @@ struct GraphConverter {
 
     private func int(_ node: Onnx_NodeProto, _ name: String) throws(ONNXImportError) -> Int? {
         guard let value = attribute(node, name) else { return nil }
-        guard value.type == .int || value.type == .undefined, abs(value.i) <= Int64(1 << 30) else {
+        guard value.type == .int || value.type == .undefined, (-(Int64(1) << 30)...(Int64(1) << 30)).contains(value.i) else {
             throw ONNXImportError("node \(Self.describe(node)): attribute \(name) is not a small integer")
         }
         return Int(value.i)
@@ -515,7 +547,7 @@ struct GraphConverter {
     private func ints(_ node: Onnx_NodeProto, _ name: String) throws(ONNXImportError) -> [Int]? {
         guard let value = attribute(node, name) else { return nil }
         guard value.type == .ints || value.type == .undefined, value.ints.count <= ONNXLimits.maximumRank * 2,
-            value.ints.allSatisfy({ abs($0) <= Int64(1 << 30) })
+            value.ints.allSatisfy({ (-(Int64(1) << 30)...(Int64(1) << 30)).contains($0) })
         else {
             throw ONNXImportError("node \(Self.describe(node)): attribute \(name) is not a short list of small integers")
         }
@@ -558,6 +590,9 @@ struct GraphConverter {
                 throw ONNXImportError("input \(input.name) needs a fixed size on every axis but the first")
             }
             sizes.append(Int(size))
+        }
+        guard sizes.reduce(1, { min($0 * $1, ONNXLimits.maximumElements + 1) }) <= ONNXLimits.maximumElements else {
+            throw ONNXImportError("input \(input.name) \(sizes) has more than \(ONNXLimits.maximumElements) values")
         }
         current = input.name
         shape = sizes
@@ -607,6 +642,7 @@ struct GraphConverter {
         }
         // The shape of a value of the chain is a constant (the batch axis 1): converters compute reshapes from it.
         if node.opType == "Shape", inputs.count == 1, let known = valueShapes[inputs[0]], let output = node.output.first {
+            guard attribute(node, "start") == nil && attribute(node, "end") == nil else { throw unsupported(node, "with start or end") }
             constants[output] = Constant(shape: [known.count], values: known.map(Float.init), integers: known.map(Int64.init), type: .int64)
             return
         }
@@ -620,7 +656,7 @@ struct GraphConverter {
         if node.output.dropFirst().contains(where: { !$0.isEmpty }) && node.opType != "Dropout" {
             throw unsupported(node, "with more than one output")
         }
-        if quantizedOnChain && node.opType != "DequantizeLinear" {
+        if quantizedOnChain != nil && node.opType != "DequantizeLinear" {
             throw unsupported(node, "on a quantized value (QDQ models are read: QuantizeLinear and DequantizeLinear around float operators)")
         }
         if pooledToVector && !["Flatten", "Reshape", "Squeeze", "Identity", "Dropout"].contains(node.opType) {
@@ -635,7 +671,9 @@ struct GraphConverter {
         }
         switch node.opType {
         case "Identity", "Dropout":
-            break
+            if node.opType == "Dropout", node.input.count > 2, !node.input[2].isEmpty, try constant(2)?.values.first != 0 {
+                throw unsupported(node, "in training mode")
+            }
         case "Transpose":
             let permutation = try ints(node, "perm") ?? Array((0..<shape.count).reversed())
             let rank = shape.count
@@ -668,6 +706,7 @@ struct GraphConverter {
         case "Softmax", "LogSoftmax":
             let axis = try int(node, "axis") ?? (opset >= 13 ? -1 : 1)
             let resolved = axis < 0 ? axis + shape.count : axis
+            guard shape.indices.contains(resolved) else { throw unsupported(node, "over axis \(axis) of \(shape)") }
             if opset < 13, shape.count > 2, shape.dropFirst(resolved + 1).contains(where: { $0 != 1 }) {
                 // Before opset 13, a softmax runs over every axis from `axis` on, flattened together.
                 throw unsupported(node, "over axes \(resolved)… of \(shape) together (before opset 13 a softmax flattens them)")
@@ -726,12 +765,26 @@ struct GraphConverter {
         case "QuantizeLinear":
             guard let scale = try constant(1), scale.values.count == 1 else { throw unsupported(node, "with a scale per channel on the chain") }
             let zero = try constant(2)
-            let zeroPoint = Int(zero?.values.first ?? 0) + (zero?.type == .int8 ? 128 : 0)
-            pendingActivation = (scale.values[0], zeroPoint)
-            quantizedOnChain = true
+            let signed = try Self.quantizesToSigned(node, zeroPoint: zero, int: int)
+            let zeroValue = zero?.values.first ?? 0
+            guard scale.values[0].isFinite && scale.values[0] > 0, zero?.values.count ?? 1 == 1,
+                (signed ? -128...127 : 0...255).contains(zeroValue) && zeroValue == zeroValue.rounded()
+            else {
+                throw unsupported(
+                    node, "with scale \(scale.values[0]) and zero point \(zeroValue) (a positive scale, one zero point in its type's range)")
+            }
+            pendingActivation = (scale.values[0], Int(zeroValue) + (signed ? 128 : 0))
+            quantizedOnChain = (scale.values[0], Int(zeroValue), signed)
         case "DequantizeLinear":
-            guard quantizedOnChain else { throw unsupported(node, "on a value no QuantizeLinear made") }
-            quantizedOnChain = false
+            guard let quantized = quantizedOnChain else { throw unsupported(node, "on a value no QuantizeLinear made") }
+            quantizedOnChain = nil
+            // It must undo its QuantizeLinear: the same scale and zero point.
+            let zero = try constant(2)
+            guard let scale = try constant(1), scale.values == [quantized.scale], zero?.values.count ?? 1 == 1,
+                (zero?.values.first ?? 0) == Float(quantized.zeroPoint), zero.map({ ($0.type == .int8) == quantized.signed }) ?? true
+            else {
+                throw unsupported(node, "with another scale or zero point than its QuantizeLinear's")
+            }
             // The pair clamps to [(qmin − zero point) · scale, (qmax − zero point) · scale]. A clamp at 0 (a zero
             // point at the bottom of the range) is a ReLU a quantizer folded into it (ONNX Runtime's QDQ
             // quantization does so); a ReLU already there makes it a no-op. The other bounds are the calibrated
@@ -1009,6 +1062,15 @@ struct GraphConverter {
     /// Layer `index`'s outputs become `output · factor + shift` per channel: its weight rows scaled (an int8
     /// weight keeps its integers when every factor is positive) and its bias scaled and shifted.
     private mutating func fold(into index: Int, factors: [Float], shifts: [Float]) {
+        // A quantization waiting for the next int8 layer was made for the value before this change: a product by
+        // one positive factor scales it the same way; anything else leaves it out (its clamp with it).
+        if let activation = pendingActivation, let factor = factors.first, factor > 0,
+            factors.allSatisfy({ $0 == factor }), shifts.allSatisfy({ $0 == 0 })
+        {
+            pendingActivation = (activation.scale * factor, activation.zeroPoint)
+        } else {
+            pendingActivation = nil
+        }
         guard let weight = tensors["\(index).weight"], let bias = tensors["\(index).bias"] else { return }
         if factors.contains(where: { $0 != 1 }) {
             if weight.format == .int8, factors.allSatisfy({ $0 > 0 }) {
@@ -1047,11 +1109,20 @@ struct GraphConverter {
             throw unsupported(node, "in training mode")
         }
         let epsilon = try float(node, "epsilon") ?? 1e-5
-        let channels = shape.count == 2 ? shape[1] : (channelFirst ? shape[1] : shape[shape.count - 1])
+        // ONNX normalizes axis 1: our channels only on a vector or channel-first maps.
+        guard shape.count == 2 || channelFirst else { throw unsupported(node, "on channel-last feature maps (its axis 1 is not their channels)") }
+        let channels = shape[1]
         guard parts.allSatisfy({ $0.values.count == channels }) else {
             throw ONNXImportError("node \(Self.describe(node)): parameters for other than \(channels) channels")
         }
-        let (gamma, beta, mean, variance) = (parts[0].values, parts[1].values, parts[2].values, parts[3].values)
+        var (gamma, beta, mean, variance) = (parts[0].values, parts[1].values, parts[2].values, parts[3].values)
+        if let order = pendingColumnOrder {
+            // After a flatten of channel-first maps: ONNX's feature c·S + s is our s·C + c.
+            let onnxIndex = (0..<channels).map { ours in (ours % order.channels) * order.spatial + ours / order.channels }
+            (gamma, beta, mean, variance) = (
+                onnxIndex.map { gamma[$0] }, onnxIndex.map { beta[$0] }, onnxIndex.map { mean[$0] }, onnxIndex.map { variance[$0] }
+            )
+        }
         guard variance.allSatisfy({ $0 >= 0 && $0.isFinite }), epsilon > 0 else {
             throw ONNXImportError("node \(Self.describe(node)): a variance below 0, or epsilon not above 0")
         }
@@ -1061,7 +1132,6 @@ struct GraphConverter {
             fold(into: index, factors: factors, shifts: (0..<channels).map { beta[$0] - mean[$0] * factors[$0] })
             return
         }
-        guard shape.count == 2 || channelFirst else { throw unsupported(node, "on channel-last feature maps") }
         func stored(_ values: [Float]) -> QuantizedTensor { QuantizedTensor(quantizing: Tensor(shape: [channels], scalars: values), as: .f32) }
         append(
             .batchNorm(channels: channels, epsilon: epsilon),

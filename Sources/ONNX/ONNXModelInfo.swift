@@ -116,6 +116,9 @@ public struct ONNXModelInfo: Codable, Equatable, Sendable {
         if var decision = object["decision"] as? [String: Any] {
             decision["temperature"] = decision["temperature"] ?? 1
             decision["uncertainBelow"] = decision["uncertainBelow"] ?? DecisionRule.defaultUncertainBelow
+            if decision["rejectLabel"] == nil, (object["labels"] as? [Any])?.contains(where: { $0 as? String == DecisionRule.otherLabel }) == true {
+                decision["rejectLabel"] = DecisionRule.otherLabel
+            }
             object["decision"] = decision
         }
         let info = try decode(object, from: source)

@@ -266,7 +266,14 @@ enum InputTensors {
         }
         let dimensions = header[open.upperBound..<close].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         let sizes = dimensions.compactMap { Int($0) }
-        guard sizes.count == dimensions.count, !sizes.isEmpty, sizes.allSatisfy({ $0 >= 0 && $0 <= 1 << 31 }) else {
+        guard sizes.count == dimensions.count, !sizes.isEmpty, sizes.count <= 8, sizes.allSatisfy({ $0 >= 0 && $0 <= 1 << 31 }),
+            sizes.reduce(
+                1,
+                { total, size in
+                    let (product, overflow) = total.multipliedReportingOverflow(by: size)
+                    return overflow ? Int.max : product
+                }) < 1 << 40
+        else {
             throw fail("its shape (\(header[open.upperBound..<close])) is not a list of sizes")
         }
         guard sizes.dropFirst().reduce(1, { $0 * $1 }) == size else {

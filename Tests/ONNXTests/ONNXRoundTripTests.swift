@@ -139,4 +139,31 @@ struct ONNXRoundTripTests {
             _ = try ONNXModelInfo.merged(metadata: [], sidecar: (Data("{\"labels\": 3}".utf8), "x.json"), modelPath: "m.onnx")
         }
     }
+
+    /// Files a code review built to crash the import (Int64.min attributes, NaN casts and zero points, overflowing
+    /// reshapes and input shapes, a squeeze of a long axis, an empty scale, int8 values out of range) or to make it
+    /// compute wrongly (batch normalization on channel-last maps, a DequantizeLinear that does not undo its
+    /// QuantizeLinear): each is an import error naming what is wrong, never a trap. Before: 10 traps, 2 wrong answers.
+    @Test(arguments: [
+        ("attr-int64-min", "attribute axis is not a small integer"), ("softmax-old-axis", "is not supported over axis -6"),
+        ("int8-int32data-range", "holds a value outside -128...127"), ("cast-nan", "casts a value that is not a finite integer"),
+        ("quantize-const-nan", "a value that is not finite"), ("chain-q-zero-nan", "zero point nan"),
+        ("chain-q-zero-i64max", "zero point 9.223372e+18"), ("const-reshape-overflow", "Reshape"),
+        ("const-squeeze-non1", "only axes of size 1 can go"), ("dq-empty-scale", "an empty scale or zero point"),
+        ("bn-after-transpose", "on channel-last feature maps"), ("qdq-dq-scale", "another scale or zero point than its QuantizeLinear's"),
+        ("input-dims-overflow", "values"),
+    ])
+    func reviewedHostileFilesAreErrors(name: String, message: String) throws {
+        let url = Self.fixtures.deletingLastPathComponent().appendingPathComponent("Hostile/\(name).onnx")
+        do {
+            _ = try ONNXImport.modelFile(contentsOf: url)
+            Issue.record("\(name) was imported")
+        } catch {
+            guard case let .importFailed(_, reason) = error.problem else {
+                Issue.record("\(name): \(error)")
+                return
+            }
+            #expect(reason.contains(message), "\(name): \(reason)")
+        }
+    }
 }

@@ -225,6 +225,54 @@ def qdq_fixture(rng):
     write_fixture("torch-shape-cnn-qdq-all", path, inputs, SHAPES, "shape")
 
 
+def crafted_fixtures(rng):
+    """Graphs built by hand for what the exporters above do not make, each a bug the import once had:
+    BatchNormalization over a flatten of channel-first maps (PyTorch's BatchNorm1d after nn.Flatten: its parameters
+    are in ONNX's feature order), and an opset-21 QuantizeLinear with output_dtype INT8 and no zero point (signed,
+    not a clamp at 0)."""
+    from onnx import helper, numpy_helper
+
+    def tensor(name, values, dtype=np.float32):
+        return numpy_helper.from_array(np.asarray(values, dtype=dtype), name)
+
+    def save(name, nodes, initializers, shape, opset):
+        graph = helper.make_graph(
+            nodes, name, [helper.make_tensor_value_info("input", 1, ["N"] + shape)],
+            [helper.make_tensor_value_info("output", 1, ["N", 5 if shape == [1, 16, 16] else 3])], initializers)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+        model.ir_version = 8 if opset <= 18 else 10
+        path = os.path.join(OUT, f"{name}.onnx")
+        import onnx
+        onnx.save(model, path)
+        return path
+
+    features = 2 * 14 * 14
+    nodes = [
+        helper.make_node("Conv", ["input", "w"], ["c"]), helper.make_node("Flatten", ["c"], ["f"]),
+        helper.make_node("BatchNormalization", ["f", "g", "b", "m", "v"], ["n"]),
+        helper.make_node("Gemm", ["n", "d"], ["output"], transB=1)]
+    initializers = [
+        tensor("w", rng.normal(size=(2, 1, 3, 3))), tensor("g", rng.uniform(0.5, 2, features)),
+        tensor("b", rng.normal(size=features)), tensor("m", rng.normal(size=features)),
+        tensor("v", rng.uniform(0.5, 2, features)), tensor("d", rng.normal(size=(5, features)) * 0.1)]
+    path = save("crafted-bn-after-flatten", nodes, initializers, [1, 16, 16], 13)
+    write_fixture("crafted-bn-after-flatten", path, rng.random((16, 1, 16, 16)).astype(np.float32), SHAPES, "shape")
+
+    # 3 x 128 int8 weights: at least 256, so the import keeps them int8 and runs the quantization in integers.
+    quantized = rng.integers(-127, 128, size=(3, 128)).astype(np.int8)
+    nodes = [
+        helper.make_node("Gemm", ["input", "w1"], ["a"], transB=1),
+        helper.make_node("QuantizeLinear", ["a", "s"], ["q"], output_dtype=3),
+        helper.make_node("DequantizeLinear", ["q", "s"], ["x"]),
+        helper.make_node("DequantizeLinear", ["w2q", "w2s"], ["w2"], axis=0),
+        helper.make_node("Gemm", ["x", "w2"], ["output"], transB=1)]
+    initializers = [
+        tensor("w1", rng.normal(size=(128, 194)) * 0.1), tensor("s", 0.05), tensor("w2q", quantized, np.int8),
+        tensor("w2s", rng.uniform(0.005, 0.02, 3))]
+    path = save("crafted-qdq-int8-output-dtype", nodes, initializers, [194], 21)
+    write_fixture("crafted-qdq-int8-output-dtype", path, rng.uniform(-1, 1, (16, 194)).astype(np.float32), MOTION, "motion")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--classify", default=os.path.join(ROOT, ".build/release/classify"))
@@ -234,6 +282,7 @@ def main():
     torch_fixtures(rng)
     qdq_fixture(rng)
     keras_fixtures(rng, arguments.classify)
+    crafted_fixtures(rng)
 
 
 if __name__ == "__main__":
