@@ -142,6 +142,12 @@ struct ONNXCommandTests {
         #expect(
             task.status == 65 && task.error.contains("the preprocessing (motion) makes inputs of shape [194], and the model takes [16, 16, 1]"),
             "\(task.error)")
+        // A partial decision: the rest is the default's, the reject class `other` included.
+        try Data(#"{"labels": ["a", "b", "c", "d", "other"], "decision": {"temperature": 2}}"#.utf8).write(to: sidecar)
+        let decision = try inspect().json?["decision"] as? [String: Any]
+        #expect(
+            decision?["temperature"] as? Double == 2 && decision?["rejectLabel"] as? String == "other"
+                && decision?["uncertainBelow"] as? Double == 0.7)
         try Data(#"{"labels": []}"#.utf8).write(to: sidecar)
         #expect(try inspect().error.contains("labels is empty"))
         try FileManager.default.removeItem(at: sidecar)
