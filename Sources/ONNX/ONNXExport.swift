@@ -210,17 +210,13 @@ private struct GraphBuilder {
     /// A weight in ONNX's axis order (`permutation` of ours): `int8` as an `INT8` initializer dequantized per
     /// output channel, anything else as `FLOAT`.
     mutating func weight(_ tensor: QuantizedTensor, name: String, permutation: [Int]?) -> String {
-        guard tensor.format == .int8 else {
+        guard let (scales, stored) = tensor.int8Parts else {
             let values = tensor.dequantized()
             graph.initializer.append(floatTensor(permutation.map { values.permuted($0) } ?? values, name: name))
             return name
         }
-        let (rows, columns) = (tensor.rows, tensor.columns)
-        let scales = (0..<rows).map { row in
-            tensor.bytes.withUnsafeBytes { Float(bitPattern: $0.loadUnaligned(fromByteOffset: 4 * row, as: UInt32.self).littleEndian) }
-        }
-        var integers = [Int8](repeating: 0, count: rows * columns)
-        for index in integers.indices { integers[index] = Int8(bitPattern: tensor.bytes[4 * rows + index]) }
+        let rows = scales.count
+        var integers = stored
         var shape = tensor.shape
         if let permutation {
             integers = permute(integers, shape: shape, permutation)
@@ -304,9 +300,8 @@ func floatTensor(_ tensor: Tensor, name: String) -> Onnx_TensorProto {
     proto.name = name
     proto.dataType = Int32(Onnx_TensorProto.DataType.float.rawValue)
     proto.dims = tensor.shape.map(Int64.init)
-    var bytes = Data(capacity: 4 * tensor.scalars.count)
-    for value in tensor.scalars { withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) } }
-    proto.rawData = bytes
+    // Our f32 storage is ONNX's raw FLOAT data: little-endian binary32, row-major.
+    proto.rawData = Data(QuantizedTensor(quantizing: tensor, as: .f32).bytes)
     return proto
 }
 

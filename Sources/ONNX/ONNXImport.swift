@@ -76,35 +76,28 @@ public enum ONNXImport {
     }
 
     /// The bytes of `path` (`what` it is, for errors): a regular file of at most `limit` bytes, checked before it
-    /// is read.
+    /// is read, as weights files are (`ModelFile.openRegularFile`); a symbolic link to nothing is there, but cannot
+    /// be opened.
     static func readFile(_ path: String, limit: Int, what: String) throws(WeightsFileError) -> Data {
-        func fail(_ problem: WeightsFileError.Problem) -> WeightsFileError { WeightsFileError(path: path, problem: problem) }
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let code = errno
+        let opened: (descriptor: Int32, size: Int)
+        do {
+            opened = try ModelFile.openRegularFile(path)
+        } catch {
             var link = stat()
-            if code == ENOENT && lstat(path, &link) == 0 { throw fail(.cannotOpen("a symbolic link to nothing")) }
-            throw fail(code == ENOENT ? .fileNotFound : .cannotOpen(String(cString: strerror(code))))
+            guard error.problem == .fileNotFound, lstat(path, &link) == 0 else { throw error }
+            throw WeightsFileError(path: path, problem: .cannotOpen("a symbolic link to nothing"))
         }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw fail(.cannotOpen(String(cString: strerror(errno)))) }
-        let kinds: [mode_t: String] = [S_IFDIR: "a directory", S_IFIFO: "a FIFO", S_IFCHR: "a device", S_IFBLK: "a device", S_IFSOCK: "a socket"]
-        guard status.st_mode & S_IFMT == S_IFREG else { throw fail(.notRegularFile(kind: kinds[status.st_mode & S_IFMT] ?? "not a regular file")) }
-        let size = Int(status.st_size)
-        guard size <= limit else {
-            throw fail(
-                .importFailed(format: "ONNX", reason: "\(size) bytes is larger than \(what) read here can be (at most \(limit) bytes); not read"))
+        defer { close(opened.descriptor) }
+        guard opened.size <= limit else {
+            throw WeightsFileError(
+                path: path,
+                problem: .importFailed(
+                    format: "ONNX", reason: "\(opened.size) bytes is larger than \(what) read here can be (at most \(limit) bytes); not read"))
         }
-        var bytes = [UInt8](repeating: 0, count: size)
-        var done = 0
-        while done < size {
-            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress.map { $0 + done }, size - done) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                throw fail(count < 0 ? .unreadable(String(cString: strerror(errno))) : .truncated(expectedBytes: size, actualBytes: done))
-            }
-            done += count
+        var bytes = [UInt8](repeating: 0, count: opened.size)
+        let count = try ModelFile.readFully(opened.descriptor, into: &bytes, path: path)
+        guard count == opened.size else {
+            throw WeightsFileError(path: path, problem: .truncated(expectedBytes: opened.size, actualBytes: count))
         }
         return Data(bytes)
     }
@@ -699,10 +692,10 @@ struct GraphConverter {
             try dense(weight: b, transposed: false, bias: nil, node: node)
         case "Add", "Mul":
             try foldConstant(node)
-        case "Relu": try activation(.relu, node)
-        case "LeakyRelu": try activation(.leakyRelu(alpha: try float(node, "alpha") ?? 0.01), node)
-        case "Sigmoid": try activation(.sigmoid, node)
-        case "Tanh": try activation(.tanh, node)
+        case "Relu": append(.activation(function: .relu))
+        case "LeakyRelu": append(.activation(function: .leakyRelu(alpha: try float(node, "alpha") ?? 0.01)))
+        case "Sigmoid": append(.activation(function: .sigmoid))
+        case "Tanh": append(.activation(function: .tanh))
         case "Softmax", "LogSoftmax":
             let axis = try int(node, "axis") ?? (opset >= 13 ? -1 : 1)
             let resolved = axis < 0 ? axis + shape.count : axis
@@ -714,7 +707,7 @@ struct GraphConverter {
             guard shape.count == 2 ? resolved == 1 : (channelFirst && resolved == 1) || (!channelFirst && resolved == shape.count - 1) else {
                 throw unsupported(node, "over axis \(axis) of \(shape) (over the channels or the features is read)")
             }
-            try activation(node.opType == "Softmax" ? .softmax : .logSoftmax, node)
+            append(.activation(function: node.opType == "Softmax" ? .softmax : .logSoftmax))
         case "MaxPool", "AveragePool":
             try pool(node)
         case "GlobalAveragePool":
@@ -846,10 +839,6 @@ struct GraphConverter {
         channelFirst = false
     }
 
-    private mutating func activation(_ function: Activation.Function, _ node: Onnx_NodeProto) throws(ONNXImportError) {
-        append(.activation(function: function))
-    }
-
     /// A weight as our layer stores it: `values` laid out in our order, int8 kept when it was, its scales are per
     /// output row (`rowsAxis` of the ONNX tensor) or one for all, and it has `ModelFile.smallTensorLimit` values.
     private func weightTensor(_ weight: Constant, ourShape: [Int], permutation: [Int]?, rowsAxis: Int) -> QuantizedTensor {
@@ -861,11 +850,7 @@ struct GraphConverter {
         {
             let integers = permutation.map { permute(quantized.values, shape: weight.shape, $0) } ?? quantized.values
             let scales = quantized.axis == nil ? [Float](repeating: quantized.scales[0], count: rows) : quantized.scales
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(4 * rows + integers.count)
-            for scale in scales { withUnsafeBytes(of: scale.bitPattern.littleEndian) { bytes += $0 } }
-            bytes += integers.map { UInt8(bitPattern: $0) }
-            return QuantizedTensor(shape: ourShape, format: .int8, bytes: bytes)
+            return QuantizedTensor(int8Scales: scales, values: integers, shape: ourShape)
         }
         let values = permutation.map { permute(weight.values, shape: weight.shape, $0) } ?? weight.values
         return QuantizedTensor(quantizing: Tensor(shape: ourShape, scalars: values), as: .f32)
@@ -1023,10 +1008,9 @@ struct GraphConverter {
     /// `tensor` (a matrix) with column `j` taken from column `columns[j]`.
     private func reorderColumns(_ tensor: QuantizedTensor, _ columns: [Int]) -> QuantizedTensor {
         let rows = tensor.rows, count = tensor.columns
-        if tensor.format == .int8 {
-            var bytes = Array(tensor.bytes.prefix(4 * rows))
-            for row in 0..<rows { for column in columns { bytes.append(tensor.bytes[4 * rows + row * count + column]) } }
-            return QuantizedTensor(shape: tensor.shape, format: .int8, bytes: bytes)
+        if let (scales, values) = tensor.int8Parts {
+            let moved = (0..<rows).flatMap { row in columns.map { values[row * count + $0] } }
+            return QuantizedTensor(int8Scales: scales, values: moved, shape: tensor.shape)
         }
         let values = tensor.dequantized().scalars
         let moved = (0..<rows).flatMap { row in columns.map { values[row * count + $0] } }
@@ -1073,15 +1057,9 @@ struct GraphConverter {
         }
         guard let weight = tensors["\(index).weight"], let bias = tensors["\(index).bias"] else { return }
         if factors.contains(where: { $0 != 1 }) {
-            if weight.format == .int8, factors.allSatisfy({ $0 > 0 }) {
-                var bytes = weight.bytes
-                for row in 0..<weight.rows {
-                    let old = bytes.withUnsafeBytes { Float(bitPattern: $0.loadUnaligned(fromByteOffset: 4 * row, as: UInt32.self).littleEndian) }
-                    withUnsafeBytes(of: (old * factors[row]).bitPattern.littleEndian) { scaled in
-                        for byte in 0..<4 { bytes[4 * row + byte] = scaled[byte] }
-                    }
-                }
-                tensors["\(index).weight"] = QuantizedTensor(shape: weight.shape, format: .int8, bytes: bytes)
+            if let (scales, values) = weight.int8Parts, factors.allSatisfy({ $0 > 0 }) {
+                let scaled = zip(scales, factors).map { $0 * $1 }
+                tensors["\(index).weight"] = QuantizedTensor(int8Scales: scaled, values: values, shape: weight.shape)
             } else {
                 let columns = weight.columns
                 var scaled = weight.dequantized().scalars

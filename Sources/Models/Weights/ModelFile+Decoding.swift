@@ -36,14 +36,8 @@ extension ModelFile {
     /// (EIO and the like) — `unreadable`, the only one the chain retries.
     static func readBytes(at path: String) throws(WeightsFileError) -> [UInt8] {
         func fail(_ problem: WeightsFileError.Problem) -> WeightsFileError { WeightsFileError(path: path, problem: problem) }
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { throw fail(openProblem(errno)) }
+        let (descriptor, size) = try openRegularFile(path)
         defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw fail(openProblem(errno)) }
-        let type = status.st_mode & S_IFMT
-        guard type == S_IFREG else { throw fail(.notRegularFile(kind: fileKind(type))) }
-        let size = Int(status.st_size)
 
         // The preamble first: a file that is not a weights file, or whose size contradicts its preamble, is
         // refused after 24 bytes, however large it is.
@@ -73,8 +67,28 @@ extension ModelFile {
         return bytes
     }
 
+    /// `path` opened for reading (`O_RDONLY | O_NONBLOCK`, so a FIFO or device cannot block the open), and its size,
+    /// once `fstat` on that descriptor shows a regular file; the caller closes it. Errors as `readBytes(at:)`.
+    package static func openRegularFile(_ path: String) throws(WeightsFileError) -> (descriptor: Int32, size: Int) {
+        func fail(_ problem: WeightsFileError.Problem) -> WeightsFileError { WeightsFileError(path: path, problem: problem) }
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw fail(openProblem(errno)) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            let problem = openProblem(errno)
+            close(descriptor)
+            throw fail(problem)
+        }
+        let type = status.st_mode & S_IFMT
+        guard type == S_IFREG else {
+            close(descriptor)
+            throw fail(.notRegularFile(kind: fileKind(type)))
+        }
+        return (descriptor, Int(status.st_size))
+    }
+
     /// Reads the file from its start into `buffer` until it is full or the file ends; returns the bytes read.
-    private static func readFully(_ descriptor: Int32, into buffer: inout [UInt8], path: String) throws(WeightsFileError) -> Int {
+    package static func readFully(_ descriptor: Int32, into buffer: inout [UInt8], path: String) throws(WeightsFileError) -> Int {
         var done = 0
         while done < buffer.count {
             let count = buffer.withUnsafeMutableBytes { raw -> Int in

@@ -82,74 +82,71 @@ public struct WeightsFileError: Error, Equatable, Sendable, CustomStringConverti
 
     /// What `description` says after the path, without the advice to retrain: for a converter (the ONNX import)
     /// whose model our reader refused, where retraining is not the remedy.
-    package var problemText: String {
-        var text = description
-        if text.hasPrefix(path + ": ") { text.removeFirst(path.count + 2) }
-        if text.hasSuffix(Self.retrain) { text.removeLast(Self.retrain.count) }
-        return text
-    }
-
-    private static let retrain = "; re-run `classify train` to write it again"
+    package var problemText: String { problemText(retrain: "") }
 
     /// One line: the path, the problem, and what to do about it.
     public var description: String {
-        let retrain = Self.retrain
+        "\(path): " + problemText(retrain: "; re-run `classify train` to write it again")
+    }
+
+    /// The problem and, where a new file is the remedy, `retrain`.
+    private func problemText(retrain: String) -> String {
         let shape = { (s: [Int]) in "[" + s.map(String.init).joined(separator: ", ") + "]" }
         switch problem {
         case .fileNotFound:
-            return "\(path): no such weights file"
+            return "no such weights file"
         case let .unreadable(reason):
-            return "\(path): could not be read: \(reason)"
+            return "could not be read: \(reason)"
         case let .notRegularFile(kind):
-            return "\(path): is \(kind), not a weights file (a regular file)"
+            return "is \(kind), not a weights file (a regular file)"
         case let .cannotOpen(reason):
-            return "\(path): cannot be opened: \(reason)"
+            return "cannot be opened: \(reason)"
         case let .fileTooLarge(bytes, limit):
-            return "\(path): \(bytes) bytes is larger than a weights file can be (at most \(limit) bytes); not read"
+            return "\(bytes) bytes is larger than a weights file can be (at most \(limit) bytes); not read"
         case let .overLimit(quantity, value, limit):
-            return "\(path): \(quantity) is \(limitText(value)), over the limit of \(limitText(limit)) (see Weights/FORMAT.md, Limits)\(retrain)"
+            return "\(quantity) is \(limitText(value)), over the limit of \(limitText(limit)) (see Weights/FORMAT.md, Limits)\(retrain)"
         case let .mayOverflow(layer, summary, bound):
-            return "\(path): layer \(layer) (\(summary)) can give values up to \(String(format: "%.3g", bound)), beyond the float range "
+            return "layer \(layer) (\(summary)) can give values up to \(String(format: "%.3g", bound)), beyond the float range "
                 + "(±3.4e38): its weights are too large to give finite scores\(retrain)"
         case let .unwritable(reason):
-            return "\(path): could not be written: \(reason) (any previous file there is unchanged)"
+            return "could not be written: \(reason) (any previous file there is unchanged)"
         case let .wrongMagic(found):
             let hex = found.map { String($0, radix: 16, uppercase: true) }.joined(separator: " ")
-            return "\(path): not a weights file (first bytes \(hex), expected 89 4F 44 4D 4C 0D 0A 1A)"
+            return "not a weights file (first bytes \(hex), expected 89 4F 44 4D 4C 0D 0A 1A)"
         case let .unsupportedVersion(found, supported):
-            return "\(path): weights format version \(found) is not supported (this build reads versions 1 to \(supported))"
+            return "weights format version \(found) is not supported (this build reads versions 1 to \(supported))"
         case let .truncated(expected, actual):
-            return "\(path): truncated: \(actual) bytes, expected \(expected)\(retrain)"
+            return "truncated: \(actual) bytes, expected \(expected)\(retrain)"
         case let .trailingBytes(expected, actual):
-            return "\(path): \(actual) bytes, but its preamble says \(expected)\(retrain)"
+            return "\(actual) bytes, but its preamble says \(expected)\(retrain)"
         case let .checksumMismatch(stored, computed):
-            return "\(path): checksum mismatch (stored CRC-32 \(hex32(stored)), computed \(hex32(computed))): "
+            return "checksum mismatch (stored CRC-32 \(hex32(stored)), computed \(hex32(computed))): "
                 + "the file is corrupt\(retrain)"
         case let .corruptHeader(reason):
-            return "\(path): corrupt header: \(reason)\(retrain)"
+            return "corrupt header: \(reason)\(retrain)"
         case let .tensorSizeMismatch(tensor, s, format, expected, actual):
-            return "\(path): tensor \(tensor) \(shape(s)) in \(format) needs \(expected) bytes, the table says \(actual)\(retrain)"
+            return "tensor \(tensor) \(shape(s)) in \(format) needs \(expected) bytes, the table says \(actual)\(retrain)"
         case let .tensorOutOfBounds(tensor, offset, length, dataBytes):
-            return "\(path): tensor \(tensor) at offset \(offset), \(length) bytes, does not fit the \(dataBytes)-byte "
+            return "tensor \(tensor) at offset \(offset), \(length) bytes, does not fit the \(dataBytes)-byte "
                 + "data section without overlap at 32-byte alignment\(retrain)"
         case let .invalidValue(tensor, element, reason):
-            return "\(path): tensor \(tensor) element \(element) is \(reason)\(retrain)"
+            return "tensor \(tensor) element \(element) is \(reason)\(retrain)"
         case let .missingTensor(name):
-            return "\(path): the architecture needs tensor \(name), which the file lacks\(retrain)"
+            return "the architecture needs tensor \(name), which the file lacks\(retrain)"
         case let .unexpectedTensor(name):
-            return "\(path): tensor \(name) is not used by the architecture\(retrain)"
+            return "tensor \(name) is not used by the architecture\(retrain)"
         case let .duplicateTensor(name):
-            return "\(path): tensor \(name) appears twice\(retrain)"
+            return "tensor \(name) appears twice\(retrain)"
         case let .strayBytes(offset):
-            return "\(path): byte \(offset) belongs to no tensor and is not zero padding\(retrain)"
+            return "byte \(offset) belongs to no tensor and is not zero padding\(retrain)"
         case let .tensorShapeMismatch(tensor, expected, actual):
-            return "\(path): tensor \(tensor) has shape \(shape(actual)), its layer needs \(shape(expected))\(retrain)"
+            return "tensor \(tensor) has shape \(shape(actual)), its layer needs \(shape(expected))\(retrain)"
         case let .invalidArchitecture(reason):
-            return "\(path): invalid architecture: \(reason)"
+            return "invalid architecture: \(reason)"
         case let .unsupportedLayer(name):
-            return "\(path): layer type \(name) cannot be saved in a weights file"
+            return "layer type \(name) cannot be saved in a weights file"
         case let .importFailed(format, reason):
-            return "\(path): cannot be read as an \(format) model: \(reason)"
+            return "cannot be read as an \(format) model: \(reason)"
         }
     }
 }

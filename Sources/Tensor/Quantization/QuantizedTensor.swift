@@ -48,6 +48,32 @@ public struct QuantizedTensor: Sendable, Equatable {
         self.init(shape: tensor.shape, format: format, bytes: bytes)
     }
 
+    /// An `int8` tensor from its parts: one scale per row of the matrix view, then the values row-major (a
+    /// converter that moves weights between formats without dequantizing them).
+    public init(int8Scales scales: [Float], values: [Int8], shape: [Int]) {
+        let (rows, columns) = matrixView(of: shape)
+        shapePrecondition(
+            scales.count == rows && values.count == rows * columns,
+            "int8 tensor of shape \(describeShape(shape)) needs \(rows) scales and \(rows * columns) values, got \(scales.count) and \(values.count)")
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(4 * rows + values.count)
+        for scale in scales { bytes.appendLittleEndian(scale.bitPattern) }
+        bytes += values.map { UInt8(bitPattern: $0) }
+        self.init(shape: shape, format: .int8, bytes: bytes)
+    }
+
+    /// An `int8` tensor's parts (one scale per row, the values row-major); `nil` for other formats.
+    public var int8Parts: (scales: [Float], values: [Int8])? {
+        guard format == .int8 else { return nil }
+        let rows = rows
+        return bytes.withUnsafeBytes { raw in
+            (
+                (0..<rows).map { raw.float32(at: 4 * $0) },
+                raw[(4 * rows)...].map { Int8(bitPattern: $0) }
+            )
+        }
+    }
+
     /// Rows of the matrix view (`shape[0]`).
     public var rows: Int { matrixView(of: shape).rows }
     /// Columns of the matrix view (the product of the other axes).
