@@ -24,8 +24,18 @@ enum ONNXLimits {
     static let maximumInitializers = 10_000
     /// Axes of a tensor.
     static let maximumRank = 8
-    /// Elements of one tensor (2^22).
+    /// Elements of one tensor (2^22); a shape's axes, each counted as at least 1, multiply to at most this, so no
+    /// product of a shape's sizes can overflow.
     static let maximumElements = 1 << 22
+    /// Elements that computing constants may allocate in all (2^22: four times the largest model's parameters),
+    /// checked before each allocation.
+    static let maximumFoldedElements = 1 << 22
+    /// Bytes that computing constants may allocate in all (a value takes 4 bytes as a float, 8 more as an integer,
+    /// 1 more as int8), checked before each allocation.
+    static let maximumFoldedBytes = 48 << 20
+    /// Messages of the file's repeated fields (nodes, attributes, initializers, value infos, metadata, ...),
+    /// counted on the wire before the file is decoded.
+    static let maximumMessages = 200_000
     /// Bytes of one metadata value or sidecar.
     static let maximumMetadataBytes = 1 << 16
     /// Nesting of protobuf messages (graphs in attributes).

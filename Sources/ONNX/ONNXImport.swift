@@ -29,7 +29,7 @@ public enum ONNXImport {
         var entry = stat()
         // A sidecar that is there but cannot be read is an error, never one that is not there.
         guard lstat(sidecarPath, &entry) == 0 else { return try modelFile(bytes: bytes, path: url.path, sidecarJSON: nil) }
-        let sidecar = try readFile(sidecarPath, limit: ONNXLimits.maximumMetadataBytes, what: "a sidecar")
+        let sidecar = try readFile(sidecarPath, limit: ONNXLimits.maximumMetadataBytes, what: "a JSON sidecar")
         return try modelFile(bytes: bytes, path: url.path, sidecarJSON: (sidecar, sidecarPath))
     }
 
@@ -83,6 +83,10 @@ public enum ONNXImport {
         do {
             opened = try ModelFile.openRegularFile(path)
         } catch {
+            // A folder or FIFO is named for what it is and what was expected there, not as a weights file.
+            if case let .notRegularFile(kind) = error.problem {
+                throw WeightsFileError(path: path, problem: .cannotOpen("it is \(kind), not \(what) (a regular file)"))
+            }
             var link = stat()
             guard error.problem == .fileNotFound, lstat(path, &link) == 0 else { throw error }
             throw WeightsFileError(path: path, problem: .cannotOpen("a symbolic link to nothing"))
@@ -106,6 +110,15 @@ public enum ONNXImport {
     static func decode(_ bytes: Data) throws(ONNXImportError) -> Onnx_ModelProto {
         guard bytes.count <= ONNXLimits.maximumFileBytes else {
             throw ONNXImportError("\(bytes.count) bytes, more than an ONNX file may be (\(ONNXLimits.maximumFileBytes))")
+        }
+        // Counted on the wire first: decoding a small file of many empty messages costs far more than its size.
+        let counts = ONNXWireScan.counts(bytes, limits: .init(nodes: ONNXLimits.maximumNodes, messages: ONNXLimits.maximumMessages))
+        guard counts.nodes <= ONNXLimits.maximumNodes else {
+            throw ONNXImportError("more than \(ONNXLimits.maximumNodes) nodes (counted before decoding)")
+        }
+        guard counts.messages <= ONNXLimits.maximumMessages else {
+            throw ONNXImportError(
+                "more than \(ONNXLimits.maximumMessages) nodes, attributes, initializers, values and metadata entries (counted before decoding)")
         }
         var options = BinaryDecodingOptions()
         options.messageDepthLimit = ONNXLimits.maximumMessageDepth
@@ -139,6 +152,24 @@ struct Constant {
     var integers: [Int64]?
     /// The element type.
     var type: Onnx_TensorProto.DataType
+
+    /// The elements of `shape`, when its sizes are not negative and multiply to at most
+    /// `ONNXLimits.maximumElements` with each counted as at least 1 — so that no product of its sizes, in any
+    /// order, overflows (an empty axis does not make `[0, 2^31, 2^31, 2^31]` small); nil otherwise.
+    static func elementCount(_ shape: [Int]) -> Int? {
+        guard shape.count <= ONNXLimits.maximumRank else { return nil }
+        var bound = 1, count = 1
+        for size in shape {
+            guard size >= 0, size <= ONNXLimits.maximumElements else { return nil }
+            bound *= max(size, 1)
+            count *= size
+            guard bound <= ONNXLimits.maximumElements else { return nil }
+        }
+        return count
+    }
+
+    /// Bytes each element takes in memory: a float, an integer when there are integers, an int8 when quantized.
+    var bytesPerElement: Int { 4 + (integers == nil ? 0 : 8) + (quantized == nil ? 0 : 1) }
 }
 
 /// The graph walked as a chain, layer by layer.
@@ -153,6 +184,9 @@ struct GraphConverter {
     var outputCount: Int { shape.dropFirst().reduce(1, *) }
 
     private var constants: [String: Constant] = [:]
+    /// What computing constants has allocated so far, against `ONNXLimits.maximumFoldedElements` and
+    /// `maximumFoldedBytes`.
+    private var folded = (elements: 0, bytes: 0)
     /// The ONNX shape (batch 1) of every value of the chain so far, for `Shape` nodes.
     private var valueShapes: [String: [Int]] = [:]
     /// The value flowing through the chain now, its ONNX shape (batch 1), and whether its ONNX axes are channel
@@ -173,9 +207,13 @@ struct GraphConverter {
 
     init(model: Onnx_ModelProto) throws(ONNXImportError) {
         self.model = model
-        var version: Int64?
-        for entry in model.opsetImport where entry.domain.isEmpty || entry.domain == "ai.onnx" { version = entry.version }
-        guard let version else { throw ONNXImportError("no opset of the default ONNX domain is imported") }
+        let defaults = model.opsetImport.filter { $0.domain.isEmpty || $0.domain == "ai.onnx" }
+        guard defaults.count <= 1 else {
+            throw ONNXImportError(
+                "the default ONNX domain is imported \(defaults.count) times (opsets \(defaults.map { String($0.version) }.joined(separator: ", "))); once is read"
+            )
+        }
+        guard let version = defaults.first?.version else { throw ONNXImportError("no opset of the default ONNX domain is imported") }
         guard ONNXLimits.readableOpsets.contains(version) else {
             throw ONNXImportError(
                 "opset \(version) is not read here (opsets \(ONNXLimits.readableOpsets.lowerBound)–\(ONNXLimits.readableOpsets.upperBound))")
@@ -196,7 +234,8 @@ struct GraphConverter {
         guard graph.output.count == 1, let output = graph.output.first else {
             throw ONNXImportError("\(graph.output.count) graph outputs; one is read")
         }
-        let order = try topologicalOrder(graph.node, inputs: Set([input.name]).union(constants.keys))
+        let sources = Set([input.name]).union(constants.keys)
+        let order = try topologicalOrder(Self.nodes(graph.node, neededFor: output.name, sources: sources), inputs: sources)
         try start(input, firstUse: order.first { node in node.input.contains(input.name) })
         for node in order { try convert(node) }
         guard current == output.name else {
@@ -214,18 +253,40 @@ struct GraphConverter {
 
     // MARK: Graph order
 
+    /// The nodes that `output` depends on, in their order in the file: the others are never computed or checked
+    /// (as ONNX Runtime prunes them), so unused nodes cost nothing whatever they would compute. A value made
+    /// twice is an error wherever it is.
+    static func nodes(_ nodes: [Onnx_NodeProto], neededFor output: String, sources: Set<String>) throws(ONNXImportError) -> [Onnx_NodeProto] {
+        let producer = try producers(nodes, sources: sources)
+        var needed = [Bool](repeating: false, count: nodes.count)
+        var waiting = producer[output].map { [$0] } ?? []
+        while let index = waiting.popLast() {
+            guard !needed[index] else { continue }
+            needed[index] = true
+            for input in nodes[index].input { if let source = producer[input], !needed[source] { waiting.append(source) } }
+        }
+        return nodes.indices.filter { needed[$0] }.map { nodes[$0] }
+    }
+
+    /// The index of the node that makes each value; a value made twice, or made and also an input or initializer
+    /// (`sources`), is an error.
+    static func producers(_ nodes: [Onnx_NodeProto], sources: Set<String>) throws(ONNXImportError) -> [String: Int] {
+        var producer: [String: Int] = [:]
+        for (index, node) in nodes.enumerated() {
+            for made in node.output where !made.isEmpty {
+                guard producer[made] == nil, !sources.contains(made) else {
+                    throw ONNXImportError("value \(made) is made twice (node \(describe(node)))")
+                }
+                producer[made] = index
+            }
+        }
+        return producer
+    }
+
     /// The nodes in an order where every input comes first; a dangling input, a value made twice or a cycle is an
     /// error.
     private func topologicalOrder(_ nodes: [Onnx_NodeProto], inputs: Set<String>) throws(ONNXImportError) -> [Onnx_NodeProto] {
-        var producer: [String: Int] = [:]
-        for (index, node) in nodes.enumerated() {
-            for output in node.output where !output.isEmpty {
-                guard producer[output] == nil, !inputs.contains(output) else {
-                    throw ONNXImportError("value \(output) is made twice (node \(Self.describe(node)))")
-                }
-                producer[output] = index
-            }
-        }
+        let producer = try Self.producers(nodes, sources: inputs)
         var waiting = [Int](repeating: 0, count: nodes.count)
         var consumers: [Int: [Int]] = [:]
         for (index, node) in nodes.enumerated() {
@@ -271,17 +332,13 @@ struct GraphConverter {
         guard tensor.dims.count <= ONNXLimits.maximumRank else {
             throw ONNXImportError("initializer \(name) has \(tensor.dims.count) axes, more than \(ONNXLimits.maximumRank)")
         }
-        var count = 1
-        for dimension in tensor.dims {
-            guard dimension >= 0, dimension <= Int64(ONNXLimits.maximumElements) else {
-                throw ONNXImportError("initializer \(name) has an axis of \(dimension)")
-            }
-            count *= Int(dimension)
-            guard count <= ONNXLimits.maximumElements else {
-                throw ONNXImportError("initializer \(name) has more than \(ONNXLimits.maximumElements) elements")
-            }
+        for dimension in tensor.dims where dimension < 0 || dimension > Int64(ONNXLimits.maximumElements) {
+            throw ONNXImportError("initializer \(name) has an axis of \(dimension)")
         }
         let shape = tensor.dims.map { Int($0) }
+        guard let count = Constant.elementCount(shape) else {
+            throw ONNXImportError("initializer \(name) \(shape) has more than \(ONNXLimits.maximumElements) elements")
+        }
         guard let type = Onnx_TensorProto.DataType(rawValue: Int(tensor.dataType)) else {
             throw ONNXImportError("initializer \(name) has element type \(tensor.dataType)")
         }
@@ -354,6 +411,10 @@ struct GraphConverter {
             guard let attribute = node.attribute.first(where: { $0.name == "value" }), attribute.type == .tensor else {
                 throw ONNXImportError("node \(Self.describe(node)): only a Constant with a tensor value is read")
             }
+            let dims = attribute.t.dims
+            if dims.allSatisfy({ (0...Int64(ONNXLimits.maximumElements)).contains($0) }), let count = Constant.elementCount(dims.map { Int($0) }) {
+                try spend(count, bytesPerElement: 12, node)
+            }
             result = try Self.constant(attribute.t)
         case "Identity":
             result = try input(0)
@@ -363,6 +424,7 @@ struct GraphConverter {
             guard permutation.sorted() == Array(value.shape.indices) else {
                 throw ONNXImportError("node \(Self.describe(node)): perm \(permutation) for \(value.shape.count) axes")
             }
+            try spend(value.values.count, bytesPerElement: value.bytesPerElement, node)
             var moved = Constant(
                 shape: permutation.map { value.shape[$0] }, values: permute(value.values, shape: value.shape, permutation),
                 integers: value.integers.map { permute($0, shape: value.shape, permutation) }, type: value.type)
@@ -381,6 +443,7 @@ struct GraphConverter {
             guard type == .float || value.values.allSatisfy({ $0.isFinite && abs($0) < 9e18 }) else {
                 throw ONNXImportError("node \(Self.describe(node)): casts a value that is not a finite integer to \(type)")
             }
+            try spend(value.values.count, bytesPerElement: 12, node)
             let integers = type == .float ? nil : value.values.map { Int64($0.rounded(.towardZero)) }
             result = Constant(shape: value.shape, values: integers.map { $0.map(Float.init) } ?? value.values, integers: integers, type: type)
         case "Gather":
@@ -388,6 +451,7 @@ struct GraphConverter {
             guard data.shape.count == 1, (try int(node, "axis") ?? 0) == 0, let picks = indices.integers,
                 picks.allSatisfy({ $0 >= -Int64(data.values.count) && $0 < Int64(data.values.count) })
             else { throw unsupported(node, "except of a 1-D constant at valid indices") }
+            try spend(picks.count, bytesPerElement: data.bytesPerElement, node)
             let positions = picks.map { Int($0 < 0 ? $0 + Int64(data.values.count) : $0) }
             result = Constant(
                 shape: indices.shape, values: positions.map { data.values[$0] }, integers: data.integers.map { all in positions.map { all[$0] } },
@@ -401,6 +465,7 @@ struct GraphConverter {
             let count = Int64(data.values.count)
             func clamp(_ bound: Int64) -> Int { Int(min(max(bound < 0 ? bound + count : bound, 0), count)) }
             let range = clamp(starts)..<max(clamp(starts), clamp(ends))
+            try spend(range.count, bytesPerElement: data.bytesPerElement, node)
             result = Constant(
                 shape: [range.count], values: Array(data.values[range]), integers: data.integers.map { Array($0[range]) }, type: data.type)
         case "Concat":
@@ -408,6 +473,17 @@ struct GraphConverter {
             guard parts.allSatisfy({ $0.shape.count == 1 }), parts.count <= ONNXLimits.maximumRank * 2 else {
                 throw unsupported(node, "except of 1-D constants")
             }
+            let types = Set(parts.map(\.type))
+            guard types.count <= 1 else {
+                throw ONNXImportError(
+                    "node \(Self.describe(node)): its inputs have different element types (\(parts.map { "\($0.type)" }.joined(separator: ", ")))")
+            }
+            // At most 16 parts of 2^22 each: the sum cannot overflow.
+            let total = parts.reduce(0) { $0 + $1.values.count }
+            guard total <= ONNXLimits.maximumElements else {
+                throw ONNXImportError("node \(Self.describe(node)): \(total) elements, more than \(ONNXLimits.maximumElements)")
+            }
+            try spend(total, bytesPerElement: parts.map(\.bytesPerElement).max() ?? 4, node)
             let integers = parts.allSatisfy({ $0.integers != nil }) ? parts.flatMap { $0.integers ?? [] } : nil
             result = Constant(
                 shape: [parts.reduce(0) { $0 + $1.values.count }], values: parts.flatMap(\.values), integers: integers,
@@ -434,7 +510,12 @@ struct GraphConverter {
                 let shape = target.enumerated().map { offset, size in
                     size == -1 ? value.values.count / max(known, 1) : (size == 0 ? (offset < value.shape.count ? value.shape[offset] : 1) : Int(size))
                 }
-                guard shape.reduce(1, *) == value.values.count else {
+                guard let count = Constant.elementCount(shape) else {
+                    throw ONNXImportError(
+                        "node \(Self.describe(node)): a reshape to \(shape), more than \(ONNXLimits.maximumElements) elements (its axes counted as at least 1)"
+                    )
+                }
+                guard count == value.values.count else {
                     throw ONNXImportError("node \(Self.describe(node)): reshape of \(value.shape) to \(target)")
                 }
                 value.shape = shape
@@ -460,12 +541,32 @@ struct GraphConverter {
             value.quantized = nil
             result = value
         case "DequantizeLinear", "QuantizeLinear":
+            try spend(try input(0).values.count, bytesPerElement: 13, node)
             result = try quantization(node, input(0), scale: input(1), zeroPoint: node.input.count > 2 && !node.input[2].isEmpty ? input(2) : nil)
         default:
             throw unsupported(node, "with constant inputs")
         }
+        guard Constant.elementCount(result.shape) != nil else {
+            throw ONNXImportError(
+                "node \(Self.describe(node)) makes a constant of shape \(result.shape): more than \(ONNXLimits.maximumRank) axes or \(ONNXLimits.maximumElements) elements (each axis counted as at least 1)"
+            )
+        }
         guard let output = node.output.first else { return }
         constants[output] = result
+    }
+
+    /// Accounts for a constant of `elements` values of `bytesPerElement` that `node` is about to allocate: an error
+    /// naming the node when computing constants would pass `ONNXLimits.maximumFoldedElements` or
+    /// `maximumFoldedBytes` in all.
+    private mutating func spend(_ elements: Int, bytesPerElement: Int, _ node: Onnx_NodeProto) throws(ONNXImportError) {
+        // Each term is at most 2^22 · 13 and the totals stay under the limits: no sum or product can overflow.
+        let elementsAfter = folded.elements + elements, bytesAfter = folded.bytes + elements * bytesPerElement
+        guard elementsAfter <= ONNXLimits.maximumFoldedElements, bytesAfter <= ONNXLimits.maximumFoldedBytes else {
+            throw ONNXImportError(
+                "node \(Self.describe(node)) would make \(elements) more elements of constants (\(folded.elements) so far): computing constants may make at most \(ONNXLimits.maximumFoldedElements) elements, \(ONNXLimits.maximumFoldedBytes >> 20) MiB, in all"
+            )
+        }
+        folded = (elementsAfter, bytesAfter)
     }
 
     /// `QuantizeLinear` or `DequantizeLinear` of constants: `INT8` weights dequantized keep their integers and
@@ -510,7 +611,11 @@ struct GraphConverter {
         }
         var result = Constant(shape: x.shape, values: values, type: .float)
         if x.type == .int8, zeros.allSatisfy({ $0 == 0 }) {
-            result.quantized = (integers.map { Int8($0) }, scale.values, perAxis ? axis : nil)
+            let narrow = integers.compactMap { Int8(exactly: $0) }
+            guard narrow.count == integers.count else {
+                throw ONNXImportError("node \(Self.describe(node)): an INT8 input holds a value outside -128...127")
+            }
+            result.quantized = (narrow, scale.values, perAxis ? axis : nil)
         }
         return result
     }

@@ -153,7 +153,10 @@ struct ONNXCommandTests {
         try FileManager.default.removeItem(at: sidecar)
         try FileManager.default.createDirectory(at: sidecar, withIntermediateDirectories: false)
         let unreadable = try inspect()
-        #expect(unreadable.status == 74 && unreadable.error.hasPrefix("error: \(sidecar.path): is a directory"), "\(unreadable.error)")
+        #expect(
+            unreadable.status == 74
+                && unreadable.error.hasPrefix("error: \(sidecar.path): cannot be opened: it is a directory, not a JSON sidecar (a regular file)"),
+            "\(unreadable.error)")
     }
 
     /// `import onnx` reads ONNX whatever the file is named: a weights file is not an ONNX model. `run` checks a
