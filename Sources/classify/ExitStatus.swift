@@ -42,6 +42,10 @@ func failure(_ error: any Error) -> ExitCode {
     case let error as WeightsFileError:
         reportError(error.description)
         return ExitCode(ExitStatus.code(for: error))
+    case let error as AtomicFile.WriteError where error.input != nil:
+        // The command line names one file as an input and the output: the user's to fix, as `cp x x`.
+        reportError("\(error.path): \(error.reason)")
+        return ExitCode(ExitStatus.usage)
     case let error as AtomicFile.WriteError:
         reportError("\(error.path): could not be written: \(error.reason)")
         return ExitCode(ExitStatus.ioError)
