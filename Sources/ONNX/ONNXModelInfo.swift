@@ -180,3 +180,8 @@ public struct ONNXModelInfo: Codable, Equatable, Sendable {
 enum MotionModelDefaults {
     static var preprocessing: [String: JSONValue] { MotionWindowing().parameters }
 }
+
+extension ONNXModelInfo {
+    /// The sidecar the import reads beside the model at `modelPath`: `MODEL.onnx.json`.
+    public static func sidecarPath(ofModel modelPath: String) -> String { modelPath + ".json" }
+}

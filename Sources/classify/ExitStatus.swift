@@ -42,6 +42,10 @@ func failure(_ error: any Error) -> ExitCode {
     case let error as WeightsFileError:
         reportError(error.description)
         return ExitCode(ExitStatus.code(for: error))
+    case let error as AtomicFile.WriteError where error.input != nil:
+        // The command line names one file as an input and the output: the user's to fix, as `cp x x`.
+        reportError("\(error.path): \(error.reason)")
+        return ExitCode(ExitStatus.usage)
     case let error as AtomicFile.WriteError:
         reportError("\(error.path): could not be written: \(error.reason)")
         return ExitCode(ExitStatus.ioError)
@@ -57,17 +61,37 @@ let quietOutput = Atomic<Bool>(false)
 /// Prints `message` as one `warning:` line on standard error, unless `--quiet`.
 func reportWarning(_ message: String) {
     guard !quietOutput.load(ordering: .relaxed) else { return }
-    StandardStreams.writeError("warning: \(message)\n")
+    StandardStreams.writeError("warning: \(DataError.terminalSafe(message))\n")
 }
 
 /// Prints `message` as one `error:` line on standard error.
 func reportError(_ message: String) {
-    StandardStreams.writeError("error: \(message)\n")
+    // One line whatever the message holds: a control character from a file (its name, a model's text) is `?`.
+    StandardStreams.writeError("error: \(DataError.terminalSafe(message))\n")
 }
 
-/// `value` as JSON with sorted keys (the CLI's stable output), on one line or pretty-printed.
+/// `value` as JSON with sorted keys (the CLI's stable output), on one line or pretty-printed. Every control
+/// character in a string is escaped (`\u001b`): the encoder escapes C0 as JSON requires, and DEL and C1
+/// (U+007F–U+009F), which JSON allows raw but a terminal may act on, are escaped here — so a name from a file
+/// reaches the reader whole, and never drives the terminal.
 func jsonText<Value: Encodable>(_ value: Value, pretty: Bool = false) -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-    return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    return (try? encoder.encode(value)).map { escapingHighControls(String(decoding: $0, as: UTF8.self)) } ?? "{}"
+}
+
+/// `json` with DEL and the C1 controls as `\u00XX` escapes; in JSON text they can only be inside strings, where
+/// the escape stands for the same character.
+func escapingHighControls(_ json: String) -> String {
+    let controls: ClosedRange<UInt32> = 0x7F...0x9F
+    guard json.unicodeScalars.contains(where: { controls.contains($0.value) }) else { return json }
+    var escaped = String.UnicodeScalarView()
+    for scalar in json.unicodeScalars {
+        if controls.contains(scalar.value) {
+            escaped.append(contentsOf: String(format: "\\u%04x", scalar.value).unicodeScalars)
+        } else {
+            escaped.append(scalar)
+        }
+    }
+    return String(escaped)
 }

@@ -157,6 +157,8 @@ struct InspectionReport: Encodable {
         lines.append(
             column("size", 16) + "\(grouped(fileBytes)) bytes; as f32 \(grouped(float32FileBytes)) bytes"
                 + String(format: " (%.1f%%)", 100 * compression))
-        return lines.joined(separator: "\n")
+        // Every text from the file (name, description, labels, preprocessing, dataset, tensor names) as the
+        // terminal gets it: a control character shown as `?`, so the file never drives the terminal or forges a line.
+        return lines.map(DataError.terminalSafe).joined(separator: "\n")
     }
 }

@@ -203,7 +203,7 @@ func rateNote(_ recording: MotionRecording, name: String) -> String? {
 /// `--quiet`.
 func reportNote(_ message: String) {
     guard !quietOutput.load(ordering: .relaxed) else { return }
-    StandardStreams.writeError("note: \(message)\n")
+    StandardStreams.writeError("note: \(DataError.terminalSafe(message))\n")
 }
 
 /// The stable JSON of `classify motion`.

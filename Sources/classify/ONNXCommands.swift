@@ -34,6 +34,7 @@ struct ExportCommand: ParsableCommand {
     var output: String
 
     func run() throws {
+        try refuseOutputs([output], thatAreAnyOf: filesRead(byModel: weights))
         let file: ModelFile
         do {
             file = try ModelFile(contentsOf: URL(fileURLWithPath: weights))
@@ -80,6 +81,7 @@ struct ImportCommand: ParsableCommand {
     var output: String
 
     func run() throws {
+        try refuseOutputs([output], thatAreAnyOf: [model, ONNXModelInfo.sidecarPath(ofModel: model)])
         let file: ModelFile
         do {
             // An ONNX file, whatever its name: a weights file given here is not one.
@@ -131,6 +133,7 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
+        try refuseOutputs([saveInputs], thatAreAnyOf: filesRead(byModel: model) + [input, dataset].compactMap { $0 })
         let file: ModelFile
         do {
             file = try ModelFile(contentsOf: URL(fileURLWithPath: model))

@@ -48,6 +48,7 @@ struct Shape: ParsableCommand {
     }
 
     func run() throws {
+        try refuseOutputs([render], thatAreAnyOf: drawings + [dataset].compactMap { $0 } + (chain.weights.map(filesRead(byModel:)) ?? []))
         let (files, problems) = expandInputs(drawings)
         /// An input's drawing, or why it has none (a folder without drawings included).
         @Sendable func read(_ path: String) throws(DataError) -> Drawing {

@@ -190,6 +190,11 @@ struct TrainCommand: ParsableCommand {
 
     func run() throws {
         let run = trainingRun
+        // Before the data is read and the model trained: every file the run writes, its lock included (removed
+        // when the run ends).
+        try refuseOutputs(
+            run.targets.map(\.relativePath) + [outputLockPath(prefix: URL(fileURLWithPath: out))], thatAreAnyOf: data + [validation].compactMap { $0 }
+        )
         let prepared: TrainingRun.Data
         do {
             // Reading a large dataset and making its examples can take a while: after 2 s without a word, a line on

@@ -200,6 +200,40 @@ struct AtomicFileTests {
         try AtomicFile.checkWritable(URL(fileURLWithPath: path("new")))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["dir", "pipe"])
     }
+
+    /// An output that is one of the inputs by any name — the same path, `./x`, a symbolic link (or a chain of
+    /// them), a hard link — is refused naming that input, and nothing changes; an output that does not exist yet,
+    /// another file, `-`, a missing input and a device are not (issue 31).
+    @Test func checkNotAnyOfRefusesAnOutputThatIsAnInput() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try "model".write(toFile: path("model.onnx"), atomically: false, encoding: .utf8)
+        try "other".write(toFile: path("other.onnx"), atomically: false, encoding: .utf8)
+        #expect(symlink("model.onnx", path("second")) == 0)
+        #expect(symlink(path("second"), path("link")) == 0)
+        #expect(link(path("model.onnx"), path("hard")) == 0)
+        let inputs = ["-", path("missing.csv"), path("other.onnx"), path("model.onnx")]
+        for output in [path("model.onnx"), folder + "/./model.onnx", path("link"), path("hard")] {
+            do {
+                try AtomicFile.checkNotAnyOf(inputs, output: URL(fileURLWithPath: output))
+                Issue.record("\(output) was not refused")
+            } catch {
+                #expect(error.input == path("model.onnx"))
+                #expect(error.path == output)
+                #expect(error.reason.hasPrefix("the output is the input \(path("model.onnx")) (the same file"), "\(error.reason)")
+            }
+        }
+        do {
+            try AtomicFile.checkNotAnyOf(inputs, output: URL(fileURLWithPath: path("link")))
+        } catch {
+            #expect(error.reason.contains("(the same file: \(path("link")) is a symbolic link to \(path("model.onnx")))"), "\(error.reason)")
+        }
+        for output in [path("new.weights"), path("other.weights"), "/dev/null"] {
+            try AtomicFile.checkNotAnyOf(inputs, output: URL(fileURLWithPath: output))
+        }
+        try AtomicFile.checkNotAnyOf(["/dev/null"], output: URL(fileURLWithPath: "/dev/null"))
+        #expect(contents(path("model.onnx")) == "model")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["hard", "link", "model.onnx", "other.onnx", "second"])
+    }
 }
 
 /// Linux's device number for a small major and minor (glibc's `makedev` is a macro Swift cannot see).

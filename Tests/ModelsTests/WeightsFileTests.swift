@@ -25,6 +25,18 @@ func relativeL2(_ actual: Tensor, _ expected: Tensor) -> Double {
 
 @Suite("Weights file: save, load, sizes")
 struct WeightsFileTests {
+    /// An error's text is safe to print: control characters from the file (a tensor name, an importer's reason, the
+    /// path) are `?`, in `description` and in `problemText` (issue 31, defect 8).
+    @Test func errorTextShowsControlCharactersAsQuestionMarks() {
+        let error = WeightsFileError(path: "m\u{1B}[2J.weights", problem: .missingTensor("0.\u{1B}]0;title\u{07}\r\nFAKE: ok\u{7F}\u{9B}"))
+        #expect(
+            error.description
+                == "m?[2J.weights: the architecture needs tensor 0.?]0;title???FAKE: ok??, which the file lacks; re-run `classify train` to write it again"
+        )
+        let imported = WeightsFileError(path: "m.onnx", problem: .importFailed(format: "ONNX", reason: "operator \u{1B}[31mElu"))
+        #expect(imported.problemText == "cannot be read as an ONNX model: operator ?[31mElu")
+    }
+
     @Test func crc32MatchesTheStandardCheckValue() {
         #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
         #expect(CRC32.checksum([UInt8]()) == 0)

@@ -30,11 +30,15 @@ package enum AtomicFile {
         package let path: String
         /// What went wrong.
         package let reason: String
+        /// The input the path is the same file as, when the write was refused for that (`checkNotAnyOf`): the
+        /// command line names one file for both, a usage error rather than a failure to write.
+        package let input: String?
 
         /// Creates the error.
-        package init(path: String, reason: String) {
+        package init(path: String, reason: String, input: String? = nil) {
             self.path = path
             self.reason = reason
+            self.input = input
         }
     }
 
@@ -70,6 +74,30 @@ package enum AtomicFile {
                 path: url.path,
                 reason: "cannot create files in \(target.folder): \(String(cString: strerror(errno)))"
                     + target.linkNote)
+        }
+    }
+
+    /// Refuses `output` when it is one of `inputs`: the same file (device and inode) by any name — the same path,
+    /// `./x` for `x`, a symbolic link to it (followed to its end, as a write follows it), a hard link of it — so that
+    /// a command never replaces a file it reads, as `cp x x` refuses. Call it before reading anything.
+    ///
+    /// Not compared: an output that does not exist yet (it is no input), one that is not a regular file (a device
+    /// or FIFO is written into, never replaced: `/dev/stdout` may be the terminal `/dev/stdin` is), `-` (standard
+    /// input), and an input that cannot be examined (its reader reports it).
+    /// - Throws: `WriteError` whose `input` names the input `output` is.
+    package static func checkNotAnyOf(_ inputs: [String], output: URL) throws(WriteError) {
+        let path = output.relativePath  // as the user gave it
+        var written = stat()
+        guard stat(path, &written) == 0, (written.st_mode & S_IFMT) == S_IFREG else { return }
+        for input in inputs where input != "-" {
+            var read = stat()
+            guard stat(input, &read) == 0, read.st_dev == written.st_dev, read.st_ino == written.st_ino else { continue }
+            let link = (try? Target(path)).map { $0.resolved == path ? "" : ": \(path) is a symbolic link to \($0.resolved)" } ?? ""
+            throw WriteError(
+                path: path,
+                reason: "the output is the input \(input) (the same file\(link)); writing it would replace the input, so "
+                    + "nothing was written: give another output path",
+                input: input)
         }
     }
 

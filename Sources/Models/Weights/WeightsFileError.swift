@@ -81,12 +81,16 @@ public struct WeightsFileError: Error, Equatable, Sendable, CustomStringConverti
     }
 
     /// What `description` says after the path, without the advice to retrain: for a converter (the ONNX import)
-    /// whose model our reader refused, where retraining is not the remedy.
-    package var problemText: String { problemText(retrain: "") }
+    /// whose model our reader refused, where retraining is not the remedy. Safe to print on a terminal, as
+    /// `description`.
+    package var problemText: String { DataError.terminalSafe(problemText(retrain: "")) }
 
-    /// One line: the path, the problem, and what to do about it.
+    /// One line: the path, the problem, and what to do about it. Safe to print on a terminal: a control character
+    /// from the file (an escape sequence or a line break in an operator, node, tensor or label name, in a sidecar's
+    /// field, in the path) is shown as `?` (`DataError.terminalSafe`), so an error never drives the terminal or
+    /// forges a line.
     public var description: String {
-        "\(path): " + problemText(retrain: "; re-run `classify train` to write it again")
+        DataError.terminalSafe("\(path): " + problemText(retrain: "; re-run `classify train` to write it again"))
     }
 
     /// The problem and, where a new file is the remedy, `retrain`.
