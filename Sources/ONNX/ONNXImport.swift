@@ -25,7 +25,7 @@ public enum ONNXImport {
     /// sidecar `url.json` beside it, when there is one (`ONNXModelInfo`: its fields replace the metadata's).
     public static func modelFile(contentsOf url: URL) throws(WeightsFileError) -> ModelFile {
         let bytes = try readFile(url.path, limit: ONNXLimits.maximumFileBytes, what: "an ONNX model")
-        let sidecarPath = url.path + ".json"
+        let sidecarPath = ONNXModelInfo.sidecarPath(ofModel: url.path)
         var entry = stat()
         // A sidecar that is there but cannot be read is an error, never one that is not there.
         guard lstat(sidecarPath, &entry) == 0 else { return try modelFile(bytes: bytes, path: url.path, sidecarJSON: nil) }
