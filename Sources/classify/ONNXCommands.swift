@@ -100,13 +100,20 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "Print a model's raw outputs for given input tensors (no preprocessing, no decision).",
         discussion: """
-            --input is a CSV file of numbers, one input per row, flattened in the model's input order (`classify \
-            inspect` shows the input shape: [H, W, C] for drawings, the same bytes as ONNX's NCHW with one channel), \
-            or a .npy file of float32 (little-endian, C order) whose first axis counts the inputs. Each output row \
-            is printed with 9 significant digits; --json prints {"outputs": [...]} per input.
+            --input is a CSV file of numbers without a header, one input per row, flattened in the model's input \
+            order (`classify inspect` shows the input shape: [H, W, C] for drawings, the same bytes as ONNX's NCHW \
+            with one channel); - (or /dev/stdin) reads it from standard input. Or it is a .npy file of float32 \
+            (little-endian, C order) whose first axis counts the inputs. Each output row is printed with 9 \
+            significant digits; --json prints {"outputs": [...]} per input.
+
+            The inputs are a stream: each is run and its outputs printed as soon as it is read (from a pipe, as soon \
+            as its line ends), in memory that does not grow with the file. A bad row (a value that is not a number, \
+            too many or too few values, outputs that are not finite) stops the run with exit 65 naming its line; the \
+            rows before it stay printed.
 
             --dataset makes the inputs from a shape or motion dataset by the model's preprocessing instead, and \
-            --save-inputs writes them as .npy for another runtime.
+            --save-inputs writes them as .npy for another runtime (all of them before any is run: the inputs are \
+            then held in memory).
 
             Example: classify run shape.onnx --dataset Datasets/shapes/test.csv --save-inputs inputs.npy
             """
@@ -115,7 +122,7 @@ struct RunCommand: ParsableCommand {
     @Argument(help: "The model: a weights file or an .onnx file.")
     var model: String
 
-    @Option(help: "The input tensors: a CSV file (one per row) or a .npy file.")
+    @Option(help: "The input tensors: a CSV file (one per row, no header; - for standard input) or a .npy file.")
     var input: String?
 
     @Option(help: "Or a shape or motion dataset: each drawing, or each window of each session, made into an input by the model's preprocessing.")
@@ -140,10 +147,19 @@ struct RunCommand: ParsableCommand {
         } catch {
             throw failure(error)
         }
-        let size = file.input.shape.reduce(1, *)
+        // A model's shapes were checked when it was read; counted with overflow checks all the same.
+        guard let size = InputTensors.count(file.input.shape), let outputs = InputTensors.count(Array(file.outputShape.dropFirst())) else {
+            reportError("\(model): the model's input \(file.input.shape) or output \(file.outputShape) holds too many values to count")
+            throw ExitCode(ExitStatus.dataError)
+        }
+        // The inputs of --input are read as they are run; those of a dataset, or any that --save-inputs writes first, whole.
+        var stream: InputRows?
         let rows: [[Float]]
         do {
-            if let input {
+            if let input, saveInputs == nil {
+                stream = try InputRows(path: input, size: size)
+                rows = []
+            } else if let input {
                 rows = try InputTensors.read(input, size: size)
             } else {
                 rows = try InputTensors.preprocessed(dataset ?? "", for: file)
@@ -152,147 +168,26 @@ struct RunCommand: ParsableCommand {
         } catch {
             throw failure(error)
         }
+        var inputs = stream ?? InputRows(rows: rows, file: input ?? dataset ?? "")
         let compiled = file.makeCompiledModel()
-        let outputs = file.outputShape.dropFirst().reduce(1, *)
+        var row = [Float](repeating: 0, count: size)
         var result = [Float](repeating: 0, count: outputs)
-        for row in rows {
-            row.withUnsafeBufferPointer { values in result.withUnsafeMutableBufferPointer { compiled.run(values, into: $0) } }
-            if json {
-                print(jsonText(["outputs": result.map(Double.init)]))
-            } else {
-                print(result.map { String(format: "%.9g", $0) }.joined(separator: " "))
-            }
-        }
-    }
-}
-
-/// Input tensors for `run`: CSV rows or a `.npy` array.
-enum InputTensors {
-    static func read(_ path: String, size: Int) throws(DataError) -> [[Float]] {
-        let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw DataError(
-                file: path, message: FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file",
-                kind: FileManager.default.fileExists(atPath: path) ? .unreadable : .missingFile)
-        }
-        if path.lowercased().hasSuffix(".npy") { return try npy(data, path: path, size: size) }
-        var rows: [[Float]] = []
-        for (index, line) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
-            if text.isEmpty { continue }
-            let fields = text.split(separator: ",", omittingEmptySubsequences: false)
-            var values: [Float] = []
-            values.reserveCapacity(size)
-            for (column, field) in fields.enumerated() {
-                guard let value = Float(field.trimmingCharacters(in: .whitespaces)), value.isFinite else {
+            while try inputs.next(into: &row) {
+                row.withUnsafeBufferPointer { values in result.withUnsafeMutableBufferPointer { compiled.run(values, into: $0) } }
+                // Finite inputs can overflow inside the model: an answer of NaNs is not an answer (and JSON has no NaN).
+                if let bad = result.first(where: { !$0.isFinite }) {
                     throw DataError(
-                        file: path, line: index + 1, column: (column + 1, "value"), message: "'\(field.prefix(40))' is not a finite number")
+                        file: inputs.file, line: inputs.line,
+                        message: "input \(inputs.count): the model's outputs are not finite (\(bad.isNaN ? "nan" : "\(bad)")) for this input")
                 }
-                values.append(value)
+                let text = json ? jsonText(["outputs": result.map(Double.init)]) : result.map { String(format: "%.9g", $0) }.joined(separator: " ")
+                // Nobody can read what follows: stop, and let the exit say why (74).
+                guard StandardStreams.write(text + "\n") else { return }
+                if inputs.mayWait { StandardStreams.flush() }
             }
-            guard values.count == size else {
-                throw DataError(file: path, line: index + 1, message: "\(values.count) values, but the model's input has \(size)")
-            }
-            rows.append(values)
+        } catch {
+            throw failure(error)
         }
-        guard !rows.isEmpty else { throw DataError(file: path, message: "no inputs: the file has no rows") }
-        return rows
-    }
-
-    /// The inputs the model's preprocessing makes of a dataset: each drawing of a shape dataset rasterized, or
-    /// each window of each session of a motion dataset; a drawing or session that cannot be used is an error.
-    static func preprocessed(_ path: String, for file: ModelFile) throws(DataError) -> [[Float]] {
-        switch file.preprocessing["kind"] {
-        case .string("raster")?:
-            let rasterizer = try ShapeRasterizer(parameters: file.preprocessing)
-            let items = try ShapeDataset.drawings(path, threads: 1) { { $0 } }
-            var rows: [[Float]] = []
-            for item in items {
-                let drawing = try item.value.drawing.get()
-                if let problem = rasterizer.problem(with: drawing) {
-                    throw DataError(file: path, line: item.lines.lowerBound, message: "drawing '\(item.id)': \(problem)")
-                }
-                rows.append(rasterizer.rasterize(drawing).scalars)
-            }
-            return rows
-        case .string("motion-autocorrelation")?:
-            let windowing = try MotionWindowing(parameters: file.preprocessing)
-            var rows: [[Float]] = []
-            for session in try MotionDataset.sessions(path, rate: windowing.rate, window: windowing.window) {
-                for segment in try session.recording.get().segments where segment.count >= windowing.window {
-                    let windows = windowing.windows(segment)
-                    let size = windowing.inputSize
-                    for index in 0..<windows.shape[0] { rows.append(Array(windows.scalars[(index * size)..<((index + 1) * size)])) }
-                }
-            }
-            guard !rows.isEmpty else { throw DataError(file: path, message: "no session holds a whole window of \(windowing.window) samples") }
-            return rows
-        default:
-            throw DataError(
-                file: path,
-                message: "the model's preprocessing \(file.preprocessing["kind"].map { "\($0)" } ?? "(none)") makes no inputs from a dataset")
-        }
-    }
-
-    /// `rows` as a `.npy` file: float32, little-endian, C order, shape `[rows] + shape`.
-    static func npy(_ rows: [[Float]], shape: [Int]) -> [UInt8] {
-        let dimensions = ([rows.count] + shape).map(String.init).joined(separator: ", ")
-        var header = "{'descr': '<f4', 'fortran_order': False, 'shape': (\(dimensions)\(shape.isEmpty ? "," : "")), }"
-        let unpadded = 10 + header.utf8.count + 1
-        header += String(repeating: " ", count: (64 - unpadded % 64) % 64) + "\n"
-        var bytes: [UInt8] = [0x93] + Array("NUMPY".utf8) + [1, 0, UInt8(header.utf8.count & 0xFF), UInt8(header.utf8.count >> 8)]
-        bytes += Array(header.utf8)
-        bytes.reserveCapacity(bytes.count + 4 * rows.count * (rows.first?.count ?? 0))
-        for row in rows { for value in row { withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes += $0 } } }
-        return bytes
-    }
-
-    /// A `.npy` file of little-endian float32 in C order: its rows of `size` values.
-    static func npy(_ data: Data, path: String, size: Int) throws(DataError) -> [[Float]] {
-        let bytes = [UInt8](data)
-        func fail(_ message: String) -> DataError { DataError(file: path, message: message) }
-        guard bytes.count >= 10, bytes.prefix(6) == [0x93] + Array("NUMPY".utf8) else { throw fail("not a .npy file (its magic is missing)") }
-        let major = bytes[6]
-        let headerStart = major == 1 ? 10 : 12
-        guard major == 1 || major == 2, bytes.count >= headerStart else { throw fail(".npy version \(major) is not read") }
-        let headerLength =
-            major == 1 ? Int(bytes[8]) | Int(bytes[9]) << 8 : Int(bytes[8]) | Int(bytes[9]) << 8 | Int(bytes[10]) << 16 | Int(bytes[11]) << 24
-        guard headerStart + headerLength <= bytes.count else { throw fail("its header runs past the end of the file") }
-        let header = String(decoding: bytes[headerStart..<(headerStart + headerLength)], as: UTF8.self)
-        guard header.contains("'descr': '<f4'") else { throw fail("holds other than little-endian float32 ('descr': '<f4'): \(header.prefix(80))") }
-        guard header.contains("'fortran_order': False") else { throw fail("is in Fortran order; C order is read") }
-        // The shape: `(N, d1, d2, …)`, the inputs first; the other axes must hold one input.
-        guard let open = header.range(of: "'shape': ("), let close = header[open.upperBound...].firstIndex(of: ")") else {
-            throw fail("its header has no shape: \(header.prefix(80))")
-        }
-        let dimensions = header[open.upperBound..<close].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        let sizes = dimensions.compactMap { Int($0) }
-        guard sizes.count == dimensions.count, !sizes.isEmpty, sizes.count <= 8, sizes.allSatisfy({ $0 >= 0 && $0 <= 1 << 31 }),
-            sizes.reduce(
-                1,
-                { total, size in
-                    let (product, overflow) = total.multipliedReportingOverflow(by: size)
-                    return overflow ? Int.max : product
-                }) < 1 << 40
-        else {
-            throw fail("its shape (\(header[open.upperBound..<close])) is not a list of sizes")
-        }
-        guard sizes.dropFirst().reduce(1, { $0 * $1 }) == size else {
-            throw fail("its shape \(sizes) holds inputs of \(sizes.dropFirst().reduce(1, *)) values, but the model's input has \(size)")
-        }
-        guard sizes[0] >= 1 else { throw fail("no inputs: its shape is \(sizes)") }
-        let payload = bytes.count - headerStart - headerLength
-        guard payload == 4 * sizes[0] * size else {
-            throw fail("its shape \(sizes) needs \(4 * sizes[0] * size) bytes of data, and it holds \(payload)")
-        }
-        let values = bytes[(headerStart + headerLength)...].withUnsafeBytes { raw in
-            (0..<(payload / 4)).map { Float(bitPattern: raw.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self).littleEndian) }
-        }
-        if let bad = values.firstIndex(where: { !$0.isFinite }) {
-            throw fail("input \(bad / size + 1), value \(bad % size + 1) is \(values[bad]), not a finite number")
-        }
-        return stride(from: 0, to: values.count, by: size).map { Array(values[$0..<($0 + size)]) }
     }
 }

@@ -1,9 +1,11 @@
 import Foundation
 
 /// Reads a CSV file with a header row, one record at a time, without holding the file's text in memory: the
-/// file is read in 1 MiB chunks and each record's fields are handed over as it is parsed.
+/// file is read in chunks of up to 1 MiB (from a pipe, whatever has arrived) and each record's fields are handed
+/// over as it is parsed, so a reader of a pipe sees a record as soon as its line has ended.
 ///
-/// Columns are found by name, in any order; unknown columns are ignored. Fields may be quoted (`"a,b"`, with
+/// Columns are found by name, in any order; unknown columns are ignored. A file of numbers that has no header
+/// (`init(path:headerless:)`) has a fixed number of fields per record instead. Fields may be quoted (`"a,b"`, with
 /// `""` for a quote). Blank lines are skipped. Every problem is a `DataError` naming the file, the line and,
 /// for a field, its column.
 ///
@@ -41,10 +43,42 @@ package struct CSVReader {
     private var fieldCount = 0
     /// Whether the last record was read whole but refused for its number of fields.
     private var miscounted = false
+    /// For a file without a header row, what its records are (see `Headerless`); `nil` when the first row is the header.
+    private let headerless: Headerless?
+    /// Whether an error ended reading, because it cannot go on after it (a record refused before its line was
+    /// read whole): every later read finds the end.
+    private var stopped = false
+
+    /// What each record of a file without a header row holds: `fields` fields, each named `name` in errors
+    /// (`column 3 (value)`), and `reason`, which says why that many (`the model's input has 256`), ends the
+    /// message of a record with more or fewer. A record is refused as soon as it has more than `fields` fields,
+    /// without reading the rest of its line (which may be huge): reading ends with that error (later reads find
+    /// the end of the file).
+    package struct Headerless: Sendable {
+        /// The number of fields every record has.
+        package let fields: Int
+        /// The name of each field in errors.
+        package let name: String
+        /// Why a record has `fields` fields, for the error of one that has not.
+        package let reason: String
+
+        /// The layout of a header-less file's records.
+        package init(fields: Int, name: String, reason: String) {
+            precondition(fields >= 1, "CSVReader.Headerless: \(fields) fields")
+            (self.fields, self.name, self.reason) = (fields, name, reason)
+        }
+    }
 
     /// Opens `path` (`-` reads standard input) and reads its header.
     package init(path: String) throws(DataError) {
+        try self.init(path: path, headerless: nil)
+    }
+
+    /// Opens `path` (`-` reads standard input), a file with no header row whose records are as `headerless` says
+    /// (`nil`: the first row is the header, read now). A byte-order mark at its start is skipped all the same.
+    package init(path: String, headerless: Headerless?) throws(DataError) {
         file = path
+        self.headerless = headerless
         if path == "-" {
             source = .handle(FileHandle.standardInput)
         } else {
@@ -66,6 +100,7 @@ package struct CSVReader {
     /// as soon as its line has ended, so a reader can follow a recording as it is written.
     package init(file: String, stream: @escaping () throws(DataError) -> Data) throws(DataError) {
         self.file = file
+        headerless = nil
         source = .stream(stream)
         try readHeader()
     }
@@ -82,6 +117,10 @@ package struct CSVReader {
 
     private mutating func readHeader() throws(DataError) {
         try skipByteOrderMark()
+        if let headerless {
+            header = [String](repeating: headerless.name, count: headerless.fields)
+            return
+        }
         guard let first = try nextRecord() else {
             throw DataError(file: file, line: 1, message: "the file is empty; expected a header row of column names")
         }
@@ -150,6 +189,7 @@ package struct CSVReader {
         guard try readRecord() else { return false }
         guard fieldCount == header.count else {
             miscounted = true
+            if let headerless { throw DataError(file: file, line: lineNumber, message: "\(fieldCount) values, but \(headerless.reason)") }
             throw DataError(file: file, line: lineNumber, message: "\(fieldCount) fields, but the header has \(header.count)")
         }
         return true
@@ -227,28 +267,44 @@ package struct CSVReader {
 
     private mutating func fill() throws(DataError) -> Bool {
         guard !atEnd else { return false }
-        let chunk: Data
-        switch source {
-        case let .handle(handle):
-            do {
-                chunk = try handle.read(upToCount: 1 << 20) ?? Data()
-            } catch {
-                throw DataError(file: file, line: lineNumber, message: "read failed: \(error.localizedDescription)", kind: .unreadable)
-            }
-        case let .stream(stream):
-            chunk = try stream()
-        }
-        if chunk.isEmpty {
-            atEnd = true
-            return false
-        }
         if position > 0 {
             buffer.removeFirst(position)
             position = 0
         }
-        buffer.append(contentsOf: chunk)
-        bytesRead += chunk.count
+        let count: Int
+        switch source {
+        case let .handle(handle):
+            count = try readAvailable(from: handle.fileDescriptor)
+        case let .stream(stream):
+            let chunk = try stream()
+            buffer.append(contentsOf: chunk)
+            count = chunk.count
+        }
+        if count == 0 {
+            atEnd = true
+            return false
+        }
+        bytesRead += count
         return true
+    }
+
+    /// Appends what one `read` of `descriptor` gives (up to 1 MiB: from a pipe or a terminal, what has arrived,
+    /// without waiting for more) to `buffer`; 0 at the end of the file. `FileHandle.read(upToCount:)` would wait
+    /// for the whole 1 MiB or the end, holding back the records of a pipe that is written line by line.
+    private mutating func readAvailable(from descriptor: Int32) throws(DataError) -> Int {
+        let chunk = 1 << 20
+        let start = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: chunk))
+        var result = -1
+        repeat {
+            result = buffer.withUnsafeMutableBytes { bytes in read(descriptor, bytes.baseAddress.map { $0 + start }, chunk) }
+        } while result < 0 && errno == EINTR
+        let code = errno
+        buffer.removeLast(chunk - max(result, 0))
+        guard result >= 0 else {
+            throw DataError(file: file, line: lineNumber, message: "read failed: \(String(cString: strerror(code)))", kind: .unreadable)
+        }
+        return result
     }
 
     /// The next non-blank record's raw fields.
@@ -258,6 +314,7 @@ package struct CSVReader {
 
     /// Reads the next non-blank record; `false` at the end of the file.
     private mutating func readRecord() throws(DataError) -> Bool {
+        if stopped { return false }
         if readPlainRecord() { return true }
         (inPlace, recordStart, fieldCount) = (false, 0, 0)
         return try readRecordByBytes()
@@ -267,14 +324,16 @@ package struct CSVReader {
     /// long — as almost every record of a sensor recording is; `false` otherwise, having consumed only the blank
     /// lines before it, so `readRecordByBytes` reads it (and reports its error) from its start.
     private mutating func readPlainRecord() -> Bool {
-        let capacity = max(16, header.count + 1)
+        // A header-less record may not have one field more than it should: that is refused by the grammar as soon
+        // as it begins (`CSVRecord.tooManyFields`), whether the line is whole in the buffer or not.
+        let capacity = headerless?.fields ?? max(16, header.count + 1)
         if fieldEnds.count < capacity { fieldEnds += [Int](repeating: 0, count: capacity - fieldEnds.count) }
         var lineStart = position
         while true {
             let start = lineStart
             let (newline, fields, bits) = buffer.withUnsafeBufferPointer { bytes in
                 fieldEnds.withUnsafeMutableBufferPointer { ends -> (Int?, Int, UInt64) in
-                    Self.scanLine(bytes, from: start, fieldEnds: ends)
+                    Self.scanLine(bytes, from: start, fieldEnds: UnsafeMutableBufferPointer(rebasing: ends[..<capacity]))
                 }
             }
             guard let newline, newline - lineStart + 1 <= Self.maximumLineBytes else {
@@ -312,7 +371,7 @@ package struct CSVReader {
             let found = buffer.withUnsafeBufferPointer { bytes in
                 grammar.read(
                     bytes, at: &at, end: bytes.count, endOfInput: atEnd, line: &line, quotes: true, file: file, into: &fieldBytes,
-                    fieldEnds: &fieldEnds)
+                    fieldEnds: &fieldEnds, maximumFields: headerless?.fields ?? .max)
             }
             (position, lineNumber) = (at, line)
             switch found {
@@ -325,6 +384,11 @@ package struct CSVReader {
                 return false
             case .failure(let error):
                 throw error
+            case .tooManyFields:
+                let fields = headerless?.fields ?? header.count
+                stopped = true
+                throw DataError(
+                    file: file, line: lineNumber, message: "more than \(fields) values, but \(headerless?.reason ?? "the header has \(fields)")")
             case .quote:
                 preconditionFailure("CSVReader: the grammar left a quote unread, though it was told to read quotes")
             }

@@ -12,6 +12,9 @@ enum CSVRecord {
     case failure(DataError)
     /// A quote, where quotes are not read (see `read`).
     case quote
+    /// A record with more fields than `read`'s `maximumFields`, found at the comma that begins the field too many;
+    /// the rest of its line is not read.
+    case tooManyFields
 }
 
 /// The grammar of a CSV record, byte by byte: the one reading of a record that is not plain, shared by `CSVReader`
@@ -63,10 +66,11 @@ struct CSVRecordGrammar {
     /// `position`: a quoted field may hold line ends, which only a reader of the whole input can follow.
     /// `.needsMore` (only when not `endOfInput`) leaves the record in progress in this value, `record` and
     /// `fieldEnds`: call again with the same ones and `position` at the same byte (wherever `bytes` now holds it) once
-    /// there are more bytes after it.
+    /// there are more bytes after it. A record with more than `maximumFields` fields is `.tooManyFields` as soon as
+    /// the comma before its field too many is read, `position` just after that comma.
     mutating func read(
         _ bytes: UnsafeBufferPointer<UInt8>, at position: inout Int, end: Int, endOfInput: Bool, line: inout Int, quotes: Bool,
-        file: String, into record: inout [UInt8], fieldEnds: inout [Int]
+        file: String, into record: inout [UInt8], fieldEnds: inout [Int], maximumFields: Int = .max
     ) -> CSVRecord {
         precondition(position >= 0 && position <= end && end <= bytes.count, "CSVRecordGrammar: \(position) to \(end) of \(bytes.count) bytes")
         if !started {
@@ -77,7 +81,7 @@ struct CSVRecordGrammar {
         let found = Self.classes.withUnsafeBufferPointer { classes in
             readOn(
                 bytes, classes: classes, at: &position, end: end, endOfInput: endOfInput, line: &line, quotes: quotes, file: file, into: &record,
-                fieldEnds: &fieldEnds)
+                fieldEnds: &fieldEnds, maximumFields: maximumFields)
         }
         if case .needsMore = found { return found }
         self = CSVRecordGrammar()
@@ -97,7 +101,7 @@ struct CSVRecordGrammar {
     /// `read`'s loop: runs of field bytes copied at once, the bytes that end them read one by one.
     private mutating func readOn(
         _ bytes: UnsafeBufferPointer<UInt8>, classes: UnsafeBufferPointer<UInt8>, at position: inout Int, end: Int, endOfInput: Bool,
-        line: inout Int, quotes: Bool, file: String, into record: inout [UInt8], fieldEnds: inout [Int]
+        line: inout Int, quotes: Bool, file: String, into record: inout [UInt8], fieldEnds: inout [Int], maximumFields: Int
     ) -> CSVRecord {
         let quote = UInt8(ascii: "\""), lf = UInt8(ascii: "\n"), cr = UInt8(ascii: "\r")
         let maximum = CSVReader.maximumLineBytes
@@ -161,6 +165,7 @@ struct CSVRecordGrammar {
             switch byte {
             case UInt8(ascii: ","):
                 if let failure = endField(&record, fieldEnds: &fieldEnds, file: file, line: line) { return failure }
+                if fields >= maximumFields { return .tooManyFields }
                 fieldStarted = true
             case lf, cr:
                 // CRLF ends one line; a lone CR ends one too.
@@ -187,7 +192,7 @@ struct CSVRecordGrammar {
                 (inNULs, nulLine) = (true, line)
                 return readOn(
                     bytes, classes: classes, at: &position, end: end, endOfInput: endOfInput, line: &line, quotes: quotes, file: file,
-                    into: &record, fieldEnds: &fieldEnds)
+                    into: &record, fieldEnds: &fieldEnds, maximumFields: maximumFields)
             }
         }
     }

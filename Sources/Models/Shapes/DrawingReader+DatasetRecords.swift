@@ -94,6 +94,8 @@ extension DatasetRowParser {
             return (position, line, nil, !spoil(error, line: line))
         case .needsMore:
             preconditionFailure("DatasetRowParser: the grammar asked for more input than the whole run it was given")
+        case .tooManyFields:
+            preconditionFailure("DatasetRowParser: the grammar counted fields against a maximum it was not given")
         case .fields(let count):
             if copied.count < record.count {
                 copied.deallocate()

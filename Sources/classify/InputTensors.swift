@@ -1,0 +1,163 @@
+import Foundation
+import Models
+
+/// Input tensors for `run`, handed over one at a time: the rows of a CSV file of numbers (or standard input), or of
+/// a `.npy` file, read as they are needed, in bounded memory; or rows already in memory (a dataset's, or those
+/// `--save-inputs` writes).
+struct InputRows {
+    /// The file the rows come from, for errors.
+    let file: String
+    /// Whether reading a row may wait for its writer (a pipe, a terminal, a FIFO): whoever prints an answer per row
+    /// flushes it before reading on, so that it is seen while the input is still being written.
+    let mayWait: Bool
+    /// Rows handed over so far: the last one is input `count`.
+    private(set) var count = 0
+    private var csv: CSVReader?
+    private var npy: NPYRows?
+    private var rows: [[Float]] = []
+
+    /// The rows of `path` (`-` is standard input), each an input of `size` values: a `.npy` file of float32, or a
+    /// CSV file without a header, one input per row. Nothing but the `.npy` header is read yet.
+    init(path: String, size: Int) throws(DataError) {
+        file = path
+        if path.lowercased().hasSuffix(".npy") {
+            npy = try NPYRows(path: path, size: size)
+            mayWait = false
+        } else {
+            csv = try CSVReader(
+                path: path, headerless: CSVReader.Headerless(fields: size, name: "value", reason: "the model's input has \(size)"))
+            var status = stat()
+            let found = path == "-" ? fstat(0, &status) : stat(path, &status)
+            mayWait = found != 0 || status.st_mode & S_IFMT != S_IFREG
+        }
+    }
+
+    /// `rows`, already read from `file`.
+    init(rows: [[Float]], file: String) {
+        (self.rows, self.file, mayWait) = (rows, file, false)
+    }
+
+    /// The line the last row was read from, in a CSV file.
+    var line: Int? { csv?.lineNumber }
+
+    /// Reads the next input into `row` (which has the input's size), or returns `false` after the last. A value that
+    /// is not a finite float32, a row of another size, or a file with no rows at all is an error naming the file, the
+    /// line (CSV) or input, and the value's column.
+    mutating func next(into row: inout [Float]) throws(DataError) -> Bool {
+        let found: Bool
+        if var reader = csv {
+            csv = nil  // `reader` is then the only reference: its buffer is not copied
+            defer { csv = reader }
+            found = try Self.readRow(&reader, into: &row)
+        } else if var reader = npy {
+            npy = nil
+            defer { npy = reader }
+            found = try reader.next(into: &row)
+        } else if count < rows.count {
+            row = rows[count]
+            found = true
+        } else {
+            found = false
+        }
+        if found {
+            count += 1
+        } else if count == 0 {
+            throw DataError(file: file, message: "no inputs: the file has no rows")
+        }
+        return found
+    }
+
+    /// One CSV row as float32 values.
+    private static func readRow(_ reader: inout CSVReader, into row: inout [Float]) throws(DataError) -> Bool {
+        guard try reader.advance() else { return false }
+        for column in row.indices {
+            let value = Float(try reader.number(column: column))
+            guard value.isFinite else {
+                throw DataError(
+                    file: reader.file, line: reader.lineNumber, column: (column + 1, "value"),
+                    message: "\(reader.field(column).trimmingCharacters(in: .whitespaces).prefix(40)) is beyond float32's range (±3.4028235e38)")
+            }
+            row[column] = value
+        }
+        return true
+    }
+}
+
+/// Input tensors for `run` held whole (for `--save-inputs`, or made from a dataset), and the arithmetic of shapes.
+enum InputTensors {
+    /// Every input of `path` (see `InputRows`), for `--save-inputs`, which writes them before any runs.
+    static func read(_ path: String, size: Int) throws(DataError) -> [[Float]] {
+        var inputs = try InputRows(path: path, size: size)
+        var row = [Float](repeating: 0, count: size)
+        var rows: [[Float]] = []
+        while try inputs.next(into: &row) { rows.append(row) }
+        return rows
+    }
+
+    /// How many values an array of `shape` holds, or `nil` when that cannot be counted in an `Int`: the product of its
+    /// sizes overflows, or would if its zero sizes were ones (a header that says `(0, 2147483648, 2147483648,
+    /// 2147483648)` is not trusted for its zero), or a size is negative.
+    static func count(_ shape: [Int]) -> Int? {
+        var product = 1
+        var zero = false
+        for size in shape {
+            guard size >= 0 else { return nil }
+            if size == 0 {
+                zero = true
+                continue
+            }
+            let (next, overflow) = product.multipliedReportingOverflow(by: size)
+            guard !overflow else { return nil }
+            product = next
+        }
+        return zero ? 0 : product
+    }
+
+    /// The inputs the model's preprocessing makes of a dataset: each drawing of a shape dataset rasterized, or
+    /// each window of each session of a motion dataset; a drawing or session that cannot be used is an error.
+    static func preprocessed(_ path: String, for file: ModelFile) throws(DataError) -> [[Float]] {
+        switch file.preprocessing["kind"] {
+        case .string("raster")?:
+            let rasterizer = try ShapeRasterizer(parameters: file.preprocessing)
+            let items = try ShapeDataset.drawings(path, threads: 1) { { $0 } }
+            var rows: [[Float]] = []
+            for item in items {
+                let drawing = try item.value.drawing.get()
+                if let problem = rasterizer.problem(with: drawing) {
+                    throw DataError(file: path, line: item.lines.lowerBound, message: "drawing '\(item.id)': \(problem)")
+                }
+                rows.append(rasterizer.rasterize(drawing).scalars)
+            }
+            return rows
+        case .string("motion-autocorrelation")?:
+            let windowing = try MotionWindowing(parameters: file.preprocessing)
+            var rows: [[Float]] = []
+            for session in try MotionDataset.sessions(path, rate: windowing.rate, window: windowing.window) {
+                for segment in try session.recording.get().segments where segment.count >= windowing.window {
+                    let windows = windowing.windows(segment)
+                    let size = windowing.inputSize
+                    for index in 0..<windows.shape[0] { rows.append(Array(windows.scalars[(index * size)..<((index + 1) * size)])) }
+                }
+            }
+            guard !rows.isEmpty else { throw DataError(file: path, message: "no session holds a whole window of \(windowing.window) samples") }
+            return rows
+        default:
+            throw DataError(
+                file: path,
+                message: "the model's preprocessing \(file.preprocessing["kind"].map { "\($0)" } ?? "(none)") makes no inputs from a dataset")
+        }
+    }
+
+    /// `rows` as a `.npy` file: float32, little-endian, C order, shape `[rows] + shape`.
+    static func npy(_ rows: [[Float]], shape: [Int]) -> [UInt8] {
+        let dimensions = ([rows.count] + shape).map(String.init).joined(separator: ", ")
+        var header = "{'descr': '<f4', 'fortran_order': False, 'shape': (\(dimensions)\(shape.isEmpty ? "," : "")), }"
+        let unpadded = 10 + header.utf8.count + 1
+        header += String(repeating: " ", count: (64 - unpadded % 64) % 64) + "\n"
+        var bytes: [UInt8] = [0x93] + Array("NUMPY".utf8) + [1, 0, UInt8(header.utf8.count & 0xFF), UInt8(header.utf8.count >> 8)]
+        bytes += Array(header.utf8)
+        bytes.reserveCapacity(bytes.count + 4 * rows.count * (rows.first?.count ?? 0))
+        for row in rows { for value in row { withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes += $0 } } }
+        return bytes
+    }
+}
