@@ -292,18 +292,20 @@ package struct CSVReader {
     /// without waiting for more) to `buffer`; 0 at the end of the file. `FileHandle.read(upToCount:)` would wait
     /// for the whole 1 MiB or the end, holding back the records of a pipe that is written line by line.
     private mutating func readAvailable(from descriptor: Int32) throws(DataError) -> Int {
+        // Read into uninitialized memory and copy what came (a memcpy): growing `buffer` by a chunk of zeros and
+        // cutting it back costs a loop over the whole chunk for every read, however little a read brings.
         let chunk = 1 << 20
-        let start = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: chunk))
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 1)
+        defer { scratch.deallocate() }
         var result = -1
         repeat {
-            result = buffer.withUnsafeMutableBytes { bytes in read(descriptor, bytes.baseAddress.map { $0 + start }, chunk) }
+            result = read(descriptor, scratch.baseAddress, chunk)
         } while result < 0 && errno == EINTR
-        let code = errno
-        buffer.removeLast(chunk - max(result, 0))
         guard result >= 0 else {
+            let code = errno
             throw DataError(file: file, line: lineNumber, message: "read failed: \(String(cString: strerror(code)))", kind: .unreadable)
         }
+        buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<result]))
         return result
     }
 
