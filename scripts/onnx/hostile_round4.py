@@ -11,6 +11,7 @@ maximum resident set) and wall time. Needs the onnx and numpy packages and GNU t
 `make test` (each case is a test of its own there).
 """
 import argparse
+import json
 import os
 import shutil
 import stat
@@ -105,6 +106,15 @@ def files():
         if not length:
             break
     out["nodes-2m-empty.onnx"] = body + b"\x3a" + bytes(varint) + graph
+    # 8: escape sequences and a forged line in an operator, a node name and the model's metadata.
+    node = helper.make_node("\x1b]0;pwned\x07Elu", ["input"], ["elu"], name="\r\nFAKE: ok\x1b[2J")
+    model = onnx.load_from_string(chain_model([node], [weight()]))
+    model.graph.node[1].input[0] = "elu"
+    out["escapes.onnx"] = model.SerializeToString()
+    model = onnx.load_from_string(chain_model([], [weight()]))
+    model.metadata_props.add(key="name", value=json.dumps("\x1b[31mred\r\nFAKE: ok"))
+    model.metadata_props.add(key="description", value=json.dumps("\x1b]0;title\x07"))
+    out["escapes-metadata.onnx"] = model.SerializeToString()
     return out
 
 
@@ -134,6 +144,7 @@ def main():
         write(arguments.folder)
         return
     classify = os.path.abspath(arguments.classify)
+    root = os.getcwd()
     weights = os.path.abspath("Weights/motion-state.f32.weights")
     work = tempfile.mkdtemp()
     try:
@@ -155,6 +166,7 @@ def main():
         with open("overflow.csv", "w") as f:
             f.write(",".join(["3.4e38"] * 194) + "\n")
         shutil.copy(weights, "w.weights")
+        shutil.copy(os.path.join(root, "Datasets/examples/walking.csv"), "walking.csv")
         shutil.copy("reshape-2p66.onnx", "m.onnx")
         shutil.copy("reshape-2p66.onnx.json", "m.onnx.json")
         os.mkdir("folder.onnx")
@@ -171,7 +183,7 @@ def main():
             ("1", "inspect reshape-2p66.onnx"),
             ("1", "export onnx reshape-2p66.onnx -o out.onnx"),
             ("1", "run reshape-2p66.onnx --input crlf.csv"),
-            ("1", "motion rows.csv --weights reshape-2p66.onnx --fallback"),
+            ("1", "motion walking.csv --weights reshape-2p66.onnx --fallback"),
             ("2", "import onnx concat-int8-int64.onnx -o out.weights"),
             ("3", "run w.weights --input big-shape.npy"),
             ("4", "import onnx concat-2p32-unused.onnx -o out.weights"),
@@ -186,6 +198,9 @@ def main():
             ("6", "run w.weights --input - (from a pipe)"),
             ("7", "import onnx m.onnx -o m.onnx"),
             ("7", "export onnx w.weights -o w.weights"),
+            ("8", "import onnx escapes.onnx -o out.weights"),
+            ("8", "motion walking.csv --weights escapes.onnx --fallback"),
+            ("8", "inspect escapes-metadata.onnx"),
             ("9", "run w.weights --input crlf.csv"),
             ("9", "run w.weights --input bom.csv"),
             ("10", "run w.weights --input overflow.csv"),
@@ -212,7 +227,11 @@ def main():
             kilobytes, seconds = open("time.txt").read().split()[-2:]
             code = result.returncode
             shown = f"signal {code - 128}" if code > 128 and code != 255 else str(code)
-            first = (result.stderr.strip().split("\n") or [""])[0][:150].replace("|", "\\|")
+            first = (result.stderr.strip().split("\n") or [""])[0].replace(work + "/", "")[:150].replace("|", "\\|")
+            if command.startswith("inspect") and code == 0:
+                first = "stdout: " + " / ".join(line for line in result.stdout.split("\n") if "red" in line or "title" in line)[:140]
+            if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in result.stdout + result.stderr if c not in "\n"):
+                first += " (CONTROL CHARACTERS PRINTED)"
             changed = [p for p, data in before.items() if open(p, "rb").read() != data]
             note = f" (changed: {', '.join(changed)})" if changed else ""
             print(f"| {number} | `classify {command}` | {shown} | {first}{note} | {int(kilobytes) / 1024:.0f} MB | {float(seconds):.2f} s |")
