@@ -20,15 +20,7 @@ struct NPYRows {
         self.path = path
         self.size = size
         func fail(_ message: String) -> DataError { DataError(file: path, message: message) }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw DataError(file: path, message: "no such file", kind: .missingFile)
-        }
-        guard !isDirectory.boolValue, let opened = FileHandle(forReadingAtPath: path) else {
-            throw DataError(
-                file: path, message: isDirectory.boolValue ? "is a directory, not a .npy file" : "cannot be opened for reading", kind: .unreadable)
-        }
-        handle = opened
+        handle = try InputFile.open(path, as: "a .npy file")
         let start = try Self.bytes(6 + 2 + 2, of: handle, path: path)
         guard start.count == 10, start.prefix(6) == [0x93] + Array("NUMPY".utf8) else { throw fail("not a .npy file (its magic is missing)") }
         let major = start[6]

@@ -82,15 +82,7 @@ package struct CSVReader {
         if path == "-" {
             source = .handle(FileHandle.standardInput)
         } else {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw DataError(file: path, message: "no such file", kind: .missingFile)
-            }
-            guard !isDirectory.boolValue, let opened = FileHandle(forReadingAtPath: path) else {
-                throw DataError(
-                    file: path, message: isDirectory.boolValue ? "is a directory, not a CSV file" : "cannot be opened for reading", kind: .unreadable)
-            }
-            source = .handle(opened)
+            source = .handle(try InputFile.open(path, as: "a CSV file"))
         }
         try readHeader()
     }
