@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Copies the real drawings and recordings whose licence lets them train (Quick, Draw! and WISDM: CC BY 4.0;
+Omniglot: MIT) from ../shared/realdata into Datasets/real/, held-out people left out (issue 32).
+
+    scripts/realdata_import.py [--realdata ../shared/realdata] [--out Datasets/real]
+
+What goes in, and what stays out for validation (Datasets/README.md says the same):
+- shapes-quickdraw.csv: every drawing of shapes-quickdraw-dev.csv (92 circles, squares, triangles and stars). The
+  file is the only real set of Quick, Draw! shapes: a model that trains on it reports it by k-fold over drawings.
+- shapes-other-quickdraw.csv: every drawing of shapes-other-quickdraw-dev.csv (lines, zigzags, moons, clouds), the
+  same way.
+- shapes-other-quickdraw-objects.csv: shapes-other-quickdraw-objects-train.csv whole; the objects dev file (other
+  drawings of the same categories) stays out and validates.
+- shapes-other-omniglot.csv: Omniglot drawers 1–15 of every character but the ones a person calls a plain shape
+  (OMNIGLOT_SHAPES: circles and ellipses, looked at drawing by drawing); drawers 16–20 stay out and validate.
+- motion-wisdm-watch.csv, motion-wisdm-watch-stairs.csv: WISDM watch subjects 1600–1611; 1612–1624 stay out and
+  validate (scripts/wisdm-watch-split.sh writes them).
+The $1 and MotionSense files are validation only and are never read here.
+
+Only the columns that train are kept (drawing,label,stroke,x,y,t; session,label,timestamp,acc.x,acc.y,acc.z), and
+only the digits that matter: coordinates to 0.1 px (Omniglot's to 0.01 of its ~100-unit box, as given), times to
+1 ms or 0.01 s, accelerations to 0.001 m/s² (a thousandth of the sensor's noise). The output is the same bytes for
+the same input; each file is written whole to a temporary name and then renamed.
+"""
+import argparse
+import csv
+import io
+import os
+import sys
+
+# Omniglot characters that are a plain shape to a person, looked at drawing by drawing (a grid of all 20 drawers
+# of each): each is a circle or an ellipse for most drawers. Letters with a loop (Latin a, d, q; Greek σ) stay
+# `other`: a recognizer must not call them circles.
+OMNIGLOT_SHAPES = {
+    ("Early_Aramaic", "character09"): "a circle",
+    ("Early_Aramaic", "character16"): "a circle",
+    ("Early_Aramaic", "character19"): "a flat ellipse (a circle) for 14 of 20 drawers, a bar for the others",
+    ("Greek", "character08"): "an upright ellipse",
+    ("Greek", "character15"): "a circle (omicron)",
+    ("Korean", "character33"): "a circle (ieung)",
+    ("Latin", "character15"): "a circle (O)",
+}
+# Single drawings of a character that are a plain shape where the character is not: Korean character40 is a
+# horizontal bar (eu), and these four drawers drew a closed loop instead.
+OMNIGLOT_SHAPE_DRAWINGS = {
+    "omni-Korean-character40-02", "omni-Korean-character40-04", "omni-Korean-character40-07", "omni-Korean-character40-09",
+}
+OMNIGLOT_TRAIN_DRAWERS = range(1, 16)
+WISDM_TRAIN_SUBJECTS = range(1600, 1612)
+
+SHAPE_COLUMNS = ["drawing", "label", "stroke", "x", "y", "t"]
+MOTION_COLUMNS = ["session", "label", "timestamp", "acc.x", "acc.y", "acc.z"]
+
+
+def number(text, digits):
+    """`text` rounded to `digits` decimals, without trailing zeros ("12.30" → "12.3", "-0.0" → "0")."""
+    value = round(float(text), digits)
+    shown = f"{value:.{digits}f}".rstrip("0").rstrip(".") if digits else str(int(value))
+    return "0" if shown in ("-0", "") else shown
+
+
+def rows(path):
+    with open(path, newline="", encoding="utf-8") as file:
+        reader = csv.DictReader(file)
+        for line, row in enumerate(reader, start=2):
+            yield line, row
+
+
+def write(out, name, header, records):
+    """Writes `records` (lists of fields) under `header` to OUT/NAME atomically; returns the count of data rows."""
+    text = io.StringIO(newline="")
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(header)
+    count = 0
+    for record in records:
+        writer.writerow(record)
+        count += 1
+    path = os.path.join(out, name)
+    temporary = f"{path}.partial-{os.getpid()}"
+    with open(temporary, "w", encoding="utf-8", newline="") as file:
+        file.write(text.getvalue())
+        file.flush()
+        os.fsync(file.fileno())
+    os.replace(temporary, path)
+    return count
+
+
+def shapes(path, digits, keep=lambda row: True):
+    for line, row in rows(path):
+        if not keep(row):
+            continue
+        try:
+            yield [row["drawing"], row["label"], str(int(row["stroke"])), number(row["x"], digits), number(row["y"], digits),
+                   number(row["t"], 0)]
+        except (KeyError, ValueError) as error:
+            sys.exit(f"error: {path}:{line}: {error}")
+
+
+def motion(path, keep):
+    for line, row in rows(path):
+        if not keep(row):
+            continue
+        try:
+            yield [row["session"], row["label"], number(row["timestamp"], 2)] + [number(row[c], 3) for c in MOTION_COLUMNS[3:]]
+        except (KeyError, ValueError) as error:
+            sys.exit(f"error: {path}:{line}: {error}")
+
+
+def omniglot_keeps(row):
+    drawer = int(row["drawer"])
+    return (drawer in OMNIGLOT_TRAIN_DRAWERS and (row["alphabet"], row["character"]) not in OMNIGLOT_SHAPES
+            and row["drawing"] not in OMNIGLOT_SHAPE_DRAWINGS)
+
+
+def main():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--realdata", default=os.path.join(root, "..", "shared", "realdata"))
+    parser.add_argument("--out", default=os.path.join(root, "Datasets", "real"))
+    arguments = parser.parse_args()
+    source = lambda name: os.path.join(arguments.realdata, name)
+    if not os.path.isdir(arguments.realdata):
+        sys.exit(f"error: {arguments.realdata}: no such folder (../shared/realdata; see its README)")
+    os.makedirs(arguments.out, exist_ok=True)
+    subject = lambda row: int(row["subject"]) in WISDM_TRAIN_SUBJECTS
+    made = [
+        ("shapes-quickdraw.csv", SHAPE_COLUMNS, shapes(source("shapes-quickdraw-dev.csv"), 1)),
+        ("shapes-other-quickdraw.csv", SHAPE_COLUMNS, shapes(source("shapes-other-quickdraw-dev.csv"), 1)),
+        ("shapes-other-quickdraw-objects.csv", SHAPE_COLUMNS, shapes(source("shapes-other-quickdraw-objects-train.csv"), 1)),
+        ("shapes-other-omniglot.csv", SHAPE_COLUMNS, shapes(source("shapes-other-omniglot-train.csv"), 2, omniglot_keeps)),
+        ("motion-wisdm-watch.csv", MOTION_COLUMNS, motion(source("motion-wisdm-watch-dev.csv"), subject)),
+        ("motion-wisdm-watch-stairs.csv", MOTION_COLUMNS, motion(source("motion-wisdm-watch-stairs-dev.csv"), subject)),
+    ]
+    for name, header, records in made:
+        count = write(arguments.out, name, header, records)
+        size = os.path.getsize(os.path.join(arguments.out, name))
+        print(f"wrote {os.path.relpath(os.path.join(arguments.out, name))}: {count} rows, {size} bytes")
+
+
+if __name__ == "__main__":
+    main()
