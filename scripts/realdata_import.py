@@ -86,14 +86,32 @@ def write(out, name, header, records):
 
 
 def shapes(path, digits, keep=lambda row: True):
+    """The kept drawings of `path`, each whole (its rows are contiguous); a drawing of fewer than 2 points (a dot:
+    nothing a recognizer or its training can use) is left out and counted in `skipped`."""
+    drawing, pending = None, []
     for line, row in rows(path):
         if not keep(row):
             continue
         try:
-            yield [row["drawing"], row["label"], str(int(row["stroke"])), number(row["x"], digits), number(row["y"], digits),
-                   number(row["t"], 0)]
+            record = [row["drawing"], row["label"], str(int(row["stroke"])), number(row["x"], digits), number(row["y"], digits),
+                      number(row["t"], 0)]
         except (KeyError, ValueError) as error:
             sys.exit(f"error: {path}:{line}: {error}")
+        if record[0] != drawing:
+            yield from flush(pending)
+            drawing, pending = record[0], []
+        pending.append(record)
+    yield from flush(pending)
+
+
+skipped = []
+
+
+def flush(records):
+    if len(records) >= 2:
+        yield from records
+    elif records:
+        skipped.append(records[0][0])
 
 
 def motion(path, keep):
@@ -135,6 +153,8 @@ def main():
         count = write(arguments.out, name, header, records)
         size = os.path.getsize(os.path.join(arguments.out, name))
         print(f"wrote {os.path.relpath(os.path.join(arguments.out, name))}: {count} rows, {size} bytes")
+    if skipped:
+        print(f"left out {len(skipped)} drawings of one point: {', '.join(skipped)}")
 
 
 if __name__ == "__main__":
