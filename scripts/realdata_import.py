@@ -86,8 +86,8 @@ def write(out, name, header, records):
 
 
 def shapes(path, digits, keep=lambda row: True):
-    """The kept drawings of `path`, each whole (its rows are contiguous); a drawing of fewer than 2 points (a dot:
-    nothing a recognizer or its training can use) is left out and counted in `skipped`."""
+    """The kept drawings of `path`, each whole (its rows are contiguous); a drawing whose points are all at one
+    place (a dot: nothing a recognizer or its training can use, and refused by both) is left out, in `skipped`."""
     drawing, pending = None, []
     for line, row in rows(path):
         if not keep(row):
@@ -108,7 +108,7 @@ skipped = []
 
 
 def flush(records):
-    if len(records) >= 2:
+    if len({(record[3], record[4]) for record in records}) >= 2:
         yield from records
     elif records:
         skipped.append(records[0][0])
@@ -154,7 +154,7 @@ def main():
         size = os.path.getsize(os.path.join(arguments.out, name))
         print(f"wrote {os.path.relpath(os.path.join(arguments.out, name))}: {count} rows, {size} bytes")
     if skipped:
-        print(f"left out {len(skipped)} drawings of one point: {', '.join(skipped)}")
+        print(f"left out {len(skipped)} drawings whose points are all at one place: {', '.join(skipped)}")
 
 
 if __name__ == "__main__":
