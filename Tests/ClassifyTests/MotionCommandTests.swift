@@ -303,35 +303,63 @@ struct MotionCommandTests {
     }
 
     /// People sitting and standing with the phone in a pocket, and a smartwatch on other people's wrists (the WISDM
-    /// subjects 1612–1624), through the shipped int8 weights, trained on generated data alone: at least 98% of the
-    /// still windows `still`, 94% of the watch windows right (95.32% today), and an expected calibration error of at
-    /// most 3% on the still and watch files and 8% on the phone's walking and running (6.1% today; the issue's
-    /// target, 3%, was met only with real watch recordings in training, which the repository does not keep).
+    /// subjects 1612–1624, who did not train it), through the shipped int8 weights: at least 98% of the still windows
+    /// `still`, 95.5% of the watch windows right (97.12% today), and an expected calibration error of at most 3% on
+    /// the still and watch files and 5% on the phone's walking and running (3.6% today; issue 32's target is 3%).
     @Test(.enabled(if: hasRealMotion && hasRealStillAndWatch, "needs ../shared/realdata/motion-*-dev.csv (or $ONDEVICEML_REALDATA)"))
     func stillPeopleAndHeldOutWatchesMeetTheTargets() throws {
         let folder = try testFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        // The held-out watch people: the rows whose subject column is 1612 or more.
-        let lines = try String(contentsOf: realWatch, encoding: .utf8).split(whereSeparator: \.isNewline)
-        let header = lines[0].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        let subject = try #require(header.firstIndex(of: "subject"))
-        let heldOut = lines.dropFirst().filter { (Int($0.split(separator: ",")[subject].trimmingCharacters(in: .whitespaces)) ?? 0) >= 1612 }
-        #expect(heldOut.count > 40_000, "\(heldOut.count) held-out watch rows")
-        let watchFile = folder.appendingPathComponent("watch-held-out.csv")
-        try ([String(lines[0])] + heldOut.map(String.init)).joined(separator: "\n").appending("\n").write(
-            to: watchFile, atomically: true, encoding: .utf8)
-        func report(_ file: URL) throws -> (accuracy: Double, calibrationError: Double) {
-            let run = try CommandRun.classifyAtRoot(["evaluate", "motion", "--json", "--data", file.path])
-            #expect(run.status == 0, "\(run.standardError)")
-            let object = try jsonObject(run)
-            let reliability = try #require(object["reliability"] as? [String: Any])
-            return (try #require(object["accuracy"] as? Double), try #require(reliability["expectedCalibrationError"] as? Double))
-        }
-        let still = try report(realStill), watch = try report(watchFile), phone = try report(realMotion)
+        let watchFile = try heldOutWatchPeople(realWatch, in: folder)
+        let rows = try String(contentsOf: watchFile, encoding: .utf8).split(whereSeparator: \.isNewline).count - 1
+        #expect(rows > 40_000, "\(rows) held-out watch rows")
+        let still = try evaluation(realStill), watch = try evaluation(watchFile), phone = try evaluation(realMotion)
         #expect(still.accuracy >= 0.98, "sitting and standing: \(still.accuracy) still")
-        #expect(watch.accuracy >= 0.94, "held-out watch people: \(watch.accuracy)")
-        for (name, result, limit) in [("still", still, 0.03), ("watch", watch, 0.03), ("walking and running", phone, 0.08)] {
+        #expect(watch.accuracy >= 0.955, "held-out watch people: \(watch.accuracy)")
+        for (name, result, limit) in [("still", still, 0.03), ("watch", watch, 0.03), ("walking and running", phone, 0.05)] {
             #expect(result.calibrationError <= limit, "\(name): expected calibration error \(result.calibrationError)")
         }
     }
+
+    /// Stairs, up and down, are `walking`: the MotionSense people (phone in a pocket) and the held-out WISDM watch
+    /// people 1612–1624, through the shipped int8 weights. Before the real watch recordings of people 1600–1611
+    /// trained it: 76.14% and 65.47%, a quarter of the windows `still`. Today 96.54% and 93.76%; the floors keep a
+    /// margin. The model is under-confident on the phone's stairs (its 50–70% answers are right 87% of the time), so
+    /// the calibration error there has a loose bound; the watch's is 1.6%.
+    @Test(.enabled(if: hasRealStairs, "needs ../shared/realdata/motion-*-stairs-dev.csv (or $ONDEVICEML_REALDATA)"))
+    func stairsAreWalking() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let phone = try evaluation(realStairs), watch = try evaluation(try heldOutWatchPeople(realWatchStairs, in: folder))
+        #expect(phone.accuracy >= 0.94, "MotionSense stairs: \(phone.accuracy) walking")
+        #expect(watch.accuracy >= 0.91, "held-out watch people on stairs: \(watch.accuracy) walking")
+        #expect(phone.calibrationError <= 0.12, "MotionSense stairs: expected calibration error \(phone.calibrationError)")
+        #expect(watch.calibrationError <= 0.03, "watch stairs: expected calibration error \(watch.calibrationError)")
+    }
+}
+
+let realStairs = realData.appendingPathComponent("motion-motionsense-stairs-dev.csv")
+let realWatchStairs = realData.appendingPathComponent("motion-wisdm-watch-stairs-dev.csv")
+let hasRealStairs = [realStairs, realWatchStairs].allSatisfy { FileManager.default.fileExists(atPath: $0.path) }
+
+/// The rows of a WISDM watch file (`session,label,timestamp,acc.*,subject`) whose subject is 1612 or more, the
+/// people no model trains on, written to a file in `folder`.
+func heldOutWatchPeople(_ file: URL, in folder: URL) throws -> URL {
+    let lines = try String(contentsOf: file, encoding: .utf8).split(whereSeparator: \.isNewline)
+    let header = lines[0].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    let subject = try #require(header.firstIndex(of: "subject"))
+    let heldOut = lines.dropFirst().filter { (Int($0.split(separator: ",")[subject].trimmingCharacters(in: .whitespaces)) ?? 0) >= 1612 }
+    #expect(!heldOut.isEmpty, "\(file.path): no rows of subjects 1612 and up")
+    let out = folder.appendingPathComponent("held-out-" + file.lastPathComponent)
+    try ([String(lines[0])] + heldOut.map(String.init)).joined(separator: "\n").appending("\n").write(to: out, atomically: true, encoding: .utf8)
+    return out
+}
+
+/// `classify evaluate motion --json --data FILE` with the shipped weights: accuracy and expected calibration error.
+func evaluation(_ file: URL) throws -> (accuracy: Double, calibrationError: Double) {
+    let run = try CommandRun.classifyAtRoot(["evaluate", "motion", "--json", "--data", file.path])
+    #expect(run.status == 0, "\(run.standardError)")
+    let object = try jsonObject(run)
+    let reliability = try #require(object["reliability"] as? [String: Any])
+    return (try #require(object["accuracy"] as? Double), try #require(reliability["expectedCalibrationError"] as? Double))
 }
