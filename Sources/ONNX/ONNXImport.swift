@@ -157,15 +157,7 @@ struct Constant {
     /// `ONNXLimits.maximumElements` with each counted as at least 1 — so that no product of its sizes, in any
     /// order, overflows (an empty axis does not make `[0, 2^31, 2^31, 2^31]` small); nil otherwise.
     static func elementCount(_ shape: [Int]) -> Int? {
-        guard shape.count <= ONNXLimits.maximumRank else { return nil }
-        var bound = 1, count = 1
-        for size in shape {
-            guard size >= 0, size <= ONNXLimits.maximumElements else { return nil }
-            bound *= max(size, 1)
-            count *= size
-            guard bound <= ONNXLimits.maximumElements else { return nil }
-        }
-        return count
+        shape.count <= ONNXLimits.maximumRank ? checkedElementCount(shape, limit: ONNXLimits.maximumElements) : nil
     }
 
     /// Bytes each element takes in memory: a float, an integer when there are integers, an int8 when quantized.
@@ -412,7 +404,7 @@ struct GraphConverter {
                 throw ONNXImportError("node \(Self.describe(node)): only a Constant with a tensor value is read")
             }
             let dims = attribute.t.dims
-            if dims.allSatisfy({ (0...Int64(ONNXLimits.maximumElements)).contains($0) }), let count = Constant.elementCount(dims.map { Int($0) }) {
+            if let count = Constant.elementCount(dims.map { Int($0) }) {
                 try spend(count, bytesPerElement: 12, node)
             }
             result = try Self.constant(attribute.t)

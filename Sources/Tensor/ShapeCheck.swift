@@ -29,6 +29,22 @@ public func elementCount(_ shape: [Int]) -> Int {
     shape.reduce(1, *)
 }
 
+/// The number of elements of `shape` when it is safe to compute with, else `nil`: for a shape read from a file.
+/// Every size must be non-negative, and the sizes — each counted as at least 1 — must multiply to at most `limit`
+/// without overflowing. So no product of a subset of its sizes can overflow either, and an empty axis does not make
+/// `[0, 2^31, 2^31, 2^31]` safe.
+public func checkedElementCount(_ shape: [Int], limit: Int = .max) -> Int? {
+    var bound = 1, count = 1
+    for size in shape {
+        guard size >= 0 else { return nil }
+        let (next, overflow) = bound.multipliedReportingOverflow(by: max(size, 1))
+        guard !overflow, next <= limit else { return nil }
+        bound = next
+        count = size == 0 ? 0 : count * size
+    }
+    return count
+}
+
 /// Resolves a possibly negative axis (`-1` = last) against `rank`, stopping with a message when out of range.
 @inlinable
 public func normalizedAxis(_ axis: Int, rank: Int, file: StaticString = #fileID, line: UInt = #line) -> Int {

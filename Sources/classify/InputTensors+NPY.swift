@@ -1,5 +1,6 @@
 import Foundation
 import Models
+import Tensor
 
 /// The inputs of a `.npy` file of little-endian float32 in C order, read one at a time: its header first, then
 /// `4 * size` bytes per input, never the whole file.
@@ -50,11 +51,11 @@ struct NPYRows {
         }
         guard !header.fortranOrder else { throw fail("is in Fortran order ('fortran_order': True); only C order is read") }
         let shape = header.shape
-        guard let values = InputTensors.count(shape), values <= Int.max / 4 else {
+        guard let values = checkedElementCount(shape), values <= Int.max / 4 else {
             throw fail("its shape \(shape) holds more values than can be counted (the product of its sizes overflows)")
         }
         guard let first = shape.first else { throw fail("its shape () has no first axis to count the inputs") }
-        let perInput = InputTensors.count(Array(shape.dropFirst())) ?? 0
+        let perInput = checkedElementCount(Array(shape.dropFirst())) ?? 0
         guard perInput == size else { throw fail("its shape \(shape) holds inputs of \(perInput) values, but the model's input has \(size)") }
         guard first >= 1 else { throw fail("no inputs: its shape is \(shape)") }
         inputs = first

@@ -1,5 +1,6 @@
 import Foundation
 import Models
+import Tensor
 
 /// Input tensors for `run`, handed over one at a time: the rows of a CSV file of numbers (or standard input), or of
 /// a `.npy` file, read as they are needed, in bounded memory; or rows already in memory (a dataset's, or those
@@ -92,25 +93,6 @@ enum InputTensors {
         var rows: [[Float]] = []
         while try inputs.next(into: &row) { rows.append(row) }
         return rows
-    }
-
-    /// How many values an array of `shape` holds, or `nil` when that cannot be counted in an `Int`: the product of its
-    /// sizes overflows, or would if its zero sizes were ones (a header that says `(0, 2147483648, 2147483648,
-    /// 2147483648)` is not trusted for its zero), or a size is negative.
-    static func count(_ shape: [Int]) -> Int? {
-        var product = 1
-        var zero = false
-        for size in shape {
-            guard size >= 0 else { return nil }
-            if size == 0 {
-                zero = true
-                continue
-            }
-            let (next, overflow) = product.multipliedReportingOverflow(by: size)
-            guard !overflow else { return nil }
-            product = next
-        }
-        return zero ? 0 : product
     }
 
     /// The inputs the model's preprocessing makes of a dataset: each drawing of a shape dataset rasterized, or

@@ -148,7 +148,7 @@ struct RunCommand: ParsableCommand {
             throw failure(error)
         }
         // A model's shapes were checked when it was read; counted with overflow checks all the same.
-        guard let size = InputTensors.count(file.input.shape), let outputs = InputTensors.count(Array(file.outputShape.dropFirst())) else {
+        guard let size = checkedElementCount(file.input.shape), let outputs = checkedElementCount(Array(file.outputShape.dropFirst())) else {
             reportError("\(model): the model's input \(file.input.shape) or output \(file.outputShape) holds too many values to count")
             throw ExitCode(ExitStatus.dataError)
         }

@@ -14,11 +14,9 @@ import argparse
 import json
 import os
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 import onnx
