@@ -139,6 +139,13 @@ def main():
     source = lambda name: os.path.join(arguments.realdata, name)
     if not os.path.isdir(arguments.realdata):
         sys.exit(f"error: {arguments.realdata}: no such folder (../shared/realdata; see its README)")
+    sources = ["shapes-quickdraw-dev.csv", "shapes-other-quickdraw-dev.csv", "shapes-other-quickdraw-objects-train.csv",
+               "shapes-other-omniglot-train.csv", "motion-wisdm-watch-dev.csv", "motion-wisdm-watch-stairs-dev.csv"]
+    missing = [name for name in sources if not os.path.isfile(source(name))]
+    if missing:
+        # Checked before anything is written, so a partial folder never leaves a partial Datasets/real.
+        print(f"error: {arguments.realdata}: no {', '.join(missing)} (see ../shared/realdata/README.md)", file=sys.stderr)
+        sys.exit(66)
     os.makedirs(arguments.out, exist_ok=True)
     subject = lambda row: int(row["subject"]) in WISDM_TRAIN_SUBJECTS
     made = [
