@@ -17,6 +17,7 @@ Options:
                          repository); when it is absent the script prints "skipped: ..." and exits 0
   --omniglot-drawers R   measure Omniglot only on these drawers (e.g. 16-20 or 1,5,9-12): the ones that did not
                          train (default: all 20)
+  --tasks T              measure only these tasks: shape, motion or shape,motion (default: both)
   --details              also list, per non-shape file, the categories most often taken confidently for a shape
 
 Everything goes through the classify CLI as a user runs it, from the repository root (so ./Weights is found as in
@@ -165,6 +166,9 @@ def main():
     parser.add_argument("--realdata", default=os.environ.get("ONDEVICEML_REALDATA")
                         or os.path.join(ROOT, "..", "shared", "realdata"))
     parser.add_argument("--omniglot-drawers", type=parse_ranges)
+    parser.add_argument("--tasks", default="shape,motion",
+                        type=lambda t: set(t.split(",")) if set(t.split(",")) <= {"shape", "motion"}
+                        else parser.error(f"--tasks: {t}: give shape, motion or shape,motion"))
     parser.add_argument("--details", action="store_true")
     args = parser.parse_args()
 
@@ -213,136 +217,138 @@ def main():
         rd = lambda name: os.path.join(args.realdata, name)  # noqa: E731
         started = time.monotonic()
 
-        # $1 shapes: upright, turned, stretched.
-        dollar = rd("shapes-dollar1-dev.csv")
-        turned, stretched = os.path.join(tmp, "turned.csv"), os.path.join(tmp, "stretched.csv")
-        tas = [sys.executable, os.path.join(ROOT, "scripts", "turn-and-stretch.py"), dollar, turned, stretched]
-        tas_shown = run.command(["scripts/turn-and-stretch.py", run.show(dollar), "$TMP/turned.csv",
-                                 "$TMP/stretched.csv"])
-        run.run(tas, ["scripts/turn-and-stretch.py", run.show(dollar), "$TMP/turned.csv", "$TMP/stretched.csv"])
-        for name, path, target, prefix in (("$1 upright", dollar, 0.997, ""),
-                                           ("$1 turned", turned, 0.997, tas_shown + "; "),
-                                           ("$1 stretched", stretched, 0.993, tas_shown + "; ")):
-            report, cmd = run.evaluate("shape", path)
+        if "shape" in args.tasks:
+            # $1 shapes: upright, turned, stretched.
+            dollar = rd("shapes-dollar1-dev.csv")
+            turned, stretched = os.path.join(tmp, "turned.csv"), os.path.join(tmp, "stretched.csv")
+            tas = [sys.executable, os.path.join(ROOT, "scripts", "turn-and-stretch.py"), dollar, turned, stretched]
+            tas_shown = run.command(["scripts/turn-and-stretch.py", run.show(dollar), "$TMP/turned.csv",
+                                     "$TMP/stretched.csv"])
+            run.run(tas, ["scripts/turn-and-stretch.py", run.show(dollar), "$TMP/turned.csv", "$TMP/stretched.csv"])
+            for name, path, target, prefix in (("$1 upright", dollar, 0.997, ""),
+                                               ("$1 turned", turned, 0.997, tas_shown + "; "),
+                                               ("$1 stretched", stretched, 0.993, tas_shown + "; ")):
+                report, cmd = run.evaluate("shape", path)
+                acc, n = report["accuracy"], report["count"]
+                right = round(acc * n)
+                row(f"{name}: accuracy", f"{pct(acc)} ({right}/{n})", f"≥ {100 * target:g}%", acc >= target - 1e-12,
+                    prefix + cmd)
+                unk, n = unknown_share(report)
+                row(f"{name}: `unknown` share", f"{pct(unk / n)} ({unk}/{n}; uncertain {report['uncertain']})",
+                    "≤ 0.2%", unk / n <= 0.002, prefix + cmd)
+                ece_row(name, report, prefix + cmd)
+
+            # Quick, Draw! shapes: right, flagged.
+            qd = rd("shapes-quickdraw-dev.csv")
+            report, cmd = run.evaluate("shape", qd)
             acc, n = report["accuracy"], report["count"]
-            right = round(acc * n)
-            row(f"{name}: accuracy", f"{pct(acc)} ({right}/{n})", f"≥ {100 * target:g}%", acc >= target - 1e-12,
-                prefix + cmd)
-            unk, n = unknown_share(report)
-            row(f"{name}: `unknown` share", f"{pct(unk / n)} ({unk}/{n}; uncertain {report['uncertain']})",
-                "≤ 0.2%", unk / n <= 0.002, prefix + cmd)
-            ece_row(name, report, prefix + cmd)
-
-        # Quick, Draw! shapes: right, flagged.
-        qd = rd("shapes-quickdraw-dev.csv")
-        report, cmd = run.evaluate("shape", qd)
-        acc, n = report["accuracy"], report["count"]
-        row("Quick, Draw! shapes: right", f"{pct(acc)} ({round(acc * n)}/{n})", "≥ 96%", acc >= 0.96, cmd)
-        answers, cmd_answers = run.answers(qd)
-        f = sum(flagged(a) for a in answers.values())
-        row("Quick, Draw! shapes: flagged (`unknown` or uncertain)", f"{pct(f / len(answers))} ({f}/{len(answers)})",
-            "≤ 4%", f / len(answers) <= 0.04, cmd_answers)
-        ece_row("Quick, Draw! shapes", report, cmd)
-
-        # Non-shapes: flagged, confidently a shape, calibration; Omniglot per alphabet.
-        non_shapes = [
-            ("lines, moons, clouds (QD)", "shapes-other-quickdraw-dev.csv", 0.98, "category"),
-            ("objects dev (QD)", "shapes-other-quickdraw-objects-dev.csv", 0.97, "category"),
-            ("objects train (QD; may train)", "shapes-other-quickdraw-objects-train.csv", None, "category"),
-            ("$1 gestures", "shapes-other-dollar1-dev.csv", 0.99, "category"),
-            ("Omniglot, all 20 drawers", "shapes-other-omniglot-train.csv", 0.99, "alphabet"),
-        ]
-        for name, file, target, key in non_shapes:
-            path = rd(file)
-            if not os.path.isfile(path):
-                row(f"{name}: flagged", f"no {file}", "—" if target is None else f"≥ {100 * target:g}%",
-                    None if target is None else False)
-                continue
-            if key == "alphabet" and args.omniglot_drawers:
-                drawers = sorted(args.omniglot_drawers)
-                filtered = os.path.join(tmp, "omniglot-drawers.csv")
-                with open(path, newline="") as src, open(filtered, "w", newline="") as dst:
-                    reader = csv.DictReader(src)
-                    writer = csv.DictWriter(dst, reader.fieldnames, lineterminator="\n")
-                    writer.writeheader()
-                    for r in reader:
-                        if int(r["drawer"]) in args.omniglot_drawers:
-                            writer.writerow(r)
-                name = f"Omniglot, drawers {','.join(map(str, drawers))}"
-                shown_filter = (f"(rows of {run.show(path)} whose drawer is one of {','.join(map(str, drawers))}"
-                                " → $TMP/omniglot-drawers.csv) ")
-                path = filtered
-            else:
-                shown_filter = ""
-            report, cmd = run.evaluate("shape", path)
-            answers, cmd_answers = run.answers(path)
-            n = len(answers)
+            row("Quick, Draw! shapes: right", f"{pct(acc)} ({round(acc * n)}/{n})", "≥ 96%", acc >= 0.96, cmd)
+            answers, cmd_answers = run.answers(qd)
             f = sum(flagged(a) for a in answers.values())
-            failed = f"; {report['failed']} not readable, left out" if report.get("failed") else ""
-            t = None if target is None else f"≥ {100 * target:g}%"
-            row(f"{name}: flagged", f"{pct(f / n)} ({f}/{n}{failed})", t or "—",
-                None if target is None else f / n >= target - 1e-12, shown_filter + cmd_answers)
-            row(f"{name}: confidently a shape", f"{pct((n - f) / n)} ({n - f}/{n})",
-                "—" if target is None else f"≤ {100 * (1 - target):.3g}%",
-                None if target is None else (n - f) / n <= 1 - target + 1e-12, shown_filter + cmd_answers)
-            ece_row(name, report, shown_filter + cmd, target is not None)
-            groups = column(path, key)
-            per = {}
-            for drawing, a in answers.items():
-                g = per.setdefault(groups.get(drawing, "?"), [0, 0, {}])
-                g[0] += 1
-                if flagged(a):
-                    g[1] += 1
-                else:
-                    g[2][a["label"]] = g[2].get(a["label"], 0) + 1
-            if key == "alphabet":
-                for alphabet in sorted(per):
-                    total, fl, shapes = per[alphabet]
-                    taken = ", ".join(f"{k} {v}" for k, v in sorted(shapes.items(), key=lambda kv: -kv[1]))
-                    row(f"{name}, {alphabet}: flagged", f"{pct(fl / total)} ({fl}/{total})"
-                        + (f"; taken for {taken}" if taken else ""), "—", None, shown_filter + cmd_answers)
-            else:
-                worst = sorted(((total - fl, cat, shapes) for cat, (total, fl, shapes) in per.items() if total > fl),
-                               reverse=True)
-                details.append((name, worst, cmd_answers))
+            row("Quick, Draw! shapes: flagged (`unknown` or uncertain)", f"{pct(f / len(answers))} ({f}/{len(answers)})",
+                "≤ 4%", f / len(answers) <= 0.04, cmd_answers)
+            ece_row("Quick, Draw! shapes", report, cmd)
 
-        # Motion: window accuracy, wrong labels, calibration.
-        watch, watch_stairs = rd("motion-wisdm-watch-dev.csv"), rd("motion-wisdm-watch-stairs-dev.csv")
-        held = {}
-        for source, out in ((watch, "watch-held-out.csv"), (watch_stairs, "watch-stairs-held-out.csv")):
-            dest = os.path.join(tmp, out)
-            run.run(["sh", os.path.join(ROOT, "scripts", "wisdm-watch-split.sh"), source, dest],
-                    ["scripts/wisdm-watch-split.sh", run.show(source), "$TMP/" + out])
-            held[source] = (dest, run.command(["scripts/wisdm-watch-split.sh", run.show(source), "$TMP/" + out]))
-        motion = [
-            ("MotionSense walk/run", rd("motion-motionsense-dev.csv"), 0.994, ""),
-            ("MotionSense sitting/standing", rd("motion-motionsense-still-dev.csv"), 0.995, ""),
-            ("MotionSense stairs", rd("motion-motionsense-stairs-dev.csv"), 0.96, ""),
-            (f"WISDM watch, people {WATCH_HELD_OUT}", held[watch][0], 0.96, held[watch][1] + "; "),
-            (f"WISDM watch stairs, people {WATCH_HELD_OUT}", held[watch_stairs][0], 0.92,
-             held[watch_stairs][1] + "; "),
-            ("WISDM watch, all people 1600–1624", watch, None, ""),
-            ("WISDM watch stairs, all people 1600–1624", watch_stairs, None, ""),
-        ]
-        for name, path, target, prefix in motion:
-            report, cmd = run.evaluate("motion", path)
-            cmd = prefix + cmd
-            labels, confusion, n = report["labels"], report["confusion"], report["count"]
-            acc = report["accuracy"]
-            right = sum(confusion[i][i] for i in range(len(labels)))
-            row(f"{name}: window accuracy", f"{pct(acc)} ({right}/{n} windows)",
-                "—" if target is None else f"≥ {100 * target:g}%", None if target is None else acc >= target - 1e-12,
-                cmd)
-            wrong = {}
-            for i, true_label in enumerate(labels):
-                for j, answered in enumerate(labels):
-                    if i != j and confusion[i][j]:
-                        wrong[(true_label, answered)] = confusion[i][j]
-            text = ", ".join(f"{t} → `{a}` {pct(c / n)} ({c})" for (t, a), c in
-                             sorted(wrong.items(), key=lambda kv: -kv[1])) or "none"
-            row(f"{name}: wrong labels (share of all windows)",
-                f"{text}; uncertain {pct(report['uncertain'] / n)} of windows", "—", None, cmd)
-            ece_row(name, report, cmd, target is not None)
+            # Non-shapes: flagged, confidently a shape, calibration; Omniglot per alphabet.
+            non_shapes = [
+                ("lines, moons, clouds (QD)", "shapes-other-quickdraw-dev.csv", 0.98, "category"),
+                ("objects dev (QD)", "shapes-other-quickdraw-objects-dev.csv", 0.97, "category"),
+                ("objects train (QD; may train)", "shapes-other-quickdraw-objects-train.csv", None, "category"),
+                ("$1 gestures", "shapes-other-dollar1-dev.csv", 0.99, "category"),
+                ("Omniglot, all 20 drawers", "shapes-other-omniglot-train.csv", 0.99, "alphabet"),
+            ]
+            for name, file, target, key in non_shapes:
+                path = rd(file)
+                if not os.path.isfile(path):
+                    row(f"{name}: flagged", f"no {file}", "—" if target is None else f"≥ {100 * target:g}%",
+                        None if target is None else False)
+                    continue
+                if key == "alphabet" and args.omniglot_drawers:
+                    drawers = sorted(args.omniglot_drawers)
+                    filtered = os.path.join(tmp, "omniglot-drawers.csv")
+                    with open(path, newline="") as src, open(filtered, "w", newline="") as dst:
+                        reader = csv.DictReader(src)
+                        writer = csv.DictWriter(dst, reader.fieldnames, lineterminator="\n")
+                        writer.writeheader()
+                        for r in reader:
+                            if int(r["drawer"]) in args.omniglot_drawers:
+                                writer.writerow(r)
+                    name = f"Omniglot, drawers {','.join(map(str, drawers))}"
+                    shown_filter = (f"(rows of {run.show(path)} whose drawer is one of {','.join(map(str, drawers))}"
+                                    " → $TMP/omniglot-drawers.csv) ")
+                    path = filtered
+                else:
+                    shown_filter = ""
+                report, cmd = run.evaluate("shape", path)
+                answers, cmd_answers = run.answers(path)
+                n = len(answers)
+                f = sum(flagged(a) for a in answers.values())
+                failed = f"; {report['failed']} not readable, left out" if report.get("failed") else ""
+                t = None if target is None else f"≥ {100 * target:g}%"
+                row(f"{name}: flagged", f"{pct(f / n)} ({f}/{n}{failed})", t or "—",
+                    None if target is None else f / n >= target - 1e-12, shown_filter + cmd_answers)
+                row(f"{name}: confidently a shape", f"{pct((n - f) / n)} ({n - f}/{n})",
+                    "—" if target is None else f"≤ {100 * (1 - target):.3g}%",
+                    None if target is None else (n - f) / n <= 1 - target + 1e-12, shown_filter + cmd_answers)
+                ece_row(name, report, shown_filter + cmd, target is not None)
+                groups = column(path, key)
+                per = {}
+                for drawing, a in answers.items():
+                    g = per.setdefault(groups.get(drawing, "?"), [0, 0, {}])
+                    g[0] += 1
+                    if flagged(a):
+                        g[1] += 1
+                    else:
+                        g[2][a["label"]] = g[2].get(a["label"], 0) + 1
+                if key == "alphabet":
+                    for alphabet in sorted(per):
+                        total, fl, shapes = per[alphabet]
+                        taken = ", ".join(f"{k} {v}" for k, v in sorted(shapes.items(), key=lambda kv: -kv[1]))
+                        row(f"{name}, {alphabet}: flagged", f"{pct(fl / total)} ({fl}/{total})"
+                            + (f"; taken for {taken}" if taken else ""), "—", None, shown_filter + cmd_answers)
+                else:
+                    worst = sorted(((total - fl, cat, shapes) for cat, (total, fl, shapes) in per.items() if total > fl),
+                                   reverse=True)
+                    details.append((name, worst, cmd_answers))
+
+        if "motion" in args.tasks:
+            # Motion: window accuracy, wrong labels, calibration.
+            watch, watch_stairs = rd("motion-wisdm-watch-dev.csv"), rd("motion-wisdm-watch-stairs-dev.csv")
+            held = {}
+            for source, out in ((watch, "watch-held-out.csv"), (watch_stairs, "watch-stairs-held-out.csv")):
+                dest = os.path.join(tmp, out)
+                run.run(["sh", os.path.join(ROOT, "scripts", "wisdm-watch-split.sh"), source, dest],
+                        ["scripts/wisdm-watch-split.sh", run.show(source), "$TMP/" + out])
+                held[source] = (dest, run.command(["scripts/wisdm-watch-split.sh", run.show(source), "$TMP/" + out]))
+            motion = [
+                ("MotionSense walk/run", rd("motion-motionsense-dev.csv"), 0.994, ""),
+                ("MotionSense sitting/standing", rd("motion-motionsense-still-dev.csv"), 0.995, ""),
+                ("MotionSense stairs", rd("motion-motionsense-stairs-dev.csv"), 0.96, ""),
+                (f"WISDM watch, people {WATCH_HELD_OUT}", held[watch][0], 0.96, held[watch][1] + "; "),
+                (f"WISDM watch stairs, people {WATCH_HELD_OUT}", held[watch_stairs][0], 0.92,
+                 held[watch_stairs][1] + "; "),
+                ("WISDM watch, all people 1600–1624", watch, None, ""),
+                ("WISDM watch stairs, all people 1600–1624", watch_stairs, None, ""),
+            ]
+            for name, path, target, prefix in motion:
+                report, cmd = run.evaluate("motion", path)
+                cmd = prefix + cmd
+                labels, confusion, n = report["labels"], report["confusion"], report["count"]
+                acc = report["accuracy"]
+                right = sum(confusion[i][i] for i in range(len(labels)))
+                row(f"{name}: window accuracy", f"{pct(acc)} ({right}/{n} windows)",
+                    "—" if target is None else f"≥ {100 * target:g}%", None if target is None else acc >= target - 1e-12,
+                    cmd)
+                wrong = {}
+                for i, true_label in enumerate(labels):
+                    for j, answered in enumerate(labels):
+                        if i != j and confusion[i][j]:
+                            wrong[(true_label, answered)] = confusion[i][j]
+                text = ", ".join(f"{t} → `{a}` {pct(c / n)} ({c})" for (t, a), c in
+                                 sorted(wrong.items(), key=lambda kv: -kv[1])) or "none"
+                row(f"{name}: wrong labels (share of all windows)",
+                    f"{text}; uncertain {pct(report['uncertain'] / n)} of windows", "—", None, cmd)
+                ece_row(name, report, cmd, target is not None)
 
         elapsed = time.monotonic() - started
         # Sizes of the weights files the answers came from (the issue: int8 files ≤ 64 KB each).

@@ -124,6 +124,8 @@ public struct TrainingRun: Sendable {
     public var windowing: MotionWindowing
     /// Extra augmented copies of each training drawing (shape).
     public var augment: Int
+    /// Whether data without an `other` label gets the built-in negatives as its reject class (`BuiltInNegatives`).
+    public var reject = true
     /// Quantized formats to write besides f32.
     public var formats: [StorageFormat]
     /// The output prefix (`my-models/shape-classifier`).
@@ -155,7 +157,7 @@ public struct TrainingRun: Sendable {
     public init(
         task: RecognitionTask, data: [String], validation: String?, epochs: Int?, batchSize: Int, seed: UInt64, patience: Int?,
         learningRate: Float, rasterizer: ShapeRasterizer, windowing: MotionWindowing, augment: Int, formats: [StorageFormat],
-        out: String, name: String? = nil
+        out: String, name: String? = nil, reject: Bool = true
     ) {
         self.task = task
         self.data = data
@@ -171,6 +173,7 @@ public struct TrainingRun: Sendable {
         self.formats = formats
         self.out = out
         self.name = name ?? URL(fileURLWithPath: out).lastPathComponent
+        self.reject = reject
     }
 
     /// The training files as reports and the weights header name them: `a.csv`, or `a.csv + b.csv`.
@@ -197,6 +200,9 @@ public struct TrainingRun: Sendable {
         public let summary: String
         /// Each training file's CRC-32 (`crc32:1a2b3c4d`), taken as it was read, or `nil` where it could not be.
         public let checksums: [String?]
+        /// The built-in negatives made for the reject class `other` when the data had none and `reject` is set; trained
+        /// only when `isUsed` (enough of them far from the user's examples).
+        public let negatives: BuiltInNegatives?
     }
 
     /// Reads the training (and validation) data and splits it. Two training files with the same bytes are an
@@ -216,14 +222,33 @@ public struct TrainingRun: Sendable {
         let validationData = try validation.map { path throws(DataError) in
             try PreparedData(path, task: task, classNames: trainingData.examples.classNames, rasterizer: rasterizer, windowing: windowing)
         }
-        let all = trainingData.examples
-        let (training, heldOut) = try trainingSplit(
-            all, validation: validationData?.examples, seed: configuration.seed,
+        let user = trainingData.examples
+        // The user's own data is split (or checked beside the validation file) as it would be without a reject class.
+        var (training, heldOut) = try trainingSplit(
+            user, validation: validationData?.examples, seed: configuration.seed,
             unit: task == .shape ? "drawings" : "sessions", file: dataDescription)
+        var all = user
+        var negatives: BuiltInNegatives?
+        // Data with classes to learn and no reject class of its own gets the built-in negatives as `other`, a fifth
+        // of them (by drawing or session) held out for validation beside the user's.
+        if reject, !user.classNames.contains(DecisionRule.otherLabel) {
+            negatives = try BuiltInNegatives.make(
+                for: user, task: task, rasterizer: rasterizer, windowing: windowing, augment: augment, seed: configuration.seed)
+        }
+        if let made = negatives, made.isUsed {
+            let names = made.examples.classNames
+            func widened(_ examples: Examples) -> Examples {
+                Examples(inputs: examples.inputs, labels: examples.labels, groups: examples.groups, classNames: names)
+            }
+            let (kept, held) = made.examples.splitByGroup(validationFraction: 0.2, seed: configuration.seed)
+            all = Examples(concatenating: [widened(user), made.examples])
+            training = Examples(concatenating: [widened(training), kept])
+            heldOut = Examples(concatenating: [widened(heldOut), held])
+        }
         let summary =
             "training \(name) on \(dataDescription): \(trainingData.groupsDescription), \(all.classNames.count) classes "
             + "(\(all.classNames.joined(separator: ", "))); \(training.count) training and \(heldOut.count) validation examples"
-        return Data(all: all, training: training, heldOut: heldOut, summary: summary, checksums: checksums)
+        return Data(all: all, training: training, heldOut: heldOut, summary: summary, checksums: checksums, negatives: negatives)
     }
 
     /// Trains the task's network on `data` (the learning rate cosine-decayed to a tenth over the run's steps),
@@ -250,7 +275,8 @@ public struct TrainingRun: Sendable {
         let checksum =
             data.checksums.allSatisfy { $0 == nil } ? nil : data.checksums.map { $0 ?? "unavailable" }.joined(separator: " + ")
         let metadata = TrainingMetadata(
-            dataset: dataDescription, datasetChecksum: checksum, seed: configuration.seed, epochs: result.bestEpoch,
+            dataset: dataDescription + (data.negatives?.isUsed == true ? " + built-in negatives" : ""), datasetChecksum: checksum,
+            seed: configuration.seed, epochs: result.bestEpoch,
             validationAccuracy: report.accuracy, epochsTrained: result.history.count)
         let preprocessing = task == .shape ? rasterizer.parameters : windowing.parameters
         let plan = try prepareExport(

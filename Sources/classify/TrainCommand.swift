@@ -88,6 +88,13 @@ struct TrainCommand: ParsableCommand {
     )
     var augment = 0
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "When the data has no 'other' label, learn one from built-in negatives (generated drawings or recordings that are none of "
+                + "your classes; those close to your own examples are left out), so that the model answers unknown for what it never saw."))
+    var reject = true
+
     @Option(help: "motion: samples per window (at 50 Hz).")
     var window = 256
 
@@ -185,7 +192,7 @@ struct TrainCommand: ParsableCommand {
             task: task, data: data, validation: validation, epochs: epochs, batchSize: batchSize, seed: seed, patience: patience,
             learningRate: learningRate, rasterizer: ShapeRasterizer(size: imageSize, canonical: canonical, maxStretch: maxStretch),
             windowing: MotionWindowing(window: window, hop: hop, lags: lags), augment: augment, formats: formats, out: out,
-            name: name)
+            name: name, reject: reject)
     }
 
     func run() throws {
@@ -214,6 +221,7 @@ struct TrainCommand: ParsableCommand {
             throw failure(error)
         }
         print(prepared.summary)
+        if let negatives = prepared.negatives { print(negatives.summary) }
         let schedule = run.schedule(for: prepared)
         if epochs == nil || patience == nil {
             let why = epochs == nil ? "chosen for \(prepared.training.count) training examples" : "--epochs"

@@ -4,6 +4,24 @@ import Tensor
 /// Small synthetic datasets for the command-line tests, written as CSV.
 enum TestDatasets {
     /// `count` drawings cycling circle, triangle, square, star: noisy outlines at random places and sizes.
+    /// The drawings of a shape CSV (`drawing,label,…` first) whose label `names` maps, relabelled, at most `each`
+    /// drawings of each new label: the generator's circles and squares as a user's own `ring` and `box`.
+    static func relabelled(_ url: URL, _ names: [String: String], each: Int = .max) throws -> String {
+        let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
+        var kept = [String(lines[0])], counts: [String: Int] = [:], last = ""
+        for line in lines.dropFirst() {
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard let label = names[fields[1]] else { continue }
+            if fields[0] != last {
+                last = fields[0]
+                counts[label, default: 0] += 1
+            }
+            guard counts[label, default: 0] <= each else { continue }
+            kept.append(([fields[0], label] + fields.dropFirst(2)).joined(separator: ","))
+        }
+        return kept.joined(separator: "\n") + "\n"
+    }
+
     static func shapes(count: Int, seed: UInt64) -> String {
         var g = SeededGenerator(seed: seed)
         var lines = ["drawing,label,stroke,x,y,t"]

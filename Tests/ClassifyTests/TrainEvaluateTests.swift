@@ -18,7 +18,8 @@ struct TrainEvaluateTests {
         for run in [first, second, other] {
             #expect(run.status == 0, "\(run.standardError)")
         }
-        #expect(first.standardOutput.contains("4 classes (circle, triangle, square, star)"))
+        #expect(first.standardOutput.contains("5 classes (circle, triangle, square, star, other)"), "\(first.standardOutput)")
+        #expect(first.standardOutput.contains("\nreject class  'other' learned from "), "the built-in negatives, said: \(first.standardOutput)")
         #expect(first.standardOutput.contains("confusion (rows: true, columns: predicted)"))
         #expect(first.standardError.contains("epoch 2/2"), "progress lines on stderr")
         for suffix in ["f32.weights", "int8.weights", "curves.svg"] {
@@ -30,10 +31,10 @@ struct TrainEvaluateTests {
         #expect(try bytes("a.f32.weights") != bytes("c.f32.weights"), "another seed: different weights")
 
         let inspect = try CommandRun.classify(["inspect", folder.appendingPathComponent("a.int8.weights").path])
-        #expect(inspect.standardOutput.contains("training        dataset \(data.path) (crc32:"))
+        #expect(inspect.standardOutput.contains("training        dataset \(data.path) + built-in negatives (crc32:"))
         #expect(inspect.standardOutput.contains("seed 7"))
         #expect(inspect.standardOutput.contains("\ndecision        temperature "), "the fitted temperature is in the file")
-        #expect(inspect.standardOutput.contains(", no reject class, uncertain below 70%"), "\(inspect.standardOutput)")
+        #expect(inspect.standardOutput.contains(", 'other' answers unknown, uncertain below 70%"), "\(inspect.standardOutput)")
 
         let evaluate = try CommandRun.classify([
             "evaluate", "shape", "--data", data.path, "--weights",
@@ -42,7 +43,9 @@ struct TrainEvaluateTests {
         #expect(evaluate.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(evaluate.standardOutput.utf8)) as? [String: Any])
         #expect(object["count"] as? Int == 48)
-        #expect(object["labels"] as? [String] == ["circle", "triangle", "square", "star"], "no unknown row: no reject class, no other drawing")
+        #expect(
+            object["labels"] as? [String] == ["circle", "triangle", "square", "star", "unknown"],
+            "an unknown column: the reject class of built-in negatives")
         #expect((object["confusion"] as? [[Int]])?.joined().reduce(0, +) == 48)
         #expect(object["model"] as? String == "a.int8", "the link's name, as classify shape reports it")
         #expect(object["uncertain"] as? Int != nil && object["reliability"] as? [String: Any] != nil)
@@ -55,9 +58,10 @@ struct TrainEvaluateTests {
         let data = folder.appendingPathComponent("motion.csv")
         try TestDatasets.motion(sessions: 6, samples: 448, seed: 2).write(to: data, atomically: true, encoding: .utf8)
         let prefix = folder.appendingPathComponent("m").path
-        let run = try CommandRun.classify(["train", "motion", "--data", data.path, "--epochs", "2", "--out", prefix])
+        let run = try CommandRun.classify(["train", "motion", "--data", data.path, "--epochs", "2", "--no-reject", "--out", prefix])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.contains("6 sessions, 24 windows, 2 classes (walking, running)"))
+        #expect(!run.standardOutput.contains("built-in negative"), "--no-reject: no built-in negatives")
         let evaluate = try CommandRun.classify(["evaluate", "motion", "--data", data.path, "--weights", prefix + ".f32.weights"])
         #expect(evaluate.status == 0)
         #expect(evaluate.standardOutput.contains("6 sessions, 24 windows"))
@@ -84,7 +88,9 @@ struct TrainEvaluateTests {
         }
         try (["session,label,acc.x,acc.y,acc.z"] + rows).joined(separator: "\n").appending("\n").write(to: watch, atomically: true, encoding: .utf8)
         let prefix = folder.appendingPathComponent("pooled").path
-        let run = try CommandRun.classify(["train", "motion", "--data", phone.path, "--data", watch.path, "--epochs", "2", "--out", prefix])
+        let run = try CommandRun.classify([
+            "train", "motion", "--data", phone.path, "--data", watch.path, "--epochs", "2", "--no-reject", "--out", prefix,
+        ])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.contains("on \(phone.path) + \(watch.path): 10 sessions, 40 windows, 2 classes"), "\(run.standardOutput)")
         let inspect = try CommandRun.classify(["inspect", prefix + ".f32.weights"])
@@ -115,7 +121,8 @@ struct TrainEvaluateTests {
         let data = folder.appendingPathComponent("motion.csv")
         try TestDatasets.motion(sessions: 8, samples: 448, seed: 3, sitting: true).write(to: data, atomically: true, encoding: .utf8)
         let prefix = folder.appendingPathComponent("sit").path
-        let run = try CommandRun.classify(["train", "motion", "--data", data.path, "--epochs", "20", "--out", prefix])
+        // Without the built-in reject class (RejectByDefaultTests has a walking/sitting model with it).
+        let run = try CommandRun.classify(["train", "motion", "--data", data.path, "--epochs", "20", "--no-reject", "--out", prefix])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.contains("2 classes (walking, sitting)"), "\(run.standardOutput)")
         // One sitting session as a recording of its own.
@@ -257,29 +264,19 @@ struct TrainEvaluateTests {
         #expect(generated.status == 0, "\(generated.standardError)")
         // Circles and squares of the generated people, renamed ring and box: labels of the user's own.
         func twoLabels(_ file: String, each: Int) throws -> URL {
-            let lines = try String(contentsOf: folder.appendingPathComponent("shapes/\(file).csv"), encoding: .utf8).split(separator: "\n")
-            var kept = [String(lines[0])], counts: [String: Int] = [:], last = ""
-            for line in lines.dropFirst() {
-                let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-                guard let label = ["circle": "ring", "square": "box"][fields[1]] else { continue }
-                if fields[0] != last {
-                    last = fields[0]
-                    counts[label, default: 0] += 1
-                }
-                guard counts[label, default: 0] <= each else { continue }
-                kept.append(([fields[0], label] + fields.dropFirst(2)).joined(separator: ","))
-            }
             let url = folder.appendingPathComponent("\(file)-two.csv")
-            try (kept.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
+            try TestDatasets.relabelled(folder.appendingPathComponent("shapes/\(file).csv"), ["circle": "ring", "square": "box"], each: each)
+                .write(to: url, atomically: true, encoding: .utf8)
             return url
         }
         let train = try twoLabels("train", each: 40), heldOut = try twoLabels("test", each: 20)
         let prefix = folder.appendingPathComponent("models/two").path
         let run = try CommandRun.classify(["train", "shape", "--data", train.path, "--out", prefix])
         #expect(run.status == 0, "\(run.standardError)")
-        #expect(run.standardOutput.contains("80 drawings, 2 classes (ring, box)"), "\(run.standardOutput)")
+        #expect(run.standardOutput.contains("80 drawings, 3 classes (ring, box, other)"), "\(run.standardOutput)")
         #expect(
-            run.standardOutput.contains("schedule  up to 200 epochs (chosen for 64 training examples), patience 40 (a fifth of them, at least 6)"),
+            run.standardOutput.contains("schedule  up to 200 epochs (chosen for ")
+                && run.standardOutput.contains(" training examples), patience 40 (a fifth of them, at least 6)"),
             "\(run.standardOutput)")
         let evaluate = try CommandRun.classify(["evaluate", "shape", "--data", heldOut.path, "--weights", prefix + ".f32.weights", "--json"])
         #expect(evaluate.status == 0, "\(evaluate.standardError)")
@@ -366,7 +363,7 @@ struct TrainEvaluateTests {
         let data = folder.appendingPathComponent("two.csv")
         try (kept.joined(separator: "\n") + "\n").write(to: data, atomically: true, encoding: .utf8)
         let prefix = folder.appendingPathComponent("two").path
-        let train = try CommandRun.classify(["train", "shape", "--data", data.path, "--epochs", "1", "--out", prefix])
+        let train = try CommandRun.classify(["train", "shape", "--data", data.path, "--epochs", "1", "--no-reject", "--out", prefix])
         #expect(train.status == 0, "\(train.standardError)")
         #expect(train.standardOutput.contains("2 classes (circle, square)"), "\(train.standardOutput)")
         let inspect = try CommandRun.classify(["inspect", prefix + ".f32.weights"])
@@ -379,7 +376,8 @@ struct TrainEvaluateTests {
         let data = folder.appendingPathComponent("shapes.csv")
         try TestDatasets.shapes(count: 8, seed: 5).write(to: data, atomically: true, encoding: .utf8)
         let prefix = folder.appendingPathComponent("m").path
-        #expect(try CommandRun.classify(["train", "shape", "--data", data.path, "--epochs", "1", "--out", prefix]).status == 0)
+        let train = try CommandRun.classify(["train", "shape", "--data", data.path, "--epochs", "1", "--out", prefix])
+        #expect(train.status == 0, "\(train.standardError)")
         let other = folder.appendingPathComponent("other.csv")
         try "drawing,label,stroke,x,y\nh1,hexagon,0,0,0\nh1,hexagon,0,5,9\n".write(to: other, atomically: true, encoding: .utf8)
         let run = try CommandRun.classify(["evaluate", "shape", "--data", other.path, "--weights", prefix + ".f32.weights"])

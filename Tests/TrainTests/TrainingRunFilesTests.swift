@@ -181,7 +181,7 @@ struct TrainingFromSeveralFilesTests {
         let run = TrainingRun(
             task: .motion, data: [a.path, b.path], validation: nil, epochs: 1, batchSize: 64, seed: 1, patience: nil,
             learningRate: 0.003, rasterizer: ShapeRasterizer(), windowing: MotionWindowing(), augment: 0, formats: [],
-            out: folder.appendingPathComponent("m").path)
+            out: folder.appendingPathComponent("m").path, reject: false)
         let data = try run.prepare()
         #expect(data.checksums == sums)
         try FileManager.default.removeItem(at: b)

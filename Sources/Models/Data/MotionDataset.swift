@@ -3,6 +3,14 @@ import Tensor
 
 /// A recording session from a motion dataset, with its label and where it stands in the file.
 package struct LabeledSession: Sendable {
+    /// A session labelled `label`, found at `lines` of its file.
+    package init(id: String, label: String, segments: [[MotionSample]], lines: ClosedRange<Int>) {
+        self.id = id
+        self.label = label
+        self.segments = segments
+        self.lines = lines
+    }
+
     /// The `session` column's value.
     package let id: String
     /// The `label` column's value.

@@ -3,6 +3,14 @@ import Tensor
 
 /// A drawing from a shape dataset, with its label and where it stands in the file.
 package struct LabeledDrawing: Sendable {
+    /// A drawing labelled `label`, found at `lines` of its file.
+    package init(id: String, label: String, drawing: Drawing, lines: ClosedRange<Int>) {
+        self.id = id
+        self.label = label
+        self.drawing = drawing
+        self.lines = lines
+    }
+
     /// The `drawing` column's value.
     package let id: String
     /// The `label` column's value.
