@@ -132,7 +132,15 @@ struct ONNXCommandTests {
         let relabelled = try inspect()
         #expect(relabelled.status == 0, "\(relabelled.error)")
         #expect(relabelled.json?["labels"] as? [String] == ["ring", "tri", "box", "star", "other"])
-        #expect((relabelled.json?["decision"] as? [String: Any])?["temperature"] as? Double == 1.948)
+        // The rest of the model's own metadata stays: the shipped file's temperature, as inspect reads it there.
+        let original = try CommandRun.classify([
+            "inspect", packageRoot.appendingPathComponent("Weights/shape-classifier.int8.weights").path, "--json",
+        ])
+        let temperature = try #require(
+            ((try? JSONSerialization.jsonObject(with: Data(original.standardOutput.utf8)) as? [String: Any])?["decision"] as? [String: Any])?[
+                "temperature"]
+                as? Double)
+        #expect((relabelled.json?["decision"] as? [String: Any])?["temperature"] as? Double == temperature)
         #expect(relabelled.json?["name"] as? String == "shape-classifier")
         try Data(#"{"labels": ["a", "b", "c"], "task": "shape"}"#.utf8).write(to: sidecar)
         let fewer = try inspect()

@@ -16,6 +16,8 @@ private let realOther = realFolder.appendingPathComponent("shapes-other-quickdra
 private let realDoodles = realFolder.appendingPathComponent("shapes-quickdraw-dev.csv")
 private let realObjects = realFolder.appendingPathComponent("shapes-other-quickdraw-objects-dev.csv")
 private let realGestures = realFolder.appendingPathComponent("shapes-other-dollar1-dev.csv")
+private let realOmniglot = realFolder.appendingPathComponent("shapes-other-omniglot-train.csv")
+private let hasOmniglot = FileManager.default.fileExists(atPath: realOmniglot.path)
 private let hasRealDoodles = [realDoodles, realObjects, realGestures].allSatisfy { FileManager.default.fileExists(atPath: $0.path) }
 private let hasRealShapes =
     FileManager.default.fileExists(atPath: realShapes.path)
@@ -91,24 +93,27 @@ struct ShapeRecognitionTests {
             accuracy[variant, default: [:]]["other"] = Double(unknown) / Double(others.count)
         }
         let int8 = accuracy["int8", default: [:]], f32 = accuracy["f32", default: [:]]
-        // The issue's target is 99.5% upright and turned; the shipped model has 99.33% upright (4 fast circles and
-        // triangles unknown), so the check holds 99% (docs/shapes.md).
+        // Issue 32's targets are 99.7% upright and turned, 99.3% stretched; the shipped model has 99.33%, 99.50% and
+        // 99.50% (fast circles that hook into their middle, a triangle, a star: unknown), so the checks hold 99%
+        // (docs/shapes.md).
         #expect(int8["upright", default: 0] >= 0.99, "int8 upright \(int8)")
         #expect(int8["rotated", default: 0] >= 0.99, "int8 rotated \(int8)")
-        #expect(int8["stretched", default: 0] >= 0.985, "int8 stretched \(int8)")
+        #expect(int8["stretched", default: 0] >= 0.99, "int8 stretched \(int8)")
         for name in ["upright", "rotated", "stretched"] {
             #expect(abs(int8[name, default: 0] - f32[name, default: 0]) <= 0.005, "\(name): int8 \(int8), f32 \(f32)")
         }
-        // Unknown or uncertain: moons drawn as whole circles and round clouds are the ones that pass as a circle.
-        #expect(int8["other", default: 0] >= 0.92, "int8 other \(int8)")
+        // Unknown or uncertain: moons drawn as whole circles and round clouds are the ones that pass as a circle. The
+        // shipped model trains on these drawings (Datasets/real/): 97.80% here, 96.04% by 4-fold over drawings.
+        #expect(int8["other", default: 0] >= 0.96, "int8 other \(int8)")
         #expect(abs(int8["other", default: 0] - f32["other", default: 0]) <= 0.005, "other: int8 \(int8), f32 \(f32)")
     }
 
     /// Real doodles of the four shapes (Quick, Draw!: many strokes, sloppy), doodles of everyday objects and the
     /// $1 study's other gestures, through the shipped int8 weights: how many shapes are right, how many non-shapes
     /// are answered `unknown` or flagged uncertain, that no shape is called another, and the calibration error of
-    /// each file. The limits hold today's figures with a margin (the issue's targets are higher: 97% of the doodles
-    /// right, 95% of the objects and 98% of the gestures unknown or uncertain; see docs/shapes.md).
+    /// each file. The limits hold today's figures with a margin (docs/shapes.md). The shipped model trains on the 92
+    /// doodles (Datasets/real/), so their check guards against a regression only: on drawings that did not train
+    /// (4-fold) 80.43% are right, the rest `unknown` or uncertain.
     @Test(.enabled(if: hasRealDoodles, "needs ../shared/realdata/shapes-*-dev.csv (or $ONDEVICEML_REALDATA)"))
     func realDoodlesObjectsAndGestures() throws {
         let recognizer = try shipped("int8")
@@ -134,16 +139,47 @@ struct ShapeRecognitionTests {
         #expect(doodles.truth.count == 92)
         let right = zip(doodles.answers, doodles.truth).filter { $0.0.label == $0.1 }.count
         let crossed = zip(doodles.answers, doodles.truth).filter { families.contains($0.0.label) && $0.0.label != $0.1 }.count
-        #expect(Double(right) / 92 >= 0.85, "\(right) of 92 doodles right")
+        #expect(Double(right) / 92 >= 0.94, "\(right) of 92 doodles right")
         #expect(crossed == 0, "\(crossed) doodles called another shape")
-        #expect(calibrationError(doodles.truth, doodles.answers) <= 0.15)
-        for (file, least, count) in [(realObjects, 0.93, 839), (realGestures, 0.97, 1800)] {
+        #expect(calibrationError(doodles.truth, doodles.answers) <= 0.06)
+        // Objects 98.21% and gestures 99.17% unknown or uncertain (the issue's targets: 97%, 99%).
+        for (file, least, count) in [(realObjects, 0.97, 839), (realGestures, 0.985, 1800)] {
             let (truth, found) = try answers(file)
             #expect(truth.count == count)
             let flagged = found.filter { $0.label == DecisionRule.unknownLabel || $0.uncertain }.count
             #expect(Double(flagged) / Double(count) >= least, "\(file.lastPathComponent): \(flagged) of \(count) unknown or uncertain")
-            #expect(calibrationError(truth, found) <= 0.06, "\(file.lastPathComponent)")
+            #expect(calibrationError(truth, found) <= 0.03, "\(file.lastPathComponent)")
         }
+    }
+
+    /// Handwritten characters of the Omniglot drawers that did not train (16–20), without the characters and
+    /// drawings that are plain shapes (Datasets/real/omniglot-left-out.json, written by scripts/realdata_import.py):
+    /// 99.06% are `unknown` or uncertain with the shipped int8 weights (the issue's target: 99%); the check holds 98.5%.
+    @Test(.enabled(if: hasOmniglot, "needs ../shared/realdata/shapes-other-omniglot-train.csv (or $ONDEVICEML_REALDATA)"))
+    func heldOutHandwrittenCharactersAreUnknown() throws {
+        struct LeftOut: Decodable {
+            struct Character: Decodable { let alphabet: String, character: String }
+            let characters: [Character]
+            let drawings: [String]
+        }
+        let listed = try JSONDecoder().decode(
+            LeftOut.self, from: Data(contentsOf: root.appendingPathComponent("Datasets/real/omniglot-left-out.json")))
+        let shapeLike = Set(listed.characters.map { "omni-\($0.alphabet)-\($0.character)-" })
+        let leftOut = Set(listed.drawings)
+        #expect(shapeLike.count == 8)
+        // Every usable drawing (a few are a single point, which nothing can classify), by its id:
+        // omni-ALPHABET-characterNN-DRAWER.
+        let heldOut = try ShapeDataset.drawings(realOmniglot.path, threads: 1, checkLabels: true, makeWorker: { { $0 } }).compactMap {
+            item -> Drawing? in
+            guard let drawer = Int(item.id.suffix(2)), (16...20).contains(drawer), !leftOut.contains(item.id),
+                !shapeLike.contains(String(item.id.dropLast(2)))
+            else { return nil }
+            return try? item.value.drawing.get()
+        }
+        #expect(heldOut.count == 640)
+        let answers = try batchAnswers(try shipped("int8"), heldOut, threads: 2)
+        let flagged = answers.filter { $0.label == DecisionRule.unknownLabel || $0.uncertain }.count
+        #expect(Double(flagged) / Double(heldOut.count) >= 0.985, "\(flagged) of \(heldOut.count) characters unknown or uncertain")
     }
 
     /// Drawings that are none of the shapes though they come close to one: a house (a square and its roof, in two

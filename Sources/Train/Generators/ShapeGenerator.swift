@@ -177,13 +177,30 @@ public struct ShapeGenerator: Sendable {
         // (4-fold) or bumpy (5-fold). Radial harmonics of a few percent imitate that.
         let harmonics = (3...5).map { k in (k: Double(k), amplitude: abs(normal(k == 4 ? 0.035 : 0.03)), phase: uniform(0, 2 * Double.pi)) }
         let steps = 200
-        return (0...steps).map { i in
+        var path = (0...steps).map { i in
             let s = Double(i) / Double(steps)
             let angle = start + direction * sweep * s
             var radius = 0.5 * (1 + drift * s)
             for h in harmonics { radius += 0.5 * min(h.amplitude, 0.08) * cos(h.k * angle + h.phase) }
             return (0.5 + radius * cos(angle), 0.5 + radius * sin(angle))
         }
+        // Three in ten end with a hook as the pen leaves: a short tail turning into the middle (or, a fifth of the
+        // time, flicking out), as real circles drawn fast do ($1's s02 circles); without it the reject class took them.
+        if chance(0.3), path.count > 2 {
+            let n = path.count
+            var (x, y) = path[n - 1]
+            var heading = atan2(path[n - 1].1 - path[n - 2].1, path[n - 1].0 - path[n - 2].0)
+            let turn = (chance(0.8) ? 1.0 : -1.0) * direction * uniform(0.5, 1.8)
+            let length = uniform(0.08, 0.3)
+            let pieces = 20
+            for _ in 0..<pieces {
+                heading += turn / Double(pieces)
+                x += length / Double(pieces) * cos(heading)
+                y += length / Double(pieces) * sin(heading)
+                path.append((x, y))
+            }
+        }
+        return path
     }
 
     /// A closed polygon traced from a random vertex, either way round, with rounded or overshot corners and a
