@@ -46,8 +46,19 @@ public final class ProgressPrinter: @unchecked Sendable {
             }
             line += String(format: " | %.0f samples/s", summary.samplesPerSecond) + (summary.isBest ? " | best" : "")
             write((live ? "\r\u{1B}[K" : "") + line + "\n")
-        case let .stoppedEarly(epoch, bestEpoch):
-            write("stopped after epoch \(epoch): no better validation result since epoch \(bestEpoch)\n")
+        case let .stoppedEarly(epoch, bestEpoch, lastImprovement):
+            write(earlyStopText(epoch: epoch, bestEpoch: bestEpoch, lastImprovement: lastImprovement) + "\n")
         }
     }
+}
+
+/// `stopped after epoch 33: no better validation accuracy and no lower validation loss in the 7 epochs since epoch 26
+/// (its lower loss); keeping epoch 15 (the best accuracy)`: what the early-stopping rule counted, in its own terms.
+public func earlyStopText(epoch: Int, bestEpoch: Int, lastImprovement: Int) -> String {
+    let since = epoch - lastImprovement
+    let counted =
+        "no better validation accuracy and no lower validation loss in the \(since) epoch\(since == 1 ? "" : "s") since epoch \(lastImprovement)"
+    return lastImprovement == bestEpoch
+        ? "stopped after epoch \(epoch): \(counted); keeping epoch \(bestEpoch)"
+        : "stopped after epoch \(epoch): \(counted) (its lower loss); keeping epoch \(bestEpoch) (the best accuracy)"
 }

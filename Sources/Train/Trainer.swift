@@ -57,8 +57,8 @@ public enum TrainingEvent: Sendable {
     /// An epoch finished.
     case epoch(EpochSummary, epochs: Int)
     /// Training stopped before the last epoch: no better best epoch and no lower validation loss for `patience`
-    /// epochs.
-    case stoppedEarly(epoch: Int, bestEpoch: Int)
+    /// epochs after `lastImprovement` (the last epoch with either); `bestEpoch` is the epoch kept.
+    case stoppedEarly(epoch: Int, bestEpoch: Int, lastImprovement: Int)
 }
 
 /// The outcome of training.
@@ -132,7 +132,7 @@ public func train(
         history.append(summary)
         report(.epoch(summary, epochs: configuration.epochs))
         if stopping.record(summary), let bestEpoch = best?.epoch, epoch < configuration.epochs {
-            report(.stoppedEarly(epoch: epoch, bestEpoch: bestEpoch))
+            report(.stoppedEarly(epoch: epoch, bestEpoch: bestEpoch, lastImprovement: stopping.lastImprovement))
             break
         }
     }

@@ -290,8 +290,8 @@ public struct TrainingRun: Sendable {
 }
 
 /// What a training report must warn about, each as one line saying what to change: validation loss still falling
-/// when the run ran out of epochs, a class with no validation examples, and most validation answers under the
-/// decision floor (`uncertainShare`, with the floor `floor`).
+/// when the run ran out of epochs (or, failing that, the kept epoch one of its last two), a class with no validation
+/// examples, and most validation answers under the decision floor (`uncertainShare`, with the floor `floor`).
 public func trainingWarnings(
     _ result: TrainingResult, epochs: Int, report: ClassificationReport, uncertainShare: Double, floor: Double
 ) -> [String] {
@@ -304,6 +304,11 @@ public func trainingWarnings(
             String(
                 format: "validation loss was still falling when training stopped at epoch %d (%.3f at epoch %d, %.3f at the last): "
                     + "train longer, e.g. --epochs %d", epochs, losses[losses.count - 5], epochs - 4, last, 2 * epochs))
+    } else if result.history.count == epochs, epochs >= 2, result.bestEpoch >= epochs - 1 {
+        // The kept epoch is one of the last two of a run that used every epoch: it was still getting better.
+        warnings.append(
+            "the best epoch was \(result.bestEpoch) of \(epochs), at the epoch limit: the model was still improving when "
+                + "training stopped; train longer, e.g. --epochs \(2 * epochs)")
     }
     for label in report.labels where (report.perClass[label]?.support ?? 0) == 0 {
         warnings.append("class '\(label)' has no validation examples, so nothing measured it: give --validation FILE or more of its examples")

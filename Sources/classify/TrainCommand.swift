@@ -232,8 +232,14 @@ struct TrainCommand: ParsableCommand {
         let printer = ProgressPrinter()
         let (result, report) = run.train(prepared) { printer($0) }
         let best = result.history.first { $0.epoch == result.bestEpoch }
+        // How the run ended, in the report too (the progress lines on stderr may be gone): at the epoch limit, or
+        // stopped early by the patience rule.
+        let ending =
+            result.history.count >= schedule.epochs
+            ? "trained to the epoch limit, \(schedule.epochs)" : "stopped early: patience \(schedule.patience)"
         print(
-            "best epoch \(result.bestEpoch) of \(result.history.count): validation accuracy \(percent(best?.validationAccuracy ?? report.accuracy))")
+            "best epoch \(result.bestEpoch) of \(result.history.count): validation accuracy \(percent(best?.validationAccuracy ?? report.accuracy)) (\(ending))"
+        )
         print(report.text)
         do {
             let plan = try run.export(result, report: report, data: prepared) {

@@ -22,6 +22,9 @@ struct TrainEvaluateTests {
         #expect(first.standardOutput.contains("\nreject class  'other' learned from "), "the built-in negatives, said: \(first.standardOutput)")
         #expect(first.standardOutput.contains("confusion (rows: true, columns: predicted)"))
         #expect(first.standardError.contains("epoch 2/2"), "progress lines on stderr")
+        #expect(
+            first.standardOutput.contains("validation accuracy ") && first.standardOutput.contains("(trained to the epoch limit, 2)\n"),
+            "the report says how the run ended: \(first.standardOutput)")
         for suffix in ["f32.weights", "int8.weights", "curves.svg"] {
             #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("a.\(suffix)").path), "a.\(suffix)")
         }

@@ -211,6 +211,27 @@ struct TrainingTests {
         let measured = ClassificationReport(labels: ["a", "b"], truth: [0, 1], predicted: [0, 1])
         #expect(trainingWarnings(flat, epochs: 10, report: measured, uncertainShare: 0.1, floor: 0.7).isEmpty)
         #expect(trainingWarnings(falling, epochs: 20, report: measured, uncertainShare: 0.1, floor: 0.7).isEmpty, "stopped before its last epoch")
+        // A flat loss, but the kept epoch is the last of the limit (as a walking/sitting model's best epoch 200 of 200):
+        // still improving, so a warning; the same best epoch in a run that stopped early is none.
+        let lastBest = TrainingResult(network: smallMLP(seed: 1), history: (1...10).map { summary($0, loss: 0.1) }, bestEpoch: 10)
+        #expect(
+            trainingWarnings(lastBest, epochs: 10, report: measured, uncertainShare: 0.1, floor: 0.7) == [
+                "the best epoch was 10 of 10, at the epoch limit: the model was still improving when training stopped; train longer, e.g. --epochs 20"
+            ])
+        #expect(trainingWarnings(lastBest, epochs: 30, report: measured, uncertainShare: 0.1, floor: 0.7).isEmpty)
+    }
+
+    /// The early-stop line says what the rule counted: the epochs since the last better accuracy or lower loss, and
+    /// which epoch is kept (issue 33: it named the kept epoch as if nothing had improved since).
+    @Test func theEarlyStopLineSaysWhatTheRuleCounted() {
+        #expect(
+            earlyStopText(epoch: 33, bestEpoch: 15, lastImprovement: 26)
+                == "stopped after epoch 33: no better validation accuracy and no lower validation loss in the 7 epochs since epoch 26 "
+                + "(its lower loss); keeping epoch 15 (the best accuracy)")
+        #expect(
+            earlyStopText(epoch: 21, bestEpoch: 15, lastImprovement: 15)
+                == "stopped after epoch 21: no better validation accuracy and no lower validation loss in the 6 epochs since epoch 15; keeping epoch 15"
+        )
     }
 
     @Test func earlyStoppingKeepsTheBestEpoch() {
@@ -240,7 +261,12 @@ struct TrainingTests {
         let kept = result.network.logits(validation.inputs).argmax(axis: 1)
         let accuracy = Double(zip(kept, validation.labels).filter { $0 == $1 }.count) / Double(validation.count)
         #expect(accuracy == best?.validationAccuracy, "the returned network is the best epoch's")
-        #expect(events.contains { if case .stoppedEarly = $0 { return true } else { return false } })
+        let stops = events.compactMap { event -> (Int, Int, Int)? in
+            if case let .stoppedEarly(epoch, bestEpoch, lastImprovement) = event { return (epoch, bestEpoch, lastImprovement) }
+            return nil
+        }
+        #expect(stops.count == 1)
+        #expect(stops.first?.0 == result.history.count && stops.first?.1 == result.bestEpoch && stops.first?.2 == improvement, "\(stops)")
     }
 
     @Test func splitsNeverSeparateAGroup() {
