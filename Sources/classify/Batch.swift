@@ -9,7 +9,7 @@ struct ChainOptions: ParsableArguments {
         help: ArgumentHelp(
             "A weights file to use instead of the shipped int8 and f32 files: that model or an error (exit 70), unless --fallback.",
             discussion:
-                "Without it, each variant is looked for in $CLASSIFY_WEIGHTS (then only there, unless --fallback), then ./Weights, then the installed Weights folder, then the weights built into the tool."
+                "Without it, each variant is looked for in $CLASSIFY_WEIGHTS (then only there, unless --fallback), then ./Weights, then the installed Weights folder, then the weights built into the tool. A $CLASSIFY_WEIGHTS folder without the shipped file names (shape-classifier.*, motion-state.*) serves its one model of the task, whatever its name."
         ))
     var weights: String?
 
@@ -90,10 +90,54 @@ struct ChainOptions: ParsableArguments {
 
     /// The weights variants of `model`: the given file; or int8 then f32 from the folders, then (unless the user
     /// named a folder) the same built in, so a corrupt installed file falls back to the same model, not the rule.
+    /// A `$CLASSIFY_WEIGHTS` folder without `model`'s files but with one model of the task (`train … --out
+    /// my-models/doodles`) serves that model's variants.
     func variants(of model: String) -> [String] {
         if let weights { return [modelName(ofWeights: weights)] }
+        if case let .success(found)? = folderModel(for: model) { return found }
         let shipped = ["\(model).int8", "\(model).f32"]
         return explicitSource == nil ? shipped + shipped.map(WeightsLocator.builtIn) : shipped
+    }
+
+    /// The task each shipped model name serves.
+    static let taskOfModel = ["shape-classifier": "shape", "motion-state": "motion"]
+
+    /// For a `$CLASSIFY_WEIGHTS` folder (and no `--weights`) that holds no `model.*.weights`: the variants of the one
+    /// set of weights files in it whose model is of `model`'s task (int8 first, then f32, then the rest by name), or
+    /// an error naming the sets when there are several; `nil` when the folder lookup applies as it is.
+    func folderModel(for model: String) -> Result<[String], DataError>? {
+        guard weights == nil, let folder = WeightsLocator.environmentFolder(ProcessInfo.processInfo.environment),
+            let task = Self.taskOfModel[model], let names = try? FileManager.default.contentsOfDirectory(atPath: folder)
+        else { return nil }
+        let files = names.filter { $0.hasSuffix(".weights") && !$0.hasPrefix(".") }
+        guard !files.contains(where: { $0.hasPrefix(model + ".") }) else { return nil }
+        // Each set: PREFIX.VARIANT.weights; its task is what its first readable file's preprocessing says.
+        var sets: [String: [String]] = [:]
+        for file in files {
+            let stem = String(file.dropLast(".weights".count))
+            guard let dot = stem.lastIndex(of: "."), dot != stem.startIndex else { continue }
+            sets[String(stem[..<dot]), default: []].append(stem)
+        }
+        let ofTask = sets.filter { _, variants in
+            variants.sorted().contains { variant in
+                let url = URL(fileURLWithPath: folder).appendingPathComponent(variant + ".weights")
+                guard let file = try? ModelFile(contentsOf: url), case .string(let kind)? = file.preprocessing["kind"] else { return false }
+                return ModelFile.taskOfPreprocessing[kind] == task
+            }
+        }
+        guard let (prefix, variants) = ofTask.first else { return nil }
+        guard ofTask.count == 1 else {
+            return .failure(
+                DataError(
+                    file: folder,
+                    message: "holds no \(model).*.weights and \(ofTask.count) \(task) models (\(ofTask.keys.sorted().joined(separator: ", "))); "
+                        + "$\(WeightsLocator.environmentVariable) serves one: name a file with --weights, or keep one model of the task in the folder"
+                ))
+        }
+        let order = { (variant: String) -> (Int, String) in
+            (variant == prefix + ".int8" ? 0 : variant == prefix + ".f32" ? 1 : 2, variant)
+        }
+        return .success(variants.sorted { order($0) < order($1) })
     }
 
     /// Loads the shape recognizer through the chain: each failed attempt is one `warning:` line; when every link
@@ -105,6 +149,7 @@ struct ChainOptions: ParsableArguments {
         } catch {
             throw inputsFailure(error, inputs: inputs)
         }
+        if case let .failure(error)? = folderModel(for: "shape-classifier") { throw softwareFailure(error.description, inputs: inputs) }
         do {
             return try ShapeRecognizer.load(variants: variants(of: "shape-classifier"), source: locator, policy: policy, report: warn)
         } catch {
@@ -119,6 +164,7 @@ struct ChainOptions: ParsableArguments {
         } catch {
             throw inputsFailure(error, inputs: inputs)
         }
+        if case let .failure(error)? = folderModel(for: "motion-state") { throw softwareFailure(error.description, inputs: inputs) }
         do {
             return try MotionRecognizer.load(variants: variants(of: "motion-state"), source: locator, policy: policy, report: warn)
         } catch {
@@ -188,6 +234,12 @@ struct ChainOptions: ParsableArguments {
                 "every model failed (\(attempts.count) attempt\(attempts.count == 1 ? "" : "s")): "
                 + attempts.map { "\($0.model): \($0.error)" }.joined(separator: "; ")
         }
+        return softwareFailure(message, inputs: inputs)
+    }
+
+    /// One `error:` line (with `--json`, each input's error line on standard output first) and exit 70: no model
+    /// could answer.
+    func softwareFailure(_ message: String, inputs: [String]) -> ExitCode {
         if json {
             for input in inputs { print(jsonText(ErrorLineJSON(input: input, error: message, exit: ExitStatus.software))) }
         }

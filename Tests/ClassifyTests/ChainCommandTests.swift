@@ -164,9 +164,12 @@ struct ChainCommandTests {
             wrongTask.standardError.contains("shape-classifier: is a shape model (labels circle, triangle, square, star, other), not a motion model"),
             "\(wrongTask.standardError)")
 
-        // A folder of the user's own files (cc2.*) named by $CLASSIFY_WEIGHTS: not the built-in model, quietly.
+        // A folder of the user's own files (cc2.*, a motion model) named by $CLASSIFY_WEIGHTS for shapes: no shape
+        // model there, so an error, not the built-in model quietly. (A shape model of any name there would serve:
+        // WeightsPathCommandTests.)
         let own = try classify.weightsFolder("own", copy: [])
-        try Data(contentsOf: URL(fileURLWithPath: shapeModel)).write(to: own.appendingPathComponent("cc2.int8.weights"))
+        let motionModel = packageRoot.appendingPathComponent("Weights/motion-state.int8.weights")
+        try Data(contentsOf: motionModel).write(to: own.appendingPathComponent("cc2.int8.weights"))
         let folder = try classify.run(["shape", star], weights: own)
         #expect(folder.status == 70 && folder.standardOutput.isEmpty)
         #expect(

@@ -51,4 +51,47 @@ struct WeightsPathCommandTests {
         #expect(alone.standardOutput.isEmpty)
         #expect(alone.standardError.contains("beyond the float range (±3.4e38): its weights are too large to give finite scores"))
     }
+
+    /// `$CLASSIFY_WEIGHTS` naming a folder of one's own models (`train … --out my-models/doodles`): without the
+    /// default file names, the one model of the task in the folder serves it; two of the task are an error naming
+    /// both (exit 70); the default names, when there, still win (issue 33, item 5).
+    @Test func aFolderOfOwnModelsServesItsOneModelOfTheTask() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let models = folder.appendingPathComponent("my-models")
+        try FileManager.default.createDirectory(at: models, withIntermediateDirectories: true)
+        func place(_ shipped: String, as name: String) throws {
+            try FileManager.default.copyItem(at: packageRoot.appendingPathComponent("Weights/\(shipped)"), to: models.appendingPathComponent(name))
+        }
+        try place("shape-classifier.int8.weights", as: "doodles.int8.weights")
+        try place("motion-state.int8.weights", as: "steps.int8.weights")
+        var environment = ProcessInfo.processInfo.environment
+        environment["CLASSIFY_WEIGHTS"] = models.path
+        func run(_ arguments: [String]) throws -> CommandRun {
+            try CommandRun.run(CommandRun.builtClassify, arguments, directory: folder, environment: environment)
+        }
+        let shape = try run(["shape", star])
+        #expect(shape.status == 0, "\(shape.standardError)")
+        #expect(
+            shape.standardOutput.hasPrefix("star  (confidence ")
+                && shape.standardOutput.contains("model doodles.int8, \(models.path)/doodles.int8.weights)"))
+        let walking = packageRoot.appendingPathComponent("Datasets/examples/walking.csv").path
+        let motion = try run(["motion", walking])
+        #expect(motion.status == 0, "\(motion.standardError)")
+        #expect(motion.standardOutput.contains("model steps.int8, \(models.path)/steps.int8.weights)"), "\(motion.standardOutput)")
+
+        try place("shape-classifier.f32.weights", as: "letters.f32.weights")
+        let two = try run(["shape", star, "--json"])
+        #expect(two.status == 70)
+        #expect(
+            two.standardError
+                == "error: \(models.path): holds no shape-classifier.*.weights and 2 shape models (doodles, letters); $CLASSIFY_WEIGHTS serves "
+                + "one: name a file with --weights, or keep one model of the task in the folder\n", "\(two.standardError)")
+        #expect(two.standardOutput.contains(#""exit":70"#))
+        #expect(try run(["motion", walking]).status == 0, "the motion model is still the only one of its task")
+
+        try place("shape-classifier.int8.weights", as: "shape-classifier.int8.weights")
+        let named = try run(["shape", star])
+        #expect(named.status == 0 && named.standardOutput.contains("model shape-classifier.int8, \(models.path)/shape-classifier.int8.weights)"))
+    }
 }
