@@ -130,6 +130,13 @@ enum InputTensors {
         }
     }
 
+    /// The shape `--save-inputs` gives each input of a model whose input is `shape`: the one `export onnx` declares,
+    /// so that the file runs in another runtime as it is. A one-channel image `[H, W, 1]` is `[1, H, W]` (NCHW: the
+    /// same bytes); any other input keeps its shape (an image of several channels would need its values reordered).
+    static func savedShape(of shape: [Int]) -> [Int] {
+        shape.count == 3 && shape[2] == 1 ? [1, shape[0], shape[1]] : shape
+    }
+
     /// `rows` as a `.npy` file: float32, little-endian, C order, shape `[rows] + shape`.
     static func npy(_ rows: [[Float]], shape: [Int]) -> [UInt8] {
         let dimensions = ([rows.count] + shape).map(String.init).joined(separator: ", ")

@@ -113,7 +113,8 @@ struct RunCommand: ParsableCommand {
 
             --dataset makes the inputs from a shape or motion dataset by the model's preprocessing instead, and \
             --save-inputs writes them as .npy for another runtime (all of them before any is run: the inputs are \
-            then held in memory).
+            then held in memory), in the layout `export onnx` declares: drawings as [N, 1, H, W] (NCHW, the same \
+            bytes as [N, H, W, 1]), windows as [N, F]. --input takes either shape.
 
             Example: classify run shape.onnx --dataset Datasets/shapes/test.csv --save-inputs inputs.npy
             """
@@ -128,7 +129,10 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Or a shape or motion dataset: each drawing, or each window of each session, made into an input by the model's preprocessing.")
     var dataset: String?
 
-    @Option(help: "Also write the inputs to this .npy file (float32, [inputs, ...input shape]), for another runtime.")
+    @Option(
+        help:
+            "Also write the inputs to this .npy file (float32; drawings [N, 1, H, W] as export onnx declares them, windows [N, F]), for another runtime."
+    )
     var saveInputs: String?
 
     @Flag(help: "One JSON object per input.")
@@ -164,7 +168,10 @@ struct RunCommand: ParsableCommand {
             } else {
                 rows = try InputTensors.preprocessed(dataset ?? "", for: file)
             }
-            if let saveInputs { try AtomicFile.write(InputTensors.npy(rows, shape: file.input.shape), to: URL(fileURLWithPath: saveInputs)) }
+            if let saveInputs {
+                try AtomicFile.write(
+                    InputTensors.npy(rows, shape: InputTensors.savedShape(of: file.input.shape)), to: URL(fileURLWithPath: saveInputs))
+            }
         } catch {
             throw failure(error)
         }

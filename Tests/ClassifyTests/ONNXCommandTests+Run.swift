@@ -205,4 +205,29 @@ extension ONNXCommandTests {
             #expect(Self.rows(run.standardOutput).map(\.count) == [3], "\(run.standardOutput)")
         }
     }
+
+    /// `--save-inputs` writes drawings in the layout `export onnx` declares, `[N, 1, 16, 16]` (it wrote `[N, 16, 16, 1]`,
+    /// which ONNX Runtime refused for the exported model: issue 33, item 4), and windows as `[N, F]`; `--input` runs
+    /// either file back to the outputs the dataset gave.
+    @Test func savedInputsHaveTheExportedLayoutAndRunBack() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cases = [
+            ("shape-classifier.int8", "Datasets/shapes/test.csv", "(740, 1, 16, 16)"),
+            ("motion-state.int8", "Datasets/motion/test.csv", "(370, 194)"),
+        ]
+        for (model, dataset, shape) in cases {
+            let weights = packageRoot.appendingPathComponent("Weights/\(model).weights").path
+            let saved = folder.appendingPathComponent("\(model).npy").path
+            let made = try CommandRun.classify([
+                "run", weights, "--dataset", packageRoot.appendingPathComponent(dataset).path, "--save-inputs", saved,
+            ])
+            #expect(made.status == 0, "\(made.standardError)")
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: saved))
+            let header = String(decoding: bytes.prefix(128), as: UTF8.self)
+            #expect(header.contains("'shape': \(shape), }"), "\(model): \(header)")
+            let again = try CommandRun.classify(["run", weights, "--input", saved])
+            #expect(again.status == 0 && again.standardOutput == made.standardOutput, "\(model): \(again.standardError)")
+        }
+    }
 }
