@@ -144,6 +144,29 @@ struct CSVReaderTests {
         #expect(try readerTranscript(bytes, inPlace: true) == readerTranscript(bytes, inPlace: false))
     }
 
+    /// Column names are found in any case when the header has no exact match (`X,Y` for a drawing's `x,y`), and a
+    /// first row of numbers is said to be data, not a header (it was "column '0' appears twice in the header").
+    @Test func headersAreFoundInAnyCaseAndARowOfNumbersIsNoHeader() throws {
+        let upper = try CSVReader(file: "f.csv", bytes: Data("X,Y,T\n1,2,3\n".utf8))
+        #expect(try upper.columns(["x", "y"]) == [0, 1])
+        #expect(upper.optionalColumn("t") == 2 && upper.optionalColumn("stroke") == nil)
+        let both = try CSVReader(file: "f.csv", bytes: Data("X,x,Ab,aB\n1,2,3,4\n".utf8))
+        #expect(both.optionalColumn("x") == 1, "the exact name wins")
+        #expect(both.optionalColumn("ab") == nil, "two names that differ only in case: neither")
+        for text in ["0,0\n10,40\n", "1.5,-2,3e2\n1,2,3\n"] {
+            do {
+                _ = try CSVReader(file: "f.csv", bytes: Data(text.utf8))
+                Issue.record("a first row of numbers was taken as a header: \(text)")
+            } catch {
+                #expect(error.line == 1)
+                #expect(error.message.hasPrefix("the first row holds numbers ('"), "\(error.message)")
+                #expect(
+                    error.message.hasSuffix(
+                        "not column names; the file needs a header row first (x,y for a drawing; the README lists a recording's columns)"))
+            }
+        }
+    }
+
     @Test func badBytesAndLongLinesAreReportedAlike() throws {
         var bytes = Array("a,b\n1,2\n".utf8) + [0xFF, 0xFE, UInt8(ascii: ","), UInt8(ascii: "3"), UInt8(ascii: "\n")]
         bytes += Array("4,5\n\"\u{e9}\",6\n".utf8)

@@ -117,6 +117,13 @@ package struct CSVReader {
             throw DataError(file: file, line: 1, message: "the file is empty; expected a header row of column names")
         }
         header = first.map { $0.trimmingCharacters(in: .whitespaces) }
+        // A file that starts with its data: every name a number. Its columns could only be named after values.
+        if !header.isEmpty, header.allSatisfy({ !$0.isEmpty && Double($0) != nil }) {
+            throw DataError(
+                file: file, line: 1,
+                message: "the first row holds numbers (\(headerSummary)), not column names; the file needs a header row first "
+                    + "(x,y for a drawing; the README lists a recording's columns)")
+        }
         if let duplicate = Dictionary(grouping: header, by: { $0 }).first(where: { $0.value.count > 1 && !$0.key.isEmpty })?.key {
             throw DataError(file: file, line: 1, message: "column '\(duplicate)' appears twice in the header")
         }
@@ -134,11 +141,12 @@ package struct CSVReader {
         if buffer.starts(with: mark) { position = mark.count }
     }
 
-    /// The positions of `names` in the header; a missing one is an error that lists what the header has.
+    /// The positions of `names` in the header (a name written in other case, `X` for `x`, when the header has no
+    /// exact match); a missing one is an error that lists what the header has.
     package func columns(_ names: [String]) throws(DataError) -> [Int] {
         var positions: [Int] = []
         for name in names {
-            guard let index = header.firstIndex(of: name) else {
+            guard let index = optionalColumn(name) else {
                 throw DataError(file: file, line: 1, message: "missing column '\(name)'; the header has \(headerSummary)")
             }
             positions.append(index)
@@ -164,8 +172,16 @@ package struct CSVReader {
             })
     }
 
-    /// The position of an optional column, or `nil`.
-    package func optionalColumn(_ name: String) -> Int? { header.firstIndex(of: name) }
+    /// The position of an optional column (see `position(of:in:)`), or `nil`.
+    package func optionalColumn(_ name: String) -> Int? { Self.position(of: name, in: header) }
+
+    /// Where the column `name` is in `header`: its exact name, else the one header name equal to it but for case
+    /// (`X` for `x`, `Gravity.X` for `gravity.x`); `nil` when neither (or several names differ only in case).
+    package static func position(of name: String, in header: [String]) -> Int? {
+        if let exact = header.firstIndex(of: name) { return exact }
+        let folded = header.indices.filter { header[$0].lowercased() == name.lowercased() }
+        return folded.count == 1 ? folded[0] : nil
+    }
 
     /// The next record's fields (as many as the header has), or `nil` at the end of the file.
     package mutating func next() throws(DataError) -> [String]? {

@@ -1,6 +1,6 @@
 /// Where a motion CSV's sensor values are, found from its header by name: Core Motion's `gravity.*` and
 /// `userAcceleration.*` (with `rotationRate.*` when all three are there), or a raw accelerometer's `acc.*` (with
-/// `gyro.*`), and `timestamp`. The recording reader, the dataset reader and `classify motion --follow` read
+/// `gyro.*`), and `timestamp`, in any case (`CSVReader.position(of:in:)`). The recording reader, the dataset reader and `classify motion --follow` read
 /// headers with it.
 package struct MotionColumns: Sendable, Equatable {
     /// Whether the values are Core Motion's (gravity and user acceleration apart) rather than a raw accelerometer's.
@@ -14,7 +14,7 @@ package struct MotionColumns: Sendable, Equatable {
 
     /// The columns of `header`, or `nil` when it has neither Core Motion's nor a raw accelerometer's.
     package init?(header: [String]) {
-        func find(_ names: [String]) -> [Int] { names.compactMap { header.firstIndex(of: $0) } }
+        func find(_ names: [String]) -> [Int] { names.compactMap { CSVReader.position(of: $0, in: header) } }
         let gravity = find(["gravity.x", "gravity.y", "gravity.z"])
         let user = find(["userAcceleration.x", "userAcceleration.y", "userAcceleration.z"])
         let rotation = find(["rotationRate.x", "rotationRate.y", "rotationRate.z"])
@@ -23,6 +23,6 @@ package struct MotionColumns: Sendable, Equatable {
         guard coreMotion || acc.count == 3 else { return nil }
         values = coreMotion ? gravity + user : acc
         spins = coreMotion ? (rotation.count == 3 ? rotation : []) : (gyro.count == 3 ? gyro : [])
-        time = header.firstIndex(of: "timestamp")
+        time = CSVReader.position(of: "timestamp", in: header)
     }
 }
