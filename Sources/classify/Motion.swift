@@ -125,7 +125,10 @@ struct Motion: ParsableCommand {
             } catch {
                 throw inputFailure(error, input: files[0], json: json)
             }
-            for note in input.notes { reportWarning("\(files[0]): \(note)") }
+            // Assumptions are notes; a gap that splits the recording changes its windows: a warning.
+            for note in input.notes {
+                MotionRecordingReader.isGapNote(note) ? reportWarning("\(files[0]): \(note)") : reportNote("\(files[0]): \(note)")
+            }
             if let note = rateNote(input, name: files[0]) { reportNote(note) }
             if json {
                 print(MotionJSON(timeline: timeline, model: recognizer.model, weights: weights, attempts: attempts, notes: input.notes).text)

@@ -58,6 +58,7 @@ struct MotionFollower {
         var held: [(sample: MotionStreamSample, line: Int)] = []
         var rateChecked = false
         var assumed: Double?
+        var noted = 0
         func feed(_ sample: MotionStreamSample, line: Int) throws(DataError) -> Bool {
             let events: [MotionStreamEvent]
             do {
@@ -65,6 +66,10 @@ struct MotionFollower {
             } catch {
                 throw DataError(file: path, line: line, message: error.message)
             }
+            // What the stream assumed (units, a raw accelerometer's gravity filter), said once, as a file's notes are.
+            if stream.assumptions.count < noted { noted = 0 }  // a new recording (the file was rewritten): said again
+            for assumption in stream.assumptions.dropFirst(noted) { reportNote("\(path): \(assumption)") }
+            noted = stream.assumptions.count
             let (count, written) = report(events)
             windows += count
             return written

@@ -506,4 +506,40 @@ struct MotionFollowTests {
         #expect(!process.isRunning, "SIGTERM did not stop classify motion --follow")
         if !process.isRunning { #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM) }
     }
+
+    /// A raw accelerometer in m/s² at 25 Hz (the bundled walk, as such a sensor records it): what was assumed is said
+    /// once each as a `note:` (not a warning), by the file command and by `--follow` alike, and the units note names the
+    /// magnitude it measured (the whole acceleration here, not gravity) (issue 33, item 6).
+    @Test func assumptionsAreNotesForAFileAndAFollowedStreamAlike() throws {
+        let walking = try String(contentsOf: packageRoot.appendingPathComponent("Datasets/examples/walking.csv"), encoding: .utf8)
+        let lines = walking.split(separator: "\n")
+        let header = lines[0].split(separator: ",").map(String.init)
+        func column(_ name: String) throws -> Int { try #require(header.firstIndex(of: name)) }
+        let (time, gravity, user) = (try column("timestamp"), try column("gravity.x"), try column("userAcceleration.x"))
+        var raw = ["timestamp,acc.x,acc.y,acc.z"]
+        for line in lines.dropFirst().enumerated().filter({ $0.offset % 2 == 0 }).map(\.element) {
+            let v = line.split(separator: ",").compactMap { Double($0) }
+            let a = (0..<3).map { String(format: "%.4f", 9.80665 * (v[gravity + $0] + v[user + $0])) }
+            raw.append("\(v[time]),\(a.joined(separator: ","))")
+        }
+        let csv = raw.joined(separator: "\n") + "\n"
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("raw.csv")
+        try csv.write(to: file, atomically: true, encoding: .utf8)
+        let once = try CommandRun.classify(["motion", file.path])
+        #expect(once.status == 0 && once.standardOutput.hasPrefix("walking "), "\(once.standardError)")
+        #expect(!once.standardError.contains("warning:"), "\(once.standardError)")
+        #expect(once.standardError.contains("note: \(file.path): accelerations look like m/s² (median acceleration magnitude "))
+        #expect(once.standardError.contains("note: \(file.path): raw accelerometer: gravity estimated by a 0.3 Hz low-pass filter\n"))
+        #expect(once.standardError.contains("note: \(file.path): resampled from 25.0 Hz to 50 Hz\n"))
+        let followed = try CommandRun.run(CommandRun.builtClassify, ["motion", "--follow", "-"], input: csv)
+        #expect(followed.status == 0, "\(followed.standardError)")
+        let notes = followed.standardError.split(separator: "\n").filter { $0.hasPrefix("note: -: ") }
+        #expect(notes.count == 2 && notes[0].contains("accelerations look like m/s² (median acceleration magnitude "), "\(followed.standardError)")
+        #expect(notes.last == "note: -: raw accelerometer: gravity estimated by a 0.3 Hz low-pass filter")
+        #expect(!followed.standardError.contains("warning:"), "\(followed.standardError)")
+        let quiet = try CommandRun.classify(["motion", file.path, "--quiet"])
+        #expect(quiet.status == 0 && quiet.standardError.isEmpty, "\(quiet.standardError)")
+    }
 }

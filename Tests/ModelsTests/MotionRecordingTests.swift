@@ -44,7 +44,7 @@ struct MotionRecordingTests {
     @Test func metresPerSecondSquaredAreDetectedAndConverted() throws {
         let recording = try MotionRecordingReader.read(try write(coreMotion(rate: 50, seconds: 3, scale: 9.80665)))
         #expect(abs(recording.segments[0][10].gravity.z + 1) < 1e-9)
-        #expect(recording.notes.first?.hasPrefix("accelerations look like m/s²") == true)
+        #expect(recording.notes.first?.hasPrefix("accelerations look like m/s² (median gravity magnitude ") == true, "\(recording.notes)")
     }
 
     @Test func rawAccelerationIsSplitIntoGravityAndUserAcceleration() throws {

@@ -321,6 +321,21 @@ public enum MotionRecordingReader {
         return assemble(rows: values.flatMap { $0 }, times: times, coreMotion: coreMotion, rate: rate, window: window, assumedRate: assumedRate)
     }
 
+    /// The note that accelerations were read as m/s²: the median magnitude of gravity (Core Motion) or of the whole
+    /// acceleration (a raw accelerometer), which is about 9.8 when the unit is m/s² and 1 when it is g.
+    package static func unitsNote(medianMagnitude: Double, coreMotion: Bool) -> String {
+        String(
+            format: "accelerations look like m/s² (median %@ magnitude %.2f); converted to g",
+            coreMotion ? "gravity" : "acceleration", medianMagnitude)
+    }
+
+    /// The note that a raw accelerometer's gravity was estimated.
+    package static let gravityFilterNote = "raw accelerometer: gravity estimated by a 0.3 Hz low-pass filter"
+
+    /// Whether a recording's note is a gap splitting it (which changes the windows: a warning) rather than an
+    /// assumption about the input (units, the gravity filter, resampling: a note).
+    package static func isGapNote(_ note: String) -> Bool { note.hasPrefix("a gap of ") }
+
     /// `assemble` of rows laid end to end, nine values each, for callers that checked them (readers, generators):
     /// the times increasing and accepted by `checkSpan`.
     package static func assemble(
@@ -334,7 +349,7 @@ public enum MotionRecordingReader {
         let medianMagnitude = middle(values.map { ($0[0] * $0[0] + $0[1] * $0[1] + $0[2] * $0[2]).squareRoot() }) ?? 0
         if medianMagnitude > 4 {
             scale = 1 / standardGravity
-            notes.append(String(format: "accelerations look like m/s² (median gravity magnitude %.2f); converted to g", medianMagnitude))
+            notes.append(unitsNote(medianMagnitude: medianMagnitude, coreMotion: coreMotion))
         }
         var samples: [MotionSample] = []
         samples.reserveCapacity(values.count)
@@ -347,7 +362,7 @@ public enum MotionRecordingReader {
             }
         } else {
             samples = separateGravity(values.map { ($0[0] * scale, $0[1] * scale, $0[2] * scale, $0[6], $0[7], $0[8]) }, times: times)
-            notes.append("raw accelerometer: gravity estimated by a 0.3 Hz low-pass filter")
+            notes.append(gravityFilterNote)
         }
         var segments: [[MotionSample]] = [], starts: [Double] = [], bridged: [ClosedRange<Double>] = []
         var pieceStart = 0

@@ -142,6 +142,10 @@ public struct MotionStream: Sendable {
     /// The unit of accelerations.
     public let units: Units
 
+    /// What the stream assumed about its input, as `MotionRecording.notes` says it of a file: the units it decided
+    /// (m/s² converted to g) and a raw accelerometer's gravity filter; empty until the first second decides them.
+    package private(set) var assumptions: [String] = []
+
     /// The state last reported, `nil` before the first.
     public private(set) var state: String?
     /// The changes reported so far, in order: the last `keptChanges` (older ones are dropped, so a stream that runs
@@ -275,8 +279,11 @@ public struct MotionStream: Sendable {
                 ($0.acceleration.x * $0.acceleration.x + $0.acceleration.y * $0.acceleration.y
                     + $0.acceleration.z * $0.acceleration.z).squareRoot()
             }
-            scale = (MotionRecordingReader.middle(magnitudes) ?? 0) > 4 ? 1 / MotionRecordingReader.standardGravity : 1
+            let median = MotionRecordingReader.middle(magnitudes) ?? 0
+            scale = median > 4 ? 1 / MotionRecordingReader.standardGravity : 1
+            if median > 4 { assumptions.append(MotionRecordingReader.unitsNote(medianMagnitude: median, coreMotion: coreMotion != false)) }
         }
+        if coreMotion == false, gravity == nil { assumptions.append(MotionRecordingReader.gravityFilterNote) }
         if coreMotion == false, gravity == nil {
             let s = scale ?? 1, n = Double(head.count)
             gravity = (
