@@ -46,8 +46,11 @@ public enum ONNXImport {
         let file: ModelFile
         do throws(ONNXImportError) {
             let model = try decode(bytes)
+            // An image input (4 axes) is most likely a drawing model: the missing-labels error shows a shape sidecar.
+            let imageInput = model.graph.input.first.map { $0.type.tensorType.shape.dim.count == 4 } ?? false
             let info = try ONNXModelInfo.merged(
-                metadata: model.metadataProps.map { ($0.key, $0.value) }, sidecar: sidecarJSON, modelPath: path)
+                metadata: model.metadataProps.map { ($0.key, $0.value) }, sidecar: sidecarJSON, modelPath: path,
+                exampleTask: imageInput ? "shape" : "motion")
             var converter = try GraphConverter(model: model)
             try converter.run()
             let outputs = converter.outputCount

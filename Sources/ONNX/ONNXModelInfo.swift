@@ -72,9 +72,10 @@ public struct ONNXModelInfo: Codable, Equatable, Sendable {
     /// The information of a model: its metadata's fields (`entries`: keys and JSON values; other keys are
     /// ignored), with those of the sidecar's JSON object replacing them (a sidecar's `task` or `preprocessing`
     /// replaces both of the metadata's). Missing labels, or no way to know the preprocessing, is an error that says
-    /// what to write; `modelPath` names the model.
+    /// what to write (a sidecar for `exampleTask`, the task the model's input suggests); `modelPath` names the model.
     static func merged(
-        metadata entries: [(key: String, value: String)], sidecar: (data: Data, path: String)?, modelPath: String
+        metadata entries: [(key: String, value: String)], sidecar: (data: Data, path: String)?, modelPath: String,
+        exampleTask: String = "motion"
     ) throws(ONNXImportError) -> ONNXModelInfo {
         var object: [String: Any] = [:]
         for (key, value) in entries where keys.contains(key) {
@@ -110,7 +111,9 @@ public struct ONNXModelInfo: Codable, Equatable, Sendable {
         guard object["labels"] != nil else {
             throw ONNXImportError(
                 "no labels: the model's metadata has none and there is no sidecar \(modelPath).json "
-                    + "(a JSON object such as {\"labels\": [\"walking\", \"running\", \"still\"], \"task\": \"motion\"})")
+                    + (exampleTask == "shape"
+                        ? "(a JSON object such as {\"labels\": [\"circle\", \"triangle\", \"square\", \"star\", \"other\"], \"task\": \"shape\"})"
+                        : "(a JSON object such as {\"labels\": [\"walking\", \"running\", \"still\"], \"task\": \"motion\"})"))
         }
         // A decision may give only some of its fields; the others are the default rule's.
         if var decision = object["decision"] as? [String: Any] {

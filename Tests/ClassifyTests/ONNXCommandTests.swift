@@ -95,6 +95,11 @@ struct ONNXCommandTests {
         ])
         #expect(unlabelled.status == 65)
         #expect(unlabelled.standardError.contains("no labels: the model's metadata has none and there is no sidecar \(bare.path).json"))
+        // An image model's example sidecar is a shape model's (it showed a motion one: issue 33, item 6).
+        #expect(
+            unlabelled.standardError.contains(
+                #"(a JSON object such as {"labels": ["circle", "triangle", "square", "star", "other"], "task": "shape"})"#),
+            "\(unlabelled.standardError)")
     }
 
     /// `inspect` on an `.onnx` file shows the model as imported, and says so (text and JSON).
