@@ -366,6 +366,24 @@ struct ShapeRecognitionTests {
     }
 
     /// The reject class: `other` winning gives `unknown` with the nearest real class; a low winner is uncertain.
+    /// The verdict is the safe reading of an answer: a trusted class, `unknown` with the nearest class, or not sure
+    /// between the two likeliest (the reject class read as `unknown`); `probability(of:)` finds a class by name
+    /// (issue 33, item 2).
+    @Test func theVerdictLeadsToTheSafeUse() {
+        let labels = ["circle", "square", "triangle", "other"]
+        let rule = DecisionRule.default(labels: labels)
+        func answer(_ probabilities: [Double]) -> ShapeAnswer {
+            ShapeAnswer(Decision(labels: labels, probabilities: probabilities, rule: rule), model: "m", attempts: [], view: nil)
+        }
+        #expect(answer([0.95, 0.03, 0.01, 0.01]).verdict == .recognized("circle"))
+        #expect(answer([0.1, 0.02, 0.03, 0.85]).verdict == .unknown(nearest: "circle"))
+        let unsure = answer([0.52, 0.1, 0.3, 0.08])
+        #expect(unsure.label == "circle" && unsure.uncertain, "label keeps the likeliest class")
+        #expect(unsure.verdict == .notSure("circle", or: "triangle"))
+        #expect(answer([0.5, 0.05, 0.05, 0.4]).verdict == .notSure("circle", or: "unknown"), "the runner-up is none of them")
+        #expect(unsure.probability(of: "triangle") == 0.3 && unsure.probability(of: "hexagon") == nil)
+    }
+
     @Test func theDecisionRuleNamesUnknownAndUncertain() {
         let labels = ["circle", "square", "other"]
         let rule = DecisionRule.default(labels: labels)

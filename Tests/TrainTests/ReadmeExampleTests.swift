@@ -20,6 +20,13 @@ struct ReadmeExampleTests {
         print("square: \(square.label), \(Int(square.confidence * 100))% (model \(square.model))")
         let zigzag = try shapes.recognize(points: [(0, 0), (30, 80), (60, 10), (90, 70), (120, 5)])
         print("zigzag: \(zigzag.label)\(zigzag.uncertain ? " (uncertain)" : "")")
+        // Several strokes (a triangle drawn as three lines), and the safe way to read any answer: its verdict.
+        let strokes = try shapes.recognize(strokes: [[(0, 100), (50, 0)], [(50, 0), (100, 100)], [(100, 100), (0, 100)]])
+        switch strokes.verdict {
+        case .recognized(let shape): print("strokes: \(shape)")
+        case .unknown(let nearest): print("strokes: none of the shapes (nearest: \(nearest ?? "none"))")
+        case .notSure(let first, let second): print("strokes: not sure, \(first) or \(second)")
+        }
 
         // Motion: samples as Core Motion delivers them (gravity and user acceleration, in g). Made up here:
         // 20 s at 50 Hz of a phone in a trouser pocket that bobs twice a stride, at `strides` strides a second.
@@ -88,11 +95,12 @@ struct ReadmeExampleTests {
     @Test func itRunsAndAnswers() throws {
         var lines: [String] = []
         try example { lines.append($0) }
-        #expect(lines.count == 5, "\(lines)")
+        #expect(lines.count == 6, "\(lines)")
         #expect(lines.first?.hasPrefix("square: square, ") == true, "\(lines)")
         #expect(lines.dropFirst().first == "zigzag: unknown", "\(lines)")
-        #expect(lines.dropFirst(2).first?.hasPrefix("walk: walking, ") == true, "\(lines)")
-        #expect(lines.dropFirst(3).map { $0.split(separator: " ").prefix(2).joined(separator: " ") } == ["live: walking", "live: still"], "\(lines)")
+        #expect(lines.dropFirst(2).first == "strokes: triangle", "\(lines)")
+        #expect(lines.dropFirst(3).first?.hasPrefix("walk: walking, ") == true, "\(lines)")
+        #expect(lines.dropFirst(4).map { $0.split(separator: " ").prefix(2).joined(separator: " ") } == ["live: walking", "live: still"], "\(lines)")
         #expect(
             String(try readmeBlocks().output) == lines.joined(separator: "\n") + "\n",
             "the README's output block is not what the example prints:\n\(lines.joined(separator: "\n"))")

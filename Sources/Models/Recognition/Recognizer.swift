@@ -18,6 +18,37 @@ public protocol RecognitionAnswer: Sendable {
     var model: String { get }
 }
 
+/// What an answer means for the code that acts on it: read this rather than `label` alone, which keeps the likeliest
+/// class even when the answer is not to be trusted.
+public enum Verdict: Sendable, Equatable {
+    /// One of the classes, trusted.
+    case recognized(String)
+    /// None of the classes; the nearest one, when there is one.
+    case unknown(nearest: String?)
+    /// Not sure: the likeliest label and the runner-up (`unknown` when the runner-up is "none of them").
+    case notSure(String, or: String)
+}
+
+extension RecognitionAnswer {
+    /// The answer as a `Verdict`: `unknown` (with the nearest class), not sure between the two likeliest, or a
+    /// class. The JSON output says the same with `label`, `best` and `uncertain`.
+    public var verdict: Verdict {
+        // The classes by probability; the reject class is "none of them".
+        let ranked = probabilities.sorted { $0.probability > $1.probability }.map {
+            $0.label == DecisionRule.otherLabel ? DecisionRule.unknownLabel : $0.label
+        }
+        if label == DecisionRule.unknownLabel { return .unknown(nearest: ranked.first { $0 != DecisionRule.unknownLabel }) }
+        if uncertain { return .notSure(label, or: ranked.first { $0 != label } ?? DecisionRule.unknownLabel) }
+        return .recognized(label)
+    }
+
+    /// The probability of `label` (a class, or `other` for "none of them"), or `nil` when the answer has no such
+    /// label.
+    public func probability(of label: String) -> Double? {
+        probabilities.first { $0.label == label }?.probability
+    }
+}
+
 /// The answers for a batch of inputs, in input order: each an answer or why that input could not be seen.
 public protocol RecognitionBatch: Sendable {
     /// What each input's answer is.
