@@ -135,6 +135,16 @@ struct Motion: ParsableCommand {
                 return
             }
             print(motionHeadline(timeline, model: model))
+            // The timeline as segments (a state and its span), then every window.
+            let segments = timeline.segments
+            if segments.count > 1 || timeline.uncertain {
+                for segment in segments {
+                    print(
+                        "  " + segment.label.padding(toLength: 10, withPad: " ", startingAt: 0)
+                            + String(format: "%.2f–%.2f s", segment.start, segment.end)
+                            + "  (\(segment.windows) window\(segment.windows == 1 ? "" : "s"), \(percentText(segment.confidence)))")
+                }
+            }
             for window in timeline.windows {
                 let span = String(format: "%7.2f–%7.2f s", window.start, window.end)
                 print(
@@ -224,6 +234,8 @@ struct MotionJSON: Encodable {
     let uncertain: Bool
     let reason: String?
     let windows: [Window]
+    /// The timeline: consecutive windows of one state as one segment.
+    let segments: [MotionSegment]
     let model: String
     /// The weights file's path, or `built-in`; absent for the rule that needs none.
     let weights: String?
@@ -241,6 +253,11 @@ struct MotionJSON: Encodable {
             Window(
                 start: ($0.start * 1000).rounded() / 1000, end: ($0.end * 1000).rounded() / 1000, label: $0.label,
                 confidence: $0.confidence, uncertain: $0.uncertain, reason: $0.reason)
+        }
+        segments = timeline.segments.map { segment in
+            var rounded = segment
+            (rounded.start, rounded.end) = ((segment.start * 1000).rounded() / 1000, (segment.end * 1000).rounded() / 1000)
+            return rounded
         }
         self.model = modelName(model)
         self.attempts = attempts

@@ -542,4 +542,35 @@ struct MotionFollowTests {
         let quiet = try CommandRun.classify(["motion", file.path, "--quiet"])
         #expect(quiet.status == 0 && quiet.standardError.isEmpty, "\(quiet.standardError)")
     }
+
+    /// A recording that walks and then runs: the text lists its segments before its windows, and JSON has them under
+    /// `segments` (issue 33, item 7); a one-state recording's text stays its headline and windows.
+    @Test func aMixedRecordingIsToldAsSegments() throws {
+        func rows(_ example: String) throws -> [Substring] {
+            try String(contentsOf: packageRoot.appendingPathComponent("Datasets/examples/\(example).csv"), encoding: .utf8).split(separator: "\n")
+        }
+        let walking = try rows("walking"), running = try rows("running")
+        // The running rows after the walking ones, their times shifted to follow on.
+        let shifted = running.dropFirst().map { line -> String in
+            let fields = line.split(separator: ",", maxSplits: 1)
+            return String(format: "%.3f", 40 + (Double(fields[0]) ?? 0)) + "," + fields[1]
+        }
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("walk-run.csv")
+        try ((walking.map(String.init) + shifted).joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
+        let text = try CommandRun.classify(["motion", file.path])
+        #expect(text.status == 0, "\(text.standardError)")
+        let lines = text.standardOutput.split(separator: "\n")
+        #expect(
+            lines.count > 3 && lines[1].hasPrefix("  walking   0.00–") && lines.dropFirst(2).contains { $0.hasPrefix("  running   ") },
+            "\(text.standardOutput)")
+        let json = try CommandRun.classify(["motion", file.path, "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        let segments = try #require(object["segments"] as? [[String: Any]])
+        #expect(segments.first?["label"] as? String == "walking" && segments.last?["label"] as? String == "running", "\(segments)")
+        #expect(segments.map { $0["windows"] as? Int ?? 0 }.reduce(0, +) == (object["windows"] as? [Any])?.count)
+        let single = try CommandRun.classify(["motion", packageRoot.appendingPathComponent("Datasets/examples/walking.csv").path])
+        #expect(single.standardOutput.split(separator: "\n").dropFirst().first?.hasPrefix("     0.00–   5.12 s  walking ") == true)
+    }
 }

@@ -138,4 +138,25 @@ struct MotionDecisionTests {
         #expect(streamed.label == whole.label && streamed.uncertain && streamed.reason == whole.reason)
         #expect(whole.reason?.contains("is below 70%") == true, "\(whole.reason ?? "")")
     }
+
+    /// The timeline as segments: consecutive windows of one label are one segment, a run of uncertain windows is an
+    /// `uncertain` segment, and each segment ends where the next begins (the last at its window's end), whatever the
+    /// windows' overlap (issue 33, item 7).
+    @Test func segmentsFollowOneAnotherWithoutOverlap() {
+        func window(_ start: Double, _ label: String, _ confidence: Double, uncertain: Bool = false) -> MotionWindowPrediction {
+            MotionWindowPrediction(start: start, end: start + 5.12, label: label, confidence: confidence, uncertain: uncertain)
+        }
+        let answer = MotionAnswer(
+            windows: [
+                window(0, "walking", 0.9), window(1.28, "walking", 0.7), window(2.56, "running", 0.6, uncertain: true),
+                window(3.84, "still", 0.8), window(5.12, "still", 1.0), window(6.4, "still", 0.9),
+            ], model: "m")
+        #expect(
+            answer.segments == [
+                MotionSegment(label: "walking", start: 0, end: 2.56, windows: 2, confidence: 0.8),
+                MotionSegment(label: "uncertain", start: 2.56, end: 3.84, windows: 1, confidence: 0.6),
+                MotionSegment(label: "still", start: 3.84, end: 6.4 + 5.12, windows: 3, confidence: 0.9),
+            ])
+        #expect(MotionAnswer(windows: [], model: "m").segments.isEmpty)
+    }
 }

@@ -28,6 +28,25 @@ public struct MotionWindowPrediction: Sendable, Equatable {
     }
 }
 
+/// A stretch of a recording in one state: consecutive windows with the same label (`uncertain` for a run of
+/// uncertain windows).
+public struct MotionSegment: Sendable, Equatable, Encodable {
+    /// The state, or `uncertain`.
+    public var label: String
+    /// Seconds from the recording's start: the segment's first window's start.
+    public var start: Double
+    /// Where the next segment starts (its first window's start), or the last window's end for the last segment, so
+    /// that segments follow one another without overlap though windows overlap.
+    public var end: Double
+    /// How many windows it spans.
+    public var windows: Int
+    /// Their mean confidence.
+    public var confidence: Double
+
+    /// The label a segment gives runs of uncertain windows.
+    public static let uncertainLabel = "uncertain"
+}
+
 /// What the motion recognizer answers for one recording: each window's state, and the state most windows have.
 public struct MotionAnswer: RecognitionAnswer, Equatable {
     /// Every window, in time order.
@@ -62,6 +81,25 @@ public struct MotionAnswer: RecognitionAnswer, Equatable {
         guard index >= 0, count > 0, (index + 1) * count <= windowProbabilities.count else { return [] }
         return zip(classes, windowProbabilities[(index * count)..<((index + 1) * count)]).map { ($0, $1) }.sorted { $0.1 > $1.1 }
     }
+    /// The timeline: consecutive windows with the same label as one segment each (`walking 0.00–30.72 s`, `still
+    /// 30.72–44.80 s`, …), what an activity API reports as transitions.
+    public var segments: [MotionSegment] {
+        var result: [MotionSegment] = []
+        for window in windows {
+            let label = window.uncertain ? MotionSegment.uncertainLabel : window.label
+            if let last = result.last, last.label == label {
+                let count = Double(last.windows)
+                result[result.count - 1].confidence = (last.confidence * count + window.confidence) / (count + 1)
+                result[result.count - 1].windows += 1
+                result[result.count - 1].end = window.end
+            } else {
+                if !result.isEmpty { result[result.count - 1].end = window.start }
+                result.append(MotionSegment(label: label, start: window.start, end: window.end, windows: 1, confidence: window.confidence))
+            }
+        }
+        return result
+    }
+
     /// The votes: each label of a window that is not uncertain and how many such windows have it, most first.
     public var votes: [(label: String, count: Int)] {
         var counts: [String: Int] = [:], order: [String] = []
