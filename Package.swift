@@ -1,9 +1,11 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // The on-device ML engine: tensor library on OpenBLAS, models, training harness and CLI. The benchmarks are a package
 // of their own (Bench/), so that depending on this one never resolves their dependencies.
 // Dependencies run one way: CBLAS, CKernels ← Tensor ← Models (and CPreprocessing) ← Train ← classify (see README.md);
 // ONNX (import and export, on swift-protobuf) depends on Models and is a product of its own, so that an app that
-// needs only our weights files does not build a protobuf library.
+// needs only our weights files does not build a protobuf library. The traits keep their dependencies out of such an
+// app's resolution too: `ONNX` brings swift-protobuf, `CLI` (classify) swift-argument-parser and ONNX; both are on
+// by default, and `.package(path: …, traits: [])` resolves no dependency at all (README, "Use it from Swift").
 import PackageDescription
 
 let package = Package(
@@ -14,6 +16,11 @@ let package = Package(
         .library(name: "Train", targets: ["Train"]),
         .library(name: "ONNX", targets: ["ONNX"]),
         .executable(name: "classify", targets: ["classify"]),
+    ],
+    traits: [
+        .trait(name: "ONNX", description: "ONNX import and export (the ONNX library): resolves swift-protobuf."),
+        .trait(name: "CLI", description: "The classify command: resolves swift-argument-parser; needs ONNX.", enabledTraits: ["ONNX"]),
+        .default(enabledTraits: ["CLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -44,13 +51,13 @@ let package = Package(
         // scripts/onnx/generate-swift.sh (protoc and swift-protobuf's plugin) and committed: no build runs protoc.
         .target(
             name: "ONNX",
-            dependencies: ["Models", "Tensor", .product(name: "SwiftProtobuf", package: "swift-protobuf")]
+            dependencies: ["Models", "Tensor", .product(name: "SwiftProtobuf", package: "swift-protobuf", condition: .when(traits: ["ONNX"]))]
         ),
         .executableTarget(
             name: "classify",
             dependencies: [
                 "Train", "Models", "Tensor", "ONNX",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"])),
             ]
         ),
         .testTarget(name: "TensorTests", dependencies: ["Tensor"]),
