@@ -27,7 +27,7 @@ public enum RecognitionTask: String, Sendable, CaseIterable {
 
     /// The layers from input to logits for `classes` classes, initialized from `seed`.
     ///
-    /// - shape: three 3×3 convolutions (8, 16, 32 channels) with 2×2 max pooling, global average pooling, Dense.
+    /// - shape: three 3×3 convolutions (12, 24, 32 channels) with 2×2 max pooling, global average pooling, Dense.
     /// - motion: a perceptron over the window's autocorrelation input (`inputShape`, one vector): Dense to 32, ReLU,
     ///   Dense to the classes. Its position-bound weights read the stride period off the autocorrelation's lags.
     public func layers(classes: Int, seed: UInt64, inputShape: [Int]? = nil) -> [any Layer] {

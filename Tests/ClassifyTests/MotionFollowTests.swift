@@ -74,6 +74,29 @@ struct MotionFollowTests {
         return (process, output, error)
     }
 
+    /// Waits until `process` has read `file` to its end (its descriptor's offset, from /proc, is the file's size), the
+    /// process ends, or a minute passes: what the follower has read, observed rather than assumed after a sleep.
+    /// Returns whether it got there.
+    @discardableResult
+    static func waitUntilRead(_ file: URL, by process: Process) -> Bool {
+        let deadline = Date().addingTimeInterval(60)
+        let target = file.resolvingSymlinksInPath().path
+        let folder = "/proc/\(process.processIdentifier)/fd"
+        while process.isRunning && Date() < deadline {
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? -1
+            for fd in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+                guard (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(folder)/\(fd)")) == target,
+                    let info = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/fdinfo/\(fd)", encoding: .utf8),
+                    let line = info.split(separator: "\n").first(where: { $0.hasPrefix("pos:") }),
+                    let position = Int(line.dropFirst(4).trimmingCharacters(in: .whitespaces))
+                else { continue }
+                if position == size { return true }
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return false
+    }
+
     /// Adds what `process` writes to `output` to `seen` until it holds `word`, the process ends, or two minutes
     /// pass (waiting at most a second for each read, so the deadline holds when the command prints nothing).
     static func read(_ output: Pipe, of process: Process, until word: String, into seen: inout String) {
@@ -274,7 +297,7 @@ struct MotionFollowTests {
         defer { process.stopAndWait() }
         var seen = ""
         Self.read(output, of: process, until: "walking", into: &seen)
-        Thread.sleep(forTimeInterval: 0.5)  // the whole file read: the follower waits at its end
+        #expect(Self.waitUntilRead(file, by: process), "the follower reads the whole file and waits at its end")
         // The same first 8 KiB, then every value with one more digit: the same samples, longer lines, one write.
         let bytes = Array(walking.utf8)
         let kept = bytes.prefix(8192).lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
@@ -300,7 +323,7 @@ struct MotionFollowTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let (file, process, output, _) = try Self.startFollowing(lines.prefix(41).joined(separator: "\n") + "\n", in: folder)
         defer { process.stopAndWait() }
-        Thread.sleep(forTimeInterval: 0.6)
+        #expect(Self.waitUntilRead(file, by: process), "the follower reads its 40 samples and waits")
         try Data(running.utf8).write(to: file)
         var seen = ""
         Self.read(output, of: process, until: "running", into: &seen)
@@ -316,14 +339,16 @@ struct MotionFollowTests {
         let file = folder.appendingPathComponent("later.csv")
         let (process, output, error) = try Self.startFollowing(file.path)
         defer { process.stopAndWait() }
-        Thread.sleep(forTimeInterval: 0.5)
+        // Its note that it waits, read as it comes (not a sleep that assumes it has come).
+        var waiting = ""
+        Self.read(error, of: process, until: "waiting for it to appear\n", into: &waiting)
         #expect(process.isRunning, "it waits for the file")
         try Data(csv.utf8).write(to: file)
         var seen = ""
         Self.read(output, of: process, until: "running", into: &seen)
         #expect(seen.contains("walking") && seen.contains("running"), "\(seen)")
         process.stopAndWait()
-        let note = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let note = waiting + String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(note == "note: \(file.path) does not exist yet; waiting for it to appear\n", "\(note)")
         let nowhere = try CommandRun.run(CommandRun.builtClassify, ["motion", "--follow", folder.path + "/missing/x.csv"])
         #expect(nowhere.status == 66 && nowhere.standardError.contains("no such file, and no folder"), "\(nowhere.standardError)")
@@ -498,7 +523,7 @@ struct MotionFollowTests {
         pthread_sigmask(SIG_SETMASK, &previous, nil)
         try started.get()
         defer { process.stopAndWait() }
-        Thread.sleep(forTimeInterval: 1)
+        #expect(Self.waitUntilRead(file, by: process), "it reads the header and waits at the file's end")
         #expect(process.isRunning, "a followed file keeps being followed")
         process.terminate()
         let deadline = Date().addingTimeInterval(5)
