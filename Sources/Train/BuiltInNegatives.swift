@@ -134,6 +134,8 @@ public struct BuiltInNegatives: Sendable {
     /// that class's rows are to their nearest neighbour of the same class from another group (each class its own
     /// cut: a class whose examples are spread wide, such as sitting among windows of motion, keeps a wider berth).
     static func closeRows(_ candidates: Examples, to user: Examples) -> [Bool] {
+        // No candidates (labels that are the generator's own): nothing to measure.
+        guard candidates.count > 0 else { return [] }
         let stride = max(1, (user.count + maximumReferenceRows - 1) / maximumReferenceRows)
         let reference = user.subset(Array(Swift.stride(from: 0, to: user.count, by: stride)))
         let within = squaredDistances(reference.inputs, reference.inputs)

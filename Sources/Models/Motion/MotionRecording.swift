@@ -334,7 +334,10 @@ public enum MotionRecordingReader {
 
     /// Whether a recording's note is a gap splitting it (which changes the windows: a warning) rather than an
     /// assumption about the input (units, the gravity filter, resampling: a note).
-    package static func isGapNote(_ note: String) -> Bool { note.hasPrefix("a gap of ") }
+    package static func isGapNote(_ note: String) -> Bool { note.hasPrefix(gapNotePrefix) }
+
+    /// How a gap's note begins, so that `isGapNote` reads what `assemble` writes.
+    static let gapNotePrefix = "a gap of "
 
     /// `assemble` of rows laid end to end, nine values each, for callers that checked them (readers, generators):
     /// the times increasing and accepted by `checkSpan`.
@@ -375,7 +378,8 @@ public enum MotionRecordingReader {
                 segments.append(resample(samples[pieceStart..<i], times: times[pieceStart..<i], rate: rate))
                 starts.append(times[pieceStart] - times[0])
                 if i < times.count {
-                    notes.append(String(format: "a gap of %.2f s at %.2f s splits the recording", times[i] - times[i - 1], times[i - 1] - times[0]))
+                    notes.append(
+                        gapNotePrefix + String(format: "%.2f s at %.2f s splits the recording", times[i] - times[i - 1], times[i - 1] - times[0]))
                 }
                 pieceStart = i
             }
