@@ -38,8 +38,8 @@ let package = Package(
         // with target attributes and chosen at run time. Only `Tensor` imports it, through Sources/Tensor/Plan/Kernels.swift.
         .target(name: "CKernels", path: "Sources/CKernels"),
         .target(name: "Tensor", dependencies: ["CBLAS", "CKernels"]),
-        // The recognizers' preprocessing kernels (stroke rasterizing, hull and rectangle, motion signals and
-        // autocorrelation), built like CKernels with its shared header. Only `Models` imports it, through
+        // The recognizers' preprocessing kernels (stroke rasterizing, hull and rectangle, motion signals), built
+        // like CKernels with its shared header. Only `Models` imports it, through
         // Sources/Models/PreprocessingKernels.swift.
         .target(name: "CPreprocessing", dependencies: ["CKernels"], path: "Sources/CPreprocessing"),
         // The shipped weights are built into the library as byte arrays (`PackageResources`, read by

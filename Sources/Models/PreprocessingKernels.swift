@@ -74,30 +74,4 @@ enum PreprocessingKernels {
         precondition(count >= 0 && count <= Int(Int32.max), "PreprocessingKernels.motionSignals: \(count) samples (≤ Int32.max)")
         odml_motion_signals(samples, Int32(count), stride, gravityOffset, accelerationOffset, vertical, horizontal, Int32(level.rawValue))
     }
-
-    /// Zeros `autocorrelation` keeps after the window in its scratch: it needs `window + autocorrelationPad` floats.
-    static let autocorrelationPad = Int(ODML_AUTOCORRELATION_PAD)
-
-    /// The longest window `autocorrelation` computes with a scratch of its own (uninitialized, on the C stack).
-    static let autocorrelationStackWindow = Int(ODML_AUTOCORRELATION_STACK_WINDOW)
-
-    /// One window's autocorrelation at lags 1…`lags` normalized by its energy (zeros when the energy is at most
-    /// `noiseEnergy`) into `output` (`lags` floats); returns the window's mean and energy. `scratch` (`window +
-    /// autocorrelationPad` floats) may be `nil` for windows up to `autocorrelationStackWindow`. See
-    /// `odml_autocorrelation_f32` in CPreprocessing.h.
-    static func autocorrelation(
-        _ signal: UnsafePointer<Float>, window: Int, lags: Int, noiseEnergy: Double, scratch: UnsafeMutableBufferPointer<Float>?,
-        into output: UnsafeMutablePointer<Float>, level: Kernels.Level = Kernels.level
-    ) -> (mean: Double, energy: Double) {
-        precondition(
-            window >= 2 && window <= Int(Int32.max) / 2 && lags >= 1 && lags < window
-                && (scratch.map { $0.count >= window + autocorrelationPad && $0.baseAddress != nil } ?? (window <= autocorrelationStackWindow)),
-            "PreprocessingKernels.autocorrelation: window \(window), lags \(lags), scratch \(scratch?.count ?? 0) (need 1 ≤ lags < window "
-                + "and window + \(autocorrelationPad) floats of scratch, or none up to window \(autocorrelationStackWindow))")
-        var mean = 0.0, energy = 0.0
-        odml_autocorrelation_f32(
-            signal, Int32(window), Int32(lags), noiseEnergy, scratch?.baseAddress, output, &mean, &energy,
-            Int32(level.rawValue))
-        return (mean, energy)
-    }
 }

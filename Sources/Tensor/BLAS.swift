@@ -9,8 +9,9 @@ import Synchronization
 /// through a layer) run on the calling thread, because waking threads costs more than it saves there; larger
 /// ones (batches) use up to `maxThreads` threads.
 ///
-/// OpenBLAS's thread count is process-wide: a product runs with the count last set by any thread. Code that runs
-/// many small products concurrently on its own threads should set `maxThreads` to 1.
+/// OpenBLAS's thread count is process-wide: a product runs with the count last set by any thread. While
+/// `Parallel` runs work on more than one thread, every product runs on one (the workers are the parallelism);
+/// nothing else in the engine sets a thread count (`maxThreads` is for a user, or the benchmarks).
 public enum BLAS {
     /// Products of fewer multiply-adds (m·n·k) than this run single-threaded.
     public static let singleThreadWorkLimit = 1 << 22
@@ -58,8 +59,13 @@ public enum BLAS {
         }
     }
 
-    /// The thread count a product of `m`·`n`·`k` multiply-adds runs with.
+    /// How many `Parallel` calls are running on more than one thread: while any is, products run on one.
+    static let parallelRegions = Atomic<Int>(0)
+
+    /// The thread count a product of `m`·`n`·`k` multiply-adds runs with: one inside a parallel `Parallel` call
+    /// or below `singleThreadWorkLimit`, else `maxThreads`.
     public static func threads(forM m: Int, n: Int, k: Int) -> Int {
+        if parallelRegions.load(ordering: .relaxed) > 0 { return 1 }
         let work = m.multipliedReportingOverflow(by: n).partialValue.multipliedReportingOverflow(by: k)
         if work.overflow { return maxThreads }
         return work.partialValue < singleThreadWorkLimit ? 1 : maxThreads

@@ -96,7 +96,7 @@ public struct Network: Sendable {
 
     /// The threads a training step uses by default: one per part, at most the machine's active cores.
     public static var defaultTrainingThreads: Int {
-        min(trainingParts, ProcessInfo.processInfo.activeProcessorCount)
+        min(trainingParts, Parallel.defaultThreads)
     }
 
     /// One training step on a batch: forward in training mode, the loss, backward, one optimizer update, and the
@@ -104,7 +104,7 @@ public struct Network: Sendable {
     ///
     /// When every layer trains sample by sample, the batch has at least `smallestSplitBatch` rows and the step at
     /// least `smallestSplitWork` multiply-adds, the batch is cut into `trainingParts` parts that run forward and
-    /// backward on up to `threads` threads at once (BLAS runs one thread per product meanwhile); the loss is taken
+    /// backward on up to `threads` threads at once (`Parallel`: BLAS runs one thread per product meanwhile); the loss is taken
     /// over the whole batch, and the gradients of the parts are added in part order. Whether to cut depends only on
     /// the network and the batch, never on `threads`, so the result does not depend on `threads`.
     @discardableResult
@@ -147,19 +147,15 @@ public struct Network: Sendable {
     ) -> Pass {
         let parts = splitRows(inputs.shape[0], into: Network.trainingParts)
         let workers = max(1, min(threads, parts.count))
-        // Each part's products are small; one BLAS thread per worker keeps the workers from fighting over cores.
-        let savedBLASThreads = BLAS.maxThreads
-        if workers > 1 { BLAS.maxThreads = 1 }
-        defer { if workers > 1 { BLAS.maxThreads = savedBLASThreads } }
         let network = self
-        let forwards = parallelMap(count: parts.count, threads: workers) { part in
+        let forwards = Parallel.map(count: parts.count, threads: workers) { part in
             // Layers that train sample by sample draw no random numbers: each part gets a copy it leaves unused.
             var unused = generator
             return network.forward(inputs.rows(parts[part]), mode: .training, generator: &unused)
         }
         let logits = Tensor.concatenate(forwards.map(\.logits), axis: 0)
         let (batchLoss, dLogits) = loss(logits: logits, labels: labels)
-        let partGradients = parallelMap(count: parts.count, threads: workers) { part in
+        let partGradients = Parallel.map(count: parts.count, threads: workers) { part in
             network.backward(dLogits.rows(parts[part]), records: forwards[part].records)
         }
         var gradients = partGradients[0]

@@ -38,7 +38,7 @@ struct ChainOptions: ParsableArguments {
     var jobs: Int?
 
     /// The core count the help text shows, read once per process (ArgumentParser builds the help text on every parse).
-    static let coreCount = ProcessInfo.processInfo.activeProcessorCount
+    static let coreCount = Parallel.defaultThreads
 
     func validate() throws {
         guard (0...10).contains(retries) else { throw ValidationError("--retries must be between 0 and 10, got \(retries)") }
@@ -321,7 +321,7 @@ func requireExisting(_ path: String) throws(DataError) {
 /// soon as its chunk is done. Returns the first failed item's status, or 0; 74 at once when standard output
 /// cannot be written.
 func runBatch(
-    count: Int, threads: Int = ProcessInfo.processInfo.activeProcessorCount, chunk: Int = 512,
+    count: Int, threads: Int = Parallel.defaultThreads, chunk: Int = 512,
     _ work: @escaping @Sendable (Int) -> ItemOutcome
 ) -> Int32 {
     runBatch(count: count, threads: threads, chunk: chunk, block: 1) { index, bytes in
@@ -339,13 +339,11 @@ func runBatch(
     count: Int, threads: Int, chunk: Int, block: Int, _ line: @escaping @Sendable (Int, inout [UInt8]) -> Int32
 ) -> Int32 {
     precondition(chunk >= 1 && block >= 1, "runBatch: chunk \(chunk), block \(block)")
-    // Each item's products are small; one BLAS thread per worker keeps the workers from fighting over cores.
-    BLAS.maxThreads = 1
     var status: Int32 = 0
     var failures = 0
     for start in stride(from: 0, to: count, by: chunk) {
         let end = min(count, start + chunk)
-        let parts = parallelMap(count: (end - start + block - 1) / block, threads: max(1, threads)) { part in
+        let parts = Parallel.map(count: (end - start + block - 1) / block, threads: max(1, threads)) { part in
             var bytes: [UInt8] = []
             var status: Int32 = 0, failures = 0
             for index in (start + part * block)..<min(end, start + (part + 1) * block) {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Models
+import Tensor
 
 /// `classify motion RECORDING.csv|- ...`
 struct Motion: ParsableCommand {
@@ -82,21 +83,7 @@ struct Motion: ParsableCommand {
     }
 
     func run() throws {
-        if follow {
-            // A file that does not exist yet is waited for (MotionFollower), as `tail -F` does.
-            let recognizer = try chain.loadMotionRecognizer(for: recordings)
-            let source = chain.describe(recognizer.model, among: chain.variants(of: "motion-state"))
-            do {
-                let status = try MotionFollower(
-                    path: recordings[0], recognizer: recognizer, confirmations: confirm, assumedRate: rate,
-                    json: chain.json, weights: source.weights
-                ).run()
-                if status != 0 { throw ExitCode(status) }
-            } catch let error as DataError {
-                throw inputFailure(error, input: recordings[0], json: chain.json)
-            }
-            return
-        }
+        if follow { return try followRecording() }
         let (files, problems) = expandInputs(recordings)
         let single = dataset == nil && files.count == 1 && files == recordings
         // A missing recording fails before any model is tried (as in `shape`): no model can fix it. It is read
@@ -113,88 +100,116 @@ struct Motion: ParsableCommand {
         loaded.smoothing = smooth
         let recognizer = loaded
         let source = chain.describe(recognizer.model, among: chain.variants(of: "motion-state"))
-        let (model, weights, attempts) = (source.text, source.weights, recognizer.attempts)
-        let (rate, json) = (rate, chain.json)
-        // Recordings are read once, at the answering model's rate and window (which also decides the gaps).
-        let modelWindowing = recognizer.windowing
-        if single {
-            let input: MotionRecording, timeline: MotionAnswer
-            do {
-                input = try MotionRecordingReader.read(files[0], assumedRate: rate, rate: modelWindowing.rate, window: modelWindowing.window)
-                timeline = try recognizer.recognize(input)
-            } catch {
-                throw inputFailure(error, input: files[0], json: json)
-            }
-            // Assumptions are notes; a gap that splits the recording changes its windows: a warning.
-            for note in input.notes {
-                MotionRecordingReader.isGapNote(note) ? reportWarning("\(files[0]): \(note)") : reportNote("\(files[0]): \(note)")
-            }
-            if let note = rateNote(input, name: files[0]) { reportNote(note) }
-            if json {
-                print(MotionJSON(timeline: timeline, model: recognizer.model, weights: weights, attempts: attempts, notes: input.notes).text)
-                return
-            }
-            print(motionHeadline(timeline, model: model))
-            // The timeline as segments (a state and its span), then every window.
-            let segments = timeline.segments
-            if segments.count > 1 || timeline.uncertain {
-                for segment in segments {
-                    print(
-                        "  " + segment.label.padding(toLength: 10, withPad: " ", startingAt: 0)
-                            + String(format: "%.2f–%.2f s", segment.start, segment.end)
-                            + "  (\(segment.windows) window\(segment.windows == 1 ? "" : "s"), \(percentText(segment.confidence)))")
-                }
-            }
-            for window in timeline.windows {
-                let span = String(format: "%7.2f–%7.2f s", window.start, window.end)
-                print(
-                    "  \(span)  " + window.label.padding(toLength: 8, withPad: " ", startingAt: 0) + percentText(window.confidence)
-                        + (window.uncertain ? "  uncertain: \(window.reason ?? "")" : ""))
-            }
-            if timeline.uncertain { print("uncertain: \(timeline.reason ?? "")") }
-            return
-        }
+        if single { return try recognizeOne(files[0], recognizer: recognizer, source: source) }
         // A batch: each item is a recording (or a dataset's session) read at the answering model's rate.
-        let items: [(name: String, recording: @Sendable () throws(DataError) -> MotionRecording)]
-        if let dataset {
-            do {
-                let sessions = try MotionDataset.sessions(dataset, rate: modelWindowing.rate, window: modelWindowing.window)
-                items = sessions.map { session in
-                    let name = "\(dataset)#\(json ? session.id : DataError.terminalSafe(session.id))"
-                    return (name, { () throws(DataError) in try session.recording.get() })
-                }
-            } catch {
-                throw inputFailure(error, input: dataset, json: json)
+        let status = recognizeBatch(
+            try batchItems(files, problems: problems, windowing: recognizer.windowing), recognizer: recognizer, source: source)
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    /// `--follow`: one recording read as it grows; a file that does not exist yet is waited for (MotionFollower),
+    /// as `tail -F` does.
+    private func followRecording() throws {
+        let recognizer = try chain.loadMotionRecognizer(for: recordings)
+        let source = chain.describe(recognizer.model, among: chain.variants(of: "motion-state"))
+        do {
+            let status = try MotionFollower(
+                path: recordings[0], recognizer: recognizer, confirmations: confirm, assumedRate: rate,
+                json: chain.json, weights: source.weights
+            ).run()
+            if status != 0 { throw ExitCode(status) }
+        } catch let error as DataError {
+            throw inputFailure(error, input: recordings[0], json: chain.json)
+        }
+    }
+
+    /// One recording, read at the model's rate and window: its notes, then its answer with the segments and every
+    /// window (or its JSON).
+    private func recognizeOne(_ file: String, recognizer: MotionRecognizer, source: (text: String, weights: String?)) throws {
+        let windowing = recognizer.windowing
+        let input: MotionRecording, timeline: MotionAnswer
+        do {
+            input = try MotionRecordingReader.read(file, assumedRate: rate, rate: windowing.rate, window: windowing.window)
+            timeline = try recognizer.recognize(input)
+        } catch {
+            throw inputFailure(error, input: file, json: chain.json)
+        }
+        // Assumptions are notes; a gap that splits the recording changes its windows: a warning.
+        for note in input.notes {
+            MotionRecordingReader.isGapNote(note) ? reportWarning("\(file): \(note)") : reportNote("\(file): \(note)")
+        }
+        if let note = rateNote(input, name: file) { reportNote(note) }
+        if chain.json {
+            let json = MotionJSON(
+                timeline: timeline, model: recognizer.model, weights: source.weights, attempts: recognizer.attempts, notes: input.notes)
+            return print(json.text)
+        }
+        print(motionHeadline(timeline, model: source.text))
+        // The timeline as segments (a state and its span), then every window.
+        if timeline.segments.count > 1 || timeline.uncertain {
+            for segment in timeline.segments {
+                print(
+                    "  " + segment.label.padding(toLength: 10, withPad: " ", startingAt: 0)
+                        + String(format: "%.2f–%.2f s", segment.start, segment.end)
+                        + "  (\(segment.windows) window\(segment.windows == 1 ? "" : "s"), \(percentText(segment.confidence)))")
             }
-        } else {
-            items = files.map { path in
+        }
+        for window in timeline.windows {
+            let span = String(format: "%7.2f–%7.2f s", window.start, window.end)
+            print(
+                "  \(span)  " + window.label.padding(toLength: 8, withPad: " ", startingAt: 0) + percentText(window.confidence)
+                    + (window.uncertain ? "  uncertain: \(window.reason ?? "")" : ""))
+        }
+        if timeline.uncertain { print("uncertain: \(timeline.reason ?? "")") }
+    }
+
+    /// A batch's items: each recording (or each session of `--dataset`), named, and how to read it at the
+    /// answering model's rate and window.
+    private func batchItems(
+        _ files: [String], problems: [String: DataError], windowing: MotionWindowing
+    ) throws -> [(name: String, recording: @Sendable () throws(DataError) -> MotionRecording)] {
+        let (rate, json) = (rate, chain.json)
+        guard let dataset else {
+            return files.map { path in
                 (
                     path,
                     { () throws(DataError) in
                         if let problem = problems[path] { throw problem }
-                        return try MotionRecordingReader.read(path, assumedRate: rate, rate: modelWindowing.rate, window: modelWindowing.window)
+                        return try MotionRecordingReader.read(path, assumedRate: rate, rate: windowing.rate, window: windowing.window)
                     }
                 )
             }
         }
-        let status = runBatch(count: items.count, threads: chain.jobs ?? ProcessInfo.processInfo.activeProcessorCount) { index in
+        do {
+            return try MotionDataset.sessions(dataset, rate: windowing.rate, window: windowing.window).map { session in
+                ("\(dataset)#\(json ? session.id : DataError.terminalSafe(session.id))", { () throws(DataError) in try session.recording.get() })
+            }
+        } catch {
+            throw inputFailure(error, input: dataset, json: json)
+        }
+    }
+
+    /// One line per item, in input order, read and answered on every core. Returns the first failure's status, or 0.
+    private func recognizeBatch(
+        _ items: [(name: String, recording: @Sendable () throws(DataError) -> MotionRecording)], recognizer: MotionRecognizer,
+        source: (text: String, weights: String?)
+    ) -> Int32 {
+        let json = chain.json
+        return runBatch(count: items.count, threads: chain.jobs ?? Parallel.defaultThreads) { index in
             let (name, read) = items[index]
             do {
                 let recording = try read()
                 let timeline = try recognizer.recognize(recording)
                 if let note = rateNote(recording, name: name) { reportNote(note) }
-                if json {
-                    return ItemOutcome(
-                        line: MotionJSON(
-                            timeline: timeline, model: recognizer.model, weights: weights, attempts: attempts, notes: recording.notes, input: name
-                        ).text, status: 0)
-                }
-                return ItemOutcome(line: "\(name)  " + motionHeadline(timeline, model: model), status: 0)
+                guard json else { return ItemOutcome(line: "\(name)  " + motionHeadline(timeline, model: source.text), status: 0) }
+                let line = MotionJSON(
+                    timeline: timeline, model: recognizer.model, weights: source.weights, attempts: recognizer.attempts, notes: recording.notes,
+                    input: name)
+                return ItemOutcome(line: line.text, status: 0)
             } catch {
                 return errorOutcome(error, input: name, json: json)
             }
         }
-        if status != 0 { throw ExitCode(status) }
     }
 }
 

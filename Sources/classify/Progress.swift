@@ -27,7 +27,7 @@ func whileSaying<Value>(_ what: @autoclosure @escaping @Sendable () -> String, _
 /// `ShapeDataset.drawings` as the CLI runs it (`shape --dataset`, `evaluate shape`): after 2 s, a `note:` line
 /// every 5 s says how far it has got through the file (`datasetProgressText`).
 func datasetDrawings<Value: Sendable>(
-    _ path: String, threads: Int, checkLabels: Bool = false, makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value
+    _ path: String, threads: Int, checkLabels: Bool = false, makeWorker: @escaping @Sendable () -> (DatasetDrawingRecord) -> Value
 ) throws(DataError) -> [DatasetItem<Value>] {
     let progress = DatasetProgress()
     return try whileSaying(datasetProgressText(path, progress)) { () throws(DataError) in

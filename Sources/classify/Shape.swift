@@ -55,10 +55,9 @@ struct Shape: ParsableCommand {
             if let problem = problems[path] { throw problem }
             return try readDrawing(path)
         }
-        let single = dataset == nil && files.count == 1 && files == drawings
-        // Bad input fails before any model is tried: no model can fix it.
+        // One drawing: bad input fails before any model is tried (no model can fix it).
         var input: Drawing?
-        if single {
+        if dataset == nil && files.count == 1 && files == drawings {
             do {
                 input = try read(files[0])
             } catch {
@@ -68,87 +67,116 @@ struct Shape: ParsableCommand {
         let recognizer = try chain.loadShapeRecognizer(for: dataset.map { [$0] } ?? files)
         let source = chain.describe(recognizer.model, among: chain.variants(of: "shape-classifier"))
         let format = ShapeLineFormat(recognizer: recognizer, json: chain.json, source: source)
-        if let input {
-            let answer: ShapeAnswer
-            do {
-                answer = try recognizer.recognize(input)
-            } catch {
-                throw inputFailure(error, input: files[0], json: chain.json)
-            }
-            if chain.json {
-                print(ShapeJSON(answer, weights: source.weights).text)
-            } else {
-                // The batch's line without the input's name.
-                var headline: [UInt8] = []
-                format.headline(
-                    label: Array(answer.label.utf8), confidence: answer.confidence,
-                    nearest: answer.label == DecisionRule.unknownLabel ? Array(answer.best.utf8) : nil, uncertain: answer.uncertain,
-                    to: &headline)
-                print(String(decoding: headline, as: UTF8.self))
-                // The headline first: whether to trust it comes before the details (`| head -2` shows both).
-                if answer.uncertain, let reason = answer.reason { print("uncertain: \(reason)") }
-                for (label, probability) in answer.probabilities {
-                    print("  " + label.padding(toLength: 10, withPad: " ", startingAt: 0) + percentText(probability))
-                }
-            }
-            if let render {
-                do {
-                    try AtomicFile.write(Array(ShapeRendering.svg(input, answer: answer).utf8), to: URL(fileURLWithPath: render))
-                } catch {
-                    throw failure(error)
-                }
-            }
-            return
-        }
-        // A batch: one line per drawing, each made by a worker of the recognizer, in input order.
-        BLAS.maxThreads = 1
-        let threads = chain.jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        if let input { return try recognizeOne(input, file: files[0], recognizer: recognizer, format: format, weights: source.weights) }
+        // A batch: one line per drawing, in input order.
+        let threads = chain.jobs ?? Parallel.defaultThreads
         let status: Int32
-        if let dataset, chain.json {
+        if let dataset {
+            status = try recognizeDataset(dataset, recognizer: recognizer, format: format, threads: threads)
+        } else {
+            let drawings = Parallel.map(count: files.count, threads: threads) { index in Result { () throws(DataError) in try read(files[index]) } }
+            status = recognizeFiles(files, drawings: drawings, recognizer: recognizer, format: format, threads: threads)
+        }
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    /// One drawing: its answer, the probabilities and the reason when uncertain (or its JSON), and `--render`.
+    private func recognizeOne(_ input: Drawing, file: String, recognizer: ShapeRecognizer, format: ShapeLineFormat, weights: String?) throws {
+        let answer: ShapeAnswer
+        do {
+            answer = try recognizer.recognize(input)
+        } catch {
+            throw inputFailure(error, input: file, json: chain.json)
+        }
+        if chain.json {
+            print(ShapeJSON(answer, weights: weights).text)
+        } else {
+            // The batch's line without the input's name.
+            var headline: [UInt8] = []
+            format.headline(
+                label: Array(answer.label.utf8), confidence: answer.confidence,
+                nearest: answer.label == DecisionRule.unknownLabel ? Array(answer.best.utf8) : nil, uncertain: answer.uncertain,
+                to: &headline)
+            print(String(decoding: headline, as: UTF8.self))
+            // The headline first: whether to trust it comes before the details (`| head -2` shows both).
+            if answer.uncertain, let reason = answer.reason { print("uncertain: \(reason)") }
+            for (label, probability) in answer.probabilities {
+                print("  " + label.padding(toLength: 10, withPad: " ", startingAt: 0) + percentText(probability))
+            }
+        }
+        if let render {
+            do {
+                try AtomicFile.write(Array(ShapeRendering.svg(input, answer: answer).utf8), to: URL(fileURLWithPath: render))
+            } catch {
+                throw failure(error)
+            }
+        }
+    }
+
+    /// Files (or the drawings of folders): read, then answered by the library's batch API
+    /// (`ShapeRecognizer.recognize(batch:threads:)`), then their lines made on every core. Returns the first
+    /// failure's status, or 0.
+    private func recognizeFiles(
+        _ files: [String], drawings: [Result<Drawing, DataError>], recognizer: ShapeRecognizer, format: ShapeLineFormat, threads: Int
+    ) -> Int32 {
+        var place = [Int](repeating: -1, count: files.count), readable: [Drawing] = []
+        for (index, drawing) in drawings.enumerated() {
+            if case let .success(drawing) = drawing {
+                place[index] = readable.count
+                readable.append(drawing)
+            }
+        }
+        let answers = recognizer.recognize(batch: readable, threads: threads)
+        let positions = place
+        return runBatch(count: files.count, threads: threads, chunk: 1 << 16, block: 256) { index, bytes in
+            let answer: Result<CompactShapeAnswer, DataError> =
+                switch drawings[index] {
+                case let .failure(error): .failure(error)
+                case .success: answers.error(at: positions[index]).map { .failure($0) } ?? .success(answers.answers[positions[index]])
+                }
+            guard format.isJSON else { return format.text(answer, input: Array(files[index].utf8), to: &bytes) }
+            let outcome = format.json(answer.flatMap { _ in answers.answer(at: positions[index]) }, input: files[index])
+            bytes += outcome.line.utf8
+            return outcome.status
+        }
+    }
+
+    /// `--dataset`: each drawing answered as the dataset is parsed (a `Worker` per thread, on the same executor as
+    /// the batch API), then their lines made in blocks on every core. Returns the first failure's status, or 0.
+    private func recognizeDataset(_ dataset: String, recognizer: ShapeRecognizer, format: ShapeLineFormat, threads: Int) throws -> Int32 {
+        if chain.json {
             let outcomes: [DatasetItem<ItemOutcome>]
             do {
                 outcomes = try datasetDrawings(dataset, threads: threads) {
                     let worker = ShapeRecognizer.Worker(recognizer)
-                    return { record in format.json(record.drawing, input: "\(dataset)#\(record.id)", worker: worker) }
+                    return { record in
+                        format.json(
+                            record.drawing.flatMap { drawing in Result { () throws(DataError) in try worker.answer(drawing) } },
+                            input: "\(dataset)#\(record.id)")
+                    }
                 }
             } catch {
                 throw inputFailure(error, input: dataset, json: true)
             }
-            status = runBatch(count: outcomes.count, threads: threads, chunk: 1 << 16, block: 4096) { index, bytes in
+            return runBatch(count: outcomes.count, threads: threads, chunk: 1 << 16, block: 4096) { index, bytes in
                 bytes += outcomes[index].value.line.utf8
                 return outcomes[index].value.status
             }
-        } else if let dataset {
-            // Answers in compact form, then their lines made in blocks on every core.
-            let answers: [DatasetItem<Result<CompactShapeAnswer, DataError>>]
-            do {
-                answers = try datasetDrawings(dataset, threads: threads) {
-                    let worker = ShapeRecognizer.Worker(recognizer)
-                    return { record in record.drawing.flatMap { drawing in Result { () throws(DataError) in try worker.recognize(drawing) } } }
-                }
-            } catch {
-                throw failure(error)
-            }
-            let prefix = Array("\(dataset)#".utf8)
-            status = runBatch(count: answers.count, threads: threads, chunk: 1 << 16, block: 4096) { index, bytes in
-                // An id is the data's: shown with its control characters as `?` (JSON escapes them itself).
-                format.text(answers[index].value, input: prefix, suffix: DataError.terminalSafe(answers[index].id), to: &bytes)
-            }
-        } else {
-            status = runBatch(count: files.count, threads: threads, chunk: 512, block: 1) { index, bytes in
-                let drawing = Result { () throws(DataError) in try read(files[index]) }
-                let worker = ShapeRecognizer.Worker(recognizer)
-                guard !format.isJSON else {
-                    let outcome = format.json(drawing, input: files[index], worker: worker)
-                    bytes += outcome.line.utf8
-                    return outcome.status
-                }
-                return format.text(
-                    drawing.flatMap { drawing in Result { () throws(DataError) in try worker.recognize(drawing) } },
-                    input: Array(files[index].utf8), to: &bytes)
-            }
         }
-        if status != 0 { throw ExitCode(status) }
+        let answers: [DatasetItem<Result<CompactShapeAnswer, DataError>>]
+        do {
+            answers = try datasetDrawings(dataset, threads: threads) {
+                let worker = ShapeRecognizer.Worker(recognizer)
+                return { record in record.drawing.flatMap { drawing in Result { () throws(DataError) in try worker.recognize(drawing) } } }
+            }
+        } catch {
+            throw failure(error)
+        }
+        let prefix = Array("\(dataset)#".utf8)
+        return runBatch(count: answers.count, threads: threads, chunk: 1 << 16, block: 4096) { index, bytes in
+            // An id is the data's: shown with its control characters as `?` (JSON escapes them itself).
+            format.text(answers[index].value, input: prefix, suffix: DataError.terminalSafe(answers[index].id), to: &bytes)
+        }
     }
 }
 
@@ -206,12 +234,11 @@ struct ShapeLineFormat: Sendable {
         }
     }
 
-    /// The JSON line for `drawing` (or why it could not be read), named `input`, answered by `worker`.
-    func json(_ drawing: Result<Drawing, DataError>, input: String, worker: ShapeRecognizer.Worker) -> ItemOutcome {
-        do {
-            return ItemOutcome(line: ShapeJSON(try worker.answer(try drawing.get()), input: input, weights: weights).text, status: 0)
-        } catch {
-            return errorOutcome(error, input: input, json: true)
+    /// The JSON line for `answer` (or why there is none), named `input`.
+    func json(_ answer: Result<ShapeAnswer, DataError>, input: String) -> ItemOutcome {
+        switch answer {
+        case let .success(answer): ItemOutcome(line: ShapeJSON(answer, input: input, weights: weights).text, status: 0)
+        case let .failure(error): errorOutcome(error, input: input, json: true)
         }
     }
 }

@@ -335,11 +335,10 @@ struct Evaluate: ParsableCommand {
         let recognizer = rule ? ShapeRecognizer(engine: .geometric, model: "geometric") : try chain.loadShapeRecognizer(for: [data])
         var rows = ReportRows(recognizer.answerLabels)
         let classes = recognizer.classes, known = rows.known
-        BLAS.maxThreads = 1
         let items: [DatasetItem<Result<CompactShapeAnswer, DataError>>]
         do {
             // The reader reports an id whose rows are scattered as a failed item of each run.
-            items = try datasetDrawings(data, threads: chain.jobs ?? ProcessInfo.processInfo.activeProcessorCount, checkLabels: true) {
+            items = try datasetDrawings(data, threads: chain.jobs ?? Parallel.defaultThreads, checkLabels: true) {
                 let worker = ShapeRecognizer.Worker(recognizer)
                 return { record in
                     record.drawing.flatMap { drawing in

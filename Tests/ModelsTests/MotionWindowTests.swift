@@ -43,7 +43,7 @@ func referenceWindows(_ windowing: MotionWindowing, vertical: [Float], horizonta
     return rows
 }
 
-/// Every window's input by the shared path (`windows`) and, one window at a time, by the direct one (`input`).
+/// Every window's input from the whole signal (`windows`) and one window at a time (`input`).
 func fastWindows(_ windowing: MotionWindowing, vertical: [Float], horizontal: [Float]) -> (shared: [Float], direct: [Float]) {
     let count = windowing.windowCount(samples: vertical.count)
     var shared = [Float](repeating: .nan, count: count * windowing.inputSize)
@@ -71,7 +71,8 @@ func expectFastPathsMatchReference(
     let (shared, direct) = fastWindows(windowing, vertical: vertical, horizontal: horizontal)
     let context = "\(name), window \(windowing.window), hop \(windowing.hop), lags \(windowing.lags), \(vertical.count) samples"
     expectClose(shared, expected, tolerance: MotionWindowing.autocorrelationTolerance, "windows: " + context, sourceLocation: sourceLocation)
-    expectClose(direct, expected, tolerance: MotionWindowing.autocorrelationTolerance, "input: " + context, sourceLocation: sourceLocation)
+    // A window's input depends on its own samples only: alone, it is the same bits as in the recording.
+    #expect(direct.map(\.bitPattern) == shared.map(\.bitPattern), "input alone against windows: \(context)", sourceLocation: sourceLocation)
 }
 
 /// Gait-like signals with noise: a vertical bounce every `period` samples, a horizontal magnitude around `level`.
@@ -87,7 +88,7 @@ func noisySignals(count: Int, period: Double = 37, level: Double = 0.4, offset: 
     return (vertical, horizontal)
 }
 
-@Suite("Motion windows: shared and direct paths against the naive twin")
+@Suite("Motion windows: whole recordings and single windows against the naive twin")
 struct MotionWindowTests {
     @Test func recordingsFromTheGenerator() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -113,7 +114,6 @@ struct MotionWindowTests {
         (256, 256, 96), (300, 1, 299), (300, 3, 150), (300, 17, 31), (500, 125, 200), (2000, 500, 150), (4200, 2000, 40),
     ])
     func awkwardWindowings(window: Int, hop: Int, lags: Int) {
-        // (Window 4200 is past `directStackWindow`: `input` takes its scratch from the heap.)
         let windowing = MotionWindowing(window: window, hop: hop, lags: lags)
         for count in [window, window + 1, window + 2 * hop + 3, window + 5 * hop] {
             let (vertical, horizontal) = noisySignals(count: count, period: Double(window) / 3.3, seed: UInt64(window * 1000 + hop + count))
@@ -121,27 +121,14 @@ struct MotionWindowTests {
         }
     }
 
-    @Test(arguments: [(8, 1), (17, 16), (64, 33), (100, 63), (256, 96), (256, 255), (300, 129)])
-    func theDirectKernelAtEveryLevel(window: Int, lags: Int) {
-        // Each instruction-set level of `PreprocessingKernels.autocorrelation` against the naive twin (tile counts 1…4 and a
-        // partial last tile), not only the level this CPU picks.
-        let windowing = MotionWindowing(window: window, hop: 1, lags: lags)
-        let (vertical, horizontal) = noisySignals(count: window, period: Double(window) / 3.3, seed: UInt64(window + lags))
-        var expected = [Float](repeating: .nan, count: windowing.inputSize)
-        vertical.withUnsafeBufferPointer { v in
-            horizontal.withUnsafeBufferPointer { h in
-                expected.withUnsafeMutableBufferPointer { windowing.referenceInput(vertical: v, horizontal: h, into: $0) }
-            }
-        }
-        for level in Kernels.availableLevels {
-            var actual = [Float](repeating: .nan, count: windowing.inputSize)
-            vertical.withUnsafeBufferPointer { v in
-                horizontal.withUnsafeBufferPointer { h in
-                    actual.withUnsafeMutableBufferPointer { windowing.input(vertical: v, horizontal: h, into: $0, level: level) }
-                }
-            }
-            expectClose(actual, expected, tolerance: MotionWindowing.autocorrelationTolerance, "level \(level), window \(window), lags \(lags)")
-        }
+    @Test(arguments: [(8, 1, 3), (17, 16, 5), (64, 33, 64), (100, 63, 7), (256, 96, 64), (256, 255, 100), (300, 129, 1)])
+    func oneWindowAloneIsTheSameBitsAsInARecording(window: Int, lags: Int, hop: Int) {
+        // Tile counts 1…4 and a partial last tile, hops that divide the window and hops that do not: every window of
+        // a recording, computed alone, against its row of the whole recording, and both against the naive twin.
+        let windowing = MotionWindowing(window: window, hop: hop, lags: lags)
+        let count = window + 5 * hop + hop / 2
+        let (vertical, horizontal) = noisySignals(count: count, period: Double(window) / 3.3, level: 0.8, seed: UInt64(window + lags))
+        expectFastPathsMatchReference(windowing, vertical: vertical, horizontal: horizontal, "noisy gait")
     }
 
     @Test func aStillPhoneGivesZerosAndTheFloor() {

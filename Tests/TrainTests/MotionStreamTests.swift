@@ -71,8 +71,7 @@ private func walkStopRunStop() -> Playback {
 
 @Suite("Live motion: MotionStream against the whole recording")
 struct MotionStreamTests {
-    /// Sample by sample, every window is the whole recording's window: the same times, the same label, the
-    /// confidence within the rounding of the two autocorrelation paths.
+    /// Sample by sample, every window is the whole recording's window: the same times, label and confidence.
     @Test func everyWindowIsTheRecordingsWindow() throws {
         let recognizer = try shippedMotion()
         let playback = walkStopRunStop()
@@ -92,8 +91,64 @@ struct MotionStreamTests {
         for (a, b) in zip(live, offline) {
             #expect(abs(a.start - origin - b.start) < 1e-9 && abs(a.end - origin - b.end) < 1e-9, "window at \(a.start) vs \(b.start)")
             #expect(
-                a.label == b.label && abs(a.confidence - b.confidence) < 1e-3 && a.uncertain == b.uncertain,
+                a.label == b.label && a.confidence == b.confidence && a.uncertain == b.uncertain,
                 "window at \(a.start): live \(a.label) \(a.confidence), recording \(b.label) \(b.confidence)")
+        }
+    }
+
+    /// The samples of a file, read whole and streamed in batches of any size, give the same window inputs bit for
+    /// bit: the same units, gravity filter, grid and autocorrelation run in both (MotionPipeline.swift). Core Motion
+    /// at 50 Hz with a bridged gap and a gap that splits the recording; a raw accelerometer in m/s² at an uneven
+    /// 25 Hz, resampled.
+    @Test(arguments: [false, true])
+    func aFileAndTheSameSamplesStreamedGiveTheSameInputsBitForBit(raw: Bool) throws {
+        let recognizer = try shippedMotion()
+        let windowing = recognizer.windowing
+        let playback = walkStopRunStop()
+        var lines = [
+            raw
+                ? "timestamp,acc.x,acc.y,acc.z"
+                : "timestamp,gravity.x,gravity.y,gravity.z,userAcceleration.x,userAcceleration.y,userAcceleration.z,rotationRate.x,rotationRate.y,rotationRate.z"
+        ]
+        let g = MotionRecordingReader.standardGravity
+        for (i, (time, r)) in zip(playback.times, playback.rows).enumerated() {
+            if raw && i % 2 == 1 { continue }
+            if (20.0..<20.4).contains(time) { continue }  // bridged: 0.4 s without a sample
+            let t = time + (time > 50 ? 8 : 0) + (raw ? 0.004 * sin(Double(i)) : 0)  // 8 s more: a split
+            let values = raw ? [(r[0] + r[3]) * g, (r[1] + r[4]) * g, (r[2] + r[5]) * g] : r
+            lines.append(([t] + values).map { "\($0)" }.joined(separator: ","))
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("stream-bits-\(raw)-\(UUID().uuidString).csv").path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+
+        let recording = try MotionRecordingReader.read(path, rate: windowing.rate, window: windowing.window)
+        #expect(recording.segments.count == 2 && !recording.bridgedGaps.isEmpty, "\(recording.notes)")
+        let whole = recording.segments.flatMap { windowing.windows($0).scalars }
+
+        var reader = try CSVReader(path: path)
+        let columns = try MotionRecordingReader.recordingColumns(reader)
+        var samples: [MotionStreamSample] = []
+        while try reader.advance() {
+            samples.append(try MotionRecordingReader.sample(reader, columns: columns, index: samples.count, assumedRate: 50))
+        }
+        var batches = SeededGenerator(seed: raw ? 71 : 72)
+        for largest in [1, 7, 64, 1000, samples.count] {
+            var stream = MotionStream(recognizer: recognizer, confirmations: 1)
+            var streamed: [Float] = [], next = 0
+            while next < samples.count {
+                let size = Int.random(in: 1...largest, using: &batches)
+                _ = try stream.append(contentsOf: samples[next..<min(samples.count, next + size)])
+                streamed += stream.completedInputs.flatMap(\.scalars)
+                next += size
+            }
+            _ = stream.pause()
+            streamed += stream.completedInputs.flatMap(\.scalars)
+            #expect(
+                streamed.count == whole.count,
+                "batches up to \(largest): \(streamed.count / windowing.inputSize) windows streamed, \(whole.count / windowing.inputSize) read whole")
+            let differing = zip(streamed, whole).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(differing == 0, "batches up to \(largest): \(differing) of \(whole.count) values differ")
         }
     }
 
@@ -175,7 +230,7 @@ struct MotionStreamTests {
         #expect(labels.isSuperset(of: ["walking", "running", "still"]), "\(labels)")
         for (a, b) in zip(live, offline) {
             #expect(
-                a.label == b.label && abs(a.confidence - b.confidence) < 1e-3 && a.uncertain == b.uncertain,
+                a.label == b.label && a.confidence == b.confidence && a.uncertain == b.uncertain,
                 "window at \(a.start): live \(a.label) \(a.confidence), recording \(b.label) \(b.confidence)")
         }
     }

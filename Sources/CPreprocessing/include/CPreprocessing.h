@@ -1,5 +1,5 @@
 // The preprocessing kernels of the two recognizers: the shape rasterizer's drawing pass, its convex hull and
-// smallest rectangle (in double), and the motion windows' signals and autocorrelation. Compiled per instruction set
+// smallest rectangle (in double), and the motion windows' signals. Compiled per instruction set
 // with the engine's target attributes (ODMLCommon.h, from CKernels) and chosen at run time by the `level` the
 // caller passes (`Kernels.level`); only `Models` imports it, through Sources/Models/PreprocessingKernels.swift.
 #ifndef CPREPROCESSING_H
@@ -41,21 +41,6 @@ void odml_raster_coverage(const double *nearest, int count, double reach, double
 /// the arithmetic (and order) of the Swift reference `MotionWindowing.features(of:)`: bit-identical to it.
 void odml_motion_signals(const void *samples, int count, ptrdiff_t stride, ptrdiff_t gravityOffset,
                          ptrdiff_t accelerationOffset, float *vertical, float *horizontal, int level);
-
-/// Zeros `odml_autocorrelation_f32` keeps after the window in its scratch.
-#define ODML_AUTOCORRELATION_PAD 64
-
-/// The longest window `odml_autocorrelation_f32` takes without a scratch of the caller's.
-#define ODML_AUTOCORRELATION_STACK_WINDOW 4096
-
-/// One window's normalized autocorrelation: `signal` (`window` floats) less its mean (in double) is written to
-/// `scratch` (`window + ODML_AUTOCORRELATION_PAD` floats; NULL for windows up to
-/// ODML_AUTOCORRELATION_STACK_WINDOW: then the kernel's own stack) as floats, with zeros after it; `output[l − 1]` for
-/// l = 1…lags (lags < window) receives Σ_{t < window − l} c_t·c_{t+l} / Σ c_t² (zeros when Σ c_t² ≤
-/// `noiseEnergy`); `mean` and `energy` receive the mean and Σ c_t² (in double). The lag sums run in float fused
-/// multiply-adds, 64 values of t at a time (even and odd t apart), then in double.
-void odml_autocorrelation_f32(const float *signal, int window, int lags, double noiseEnergy, float *scratch,
-                              float *output, double *mean, double *energy, int level);
 
 /// The convex hull of `n` points (1 ≤ n ≤ 65,535) as the Swift reference `convexHull` finds it — sorted by x
 /// then y, the points split by the side of the line from the first to the last they lie on, Andrew's monotone

@@ -340,49 +340,48 @@ public enum MotionRecordingReader {
     static let gapNotePrefix = "a gap of "
 
     /// `assemble` of rows laid end to end, nine values each, for callers that checked them (readers, generators):
-    /// the times increasing and accepted by `checkSpan`.
+    /// the times increasing and accepted by `checkSpan`. The samples go through the stages of MotionPipeline.swift
+    /// one at a time, as `MotionStream` takes them; only the units are decided from the whole recording.
     package static func assemble(
         rows flat: [Double], times: [Double], coreMotion: Bool, rate: Double, window: Int,
         assumedRate: Double? = nil
     ) -> MotionRecording {
         let values = SensorRows(values: flat)
         var notes: [String] = []
-        // Units: Core Motion and accelerometers report g; a magnitude near 9.8 at rest means m/s².
-        var scale = 1.0
-        let medianMagnitude = middle(values.map { ($0[0] * $0[0] + $0[1] * $0[1] + $0[2] * $0[2]).squareRoot() }) ?? 0
-        if medianMagnitude > 4 {
-            scale = 1 / standardGravity
-            notes.append(unitsNote(medianMagnitude: medianMagnitude, coreMotion: coreMotion))
-        }
-        var samples: [MotionSample] = []
-        samples.reserveCapacity(values.count)
-        if coreMotion {
-            for v in values {
-                samples.append(
-                    MotionSample(
-                        gravity: (v[0] * scale, v[1] * scale, v[2] * scale), rotationRate: (v[6], v[7], v[8]),
-                        userAcceleration: (v[3] * scale, v[4] * scale, v[5] * scale)))
-            }
-        } else {
-            samples = separateGravity(values.map { ($0[0] * scale, $0[1] * scale, $0[2] * scale, $0[6], $0[7], $0[8]) }, times: times)
+        let (scale, unitsNote) = MotionUnits.decide(magnitudes: values.map { MotionUnits.magnitude($0[0], $0[1], $0[2]) }, coreMotion: coreMotion)
+        if let unitsNote { notes.append(unitsNote) }
+        var gravity: GravityFilter?
+        if !coreMotion {
+            gravity = GravityFilter(start: values.prefix(GravityFilter.startSamples).map { ($0[0] * scale, $0[1] * scale, $0[2] * scale) })
             notes.append(gravityFilterNote)
         }
+        var grid = MotionGrid(rate: rate)
         var segments: [[MotionSample]] = [], starts: [Double] = [], bridged: [ClosedRange<Double>] = []
-        var pieceStart = 0
-        let windowSeconds = Double(window) / rate
-        for i in 1...max(times.count, 1) where !times.isEmpty {
-            if i < times.count, times[i] - times[i - 1] > maximumBridge, times[i] - times[i - 1] <= windowSeconds {
-                bridged.append((times[i - 1] - times[0])...(times[i] - times[0]))
-            }
-            if i == times.count || times[i] - times[i - 1] > windowSeconds {
-                segments.append(resample(samples[pieceStart..<i], times: times[pieceStart..<i], rate: rate))
-                starts.append(times[pieceStart] - times[0])
-                if i < times.count {
-                    notes.append(
-                        gapNotePrefix + String(format: "%.2f s at %.2f s splits the recording", times[i] - times[i - 1], times[i - 1] - times[0]))
+        var points: [MotionSample] = []
+        for (i, v) in values.enumerated() {
+            let time = times[i]
+            if i > 0 {
+                let gap = time - times[i - 1]
+                if grid.splits(gap: gap, window: window) {
+                    grid.finish(to: &points)
+                    segments.append(points)
+                    points = []
+                    notes.append(gapNotePrefix + String(format: "%.2f s at %.2f s splits the recording", gap, times[i - 1] - times[0]))
+                } else if MotionGrid.flags(gap: gap) {
+                    bridged.append((times[i - 1] - times[0])...(time - times[0]))
                 }
-                pieceStart = i
             }
+            if grid.start == nil { starts.append(time - times[0]) }
+            let sample =
+                gravity?.split((v[0] * scale, v[1] * scale, v[2] * scale), rotationRate: (v[6], v[7], v[8]), at: time)
+                ?? MotionSample(
+                    gravity: (v[0] * scale, v[1] * scale, v[2] * scale), rotationRate: (v[6], v[7], v[8]),
+                    userAcceleration: (v[3] * scale, v[4] * scale, v[5] * scale))
+            grid.add(sample, at: time, to: &points)
+        }
+        if !times.isEmpty {
+            grid.finish(to: &points)
+            segments.append(points)
         }
         let sourceRate = medianRate(times)
         if let sourceRate, abs(sourceRate - rate) > 0.5 {
@@ -391,49 +390,6 @@ public enum MotionRecordingReader {
         return MotionRecording(
             segments: segments, segmentStarts: starts, rate: rate, notes: notes, sourceRate: sourceRate,
             assumedRate: assumedRate, bridgedGaps: bridged)
-    }
-
-    /// Gravity by a first-order low-pass filter (0.3 Hz) of the raw acceleration; user acceleration is the rest.
-    static func separateGravity(_ raw: [(Double, Double, Double, Double, Double, Double)], times: [Double]) -> [MotionSample] {
-        guard var g = raw.first.map({ ($0.0, $0.1, $0.2) }) else { return [] }
-        // Start from the mean of the first second, so the filter does not begin far from the truth.
-        let head = raw.prefix(50)
-        g = (
-            head.map(\.0).reduce(0, +) / Double(head.count), head.map(\.1).reduce(0, +) / Double(head.count),
-            head.map(\.2).reduce(0, +) / Double(head.count)
-        )
-        var result: [MotionSample] = []
-        for (i, r) in raw.enumerated() {
-            let dt = i > 0 ? max(times[i] - times[i - 1], 1e-4) : 0.02
-            let alpha = dt / (dt + 1 / (2 * Double.pi * 0.3))
-            g = (g.0 + alpha * (r.0 - g.0), g.1 + alpha * (r.1 - g.1), g.2 + alpha * (r.2 - g.2))
-            result.append(MotionSample(gravity: g, rotationRate: (r.3, r.4, r.5), userAcceleration: (r.0 - g.0, r.1 - g.1, r.2 - g.2)))
-        }
-        return result
-    }
-
-    /// Linear interpolation onto a uniform grid at `rate`.
-    static func resample(_ samples: ArraySlice<MotionSample>, times: ArraySlice<Double>, rate: Double) -> [MotionSample] {
-        guard let first = times.first, let last = times.last, samples.count > 1 else { return Array(samples) }
-        // A hair of slack: 5.1 s · 50 Hz is 254.99999999999997 in floating point, and must give 256 samples.
-        let steps = ((last - first) * rate + 1e-6).rounded(.down)
-        precondition(
-            steps >= 0 && steps < Double(maximumResampledSamples),
-            "MotionRecordingReader.resample: times \(first)…\(last) at \(rate) Hz make \(steps + 1) samples; check them with checkSpan first")
-        let count = Int(steps) + 1
-        var result: [MotionSample] = []
-        result.reserveCapacity(count)
-        // The slices keep their arrays' indices: j counts from their starts.
-        let (s0, t0) = (samples.startIndex, times.startIndex)
-        var j = 0
-        for k in 0..<count {
-            let t = first + Double(k) / rate
-            while j + 1 < times.count - 1 && times[t0 + j + 1] < t { j += 1 }
-            let span = times[t0 + j + 1] - times[t0 + j]
-            let f = span > 0 ? min(1, max(0, (t - times[t0 + j]) / span)) : 0
-            result.append(interpolate(samples[s0 + j], samples[s0 + j + 1], f))
-        }
-        return result
     }
 
     /// The sample the fraction `f` of the way from `a` to `b` (0 gives `a`, 1 gives `b`): each field linearly.

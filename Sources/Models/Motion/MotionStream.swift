@@ -111,12 +111,12 @@ public enum MotionStreamEvent: Sendable, Equatable {
 /// once 5.12 s have arrived); the state — `walking`, `running` or `still` — changes only when `confirmations`
 /// windows in a row agree on the new one, so one odd window does not flip it.
 ///
-/// Each window is what `MotionRecognizer.recognize` says of the same samples, up to the rounding of the two ways of
-/// computing the autocorrelations (one window at a time here, shared between windows there): the same unit
-/// conversion, gravity filter, resampling onto the model's grid and labelling, but done as the samples arrive.
-/// Two things must be decided before a whole recording exists, so they are decided from its first
-/// `MotionStream.headSamples` samples: whether accelerations are in g or m/s² (`Units.automatic`) and where a raw
-/// accelerometer's gravity filter starts (their mean).
+/// A recording is this stream run to its end: the same stages (MotionPipeline.swift: units, gravity filter, grid,
+/// windows) in the same code, so each window's input is the same bits as `MotionRecognizer.recognize` computes
+/// from the same samples read whole. One thing must be decided before a whole recording exists, so it is decided
+/// from the first `MotionStream.headSamples` samples: whether accelerations are in g or m/s² (`Units.automatic`;
+/// a recording read whole decides from all its samples). A raw accelerometer's gravity filter starts from the
+/// mean of those samples in both.
 ///
 /// A pause — `pause()`, or no sample for longer than a window — ends the stretch of samples: windows never span
 /// it and the next sample starts a new one. It is reported as a `paused` event; the state stays as it was until
@@ -144,7 +144,7 @@ public struct MotionStream: Sendable {
 
     /// What the stream assumed about its input, as `MotionRecording.notes` says it of a file: the units it decided
     /// (m/s² converted to g) and a raw accelerometer's gravity filter; empty until the first second decides them.
-    package private(set) var assumptions: [String] = []
+    package var assumptions: [String] { windows.assumptions }
 
     /// The state last reported, `nil` before the first.
     public private(set) var state: String?
@@ -155,33 +155,16 @@ public struct MotionStream: Sendable {
     public static let keptChanges = 1000
 
     /// Samples that decide the units and start a raw accelerometer's gravity filter: the first second at 50 Hz.
-    package static let headSamples = 50
+    package static let headSamples = MotionWindowStream.headSamples
 
     private var windowing: MotionWindowing { recognizer.windowing }
-    /// Whether the first sample was Core Motion's (every later one must be the same kind).
-    private var coreMotion: Bool?
-    /// g per given unit, once known.
-    private var scale: Double?
-    /// Samples held until `headSamples` have arrived (or a pause), to decide the units and the filter's start.
-    private var head: [MotionStreamSample] = []
-    /// A raw accelerometer's gravity estimate (`MotionRecordingReader.separateGravity`'s filter).
-    private var gravity: (Double, Double, Double)?
-    /// The last sample of the current stretch, its time and its converted value.
-    private var previous: (time: Double, sample: MotionSample)?
-    /// The first sample's time of the current stretch: the model's grid is laid from it.
-    private var stretchStart: Double?
-    /// Grid points of the current stretch made so far.
-    private var gridCount = 0
-    /// The vertical and horizontal signals of the current stretch's last grid points (at most a window and a hop).
-    private var vertical: [Float] = [], horizontal: [Float] = []
-    /// The grid index of `vertical[0]`.
-    private var bufferStart = 0
-    /// The grid index where the next window starts.
-    private var nextWindow = 0
-    /// Bridged gaps of the current stretch, in the samples' own times.
-    private var bridgedGaps: [ClosedRange<Double>] = []
+    /// The samples' way to the windows' inputs (units, gravity, grid, windows), as a recording's.
+    private var windows: MotionWindowStream
+    /// The inputs of the windows the last `append` or `pause` completed, in order (tests compare them with a
+    /// recording's, bit for bit).
+    package private(set) var completedInputs: [Tensor] = []
     /// The times of the current stretch's samples that later windows still span.
-    private(set) var arrivals: [Double] = []
+    var arrivals: [Double] { windows.arrivals }
     /// The run of windows agreeing on a state other than `state`: its label, length, start and summed confidence.
     private var streak: (label: String, count: Int, since: Double, confidence: Double)?
     /// The time of the last sample taken, across pauses (times must keep increasing).
@@ -195,11 +178,13 @@ public struct MotionStream: Sendable {
         self.recognizer = recognizer
         self.confirmations = max(1, confirmations)
         self.units = units
-        switch units {
-        case .automatic: scale = nil
-        case .g: scale = 1
-        case .metersPerSecondSquared: scale = 1 / MotionRecordingReader.standardGravity
-        }
+        let scale: Double? =
+            switch units {
+            case .automatic: nil
+            case .g: 1
+            case .metersPerSecondSquared: 1 / MotionRecordingReader.standardGravity
+            }
+        windows = MotionWindowStream(windowing: recognizer.windowing, scale: scale)
     }
 
     /// Takes one sample and returns what it completed: windows, and a state change when one was confirmed.
@@ -208,29 +193,46 @@ public struct MotionStream: Sendable {
     /// finite or beyond any phone sensor's range (`MotionRecordingReader.maximumSensorMagnitude`), or when a raw
     /// sample follows Core Motion ones or the other way round.
     public mutating func append(_ sample: MotionStreamSample) throws(DataError) -> [MotionStreamEvent] {
+        completedInputs = []
         try check(sample)
         lastTime = sample.time
-        if let last = previous?.time ?? head.last?.time, sample.time - last > Double(windowing.window) / windowing.rate {
+        if let last = windows.lastSampleTime, windows.splits(gap: sample.time - last) {
             // No sample for longer than a window: as in a recording, the stretch ends here.
             var events = pause()
-            events += take(sample)
+            events += label(windows.take(sample))
             return events
         }
-        return take(sample)
+        return label(windows.take(sample))
+    }
+
+    /// Takes a batch of samples, as a sensor API delivers them, and returns what they completed: the same events,
+    /// in the same order, as `append` one at a time (a batch of any size computes the same windows, bit for bit).
+    /// Throws at the first sample `append` refuses; the samples before it are taken (the changes they confirmed are
+    /// in `changes`).
+    public mutating func append(contentsOf samples: some Sequence<MotionStreamSample>) throws(DataError) -> [MotionStreamEvent] {
+        var events: [MotionStreamEvent] = [], inputs: [Tensor] = []
+        for sample in samples {
+            events += try append(sample)
+            inputs += completedInputs
+        }
+        completedInputs = inputs
+        return events
     }
 
     /// Ends the current stretch of samples (the app stopped reading the sensors): no window will span the pause.
     /// Returns what the held samples still completed and a `paused` event (none when no sample arrived since the
     /// last pause). The state stays as it was until windows after the pause confirm one (`resumed`).
     public mutating func pause() -> [MotionStreamEvent] {
-        var events = finishHead()
-        if let last = previous?.time {
+        completedInputs = []
+        var events = label(windows.endStretch())
+        streak = nil
+        if let last = windows.lastStretchTime {
             // The state stays while a pause is pending, so a second pause reports the same one.
             let paused = MotionPause(time: last, state: state)
             pending = paused
             events.append(.paused(paused))
         }
-        endStretch()
+        windows.forgetStretch()
         return events
     }
 
@@ -248,7 +250,7 @@ public struct MotionStream: Sendable {
         if let lastTime, !(sample.time > lastTime) {
             throw DataError(file: source, message: "sample time \(sample.time) does not come after \(lastTime); times must increase")
         }
-        if let coreMotion, coreMotion != sample.isCoreMotion {
+        if let coreMotion = windows.coreMotion, coreMotion != sample.isCoreMotion {
             throw DataError(
                 file: source,
                 message: coreMotion
@@ -263,115 +265,20 @@ public struct MotionStream: Sendable {
         }
     }
 
-    /// Holds `sample` until the head is full, then runs the held ones through.
-    private mutating func take(_ sample: MotionStreamSample) -> [MotionStreamEvent] {
-        coreMotion = sample.isCoreMotion
-        guard scale == nil || (!sample.isCoreMotion && gravity == nil) else { return process(sample) }
-        head.append(sample)
-        return head.count >= Self.headSamples ? finishHead() : []
-    }
-
-    /// Decides what the head decides (units; a raw accelerometer's filter start) and runs its samples through.
-    private mutating func finishHead() -> [MotionStreamEvent] {
-        guard !head.isEmpty else { return [] }
-        if scale == nil {
-            let magnitudes = head.map {
-                ($0.acceleration.x * $0.acceleration.x + $0.acceleration.y * $0.acceleration.y
-                    + $0.acceleration.z * $0.acceleration.z).squareRoot()
-            }
-            let median = MotionRecordingReader.middle(magnitudes) ?? 0
-            scale = median > 4 ? 1 / MotionRecordingReader.standardGravity : 1
-            if median > 4 { assumptions.append(MotionRecordingReader.unitsNote(medianMagnitude: median, coreMotion: coreMotion != false)) }
-        }
-        if coreMotion == false, gravity == nil { assumptions.append(MotionRecordingReader.gravityFilterNote) }
-        if coreMotion == false, gravity == nil {
-            let s = scale ?? 1, n = Double(head.count)
-            gravity = (
-                head.map { $0.acceleration.x * s }.reduce(0, +) / n, head.map { $0.acceleration.y * s }.reduce(0, +) / n,
-                head.map { $0.acceleration.z * s }.reduce(0, +) / n
-            )
-        }
-        let held = head
-        head = []
-        return held.flatMap { process($0) }
-    }
-
-    /// The sample in g, gravity apart, then onto the model's grid.
-    private mutating func process(_ sample: MotionStreamSample) -> [MotionStreamEvent] {
-        let s = scale ?? 1, a = sample.acceleration, r = sample.rotationRate
-        let converted: MotionSample
-        if let u = sample.userAcceleration {
-            converted = MotionSample(
-                gravity: (a.x * s, a.y * s, a.z * s), rotationRate: (r.x, r.y, r.z),
-                userAcceleration: (u.x * s, u.y * s, u.z * s))
-        } else {
-            let raw = (a.x * s, a.y * s, a.z * s)
-            var g = gravity ?? raw
-            let dt = previous.map { max(sample.time - $0.time, 1e-4) } ?? 0.02
-            let alpha = dt / (dt + 1 / (2 * Double.pi * 0.3))
-            g = (g.0 + alpha * (raw.0 - g.0), g.1 + alpha * (raw.1 - g.1), g.2 + alpha * (raw.2 - g.2))
-            gravity = g
-            converted = MotionSample(gravity: g, rotationRate: (r.x, r.y, r.z), userAcceleration: (raw.0 - g.0, raw.1 - g.1, raw.2 - g.2))
-        }
-        arrivals.append(sample.time)
-        // Arrival times only tell a window that came too slowly (under 10 Hz): past 64 a grid point the window came
-        // fast enough whatever the rest, so the oldest are dropped and memory stays bounded whatever the timestamps
-        // (sub-microsecond ones made it grow with every sample).
-        if arrivals.count > 64 * windowing.window { arrivals.removeFirst(arrivals.count - 32 * windowing.window) }
-        guard let (lastTime, last) = previous, let start = stretchStart else {
-            // The stretch's first sample is its first grid point.
-            stretchStart = sample.time
-            previous = (sample.time, converted)
-            gridCount = 0
-            return addGridPoint(converted, time: sample.time)
-        }
-        let span = sample.time - lastTime
-        if span > MotionRecordingReader.maximumBridge { bridgedGaps.append(lastTime...sample.time) }
-        previous = (sample.time, converted)
+    /// Labels the windows the samples completed: each a `window` event, followed by the change it confirms.
+    private mutating func label(_ completed: [MotionStreamWindow]) -> [MotionStreamEvent] {
         var events: [MotionStreamEvent] = []
-        // Grid points up to this sample (with `resample`'s hair of slack), each between the last sample and this one.
-        let rate = windowing.rate
-        let through = Int(((sample.time - start) * rate + 1e-6).rounded(.down))
-        while gridCount <= through {
-            let t = start + Double(gridCount) / rate
-            let f = span > 0 ? min(1, max(0, (t - lastTime) / span)) : 0
-            events += addGridPoint(MotionRecordingReader.interpolate(last, converted, f), time: t)
+        completedInputs += completed.map(\.input)
+        for window in completed {
+            let scores = recognizer.engine.probabilities(window.input).scalars.map(Double.init)
+            let prediction = recognizer.engine.prediction(
+                scores: scores,
+                intensity: (window.input.scalars[windowing.logVerticalDeviationIndex], window.input.scalars[windowing.logHorizontalMeanIndex]),
+                from: window.from, to: window.to, bridgedGaps: window.bridgedGaps, arrivalRate: window.arrivalRate)
+            events.append(.window(prediction))
+            events += confirm(prediction)
         }
         return events
-    }
-
-    /// Adds grid point `gridCount` and labels the window it completes, if any.
-    private mutating func addGridPoint(_ sample: MotionSample, time: Double) -> [MotionStreamEvent] {
-        let signals = MotionWindowing.features(of: sample)
-        vertical.append(Float(signals.vertical))
-        horizontal.append(Float(signals.horizontal))
-        gridCount += 1
-        let (window, hop) = (windowing.window, windowing.hop)
-        guard gridCount == nextWindow + window, let start = stretchStart else { return [] }
-        let offset = nextWindow - bufferStart
-        var input = [Float](repeating: 0, count: windowing.inputSize)
-        input.withUnsafeMutableBufferPointer { out in
-            windowing.input(vertical: vertical[offset..<(offset + window)], horizontal: horizontal[offset..<(offset + window)], into: out)
-        }
-        let scores = recognizer.engine.probabilities(Tensor(shape: [1, windowing.inputSize], scalars: input)).scalars.map(Double.init)
-        let from = start + Double(nextWindow) / windowing.rate, to = from + Double(window) / windowing.rate
-        // A recording that arrives too slowly is refused whole; a stream marks the windows it fills too slowly.
-        let arrived = Double(arrivals.count { $0 >= from - 1e-9 && $0 <= to + 1e-9 }) / (to - from)
-        let prediction = recognizer.engine.prediction(
-            scores: scores, intensity: (input[windowing.logVerticalDeviationIndex], input[windowing.logHorizontalMeanIndex]),
-            from: from, to: to, bridgedGaps: bridgedGaps, arrivalRate: arrived)
-        nextWindow += hop
-        // Keep only what later windows read.
-        let drop = nextWindow - bufferStart
-        if drop > 0, drop <= vertical.count {
-            vertical.removeFirst(drop)
-            horizontal.removeFirst(drop)
-            bufferStart = nextWindow
-        }
-        let nextFrom = start + Double(nextWindow) / windowing.rate
-        bridgedGaps.removeAll { $0.upperBound < nextFrom }
-        arrivals.removeAll { $0 < nextFrom - 1e-9 }
-        return [.window(prediction)] + confirm(prediction)
     }
 
     /// Counts `window` towards a change of state; returns the change when this window confirms one (after a pause,
@@ -410,19 +317,5 @@ public struct MotionStream: Sendable {
             events.append(.change(change))
         }
         return events
-    }
-
-    /// Forgets the current stretch: the next sample starts a new one (the units and a raw filter's state stay).
-    private mutating func endStretch() {
-        previous = nil
-        stretchStart = nil
-        gridCount = 0
-        vertical.removeAll(keepingCapacity: true)
-        horizontal.removeAll(keepingCapacity: true)
-        bufferStart = 0
-        nextWindow = 0
-        bridgedGaps = []
-        arrivals = []
-        streak = nil
     }
 }

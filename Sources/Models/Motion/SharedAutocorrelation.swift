@@ -3,8 +3,7 @@ import Foundation
 // The shared path of `MotionWindowing.windows(vertical:horizontal:into:)`: the autocorrelations of every window
 // of a recording from lagged products computed once per hop-sized block.
 //
-// With y the signal less a shift K (the recording's mean) and a window of W samples starting at s, for lag l
-// (n = W − l, m the window's mean of y):
+// With y the signal and a window of W samples starting at s, for lag l (n = W − l, m the window's mean):
 //
 //     Σ_{t=s}^{s+n−1} (y_t − m)(y_{t+l} − m) = P_l − m·(Σ_{t=s}^{s+n−1} y_t + Σ_{t=s+l}^{s+W−1} y_t) + n·m²,
 //     P_l = Σ_{t=s}^{s+n−1} y_t·y_{t+l}.
@@ -16,11 +15,15 @@ import Foundation
 // instead of once per window that holds it (four times with the shipped windowing), and a window costs a few
 // additions per lag.
 //
+// Every sum a window reads runs over its own samples in the same order wherever the window lies, and y is the
+// signal itself (no shift taken from the rest of the recording): a window's input is a function of its samples
+// alone, the same bits in a recording read whole as in one window a stream hands over (`MotionStream`).
+//
 // Precision: everything is in Double, and no sum runs over more than one window, so nothing grows with the
-// recording's length. The subtraction in the formula cancels when m² is large against the window's variance;
-// the shift keeps m small unless the signal's level moves a lot within the recording. A horizontal signal that
-// sits at 0.01 g and at 3 g with 2 mg of noise (just above the noise floor) makes that ratio about 10⁶, which
-// bounds the error by 256 · 2⁻⁵³ · 10⁶ ≈ 3e-8 of the energy (MotionWindowTests has that recording).
+// recording's length. The subtraction in the formula cancels when m² is large against the window's variance,
+// which bounds the error by about W · 2⁻⁵³ · m²/σ² of the energy: a horizontal signal at 3 g with 2 mg of noise
+// (just above the noise floor; no gait does this) makes m²/σ² about 2·10⁶ and the error about 6e-8, under a Float's
+// rounding of the result (MotionWindowTests has that recording).
 
 /// Lags per tile: two `SIMD8<Double>` accumulators (eight SSE registers).
 private let lanes = 16
@@ -102,7 +105,7 @@ private func add(_ source: UnsafePointer<Double>, to destination: UnsafeMutableP
     }
 }
 
-/// The work space of the shared path for one recording: the shifted signal, and a ring of the last few blocks'
+/// The work space of the shared path for one recording: the signal in Double, and a ring of the last few blocks'
 /// lag sums and prefix sums. One allocation per call (two arenas), freed by `deallocate()`.
 struct SharedAutocorrelation {
     let window: Int, hop: Int, lags: Int, samples: Int, windows: Int
@@ -116,7 +119,7 @@ struct SharedAutocorrelation {
     let width: Int
     private let doubles: UnsafeMutablePointer<Double>
     private let ints: UnsafeMutablePointer<Int>
-    /// The signal less the shift, zero after its end.
+    /// The signal, zero after its end.
     private let y: UnsafeMutablePointer<Double>
     /// Per slot and lag: the sum over the whole block.
     private let whole: UnsafeMutablePointer<Double>
@@ -189,11 +192,10 @@ struct SharedAutocorrelation {
 
     /// One channel's autocorrelations and level for every window, into `output` (rows of 2 · lags + 2).
     func run(_ signal: UnsafeBufferPointer<Float>, channel: Int, into output: UnsafeMutableBufferPointer<Float>) {
-        let shift = MotionWindowing.sum(signal) / Double(samples)
-        for t in 0..<samples { y[t] = Double(signal[t]) - shift }
+        for t in 0..<samples { y[t] = Double(signal[t]) }
         for block in 0..<blocks {
             sums(block: block)
-            if block >= slots - 1 { assemble(window: block - slots + 1, shift: shift, channel: channel, into: output) }
+            if block >= slots - 1 { assemble(window: block - slots + 1, channel: channel, into: output) }
         }
     }
 
@@ -231,7 +233,7 @@ struct SharedAutocorrelation {
     }
 
     /// Window `index`'s inputs of this channel from the ring, whose last `slots` blocks are the window's.
-    private func assemble(window index: Int, shift: Double, channel: Int, into output: UnsafeMutableBufferPointer<Float>) {
+    private func assemble(window index: Int, channel: Int, into output: UnsafeMutableBufferPointer<Float>) {
         var slot = index % slots
         blockPrefix[0] = 0
         for i in 0..<slots {
@@ -288,7 +290,7 @@ struct SharedAutocorrelation {
             output[row + channel * lags + lag - 1] = Float(centered * inverse)
             lag += 1
         }
-        let level = channel == 0 ? (energy / Double(window)).squareRoot() : shift + mean
+        let level = channel == 0 ? (energy / Double(window)).squareRoot() : mean
         output[row + 2 * lags + channel] = Float(log(max(level, MotionWindowing.intensityFloor)))
     }
 }

@@ -3,100 +3,51 @@ import Synchronization
 import Tensor
 
 extension ShapeRecognizer {
-    /// The answers for many drawings at once, in compact form, on up to `threads` threads: each thread keeps one
-    /// `Worker` and takes the next 4 drawings as it finishes, results are written into arrays allocated once.
-    /// `answers.answer(at:)` is exactly what `recognize(drawings[i])` gives, without the image it saw.
-    ///
-    /// The calling thread works too, and returns as soon as every drawing is answered: a helper thread that the
-    /// system has not started by then finds nothing left and is not waited for (on a busy device, waiting for every
-    /// helper to be scheduled made two threads slower than one).
-    /// `threads` below 1 counts as 1.
-    public func recognize(batch drawings: [Drawing], threads requested: Int) -> ShapeBatchAnswers {
-        let threads = max(1, requested)
+    /// The answers for many drawings at once, in compact form, on up to `threads` threads (`Parallel`; fewer than 1
+    /// counts as 1): each thread keeps one `Worker` and takes the next 4 drawings as it finishes, results are
+    /// written into arrays allocated once. `answers.answer(at:)` is exactly what `recognize(drawings[i])` gives,
+    /// without the image it saw.
+    public func recognize(batch drawings: [Drawing], threads: Int) -> ShapeBatchAnswers {
         let count = drawings.count, classCount = classes.count
         let scoreCount: Int
         if case let .model(classifier) = engine { scoreCount = classifier.compiled.plan.outputCount } else { scoreCount = 0 }
         var answers = [CompactShapeAnswer](repeating: CompactShapeAnswer(best: 0, isUnknown: false, confidence: 0, uncertain: false), count: count)
         var probabilities = [Double](repeating: 0, count: count * classCount)
         var scores = [Float](repeating: 0, count: count * scoreCount)
-        let job = answers.withUnsafeMutableBufferPointer { answers in
+        let errors = Mutex<[Int: DataError]>([:]), geometric = Mutex<[Int: ShapeAnswer]>([:])
+        answers.withUnsafeMutableBufferPointer { answers in
             probabilities.withUnsafeMutableBufferPointer { probabilities in
                 scores.withUnsafeMutableBufferPointer { scores in
-                    let job = BatchJob(
-                        recognizer: self, drawings: drawings, scoreCount: scoreCount, classCount: classCount,
-                        out: BatchOutput(answers: answers, probabilities: probabilities, scores: scores))
-                    for _ in 1..<max(1, min(threads, (count + BatchJob.step - 1) / BatchJob.step)) {
-                        DispatchQueue.global().async { job.work() }
+                    let out = BatchOutput(answers: answers, probabilities: probabilities, scores: scores)
+                    // A few drawings at a time, so that the threads end together (takes of 16 left one thread
+                    // answering for up to 160 µs while the other waited: 141-144k drawings/s on 2 threads against
+                    // 159-162k with 4).
+                    Parallel.forEach(count: count, threads: threads, chunk: 4, state: { Worker(self) }) { worker, range in
+                        var failed: [Int: DataError] = [:], whole: [Int: ShapeAnswer] = [:]
+                        for index in range {
+                            do throws(DataError) {
+                                let answer = try worker.answer(
+                                    drawings[index],
+                                    scores: scoreCount > 0
+                                        ? UnsafeMutableBufferPointer(rebasing: out.scores[(index * scoreCount)..<((index + 1) * scoreCount)]) : nil,
+                                    probabilities: UnsafeMutableBufferPointer(
+                                        rebasing: out.probabilities[(index * classCount)..<((index + 1) * classCount)]))
+                                out.answers[index] = answer.compact
+                                if let answer = answer.whole { whole[index] = answer }
+                            } catch {
+                                failed[index] = error
+                            }
+                        }
+                        if !failed.isEmpty { errors.withLock { $0.merge(failed) { first, _ in first } } }
+                        if !whole.isEmpty { geometric.withLock { $0.merge(whole) { first, _ in first } } }
                     }
-                    job.work()
-                    // Every drawing was taken; wait for the helpers still answering theirs (they write into `out`).
-                    if count > 0 { job.finished.wait() }
-                    return job
                 }
             }
         }
         return ShapeBatchAnswers(
             classes: classes, model: model, attempts: attempts, answers: answers, probabilities: probabilities,
-            scores: scores, scoreCount: scoreCount, errors: job.errors.withLock { $0 }, geometric: job.geometric.withLock { $0 },
+            scores: scores, scoreCount: scoreCount, errors: errors.withLock { $0 }, geometric: geometric.withLock { $0 },
             rule: { if case let .model(classifier) = engine { return classifier.file.decision ?? .legacy } else { return .legacy } }())
-    }
-}
-
-/// One call of `recognize(batch:threads:)`, shared by the calling thread and its helpers: the drawings, where the
-/// answers go, the next drawing to take and how many are answered.
-private final class BatchJob: Sendable {
-    /// Drawings taken at a time: few, so that the threads end together (the last take of 16 left one thread
-    /// answering for up to 160 µs while the other waited: 141-144k drawings/s on 2 threads against 159-162k with 4).
-    static let step = 4
-    let recognizer: ShapeRecognizer
-    let drawings: [Drawing]
-    let scoreCount: Int
-    let classCount: Int
-    let out: BatchOutput
-    let next = Atomic<Int>(0)
-    let answered = Atomic<Int>(0)
-    /// Signalled once, when the last drawing is answered.
-    let finished = DispatchSemaphore(value: 0)
-    let errors = Mutex<[Int: DataError]>([:])
-    let geometric = Mutex<[Int: ShapeAnswer]>([:])
-
-    init(recognizer: ShapeRecognizer, drawings: [Drawing], scoreCount: Int, classCount: Int, out: BatchOutput) {
-        self.recognizer = recognizer
-        self.drawings = drawings
-        self.scoreCount = scoreCount
-        self.classCount = classCount
-        self.out = out
-    }
-
-    /// Answers the next 4 drawings until none is left, with a worker made on the first taken. A thread that comes
-    /// after the last was taken touches nothing of `out`: it only finds `next` past the end.
-    func work() {
-        var worker: ShapeRecognizer.Worker?
-        let count = drawings.count
-        while case let start = next.wrappingAdd(Self.step, ordering: .relaxed).oldValue, start < count {
-            let end = min(count, start + Self.step)
-            let current = worker ?? ShapeRecognizer.Worker(recognizer)
-            worker = current
-            var failed: [Int: DataError] = [:]
-            var whole: [Int: ShapeAnswer] = [:]
-            for index in start..<end {
-                do throws(DataError) {
-                    let answer = try current.answer(
-                        drawings[index],
-                        scores: scoreCount > 0
-                            ? UnsafeMutableBufferPointer(rebasing: out.scores[(index * scoreCount)..<((index + 1) * scoreCount)]) : nil,
-                        probabilities: UnsafeMutableBufferPointer(rebasing: out.probabilities[(index * classCount)..<((index + 1) * classCount)]))
-                    out.answers[index] = answer.compact
-                    if let answer = answer.whole { whole[index] = answer }
-                } catch {
-                    failed[index] = error
-                }
-            }
-            if !failed.isEmpty { errors.withLock { $0.merge(failed) { first, _ in first } } }
-            if !whole.isEmpty { geometric.withLock { $0.merge(whole) { first, _ in first } } }
-            // Everything this thread wrote is visible to whoever sees the count it reaches.
-            if answered.add(end - start, ordering: .acquiringAndReleasing).newValue == count { finished.signal() }
-        }
     }
 }
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import Tensor
 
 /// One drawing of a shape dataset as `ShapeDataset.drawings` hands it to a worker: its id, label, lines, and the
 /// drawing or the first problem found in its rows.
@@ -66,7 +67,7 @@ extension ShapeDataset {
     /// `progress`, when given, counts the bytes read and then parsed as the work goes on.
     package static func drawings<Value: Sendable>(
         _ path: String, threads: Int, checkLabels: Bool = false, progress: DatasetProgress? = nil,
-        makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value
+        makeWorker: @escaping @Sendable () -> (DatasetDrawingRecord) -> Value
     ) throws(DataError) -> [DatasetItem<Value>] {
         try drawings(path, threads: threads, checkLabels: checkLabels, chunkBytes: 1 << 22, progress: progress, makeWorker: makeWorker)
     }
@@ -74,7 +75,7 @@ extension ShapeDataset {
     /// `drawings(_:threads:checkLabels:makeWorker:)` in runs of `chunkBytes` (tests cut files in runs of every size).
     static func drawings<Value: Sendable>(
         _ path: String, threads: Int, checkLabels: Bool = false, chunkBytes: Int, progress: DatasetProgress? = nil,
-        makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value
+        makeWorker: @escaping @Sendable () -> (DatasetDrawingRecord) -> Value
     ) throws(DataError) -> [DatasetItem<Value>] {
         precondition(threads >= 1 && chunkBytes >= 1, "ShapeDataset.drawings: threads \(threads), chunkBytes \(chunkBytes)")
         // The file read into memory (never mapped: see `contents(of:)`).
@@ -104,7 +105,8 @@ extension ShapeDataset {
     /// The items of a whole file, in file order, with their drawings whose rows are not together made errors: one on
     /// each of their runs (a run with an error from its rows, `rowErrors`, keeps it); no items at all is thrown.
     static func scatteredRunsMarked<Value: Sendable>(
-        _ parsed: [DatasetItem<Value>], rowErrors: [Bool], layout: DatasetLayout, makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value
+        _ parsed: [DatasetItem<Value>], rowErrors: [Bool], layout: DatasetLayout,
+        makeWorker: @escaping @Sendable () -> (DatasetDrawingRecord) -> Value
     ) throws(DataError) -> [DatasetItem<Value>] {
         precondition(parsed.count == rowErrors.count, "ShapeDataset: \(parsed.count) items, \(rowErrors.count) row errors")
         guard !parsed.isEmpty else { throw DataError(file: layout.path, line: 2, message: "no drawings: the file has a header but no rows") }
@@ -138,13 +140,13 @@ extension ShapeDataset {
     /// thread (see `drawings`).
     static func inPlace<Value: Sendable>(
         _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, firstLine: Int, layout: DatasetLayout, threads: Int, chunkBytes: Int,
-        progress: DatasetProgress? = nil, makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value
+        progress: DatasetProgress? = nil, makeWorker: @escaping @Sendable () -> (DatasetDrawingRecord) -> Value
     ) -> (items: [DatasetItem<Value>], rowErrors: [Bool]) {
         precondition(start <= bytes.count, "ShapeDataset.inPlace: rows from \(start) of \(bytes.count) bytes")
         let shared = UnsafeBufferPointerBox(bytes)
         let chunks = DatasetChunk.cut(bytes, from: start, size: chunkBytes, firstLine: firstLine, threads: threads)
         let whole = chunks.count <= 1
-        let results = parallelChunks(count: chunks.count, threads: threads, makeWorker: makeWorker) { index, worker in
+        let results = Parallel.map(count: chunks.count, threads: threads, state: makeWorker) { worker, index in
             let result = layout.parse(shared.buffer, chunks[index], seed: index == 0 ? .fileStart : nil, quotes: whole, transform: worker)
             progress?.bytesDone.add(chunks[index].end - chunks[index].start, ordering: .relaxed)
             return result
@@ -268,24 +270,6 @@ extension ShapeDataset {
         return "drawing '\(id.prefix(60))' has rows at lines \(ranges), with other drawings between them; "
             + "the rows of one drawing must be together (or give each drawing its own id)"
     }
-
-    /// `body(index, worker)` for each chunk index on up to `threads` threads, each thread with a worker of its own,
-    /// taking the next chunk as it finishes one; results in index order.
-    static func parallelChunks<Value, Result: Sendable>(
-        count: Int, threads: Int, makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value,
-        _ body: @Sendable (Int, @escaping (DatasetDrawingRecord) -> Value) -> Result
-    ) -> [Result] {
-        let slots = Mutex<[Result?]>(Array(repeating: nil, count: count))
-        let next = Atomic<Int>(0)
-        DispatchQueue.concurrentPerform(iterations: max(1, min(threads, count))) { _ in
-            let worker = makeWorker()
-            while case let index = next.wrappingAdd(1, ordering: .relaxed).oldValue, index < count {
-                let result = body(index, worker)
-                slots.withLock { $0[index] = result }
-            }
-        }
-        return slots.withLock { $0.compactMap { $0 } }
-    }
 }
 
 /// A run of whole lines of the rest of a dataset: `start..<end` in its bytes, the first line's number.
@@ -311,7 +295,7 @@ struct DatasetChunk: Sendable {
         }
         let ranges = chunks.map { $0.start..<$0.end }
         let shared = UnsafeBufferPointerBox(bytes)
-        let counts = parallelMap(count: ranges.count, threads: threads) { index in
+        let counts = Parallel.map(count: ranges.count, threads: threads) { index in
             lineEnds(UnsafeBufferPointer(rebasing: shared.buffer[ranges[index]]))
         }
         var line = firstLine

@@ -8,7 +8,7 @@ extension ShapeDataset {
     /// `drawings(_:threads:checkLabels:makeWorker:)` read row by row by `CSVReader` (`DatasetLayout.groups`), on this
     /// thread: the same header, the same handling of scattered ids, only the rows read otherwise.
     static func drawingsRowByRow<Value: Sendable>(
-        _ path: String, checkLabels: Bool = false, makeWorker: @Sendable () -> (DatasetDrawingRecord) -> Value
+        _ path: String, checkLabels: Bool = false, makeWorker: @escaping @Sendable () -> (DatasetDrawingRecord) -> Value
     ) throws(DataError) -> [DatasetItem<Value>] {
         var (reader, layout) = try opened(try contents(of: path), path: path, checkLabels: checkLabels)
         let transform = makeWorker()
