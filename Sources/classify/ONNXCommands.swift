@@ -156,45 +156,47 @@ struct RunCommand: ParsableCommand {
             reportError("\(model): the model's input \(file.input.shape) or output \(file.outputShape) holds too many values to count")
             throw ExitCode(ExitStatus.dataError)
         }
-        // The inputs of --input are read as they are run; those of a dataset, or any that --save-inputs writes first, whole.
-        var stream: InputRows?
-        let rows: [[Float]]
+        var inputs = try inputRows(for: file, size: size)
         do {
-            if let input, saveInputs == nil {
-                stream = try InputRows(path: input, size: size)
-                rows = []
-            } else if let input {
-                rows = try InputTensors.read(input, size: size)
-            } else {
-                rows = try InputTensors.preprocessed(dataset ?? "", for: file)
-            }
+            try runRows(&inputs, compiled: file.makeCompiledModel(), size: size, outputs: outputs)
+        } catch {
+            throw failure(error)
+        }
+    }
+
+    /// The inputs: those of --input read as they are run; those of a dataset, or any that --save-inputs writes
+    /// first, read whole (and saved).
+    private func inputRows(for file: ModelFile, size: Int) throws -> InputRows {
+        do {
+            if let input, saveInputs == nil { return try InputRows(path: input, size: size) }
+            let rows = try input.map { try InputTensors.read($0, size: size) } ?? InputTensors.preprocessed(dataset ?? "", for: file)
             if let saveInputs {
                 try AtomicFile.write(
                     InputTensors.npy(rows, shape: InputTensors.savedShape(of: file.input.shape)), to: URL(fileURLWithPath: saveInputs))
             }
+            return InputRows(rows: rows, file: input ?? dataset ?? "")
         } catch {
             throw failure(error)
         }
-        var inputs = stream ?? InputRows(rows: rows, file: input ?? dataset ?? "")
-        let compiled = file.makeCompiledModel()
+    }
+
+    /// Each row through the model, its outputs printed as a line (or a JSON object) as soon as it is run; an output
+    /// that is not finite is an error naming the input.
+    private func runRows(_ inputs: inout InputRows, compiled: CompiledModel, size: Int, outputs: Int) throws {
         var row = [Float](repeating: 0, count: size)
         var result = [Float](repeating: 0, count: outputs)
-        do {
-            while try inputs.next(into: &row) {
-                row.withUnsafeBufferPointer { values in result.withUnsafeMutableBufferPointer { compiled.run(values, into: $0) } }
-                // Finite inputs can overflow inside the model: an answer of NaNs is not an answer (and JSON has no NaN).
-                if let bad = result.first(where: { !$0.isFinite }) {
-                    throw DataError(
-                        file: inputs.file, line: inputs.line,
-                        message: "input \(inputs.count): the model's outputs are not finite (\(bad.isNaN ? "nan" : "\(bad)")) for this input")
-                }
-                let text = json ? jsonText(["outputs": result.map(Double.init)]) : result.map { String(format: "%.9g", $0) }.joined(separator: " ")
-                // Nobody can read what follows: stop, and let the exit say why (74).
-                guard StandardStreams.write(text + "\n") else { return }
-                if inputs.mayWait { StandardStreams.flush() }
+        while try inputs.next(into: &row) {
+            row.withUnsafeBufferPointer { values in result.withUnsafeMutableBufferPointer { compiled.run(values, into: $0) } }
+            // Finite inputs can overflow inside the model: an answer of NaNs is not an answer (and JSON has no NaN).
+            if let bad = result.first(where: { !$0.isFinite }) {
+                throw DataError(
+                    file: inputs.file, line: inputs.line,
+                    message: "input \(inputs.count): the model's outputs are not finite (\(bad.isNaN ? "nan" : "\(bad)")) for this input")
             }
-        } catch {
-            throw failure(error)
+            let text = json ? jsonText(["outputs": result.map(Double.init)]) : result.map { String(format: "%.9g", $0) }.joined(separator: " ")
+            // Nobody can read what follows: stop, and let the exit say why (74).
+            guard StandardStreams.write(text + "\n") else { return }
+            if inputs.mayWait { StandardStreams.flush() }
         }
     }
 }

@@ -197,6 +197,38 @@ struct TrainCommand: ParsableCommand {
 
     func run() throws {
         let run = trainingRun
+        let prepared = try prepare(run)
+        print(prepared.summary)
+        if let negatives = prepared.negatives { print(negatives.summary) }
+        let schedule = run.schedule(for: prepared)
+        if epochs == nil || patience == nil {
+            let why = epochs == nil ? "chosen for \(prepared.training.count) training examples" : "--epochs"
+            print(
+                "schedule  up to \(schedule.epochs) epochs (\(why)), patience \(schedule.patience)"
+                    + (patience == nil ? " (a fifth of them, at least 6)" : ""))
+        }
+        let printer = ProgressPrinter()
+        let (result, report) = run.train(prepared) { printer($0) }
+        let best = result.history.first { $0.epoch == result.bestEpoch }
+        // How the run ended, in the report too (the progress lines on stderr may be gone): at the epoch limit, or
+        // stopped early by the patience rule.
+        let ending =
+            result.history.count >= schedule.epochs
+            ? "trained to the epoch limit, \(schedule.epochs)" : "stopped early: patience \(schedule.patience)"
+        print(
+            "best epoch \(result.bestEpoch) of \(result.history.count): validation accuracy \(percent(best?.validationAccuracy ?? report.accuracy)) (\(ending))"
+        )
+        print(report.text)
+        do {
+            try export(run, result: result, report: report, prepared: prepared, epochs: schedule.epochs)
+        } catch {
+            throw failure(error)
+        }
+    }
+
+    /// The data read and the examples made, after checking that no output is an input; then the out folder made
+    /// and every target checked writable, before any training.
+    private func prepare(_ run: TrainingRun) throws -> TrainingRun.Data {
         // Before the data is read and the model trained: every file the run writes, its lock included (removed
         // when the run ends).
         try refuseOutputs(
@@ -220,56 +252,37 @@ struct TrainCommand: ParsableCommand {
         } catch {
             throw failure(error)
         }
-        print(prepared.summary)
-        if let negatives = prepared.negatives { print(negatives.summary) }
-        let schedule = run.schedule(for: prepared)
-        if epochs == nil || patience == nil {
-            let why = epochs == nil ? "chosen for \(prepared.training.count) training examples" : "--epochs"
-            print(
-                "schedule  up to \(schedule.epochs) epochs (\(why)), patience \(schedule.patience)"
-                    + (patience == nil ? " (a fifth of them, at least 6)" : ""))
+        return prepared
+    }
+
+    /// Writes the weights (each variant with its size and validation accuracy), the decision and the curves, then
+    /// the warnings about the run.
+    private func export(
+        _ run: TrainingRun, result: TrainingResult, report: ClassificationReport, prepared: TrainingRun.Data, epochs: Int
+    ) throws {
+        let plan = try run.export(result, report: report, data: prepared) {
+            reportWarning("another training run is writing \(out).*; waiting for it to finish")
         }
-        let printer = ProgressPrinter()
-        let (result, report) = run.train(prepared) { printer($0) }
-        let best = result.history.first { $0.epoch == result.bestEpoch }
-        // How the run ended, in the report too (the progress lines on stderr may be gone): at the epoch limit, or
-        // stopped early by the patience rule.
-        let ending =
-            result.history.count >= schedule.epochs
-            ? "trained to the epoch limit, \(schedule.epochs)" : "stopped early: patience \(schedule.patience)"
-        print(
-            "best epoch \(result.bestEpoch) of \(result.history.count): validation accuracy \(percent(best?.validationAccuracy ?? report.accuracy)) (\(ending))"
-        )
-        print(report.text)
-        do {
-            let plan = try run.export(result, report: report, data: prepared) {
-                reportWarning("another training run is writing \(out).*; waiting for it to finish")
+        let variants = plan.variants
+        print("weights (run \(plan.run))")
+        let reference = variants.first?.accuracy ?? 0
+        for variant in variants {
+            let change = variant.format == .f32 ? "" : String(format: "  (%+.2f points)", 100 * (variant.accuracy - reference))
+            print("  \(out).\(variant.format.rawValue).weights  \(variant.bytes) bytes  validation \(percent(variant.accuracy))\(change)")
+            if reference - variant.accuracy > quantizationWarningThreshold {
+                reportWarning(
+                    String(
+                        format: "%@ loses %.2f points of validation accuracy against f32 (more than %.0f)",
+                        variant.format.rawValue, 100 * (reference - variant.accuracy), 100 * quantizationWarningThreshold))
             }
-            let variants = plan.variants
-            print("weights (run \(plan.run))")
-            let reference = variants.first?.accuracy ?? 0
-            for variant in variants {
-                let change = variant.format == .f32 ? "" : String(format: "  (%+.2f points)", 100 * (variant.accuracy - reference))
-                print("  \(out).\(variant.format.rawValue).weights  \(variant.bytes) bytes  validation \(percent(variant.accuracy))\(change)")
-                if reference - variant.accuracy > quantizationWarningThreshold {
-                    reportWarning(
-                        String(
-                            format: "%@ loses %.2f points of validation accuracy against f32 (more than %.0f)",
-                            variant.format.rawValue, 100 * (reference - variant.accuracy), 100 * quantizationWarningThreshold))
-                }
-            }
-            if let decision = variants.first?.decision {
-                print("decision  \(decision.summary) (temperature fitted on the validation examples)")
-            }
-            print("curves  \(out).curves.svg")
-            let floor = variants.first?.decision?.uncertainBelow ?? DecisionRule.legacy.uncertainBelow
-            for warning in trainingWarnings(
-                result, epochs: schedule.epochs, report: report, uncertainShare: plan.validationUncertain, floor: floor)
-            {
-                reportWarning(warning)
-            }
-        } catch {
-            throw failure(error)
+        }
+        if let decision = variants.first?.decision {
+            print("decision  \(decision.summary) (temperature fitted on the validation examples)")
+        }
+        print("curves  \(out).curves.svg")
+        let floor = variants.first?.decision?.uncertainBelow ?? DecisionRule.legacy.uncertainBelow
+        for warning in trainingWarnings(result, epochs: epochs, report: report, uncertainShare: plan.validationUncertain, floor: floor) {
+            reportWarning(warning)
         }
     }
 }
