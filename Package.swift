@@ -1,7 +1,8 @@
 // swift-tools-version:6.1
 // The on-device ML engine: tensor library on OpenBLAS, models, training harness and CLI. The benchmarks are a package
 // of their own (Bench/), so that depending on this one never resolves their dependencies.
-// Dependencies run one way: CBLAS, CKernels ← Tensor ← Models (and CPreprocessing) ← Train ← classify (see README.md);
+// Dependencies run one way: CBLAS, CKernels ← Tensor ← Models (and CPreprocessing) ← Datasets ← Train ← classify
+// (see docs/architecture.md);
 // ONNX (import and export, on swift-protobuf) depends on Models and is a product of its own, so that an app that
 // needs only our weights files does not build a protobuf library. The traits keep their dependencies out of such an
 // app's resolution too: `ONNX` brings swift-protobuf, `CLI` (classify) swift-argument-parser and ONNX; both are on
@@ -13,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "Tensor", targets: ["Tensor"]),
         .library(name: "Models", targets: ["Models"]),
+        .library(name: "Datasets", targets: ["Datasets"]),
         .library(name: "Train", targets: ["Train"]),
         .library(name: "ONNX", targets: ["ONNX"]),
         .executable(name: "classify", targets: ["classify"]),
@@ -46,7 +48,10 @@ let package = Package(
         // Sources/Models/Shipped/ShippedWeights.swift). Sources/Models/Shipped/Weights holds only symlinks to the
         // files in Weights/, which stay the one copy: retraining updates the built-in weights with no other step.
         .target(name: "Models", dependencies: ["Tensor", "CPreprocessing"], resources: [.embedInCode("Shipped/Weights")]),
-        .target(name: "Train", dependencies: ["Models", "Tensor"]),
+        // Dataset files (shape and motion CSV datasets, read in place on every core): for training, evaluation and
+        // batches; an app that recognizes drawings or recordings does not link it.
+        .target(name: "Datasets", dependencies: ["Models", "Tensor"]),
+        .target(name: "Train", dependencies: ["Datasets", "Models", "Tensor"]),
         // ONNX models in and out. Sources/ONNX/Generated/onnx.pb.swift is generated from onnx.proto by
         // scripts/onnx/generate-swift.sh (protoc and swift-protobuf's plugin) and committed: no build runs protoc.
         .target(
@@ -56,13 +61,13 @@ let package = Package(
         .executableTarget(
             name: "classify",
             dependencies: [
-                "Train", "Models", "Tensor", "ONNX",
+                "Train", "Datasets", "Models", "Tensor", "ONNX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"])),
             ]
         ),
         .testTarget(name: "TensorTests", dependencies: ["Tensor"]),
-        .testTarget(name: "ModelsTests", dependencies: ["Models", "Tensor"]),
-        .testTarget(name: "TrainTests", dependencies: ["Train", "Models", "Tensor"]),
+        .testTarget(name: "ModelsTests", dependencies: ["Datasets", "Models", "Tensor"]),
+        .testTarget(name: "TrainTests", dependencies: ["Train", "Datasets", "Models", "Tensor"]),
         .testTarget(name: "ClassifyTests", dependencies: ["classify", "Models", "Tensor"]),
         .testTarget(name: "ONNXTests", dependencies: ["ONNX", "Models", "Tensor", "Train"]),
     ]

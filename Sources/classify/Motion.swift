@@ -1,4 +1,5 @@
 import ArgumentParser
+import Datasets
 import Foundation
 import Models
 import Tensor

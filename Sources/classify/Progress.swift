@@ -1,3 +1,4 @@
+import Datasets
 import Dispatch
 import Foundation
 import Models

@@ -2,6 +2,7 @@ import Foundation
 import Tensor
 import Testing
 
+@testable import Datasets
 @testable import Models
 
 /// Records that are not plain — quoted fields, NUL bytes, bytes that are not UTF-8, lines too long, stray quotes —

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import Datasets
 @testable import Models
 
 /// `ShapeDataset.drawings` (runs of lines parsed in parallel, rows in place) against its reference, the rows read one

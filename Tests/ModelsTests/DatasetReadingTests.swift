@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import Datasets
 @testable import Models
 
 /// How the dataset readers (training, evaluation and `--dataset` batches) treat rows a careless or hostile file

@@ -2,6 +2,7 @@ import Foundation
 import Tensor
 import Testing
 
+@testable import Datasets
 @testable import Models
 
 /// The package root: the shipped Weights/ are found relative to it.

@@ -2,6 +2,7 @@ import Foundation
 import Tensor
 import Testing
 
+@testable import Datasets
 @testable import Models
 
 func randomTensor(_ shape: [Int], seed: UInt64) -> Tensor {

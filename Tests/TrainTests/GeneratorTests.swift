@@ -1,3 +1,4 @@
+import Datasets
 import Models
 import Testing
 

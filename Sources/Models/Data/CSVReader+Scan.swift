@@ -6,7 +6,7 @@ extension CSVReader {
     ///
     /// Eight bytes at a time: bytes below `-` (0x2D) — comma, newline, quote, NUL, but also space and carriage
     /// return — are flagged by the borrow of a subtraction (the lowest flag is exact), the rest skipped.
-    static func scanLine(
+    package static func scanLine(
         _ bytes: UnsafeBufferPointer<UInt8>, from start: Int,
         fieldEnds: UnsafeMutableBufferPointer<Int>
     ) -> (newline: Int?, fields: Int, bits: UInt64) {

@@ -1,5 +1,5 @@
 /// What `CSVRecordGrammar.read` found at a place of some bytes.
-enum CSVRecord {
+package enum CSVRecord {
     /// A record of this many fields, unquoted and unescaped in the record buffer.
     case fields(Int)
     /// No record before the end of the input: only blank lines.
@@ -32,7 +32,7 @@ enum CSVRecord {
 /// A value holds a record in progress: when the bytes end before the record does and more may come, `read`
 /// returns `.needsMore`, having consumed what it could decide (a CR, or a quote in a quoted field, waits for the byte after it);
 /// the same value reads on from there once there are more bytes, as if they had all been there from the start.
-struct CSVRecordGrammar {
+package struct CSVRecordGrammar {
     /// Whether a record is in progress (its line counted, the record buffer emptied).
     private var started = false
     private var quoted = false
@@ -53,7 +53,7 @@ struct CSVRecordGrammar {
     private var nulLine = 0
 
     /// A grammar at the start of a record.
-    init() {}
+    package init() {}
 
     /// Reads the record at `position` of `bytes` (to `end`, the end of the input if `endOfInput`) after a record
     /// ending on `line`, skipping blank lines; `position` becomes where the next record starts (or, after a
@@ -68,7 +68,7 @@ struct CSVRecordGrammar {
     /// `fieldEnds`: call again with the same ones and `position` at the same byte (wherever `bytes` now holds it) once
     /// there are more bytes after it. A record with more than `maximumFields` fields is `.tooManyFields` as soon as
     /// the comma before its field too many is read, `position` just after that comma.
-    mutating func read(
+    package mutating func read(
         _ bytes: UnsafeBufferPointer<UInt8>, at position: inout Int, end: Int, endOfInput: Bool, line: inout Int, quotes: Bool,
         file: String, into record: inout [UInt8], fieldEnds: inout [Int], maximumFields: Int = .max
     ) -> CSVRecord {

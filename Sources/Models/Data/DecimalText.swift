@@ -1,7 +1,7 @@
 /// Plain decimal numbers read straight from a CSV field's bytes — the fast path of `CSVReader.number(column:)`.
 /// Its naive twin is `Double(String)` (the C library's correctly rounded `strtod`); CSVReaderTests compares the
 /// two bit for bit.
-enum DecimalText {
+package enum DecimalText {
     /// 10⁰…10²²: every one is exact in Double (5²² < 2⁵³).
     private static let powersOfTen: [Double] = [
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
@@ -15,7 +15,7 @@ enum DecimalText {
     /// Within those bounds the significand and the power of ten are both exact in Double, so one multiplication or
     /// division, rounded once to nearest even, gives the correctly rounded value — the same bits as `strtod`
     /// (Clinger's fast path). Phones write a handful of digits, so nearly every sensor value takes it.
-    static func double(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+    package static func double(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
         var i = 0
         let count = bytes.count
         var negative = false

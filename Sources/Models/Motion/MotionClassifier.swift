@@ -417,7 +417,7 @@ public enum MotionStillness {
 
     /// The moving states the stillness rule completes: a model whose labels are among these (and its reject class)
     /// answers `still` by the rule (see `MotionWindowClassifier.appliesStillRule`).
-    public static let movingLabels = Set(MotionDataset.standardLabels)
+    public static let movingLabels: Set<String> = ["walking", "running"]
 
     /// Below this vertical standard deviation (g) and horizontal mean (g) the phone is still: walking in a pocket
     /// moves it far more (a vertical standard deviation of 0.3 g and more), a phone on a table or in a hand at

@@ -194,7 +194,7 @@ public enum MotionRecordingReader {
     /// Throws unless resampling `times` to `rate` stays within `maximumResampledSamples` and within
     /// `maximumUpsampling(rate:)` samples per sample read (plus a window): what `assemble` may allocate is
     /// bounded before it allocates.
-    static func checkSpan(_ times: [Double], rate: Double, window: Int = 256, file: String, line: Int? = nil) throws(DataError) {
+    package static func checkSpan(_ times: [Double], rate: Double, window: Int = 256, file: String, line: Int? = nil) throws(DataError) {
         guard let first = times.first, let last = times.last else { return }
         let count = resampledCount(times, rate: rate, window: window)
         if count > Double(maximumResampledSamples) {
@@ -228,7 +228,7 @@ public enum MotionRecordingReader {
 
     /// One row's nine sensor values: `values` (gravity and user acceleration, or raw acceleration) then `spins`
     /// (rotation rate) at index 6; each a finite number no larger than `maximumSensorMagnitude`.
-    static func sensorValues(_ fields: [String], reader: CSVReader, values: [Int], spins: [Int]) throws(DataError) -> [Double] {
+    package static func sensorValues(_ fields: [String], reader: CSVReader, values: [Int], spins: [Int]) throws(DataError) -> [Double] {
         var v = [Double](repeating: 0, count: 9)
         let slots = Array(0..<values.count) + Array(6..<(6 + spins.count))
         for (slot, column) in zip(slots, values + spins) {

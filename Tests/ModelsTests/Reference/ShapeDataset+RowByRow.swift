@@ -1,5 +1,6 @@
 import Foundation
 
+@testable import Datasets
 @testable import Models
 
 // The naive twin of the shape dataset reader's in-place parsing (`DatasetLayout.parse`, runs of lines parsed in

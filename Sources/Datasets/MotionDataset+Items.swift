@@ -1,4 +1,5 @@
 import Foundation
+import Models
 
 /// One session of a motion dataset read for classification: its id, where it is, and the recording or why it is
 /// unusable.

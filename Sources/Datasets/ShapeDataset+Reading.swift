@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Models
 import Synchronization
 import Tensor
 

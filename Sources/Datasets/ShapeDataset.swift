@@ -1,4 +1,5 @@
 import Foundation
+import Models
 import Tensor
 
 /// A drawing from a shape dataset, with its label and where it stands in the file.

@@ -1,3 +1,5 @@
+import Models
+
 // How `DatasetRowParser` reads a dataset's records and fields from its bytes: lines that are not plain (`scanLine`
 // stops at them) by `CSVRecordGrammar`, as `CSVReader` reads them, and fields as numbers.
 extension DatasetLayout {

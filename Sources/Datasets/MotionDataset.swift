@@ -1,4 +1,5 @@
 import Foundation
+import Models
 import Tensor
 
 /// A recording session from a motion dataset, with its label and where it stands in the file.
@@ -24,7 +25,7 @@ package struct LabeledSession: Sendable {
 /// Reads motion datasets: a motion recording's Core Motion columns plus `session` and `label`, in any order.
 package enum MotionDataset {
     /// The two states, in class order.
-    package static let standardLabels = ["walking", "running"]
+    package static let standardLabels = ["walking", "running"]  // (MotionStillness.movingLabels, in class order)
 
     /// Every session of the file, checked: numbers finite, one label per session, timestamps increasing within a
     /// session, and each at least one window long. Rows of a session need not be together; they keep their file

@@ -1,3 +1,5 @@
+import Models
+
 /// Where a shape dataset's fields are, and how a run of its lines becomes drawings (`ShapeDataset.drawings`).
 struct DatasetLayout: Sendable {
     let path: String
