@@ -139,18 +139,10 @@ public struct ONNXModelInfo: Codable, Equatable, Sendable {
     /// The preprocessing, checked against the model's input: it must make inputs of `inputShape`.
     func checkedPreprocessing(for inputShape: [Int]) throws(ONNXImportError) -> [String: JSONValue] {
         guard let preprocessing = resolvedPreprocessing() else { throw ONNXImportError("no preprocessing") }
-        let made: Result<[Int], DataError>
-        switch preprocessing["kind"] {
-        case .string("raster")?:
-            made = Result { () throws(DataError) in
-                let size = try ShapeRasterizer(parameters: preprocessing).size
-                return [size, size, 1]
-            }
-        case .string("motion-autocorrelation")?:
-            made = Result { () throws(DataError) in [try MotionWindowing(parameters: preprocessing).inputSize] }
-        default:
+        guard let kind = PreprocessingKind(preprocessing) else {
             throw ONNXImportError("preprocessing kind \(preprocessing["kind"].map { "\($0)" } ?? "(none)") is not raster or motion-autocorrelation")
         }
+        let made = Result { () throws(DataError) in try kind.inputShape(preprocessing) }
         guard case .success(let makes) = made else {
             if case .failure(let error) = made { throw ONNXImportError("preprocessing: \(error.message)") }
             throw ONNXImportError("preprocessing")

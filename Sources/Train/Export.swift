@@ -86,7 +86,7 @@ public func prepareExport(
     func file(_ format: StorageFormat, training: TrainingMetadata) throws(WeightsFileError) -> ModelFile {
         var file = try ModelFile(
             name: name, model: model, labels: classNames,
-            input: InputSpec(shape: inputShape, description: task == .shape ? "rasterized drawing" : "windows of motion features"),
+            input: InputSpec(shape: inputShape, description: task.inputDescription),
             preprocessing: preprocessing, training: training, decision: decision, format: format)
         if format == .int8 {
             let integerLayers = file.architecture.indices.filter { file.tensors["\($0).weight"]?.format == .int8 }

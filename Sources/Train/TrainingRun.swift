@@ -215,7 +215,7 @@ public struct TrainingRun: Sendable {
             throw DataError(
                 file: data[index],
                 message: "the same bytes as \(data[first]) (\(checksum)): the same data twice would put copies of its "
-                    + "\(task == .shape ? "drawings" : "sessions") on both sides of the validation split; give each file once")
+                    + "\(task.dataUnit) on both sides of the validation split; give each file once")
         }
         let trainingData = try PreparedData(
             data, task: task, classNames: nil, rasterizer: rasterizer, windowing: windowing,
@@ -227,7 +227,7 @@ public struct TrainingRun: Sendable {
         // The user's own data is split (or checked beside the validation file) as it would be without a reject class.
         var (training, heldOut) = try trainingSplit(
             user, validation: validationData?.examples, seed: configuration.seed,
-            unit: task == .shape ? "drawings" : "sessions", file: dataDescription)
+            unit: task.dataUnit, file: dataDescription)
         var all = user
         var negatives: BuiltInNegatives?
         // Data with classes to learn and no reject class of its own gets the built-in negatives as `other`, a fifth
@@ -279,7 +279,7 @@ public struct TrainingRun: Sendable {
             dataset: dataDescription + (data.negatives?.isUsed == true ? " + built-in negatives" : ""), datasetChecksum: checksum,
             seed: configuration.seed, epochs: result.bestEpoch,
             validationAccuracy: report.accuracy, epochsTrained: result.history.count)
-        let preprocessing = task == .shape ? rasterizer.parameters : windowing.parameters
+        let preprocessing = task.preprocessing(rasterizer: rasterizer, windowing: windowing)
         let plan = try prepareExport(
             result.network, task: task, name: name, classNames: data.all.classNames, inputShape: inputShape,
             preprocessing: preprocessing, training: metadata, validation: data.heldOut, formats: formats,

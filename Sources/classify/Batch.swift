@@ -121,8 +121,7 @@ struct ChainOptions: ParsableArguments {
         let ofTask = sets.filter { _, variants in
             variants.sorted().contains { variant in
                 let url = URL(fileURLWithPath: folder).appendingPathComponent(variant + ".weights")
-                guard let file = try? ModelFile(contentsOf: url), case .string(let kind)? = file.preprocessing["kind"] else { return false }
-                return ModelFile.taskOfPreprocessing[kind] == task
+                return (try? ModelFile(contentsOf: url))?.preprocessingKind?.task == task
             }
         }
         guard let (prefix, variants) = ofTask.first else { return nil }

@@ -40,16 +40,21 @@ struct Generate: ParsableCommand {
     var seed: UInt64 = 1
 
     func validate() throws {
-        if let count, task == .shape, !(20...1_000_000).contains(count) {
-            throw ValidationError("--count must be between 20 and 1000000 drawings, got \(count)")
-        }
-        if let count, task == .motion, !(1...10_000).contains(count) {
-            throw ValidationError("--count must be between 1 and 10000 people, got \(count)")
+        let (range, unit) = task.generatedCount
+        if let count, !range.contains(count) {
+            throw ValidationError("--count must be between \(range.lowerBound) and \(range.upperBound) \(unit), got \(count)")
         }
     }
 
     func run() throws {
-        if task == .motion { return try generateMotion() }
+        switch task {
+        case .shape: try generateShapes()
+        case .motion: try generateMotion()
+        }
+    }
+
+    /// `count` drawings for training and a quarter as many for testing, by other people, and the examples.
+    private func generateShapes() throws {
         let root = URL(fileURLWithPath: out)
         let count = count ?? 3000
         let perPerson = 20

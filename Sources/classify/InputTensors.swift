@@ -99,8 +99,8 @@ enum InputTensors {
     /// The inputs the model's preprocessing makes of a dataset: each drawing of a shape dataset rasterized, or
     /// each window of each session of a motion dataset; a drawing or session that cannot be used is an error.
     static func preprocessed(_ path: String, for file: ModelFile) throws(DataError) -> [[Float]] {
-        switch file.preprocessing["kind"] {
-        case .string("raster")?:
+        switch file.preprocessingKind {
+        case .raster?:
             let rasterizer = try ShapeRasterizer(parameters: file.preprocessing)
             let items = try ShapeDataset.drawings(path, threads: 1) { { $0 } }
             var rows: [[Float]] = []
@@ -112,7 +112,7 @@ enum InputTensors {
                 rows.append(rasterizer.rasterize(drawing).scalars)
             }
             return rows
-        case .string("motion-autocorrelation")?:
+        case .motionAutocorrelation?:
             let windowing = try MotionWindowing(parameters: file.preprocessing)
             var rows: [[Float]] = []
             for session in try MotionDataset.sessions(path, rate: windowing.rate, window: windowing.window) {
@@ -124,7 +124,7 @@ enum InputTensors {
             }
             guard !rows.isEmpty else { throw DataError(file: path, message: "no session holds a whole window of \(windowing.window) samples") }
             return rows
-        default:
+        case nil:
             throw DataError(
                 file: path,
                 message: "the model's preprocessing \(file.preprocessing["kind"].map { "\($0)" } ?? "(none)") makes no inputs from a dataset")

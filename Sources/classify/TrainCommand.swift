@@ -337,8 +337,10 @@ struct Evaluate: ParsableCommand {
     }
 
     func run() throws {
-        if task == .shape { return try evaluateShapes() }
-        try evaluateMotion()
+        switch task {
+        case .shape: try evaluateShapes()
+        case .motion: try evaluateMotion()
+        }
     }
 
     /// Shapes: every drawing through the recognizer's `Worker`, the path `classify shape` answers with, read by the

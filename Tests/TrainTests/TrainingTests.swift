@@ -297,3 +297,17 @@ struct TrainingTests {
         #expect(report.text.hasPrefix("accuracy 66.67% (4 of 6)"))
     }
 }
+
+@Suite("The task table")
+struct TaskTableTests {
+    /// Each task's preprocessing kind leads back to the task, and a weights file written for it says that kind:
+    /// the two tables (Train's tasks, Models' preprocessing kinds) cannot drift apart.
+    @Test(arguments: RecognitionTask.allCases)
+    func eachTaskAndItsPreprocessingKindAgree(task: RecognitionTask) throws {
+        #expect(task.kind.task == task.rawValue)
+        #expect(PreprocessingKind.of(task: task.rawValue) == task.kind)
+        let header = task.preprocessing(rasterizer: ShapeRasterizer(), windowing: MotionWindowing())
+        #expect(PreprocessingKind(header) == task.kind)
+        #expect(try task.kind.inputShape(header) == task.inputShape())
+    }
+}

@@ -122,13 +122,10 @@ public struct ModelFile: Equatable, Sendable {
 }
 
 extension ModelFile {
-    /// The task a preprocessing `kind` belongs to: `shape` (`raster`) or `motion` (`motion-autocorrelation`).
-    package static let taskOfPreprocessing = ["raster": "shape", "motion-autocorrelation": "motion"]
-
     /// Why this file cannot serve `task` because it is another task's model (its preprocessing says so), or `nil`:
     /// the error a user who named the wrong file needs, instead of the preprocessing check's.
     package func otherTaskProblem(_ task: String) -> String? {
-        guard case .string(let kind)? = preprocessing["kind"], let other = Self.taskOfPreprocessing[kind], other != task else { return nil }
+        guard let other = preprocessingKind?.task, other != task else { return nil }
         return "is a \(other) model (labels \(labels.joined(separator: ", "))), not a \(task) model"
     }
 }

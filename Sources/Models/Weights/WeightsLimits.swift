@@ -47,19 +47,9 @@ package enum WeightsLimits {
     /// The magnitude no layer's outputs may be able to reach (a quarter of the float range, which leaves room
     /// for rounding and for softmax's differences).
     package static let largestSafeMagnitude = Double(Float.greatestFiniteMagnitude) / 4
-    /// The magnitude of a motion input value: autocorrelations lie in −1…1, and the log intensities between
-    /// log 0.001 and the log of the largest float (88.7).
-    package static let motionInputMagnitude = 89.0
-
-    /// The largest magnitude an input value can have for a file's preprocessing (pixels lie in 0…1), or `nil`
-    /// for a preprocessing this build does not know.
-    package static func inputMagnitude(_ preprocessing: [String: JSONValue]) -> Double? {
-        switch preprocessing["kind"] {
-        case .string("raster")?: 1
-        case .string("motion-autocorrelation")?: motionInputMagnitude
-        default: nil
-        }
-    }
+    /// The largest magnitude an input value can have for a file's preprocessing (`PreprocessingKind.inputMagnitude`),
+    /// or `nil` for a preprocessing this build does not know.
+    package static func inputMagnitude(_ preprocessing: [String: JSONValue]) -> Double? { PreprocessingKind(preprocessing)?.inputMagnitude }
 
     /// Throws `overLimit` when `value` exceeds `limit`.
     static func check<Value: BinaryInteger>(
@@ -79,11 +69,11 @@ package enum WeightsLimits {
     /// The preprocessing limits of `file`, whose network takes `operations` per input. Parameters the
     /// preprocessing cannot use at all are left to the classifier that reads them (it says what it expects).
     static func checkPreprocessing(of file: ModelFile, operations: Int, path: String) throws(WeightsFileError) {
-        switch file.preprocessing["kind"] {
-        case .string("raster")?:
+        switch file.preprocessingKind {
+        case .raster?:
             guard case .number(let size)? = file.preprocessing["size"] else { return }
             try check("the preprocessing's raster size", size, Double(maximumRasterSize), path: path)
-        case .string("motion-autocorrelation")?:
+        case .motionAutocorrelation?:
             guard let windowing = try? MotionWindowing(parameters: file.preprocessing) else { return }
             let (window, hop, lags, rate) = (Double(windowing.window), Double(windowing.hop), Double(windowing.lags), windowing.rate)
             try check("the motion preprocessing's rate (Hz)", rate, maximumMotionRate, path: path)
@@ -96,7 +86,7 @@ package enum WeightsLimits {
             try check(
                 "motion operations per input sample ((network + 2 · window · lags) / hop)",
                 ((Double(operations) + 2 * window * lags) / hop).rounded(.up), maximumOperationsPerSample, path: path)
-        default:
+        case nil:
             return
         }
     }
