@@ -5,7 +5,7 @@ import Tensor
 // same units, sorted into the same order, the same monotone chain (so the same hull, vertex for vertex) and the
 // same rotating calipers — only kept in stack scratch as indices instead of in arrays, and run in C
 // (`PreprocessingKernels.convexHull`, `PreprocessingKernels.minimumRectangle`: the same operations in the same order, without fused
-// multiply-adds). The direction it returns is therefore the reference's, bit for bit; `ShapeRasterizerSpeedTests`
+// multiply-adds). The direction it returns is therefore the reference's, bit for bit; `ShapeRasterizerTwinTests`
 // holds the two together.
 
 extension ShapeRasterizer {

@@ -11,7 +11,7 @@ import Testing
 /// The fast path does each pixel's arithmetic as the reference does, in the same order, so the twins agree bit
 /// for bit: `pixelTolerance` is zero, and pixels are compared by bit pattern (a −0 for a +0 would fail too).
 @Suite("Shape rasterizer: the fast path against its twin")
-struct ShapeRasterizerSpeedTests {
+struct ShapeRasterizerTwinTests {
     /// How far a fast-path pixel may be from its twin's: not at all.
     static let pixelTolerance: Float = 0
 
