@@ -74,4 +74,21 @@ enum PreprocessingKernels {
         precondition(count >= 0 && count <= Int(Int32.max), "PreprocessingKernels.motionSignals: \(count) samples (≤ Int32.max)")
         odml_motion_signals(samples, Int32(count), stride, gravityOffset, accelerationOffset, vertical, horizontal, Int32(level.rawValue))
     }
+
+    /// One block of the motion windows' shared autocorrelation: see `odml_autocorrelation_block` in
+    /// CPreprocessing.h and `SharedAutocorrelation.sums(block:)`. `y` holds the signal from `start` to at least
+    /// `start + hop + 16 · tiles` (zeros past `samples`).
+    static func autocorrelationBlock(
+        _ y: UnsafePointer<Double>, start: Int, hop: Int, samples: Int, lags: Int, tiles: Int, cut0: Int,
+        zones: UnsafePointer<Int32>, step: UnsafePointer<Int32>, prefix: UnsafeMutablePointer<Double>,
+        whole: UnsafeMutablePointer<Double>, partial: UnsafeMutablePointer<Double>, history: UnsafeMutablePointer<Double>,
+        level: Kernels.Level = Kernels.level
+    ) {
+        precondition(
+            start >= 0 && hop >= 1 && lags >= 1 && tiles >= 1 && samples <= Int(Int32.max) && start + hop <= Int(Int32.max),
+            "PreprocessingKernels.autocorrelationBlock: start \(start), hop \(hop), samples \(samples), lags \(lags), tiles \(tiles)")
+        odml_autocorrelation_block(
+            y, Int32(start), Int32(hop), Int32(samples), Int32(lags), Int32(tiles), Int32(cut0), zones, step, prefix, whole, partial,
+            history, Int32(level.rawValue))
+    }
 }

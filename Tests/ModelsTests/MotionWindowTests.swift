@@ -131,6 +131,31 @@ struct MotionWindowTests {
         expectFastPathsMatchReference(windowing, vertical: vertical, horizontal: horizontal, "noisy gait")
     }
 
+    @Test(arguments: [(256, 64, 96), (100, 30, 99), (300, 17, 31), (33, 1, 32), (64, 64, 63)])
+    func everyKernelLevelGivesTheSameBits(window: Int, hop: Int, lags: Int) {
+        // The block sums' C kernel runs in double and is never contracted: any instruction set (vector width) gives
+        // the bits of any other, so a recording's answers do not depend on the machine.
+        let windowing = MotionWindowing(window: window, hop: hop, lags: lags)
+        let count = window + 3 * hop + 5
+        let (vertical, horizontal) = noisySignals(count: count, period: Double(window) / 3.3, seed: UInt64(window * 7 + lags))
+        var results: [[UInt32]] = []
+        for level in Kernels.availableLevels {
+            let shared = SharedAutocorrelation(windowing: windowing, samples: count, level: level)
+            defer { shared.deallocate() }
+            var out = [Float](repeating: .nan, count: windowing.windowCount(samples: count) * windowing.inputSize)
+            vertical.withUnsafeBufferPointer { v in
+                horizontal.withUnsafeBufferPointer { h in
+                    out.withUnsafeMutableBufferPointer { o in
+                        shared.run(v, channel: 0, into: o)
+                        shared.run(h, channel: 1, into: o)
+                    }
+                }
+            }
+            results.append(out.map(\.bitPattern))
+        }
+        #expect(results.count == Kernels.availableLevels.count && Set(results).count == 1, "levels \(Kernels.availableLevels)")
+    }
+
     @Test func aStillPhoneGivesZerosAndTheFloor() {
         let windowing = MotionWindowing()
         let zeros = [Float](repeating: 0, count: 256 + 64 * 3)

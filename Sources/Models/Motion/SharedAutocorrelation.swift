@@ -1,4 +1,5 @@
 import Foundation
+import Tensor
 
 // The shared path of `MotionWindowing.windows(vertical:horizontal:into:)`: the autocorrelations of every window
 // of a recording from lagged products computed once per hop-sized block.
@@ -27,65 +28,6 @@ import Foundation
 
 /// Lags per tile: two `SIMD8<Double>` accumulators (eight SSE registers).
 private let lanes = 16
-
-/// `a`, `b` (lags l0…l0+15) += Σ_{t=t0}^{t1−1} y_t · y[t+l0 ..< t+l0+16].
-@inline(__always)
-private func accumulate(
-    _ y: UnsafePointer<Double>, from t0: Int, to t1: Int, lag l0: Int,
-    _ a: inout SIMD8<Double>, _ b: inout SIMD8<Double>
-) {
-    let raw = UnsafeRawPointer(y)
-    var t = t0
-    while t < t1 {
-        let v = SIMD8<Double>(repeating: y[t])
-        let p = raw + (t &+ l0) &* MemoryLayout<Double>.stride
-        a += v * p.loadUnaligned(as: SIMD8<Double>.self)
-        b += v * p.loadUnaligned(fromByteOffset: 64, as: SIMD8<Double>.self)
-        t &+= 1
-    }
-}
-
-/// `accumulate`, storing `a` and `b` after each t to `history` (16 values per t): the t where lanes pass their
-/// cuts, whose partial sums are read back from it. (Masking the products by lane instead would need SIMD
-/// comparisons, which the standard library runs lane by lane.)
-@inline(__always)
-private func accumulate(
-    _ y: UnsafePointer<Double>, from t0: Int, to t1: Int, lag l0: Int,
-    _ a: inout SIMD8<Double>, _ b: inout SIMD8<Double>, history: UnsafeMutablePointer<Double>
-) {
-    let raw = UnsafeRawPointer(y)
-    var t = t0, row = UnsafeMutableRawPointer(history)
-    while t < t1 {
-        let v = SIMD8<Double>(repeating: y[t])
-        let p = raw + (t &+ l0) &* MemoryLayout<Double>.stride
-        a += v * p.loadUnaligned(as: SIMD8<Double>.self)
-        b += v * p.loadUnaligned(fromByteOffset: 64, as: SIMD8<Double>.self)
-        row.storeBytes(of: a, as: SIMD8<Double>.self)
-        row.storeBytes(of: b, toByteOffset: 64, as: SIMD8<Double>.self)
-        row += 16 * MemoryLayout<Double>.stride
-        t &+= 1
-    }
-}
-
-/// Σ y_t² for t in t0..<t1, in two `SIMD2` accumulators.
-@inline(__always)
-private func sumOfSquares(_ y: UnsafePointer<Double>, from t0: Int, to t1: Int) -> Double {
-    let raw = UnsafeRawPointer(y)
-    var a = SIMD2<Double>(), b = SIMD2<Double>(), t = t0
-    while t + 4 <= t1 {
-        let u = raw.loadUnaligned(fromByteOffset: t * 8, as: SIMD2<Double>.self)
-        let v = raw.loadUnaligned(fromByteOffset: t * 8 + 16, as: SIMD2<Double>.self)
-        a += u * u
-        b += v * v
-        t += 4
-    }
-    var total = (a + b).sum()
-    while t < t1 {
-        total += y[t] * y[t]
-        t += 1
-    }
-    return total
-}
 
 /// `destination[i] += source[i]` for i in 0..<count, two lanes at a time.
 @inline(__always)
@@ -141,8 +83,13 @@ struct SharedAutocorrelation {
     private let above: UnsafeMutablePointer<Int>
     /// Per tile: the offsets in a block between its smallest and largest cut, where lanes part.
     private let zones: UnsafeMutablePointer<Int>
+    /// `zones` and `step` as the C kernel takes them.
+    private let zones32: UnsafeMutablePointer<Int32>, step32: UnsafeMutablePointer<Int32>
+    /// The instruction-set level of the kernel (tests compare every level).
+    private let level: Kernels.Level
 
-    init(windowing: MotionWindowing, samples: Int) {
+    init(windowing: MotionWindowing, samples: Int, level: Kernels.Level = Kernels.level) {
+        self.level = level
         (window, hop, lags, self.samples) = (windowing.window, windowing.hop, windowing.lags, samples)
         windows = windowing.windowCount(samples: samples)
         slots = (window - 1) / hop + 1
@@ -153,7 +100,10 @@ struct SharedAutocorrelation {
         let yCount = max(samples, blocks * hop) + width + lanes
         let doubleCount = yCount + 2 * slots * width + slots * (hop + 1) + (slots + 1) + 3 * (lags + 1) + (hop + 1) * lanes
         doubles = .allocate(capacity: doubleCount)
-        doubles.initialize(repeating: 0, count: doubleCount)
+        // Zeros where reads may come before writes: y past the signal, and each slot's prefix (its entry 0). The
+        // rest is written before it is read (a stream makes this work space for every window).
+        doubles.initialize(repeating: 0, count: yCount)
+        (doubles + yCount + 2 * slots * width).initialize(repeating: 0, count: slots * (hop + 1))
         y = doubles
         whole = y + yCount
         partial = whole + slots * width
@@ -172,22 +122,34 @@ struct SharedAutocorrelation {
         step = cut + lags + 1
         above = step + lags + 1
         zones = above + slots
+        zones32 = .allocate(capacity: 2 * tiles + lags + 1)
+        step32 = zones32 + 2 * tiles
         for lag in 0...lags {
             full[lag] = (window - lag) / hop
             cut[lag] = (window - lag) % hop
         }
-        for i in 0..<slots { above[i] = (0...lags).filter { full[$0] > i }.count }
+        // (Loops, not closures over arrays: a stream makes these tables for every window.)
+        for i in 0..<slots {
+            var count = 0
+            for lag in 0...lags where full[lag] > i { count += 1 }
+            above[i] = count
+        }
         for tile in 0..<tiles {
             let tileLags = (1 + tile * lanes)...min(lags, (tile + 1) * lanes)
-            zones[2 * tile] = tileLags.map { cut[$0] }.min() ?? 0
-            zones[2 * tile + 1] = tileLags.map { cut[$0] }.max() ?? 0
-            for lag in tileLags { step[lag] = cut[lag] - zones[2 * tile] }
+            var (smallest, largest) = (Int.max, Int.min)
+            for lag in tileLags { (smallest, largest) = (min(smallest, cut[lag]), max(largest, cut[lag])) }
+            zones[2 * tile] = smallest
+            zones[2 * tile + 1] = largest
+            for lag in tileLags { step[lag] = cut[lag] - smallest }
         }
+        for i in 0..<(2 * tiles) { zones32[i] = Int32(zones[i]) }
+        for lag in 0...lags { step32[lag] = Int32(step[lag]) }
     }
 
     func deallocate() {
         doubles.deallocate()
         ints.deallocate()
+        zones32.deallocate()
     }
 
     /// One channel's autocorrelations and level for every window, into `output` (rows of 2 · lags + 2).
@@ -199,37 +161,13 @@ struct SharedAutocorrelation {
         }
     }
 
-    /// Block `block`'s prefix sums of y and whole and partial lag sums, into its ring slot.
+    /// Block `block`'s prefix sums of y and whole and partial lag sums, into its ring slot: the C kernel
+    /// `PreprocessingKernels.autocorrelationBlock` (in double, never contracted: the same bits at every level).
     private func sums(block: Int) {
-        let start = block * hop, slot = block % slots
-        let prefix = prefix + slot * (hop + 1), whole = whole + slot * width, partial = partial + slot * width
-        var running = 0.0
-        for i in 0..<hop {
-            running += y[start + i]
-            prefix[i + 1] = running
-        }
-        partial[0] = sumOfSquares(y, from: start, to: start + cut[0])
-        whole[0] = partial[0] + sumOfSquares(y, from: start + cut[0], to: start + hop)
-        for tile in 0..<tiles {
-            let l0 = 1 + tile * lanes
-            // Past the signal's end y is zero: stop where every product of the tile is.
-            let end = max(0, min(hop, samples - start - l0))
-            let zoneStart = min(zones[2 * tile], end), zoneEnd = min(zones[2 * tile + 1], end)
-            var a = SIMD8<Double>(), b = SIMD8<Double>()
-            accumulate(y, from: start, to: start + zoneStart, lag: l0, &a, &b)
-            // Row 0 of the history: the sums before the zone; row k: after its k-th t. Lane r's partial sum is the
-            // row of the t before its cut, or the last row when the signal ends first.
-            UnsafeMutableRawPointer(history).storeBytes(of: a, as: SIMD8<Double>.self)
-            UnsafeMutableRawPointer(history + 8).storeBytes(of: b, as: SIMD8<Double>.self)
-            accumulate(y, from: start + zoneStart, to: start + zoneEnd, lag: l0, &a, &b, history: history + lanes)
-            let rows = zoneEnd - zoneStart
-            for lag in l0...min(lags, l0 + lanes - 1) {
-                partial[lag] = history[min(step[lag], rows) * lanes + lag - l0]
-            }
-            accumulate(y, from: start + zoneEnd, to: start + end, lag: l0, &a, &b)
-            UnsafeMutableRawPointer(whole + l0).storeBytes(of: a, as: SIMD8<Double>.self)
-            UnsafeMutableRawPointer(whole + l0 + 8).storeBytes(of: b, as: SIMD8<Double>.self)
-        }
+        let slot = block % slots
+        PreprocessingKernels.autocorrelationBlock(
+            y, start: block * hop, hop: hop, samples: samples, lags: lags, tiles: tiles, cut0: cut[0], zones: zones32, step: step32,
+            prefix: prefix + slot * (hop + 1), whole: whole + slot * width, partial: partial + slot * width, history: history, level: level)
     }
 
     /// Window `index`'s inputs of this channel from the ring, whose last `slots` blocks are the window's.
