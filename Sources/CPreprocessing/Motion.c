@@ -1,5 +1,6 @@
-// Motion window kernel: the two orientation-free signals of each sample (see CPreprocessing.h for the contract).
-// The windows' autocorrelations are in Swift, in one implementation (Sources/Models/Motion/SharedAutocorrelation.swift).
+// Motion window kernels: the two orientation-free signals of each sample, and the block sums of the windows' shared
+// autocorrelation (Sources/Models/Motion/SharedAutocorrelation.swift assembles the windows from them); see
+// CPreprocessing.h for the contracts.
 //
 // The signals must come out bit for bit as the Swift reference (`MotionWindowing.features(of:)`) computes them, so
 // they are in double, in the Swift code's order, and never contracted into fused multiply-adds; square roots and

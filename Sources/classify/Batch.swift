@@ -80,17 +80,20 @@ func runBatch(
 }
 
 /// The one batch printer: `line(index, &bytes)` appends item `index`'s line (without its line end) and returns its
-/// status (0 for an answer). Items are taken `chunk` at a time, their lines made on `threads` threads `block` items
-/// to a thread-task, and written in input order as each chunk is done; a failure count is reported at the end.
-/// Returns the first failed item's status, or 0; 74 at once when standard output cannot be written.
+/// status (0 for an answer). Items are taken `chunk` at a time (`prepare(range)` first, on this thread, when given:
+/// the work the chunk's lines read), their lines made on `threads` threads `block` items to a thread-task, and
+/// written in input order as each chunk is done; a failure count is reported at the end. Returns the first failed
+/// item's status, or 0; 74 at once when standard output cannot be written.
 func runBatch(
-    count: Int, threads: Int, chunk: Int, block: Int, _ line: @escaping @Sendable (Int, inout [UInt8]) -> Int32
+    count: Int, threads: Int, chunk: Int, block: Int, prepare: ((Range<Int>) -> Void)? = nil,
+    _ line: @escaping @Sendable (Int, inout [UInt8]) -> Int32
 ) -> Int32 {
     precondition(chunk >= 1 && block >= 1, "runBatch: chunk \(chunk), block \(block)")
     var status: Int32 = 0
     var failures = 0
     for start in stride(from: 0, to: count, by: chunk) {
         let end = min(count, start + chunk)
+        prepare?(start..<end)
         let parts = Parallel.map(count: (end - start + block - 1) / block, threads: max(1, threads)) { part in
             var bytes: [UInt8] = []
             var status: Int32 = 0, failures = 0

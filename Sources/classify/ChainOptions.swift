@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Models
 import Tensor
+import Train
 
 /// The options `classify shape` and `classify motion` share: where weights come from, retries, fallback.
 struct ChainOptions: ParsableArguments {
@@ -99,15 +100,13 @@ struct ChainOptions: ParsableArguments {
         return explicitSource == nil ? shipped + shipped.map(WeightsLocator.builtIn) : shipped
     }
 
-    /// The task each shipped model name serves.
-    static let taskOfModel = ["shape-classifier": "shape", "motion-state": "motion"]
-
     /// For a `$CLASSIFY_WEIGHTS` folder (and no `--weights`) that holds no `model.*.weights`: the variants of the one
     /// set of weights files in it whose model is of `model`'s task (int8 first, then f32, then the rest by name), or
     /// an error naming the sets when there are several; `nil` when the folder lookup applies as it is.
     func folderModel(for model: String) -> Result<[String], DataError>? {
         guard weights == nil, let folder = WeightsLocator.environmentFolder(ProcessInfo.processInfo.environment),
-            let task = Self.taskOfModel[model], let names = try? FileManager.default.contentsOfDirectory(atPath: folder)
+            let task = RecognitionTask.allCases.first(where: { $0.modelName == model })?.rawValue,
+            let names = try? FileManager.default.contentsOfDirectory(atPath: folder)
         else { return nil }
         let files = names.filter { $0.hasSuffix(".weights") && !$0.hasPrefix(".") }
         guard !files.contains(where: { $0.hasPrefix(model + ".") }) else { return nil }

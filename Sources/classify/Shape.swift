@@ -75,8 +75,7 @@ struct Shape: ParsableCommand {
         if let dataset {
             status = try recognizeDataset(dataset, recognizer: recognizer, format: format, threads: threads)
         } else {
-            let drawings = Parallel.map(count: files.count, threads: threads) { index in Result { () throws(DataError) in try read(files[index]) } }
-            status = recognizeFiles(files, drawings: drawings, recognizer: recognizer, format: format, threads: threads)
+            status = recognizeFiles(files, read: read, recognizer: recognizer, format: format, threads: threads)
         }
         if status != 0 { throw ExitCode(status) }
     }
@@ -114,29 +113,28 @@ struct Shape: ParsableCommand {
         }
     }
 
-    /// Files (or the drawings of folders): read, then answered by the library's batch API
-    /// (`ShapeRecognizer.recognize(batch:threads:)`), then their lines made on every core. Returns the first
-    /// failure's status, or 0.
+    /// Files (or the drawings of folders), 512 at a time: read on every core, answered by the library's batch API
+    /// (`ShapeRecognizer.recognize(batch:threads:)`), then their lines made on every core and printed. Returns the
+    /// first failure's status, or 0.
     private func recognizeFiles(
-        _ files: [String], drawings: [Result<Drawing, DataError>], recognizer: ShapeRecognizer, format: ShapeLineFormat, threads: Int
+        _ files: [String], read: @escaping @Sendable (String) throws(DataError) -> Drawing, recognizer: ShapeRecognizer,
+        format: ShapeLineFormat, threads: Int
     ) -> Int32 {
-        var place = [Int](repeating: -1, count: files.count), readable: [Drawing] = []
-        for (index, drawing) in drawings.enumerated() {
-            if case let .success(drawing) = drawing {
-                place[index] = readable.count
-                readable.append(drawing)
-            }
+        let current = FileChunk()
+        let prepare: (Range<Int>) -> Void = { range in
+            current.read(files[range], offset: range.lowerBound, threads: threads, with: read)
+            current.answers = recognizer.recognize(batch: current.readable, threads: threads)
         }
-        let answers = recognizer.recognize(batch: readable, threads: threads)
-        let positions = place
-        return runBatch(count: files.count, threads: threads, chunk: 1 << 16, block: 256) { index, bytes in
+        return runBatch(count: files.count, threads: threads, chunk: 512, block: 16, prepare: prepare) { index, bytes in
+            guard let answers = current.answers else { preconditionFailure("Shape.recognizeFiles: a line made before its chunk was answered") }
+            let (drawing, position) = (current.drawings[index - current.offset], current.positions[index - current.offset])
             let answer: Result<CompactShapeAnswer, DataError> =
-                switch drawings[index] {
+                switch drawing {
                 case let .failure(error): .failure(error)
-                case .success: answers.error(at: positions[index]).map { .failure($0) } ?? .success(answers.answers[positions[index]])
+                case .success: answers.error(at: position).map { .failure($0) } ?? .success(answers.answers[position])
                 }
             guard format.isJSON else { return format.text(answer, input: Array(files[index].utf8), to: &bytes) }
-            let outcome = format.json(answer.flatMap { _ in answers.answer(at: positions[index]) }, input: files[index])
+            let outcome = format.json(answer.flatMap { _ in answers.answer(at: position) }, input: files[index])
             bytes += outcome.line.utf8
             return outcome.status
         }
@@ -363,5 +361,37 @@ enum ShapeRendering {
     /// `text` safe inside an SVG element.
     static func escapeXML(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+}
+
+/// One chunk of a batch of drawing files, as `Shape.recognizeFiles` prepares it before its lines are made: written on
+/// one thread between chunks, read by the line makers while a chunk's lines are made (never both at once).
+private final class FileChunk: @unchecked Sendable {
+    /// The index of the chunk's first file in the batch.
+    var offset = 0
+    /// Each file's drawing, or why it has none.
+    var drawings: [Result<Drawing, DataError>] = []
+    /// Each file's place among `readable`, or −1.
+    var positions: [Int] = []
+    /// The drawings that were read, in order.
+    var readable: [Drawing] = []
+    /// Their answers.
+    var answers: ShapeBatchAnswers?
+
+    /// Reads `files` (the batch's from `offset`) on up to `threads` threads.
+    func read(_ files: ArraySlice<String>, offset: Int, threads: Int, with read: @escaping @Sendable (String) throws(DataError) -> Drawing) {
+        let names = Array(files)
+        self.offset = offset
+        drawings = Parallel.map(count: names.count, threads: threads) { index in Result { () throws(DataError) in try read(names[index]) } }
+        positions = []
+        readable = []
+        for drawing in drawings {
+            if case let .success(drawing) = drawing {
+                positions.append(readable.count)
+                readable.append(drawing)
+            } else {
+                positions.append(-1)
+            }
+        }
     }
 }

@@ -172,3 +172,20 @@ struct MotionRecordingTests {
         #expect(windowing.starts(count: 7).isEmpty, "too short for one window")
     }
 }
+
+@Suite("Motion grid")
+struct MotionGridTests {
+    /// Timestamps in seconds since 1970 at millisecond resolution: (last − first) · 50 comes out a hair under 256
+    /// though first + 256/50 rounds onto the last sample. The grid makes as many points as the span check counts.
+    @Test(arguments: [5.04, 5.12, 5.28, 10.0])
+    func largeTimestampsMakeAsManyPointsAsTheSpanHolds(seconds: Double) {
+        let first = 1_700_000_000.0
+        let times = (0...Int((seconds * 50).rounded())).map { first + Double($0) / 50 }
+        var grid = MotionGrid(rate: 50)
+        var points: [MotionSample] = []
+        let sample = MotionSample(gravity: (0, 0, -1), rotationRate: (0, 0, 0), userAcceleration: (0, 0, 0))
+        for time in times { grid.add(sample, at: time, to: &points) }
+        grid.finish(to: &points)
+        #expect(Double(points.count) == MotionRecordingReader.resampledCount(times, rate: 50, window: 256), "\(points.count) points")
+    }
+}

@@ -185,8 +185,8 @@ struct MotionWindowTests {
     }
 
     @Test func aMeanThatDriftsFarFromTheRecordingsMean() {
-        // Quiet stretches (2 mg of noise, just above the noise floor) at 0.01 g and 3 g: each window's mean lies far
-        // from the shift the shared path subtracts (the recording's mean).
+        // Quiet stretches (2 mg of noise, just above the noise floor) at 0.01 g and 3 g: at 3 g the window's mean is
+        // about 1500 of its standard deviations, where the shared path's sums cancel most (it subtracts no shift).
         var generator = SeededGenerator(seed: 4)
         let count = 256 * 12
         let horizontal = (0..<count).map { t in Float((t / 768) % 2 == 0 ? 0.01 : 3) + Float(generator.nextNormal(standardDeviation: 0.002)) }

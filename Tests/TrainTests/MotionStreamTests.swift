@@ -97,33 +97,39 @@ struct MotionStreamTests {
     }
 
     /// The samples of a file, read whole and streamed in batches of any size, give the same window inputs bit for
-    /// bit: the same units, gravity filter, grid and autocorrelation run in both (MotionPipeline.swift). Core Motion
-    /// at 50 Hz with a bridged gap and a gap that splits the recording; a raw accelerometer in m/s² at an uneven
-    /// 25 Hz, resampled.
-    @Test(arguments: [false, true])
-    func aFileAndTheSameSamplesStreamedGiveTheSameInputsBitForBit(raw: Bool) throws {
+    /// bit: the same units, gravity filter, grid and autocorrelation run in both (MotionPipeline.swift). Case 0:
+    /// Core Motion at 50 Hz with a bridged gap and a gap that splits the recording; 1: a raw accelerometer in m/s² at
+    /// an uneven 25 Hz, resampled; 2: the same with a first stretch of 20 samples, split off before the first
+    /// second (the gravity filter starts from that stretch in both); 3: Core Motion with timestamps in seconds since
+    /// 1970 at millisecond resolution (grid points that round onto a sample).
+    @Test(arguments: 0..<4)
+    func aFileAndTheSameSamplesStreamedGiveTheSameInputsBitForBit(variant: Int) throws {
+        let raw = variant == 1 || variant == 2
         let recognizer = try shippedMotion()
         let windowing = recognizer.windowing
         let playback = walkStopRunStop()
         var lines = [
             raw
                 ? "timestamp,acc.x,acc.y,acc.z"
-                : "timestamp,gravity.x,gravity.y,gravity.z,userAcceleration.x,userAcceleration.y,userAcceleration.z,rotationRate.x,rotationRate.y,rotationRate.z"
+                : "timestamp,gravity.x,gravity.y,gravity.z,userAcceleration.x,userAcceleration.y,userAcceleration.z,"
+                    + "rotationRate.x,rotationRate.y,rotationRate.z"
         ]
         let g = MotionRecordingReader.standardGravity
         for (i, (time, r)) in zip(playback.times, playback.rows).enumerated() {
             if raw && i % 2 == 1 { continue }
             if (20.0..<20.4).contains(time) { continue }  // bridged: 0.4 s without a sample
-            let t = time + (time > 50 ? 8 : 0) + (raw ? 0.004 * sin(Double(i)) : 0)  // 8 s more: a split
+            var t = time + (time > 50 ? 8 : 0) + (raw ? 0.004 * sin(Double(i)) : 0)  // 8 s more: a split
+            if variant == 2 && i >= 40 { t += 6 }  // a first stretch of 20 samples
             let values = raw ? [(r[0] + r[3]) * g, (r[1] + r[4]) * g, (r[2] + r[5]) * g] : r
-            lines.append(([t] + values).map { "\($0)" }.joined(separator: ","))
+            let stamp = variant == 3 ? String(format: "%.3f", 1_700_000_000.123 + t) : "\(t)"
+            lines.append(([stamp] + values.map { "\($0)" }).joined(separator: ","))
         }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("stream-bits-\(raw)-\(UUID().uuidString).csv").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("stream-bits-\(variant)-\(UUID().uuidString).csv").path
         try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
 
         let recording = try MotionRecordingReader.read(path, rate: windowing.rate, window: windowing.window)
-        #expect(recording.segments.count == 2 && !recording.bridgedGaps.isEmpty, "\(recording.notes)")
+        #expect(recording.segments.count == (variant == 2 ? 3 : 2) && !recording.bridgedGaps.isEmpty, "\(recording.notes)")
         let whole = recording.segments.flatMap { windowing.windows($0).scalars }
 
         var reader = try CSVReader(path: path)
@@ -132,7 +138,11 @@ struct MotionStreamTests {
         while try reader.advance() {
             samples.append(try MotionRecordingReader.sample(reader, columns: columns, index: samples.count, assumedRate: 50))
         }
-        var batches = SeededGenerator(seed: raw ? 71 : 72)
+        // As many grid points as the span check counts (it bounds what resampling allocates).
+        let points = recording.segments.map(\.count).reduce(0, +)
+        #expect(
+            Double(points) == MotionRecordingReader.resampledCount(samples.map(\.time), rate: windowing.rate, window: windowing.window))
+        var batches = SeededGenerator(seed: UInt64(71 + variant))
         for largest in [1, 7, 64, 1000, samples.count] {
             var stream = MotionStream(recognizer: recognizer, confirmations: 1)
             var streamed: [Float] = [], next = 0

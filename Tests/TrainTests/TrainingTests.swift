@@ -305,7 +305,6 @@ struct TaskTableTests {
     @Test(arguments: RecognitionTask.allCases)
     func eachTaskAndItsPreprocessingKindAgree(task: RecognitionTask) throws {
         #expect(task.kind.task == task.rawValue)
-        #expect(PreprocessingKind.of(task: task.rawValue) == task.kind)
         let header = task.preprocessing(rasterizer: ShapeRasterizer(), windowing: MotionWindowing())
         #expect(PreprocessingKind(header) == task.kind)
         #expect(try task.kind.inputShape(header) == task.inputShape())

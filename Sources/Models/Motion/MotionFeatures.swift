@@ -192,8 +192,8 @@ public struct MotionWindowing: Sendable, Equatable {
         return Tensor(shape: [count, inputSize], scalars: values)
     }
 
-    /// One window's input from its `window` vertical and horizontal values, written to `output` (`inputSize`),
-    /// without allocating; see `input(vertical:horizontal:into:)` on buffers.
+    /// One window's input from its `window` vertical and horizontal values, written to `output` (`inputSize`); see
+    /// `input(vertical:horizontal:into:)` on buffers.
     public func input(vertical: ArraySlice<Float>, horizontal: ArraySlice<Float>, into output: UnsafeMutableBufferPointer<Float>) {
         vertical.withUnsafeBufferPointer { v in
             horizontal.withUnsafeBufferPointer { h in input(vertical: v, horizontal: h, into: output) }

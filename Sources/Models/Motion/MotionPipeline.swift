@@ -98,18 +98,25 @@ package struct MotionGrid: Sendable {
         }
         beforeLast = previous
         last = (time, sample)
-        while pointTime(count) <= time { points.append(point(count, between: previous, and: (time, sample))) }
+        // Points up to this sample, no more than the stretch's span holds (`through`, as `finish` and
+        // `MotionRecordingReader.resampledCount` count them: with large timestamps, such as seconds since 1970,
+        // a point can round to at or before a sample that the span does not reach yet).
+        let through = self.through(time)
+        while count <= through && pointTime(count) <= time { points.append(point(count, between: previous, and: (time, sample))) }
     }
 
     /// Appends the stretch's last grid point when it lies a hair past its last sample, and ends the stretch: the
     /// next sample starts a new one.
     package mutating func finish(to points: inout [MotionSample]) {
-        if let first = start, let a = beforeLast, let b = last {
-            let through = Int(((b.time - first) * rate + 1e-6).rounded(.down))
+        if let a = beforeLast, let b = last {
+            let through = self.through(b.time)
             while count <= through { points.append(point(count, between: a, and: b)) }
         }
         (start, last, beforeLast, count) = (nil, nil, nil, 0)
     }
+
+    /// The last grid point index a stretch from `start` to `time` holds (with a hair of slack).
+    private func through(_ time: Double) -> Int { Int((((time - (start ?? time)) * rate) + 1e-6).rounded(.down)) }
 
     /// Grid point `index`, between samples `a` and `b` (the fraction clamped to 0…1); counts it.
     private mutating func point(_ index: Int, between a: (time: Double, sample: MotionSample), and b: (time: Double, sample: MotionSample))

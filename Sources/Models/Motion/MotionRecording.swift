@@ -352,7 +352,11 @@ public enum MotionRecordingReader {
         if let unitsNote { notes.append(unitsNote) }
         var gravity: GravityFilter?
         if !coreMotion {
-            gravity = GravityFilter(start: values.prefix(GravityFilter.startSamples).map { ($0[0] * scale, $0[1] * scale, $0[2] * scale) })
+            // Started from the first second of the first stretch, as a stream starts it (its head ends with the stretch).
+            let grid = MotionGrid(rate: rate)
+            let head = (1..<min(GravityFilter.startSamples, times.count)).first { grid.splits(gap: times[$0] - times[$0 - 1], window: window) }
+            gravity = GravityFilter(
+                start: values.prefix(head ?? GravityFilter.startSamples).map { ($0[0] * scale, $0[1] * scale, $0[2] * scale) })
             notes.append(gravityFilterNote)
         }
         var grid = MotionGrid(rate: rate)

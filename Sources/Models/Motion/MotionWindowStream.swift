@@ -115,7 +115,8 @@ package struct MotionWindowStream: Sendable {
                 gravity: (a.x * s, a.y * s, a.z * s), rotationRate: (r.x, r.y, r.z), userAcceleration: (u.x * s, u.y * s, u.z * s))
         } else {
             let raw = (a.x * s, a.y * s, a.z * s)
-            var filter = gravity ?? GravityFilter(start: [raw])  // (the head starts it first)
+            // Raw samples wait in the head until it starts the filter (`take`).
+            guard var filter = gravity else { preconditionFailure("MotionWindowStream: a raw sample before the gravity filter started") }
             converted = filter.split(raw, rotationRate: (r.x, r.y, r.z), at: sample.time)
             gravity = filter
         }

@@ -24,9 +24,6 @@ package enum PreprocessingKind: String, Sendable, CaseIterable {
         }
     }
 
-    /// The kind whose recognizer answers `task` (`shape` or `motion`), or `nil`.
-    package static func of(task: String) -> PreprocessingKind? { allCases.first { $0.task == task } }
-
     /// The largest magnitude an input value can have: pixels lie in 0…1; autocorrelations in −1…1 and the log
     /// intensities between log 0.001 and the log of the largest float (88.7).
     package var inputMagnitude: Double {
