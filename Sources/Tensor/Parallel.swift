@@ -45,13 +45,6 @@ public enum Parallel {
         job.finished.wait()
     }
 
-    /// `body(range)` for consecutive ranges of at most `chunk` items covering `0..<count`, on up to `threads`
-    /// threads; returns when every range is done.
-    public static func forEach(count: Int, threads: Int, chunk: Int = 1, _ body: @escaping @Sendable (Range<Int>) -> Void) {
-        let none: @Sendable () -> Void = {}
-        forEach(count: count, threads: threads, chunk: chunk, state: none) { _, range in body(range) }
-    }
-
     /// `work(0) … work(count − 1)` on up to `threads` threads, results in index order; each thread makes its own
     /// `state` before its first item.
     public static func map<T: Sendable, State>(

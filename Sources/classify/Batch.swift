@@ -94,7 +94,7 @@ func runBatch(
     for start in stride(from: 0, to: count, by: chunk) {
         let end = min(count, start + chunk)
         prepare?(start..<end)
-        let parts = Parallel.map(count: (end - start + block - 1) / block, threads: max(1, threads)) { part in
+        let parts = Parallel.map(count: (end - start + block - 1) / block, threads: threads) { part in
             var bytes: [UInt8] = []
             var status: Int32 = 0, failures = 0
             for index in (start + part * block)..<min(end, start + (part + 1) * block) {

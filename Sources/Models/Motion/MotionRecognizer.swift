@@ -69,7 +69,7 @@ public struct MotionRecognizer: Recognizer {
     /// The answers for many recordings on up to `threads` threads (fewer than 1 counts as 1), in order; a
     /// recording that cannot be recognized has its error in its place.
     public func recognize(batch recordings: [MotionRecording], threads: Int) -> MotionBatchAnswers {
-        let results = Parallel.map(count: recordings.count, threads: max(1, threads)) { index in
+        let results = Parallel.map(count: recordings.count, threads: threads) { index in
             Result { () throws(DataError) in try recognize(recordings[index]) }
         }
         return MotionBatchAnswers(model: model, attempts: attempts, results: results)

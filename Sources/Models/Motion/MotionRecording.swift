@@ -350,16 +350,15 @@ public enum MotionRecordingReader {
         var notes: [String] = []
         let (scale, unitsNote) = MotionUnits.decide(magnitudes: values.map { MotionUnits.magnitude($0[0], $0[1], $0[2]) }, coreMotion: coreMotion)
         if let unitsNote { notes.append(unitsNote) }
+        var grid = MotionGrid(rate: rate)
         var gravity: GravityFilter?
         if !coreMotion {
             // Started from the first second of the first stretch, as a stream starts it (its head ends with the stretch).
-            let grid = MotionGrid(rate: rate)
             let head = (1..<min(GravityFilter.startSamples, times.count)).first { grid.splits(gap: times[$0] - times[$0 - 1], window: window) }
             gravity = GravityFilter(
                 start: values.prefix(head ?? GravityFilter.startSamples).map { ($0[0] * scale, $0[1] * scale, $0[2] * scale) })
             notes.append(gravityFilterNote)
         }
-        var grid = MotionGrid(rate: rate)
         var segments: [[MotionSample]] = [], starts: [Double] = [], bridged: [ClosedRange<Double>] = []
         var points: [MotionSample] = []
         for (i, v) in values.enumerated() {
