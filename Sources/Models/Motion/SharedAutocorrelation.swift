@@ -48,7 +48,7 @@ private func add(_ source: UnsafePointer<Double>, to destination: UnsafeMutableP
 }
 
 /// The work space of the shared path for one recording: the signal in Double, and a ring of the last few blocks'
-/// lag sums and prefix sums. One allocation per call (two arenas), freed by `deallocate()`.
+/// lag sums and prefix sums, and its tables. One allocation per call, freed by `deallocate()`.
 struct SharedAutocorrelation {
     let window: Int, hop: Int, lags: Int, samples: Int, windows: Int
     /// Blocks one window reads, ⌊(W − 1) / H⌋ + 1: the ring's size.
@@ -99,7 +99,14 @@ struct SharedAutocorrelation {
         // y is read up to the last block's end plus a tile past its last lag.
         let yCount = max(samples, blocks * hop) + width + lanes
         let doubleCount = yCount + 2 * slots * width + slots * (hop + 1) + (slots + 1) + 3 * (lags + 1) + (hop + 1) * lanes
-        doubles = .allocate(capacity: doubleCount)
+        let intCount = (slots + 1) + 3 * (lags + 1) + slots + 2 * tiles, int32Count = 2 * tiles + lags + 1
+        // One allocation: the doubles, the Int tables, then `zones` and `step` again as Int32 for the C kernel.
+        let intBytes = intCount * MemoryLayout<Int>.stride
+        let arena = UnsafeMutableRawPointer.allocate(
+            byteCount: doubleCount * MemoryLayout<Double>.stride + intBytes + int32Count * MemoryLayout<Int32>.stride,
+            alignment: max(MemoryLayout<Double>.alignment, MemoryLayout<Int>.alignment))
+        doubles = arena.bindMemory(to: Double.self, capacity: doubleCount)
+        let tables = arena + doubleCount * MemoryLayout<Double>.stride
         // Zeros where reads may come before writes: y past the signal, and each slot's prefix (its entry 0). The
         // rest is written before it is read (a stream makes this work space for every window).
         doubles.initialize(repeating: 0, count: yCount)
@@ -113,8 +120,7 @@ struct SharedAutocorrelation {
         heads = products + lags + 1
         tails = heads + lags + 1
         history = tails + lags + 1
-        let intCount = (slots + 1) + 3 * (lags + 1) + slots + 2 * tiles
-        ints = .allocate(capacity: intCount)
+        ints = tables.bindMemory(to: Int.self, capacity: intCount)
         ints.initialize(repeating: 0, count: intCount)
         slotOf = ints
         full = slotOf + slots + 1
@@ -122,7 +128,8 @@ struct SharedAutocorrelation {
         step = cut + lags + 1
         above = step + lags + 1
         zones = above + slots
-        zones32 = .allocate(capacity: 2 * tiles + lags + 1)
+        zones32 = (tables + intBytes).bindMemory(to: Int32.self, capacity: int32Count)
+        zones32.initialize(repeating: 0, count: int32Count)
         step32 = zones32 + 2 * tiles
         for lag in 0...lags {
             full[lag] = (window - lag) / hop
@@ -147,9 +154,7 @@ struct SharedAutocorrelation {
     }
 
     func deallocate() {
-        doubles.deallocate()
-        ints.deallocate()
-        zones32.deallocate()
+        UnsafeMutableRawPointer(doubles).deallocate()
     }
 
     /// One channel's autocorrelations and level for every window, into `output` (rows of 2 · lags + 2).
