@@ -1,5 +1,4 @@
-// Motion window kernels: the two orientation-free signals of each sample, and the block sums of the windows' shared
-// autocorrelation (Sources/Models/Motion/SharedAutocorrelation.swift assembles the windows from them); see
+// Motion window kernels: the two orientation-free signals of each sample, and one window's autocorrelation; see
 // CPreprocessing.h for the contracts.
 //
 // The signals must come out bit for bit as the Swift reference (`MotionWindowing.features(of:)`) computes them, so
@@ -70,89 +69,99 @@ void odml_motion_signals(const void *samples, int count, ptrdiff_t stride, ptrdi
     motion_signals_dispatch(&args, level);
 }
 
-// The shared autocorrelation's block sums (SharedAutocorrelation.swift, `sums(block:)`): in double, never contracted,
-// each lane a sum over t in order, so every level (any vector width) gives the same bits.
+// One window's autocorrelation (MotionWindowing+Autocorrelation.swift), in double. The lag sums are explicit fused
+// multiply-adds (at every level: plain C calls fma per lane) and nothing else is contracted; every order of
+// summation is fixed by this code, not by the vector width, so every level gives the same bits.
 typedef struct {
-    const double *y;
-    int start, hop, samples, lags, tiles, cut0;
-    const int *zones, *step;
-    double *prefix, *whole, *partial, *history;
-} block_args;
+    const float *signal;
+    int window, lags;
+    double noiseEnergy;
+    double *scratch;
+    float *output;
+    double *mean, *energy;
+} autocorrelation_args;
 
 ODML_INLINE odml_v8d odml_load8d(const double *p) { odml_v8d v; __builtin_memcpy(&v, p, sizeof v); return v; }
-ODML_INLINE void odml_store8d(double *p, odml_v8d v) { __builtin_memcpy(p, &v, sizeof v); }
 
-/// Σ y_t² for t in t0..<t1: two pairs of lanes four values at a time, then the rest in order.
-ODML_INLINE double block_squares(const double *y, int t0, int t1) {
-    double a0 = 0, a1 = 0, b0 = 0, b1 = 0;
-    int t = t0;
-    for (; t + 4 <= t1; t += 4) {
-        a0 = a0 + y[t] * y[t];
-        a1 = a1 + y[t + 1] * y[t + 1];
-        b0 = b0 + y[t + 2] * y[t + 2];
-        b1 = b1 + y[t + 3] * y[t + 3];
-    }
-    double total = (a0 + b0) + (a1 + b1);
-    for (; t < t1; t++) total = total + y[t] * y[t];
-    return total;
-}
-
-/// `a`, `b` (lags l0…l0+15) += Σ_{t=t0}^{t1−1} y_t · y[t+l0 ..< t+l0+16]; after each t, into `history` when given.
-ODML_INLINE void block_accumulate(const double *y, int t0, int t1, int l0, odml_v8d *a, odml_v8d *b, double *history) {
-    odml_v8d va = *a, vb = *b;
-    for (int t = t0; t < t1; t++) {
-        const odml_v8d v = y[t];
-        va = va + v * odml_load8d(y + t + l0);
-        vb = vb + v * odml_load8d(y + t + l0 + 8);
-        if (history) {
-            odml_store8d(history, va);
-            odml_store8d(history + 8, vb);
-            history += 16;
+/// Lags l0 … l0 + 8·tiles − 1 of the centred window `c` (zeros from `window` on, at least 8·tiles + l0 of them
+/// past the last product read): Σ_{t < window − l0} c_t · c_{t+l} in double, scaled by `inverse`, into `out` (only
+/// the lags up to `last`). Each lag's sum is two chains of fused multiply-adds, even and odd t, added at the end.
+ODML_INLINE void lag_tiles(const double *c, int window, int l0, int tiles, int last, double inverse, float *out) {
+    // Even and odd t in separate sums: twice the chains of FMAs in flight, so few tiles are not bound by latency.
+    odml_v8d s[4] = {0, 0, 0, 0}, o[4] = {0, 0, 0, 0};
+    const int end = window - l0;
+    int t = 0;
+    for (; t + 2 <= end; t += 2) {
+        const odml_v8d x0 = c[t], x1 = c[t + 1];
+        const double *p = c + t + l0;
+        for (int j = 0; j < tiles; j++) {
+            s[j] = __builtin_elementwise_fma(x0, odml_load8d(p + 8 * j), s[j]);
+            o[j] = __builtin_elementwise_fma(x1, odml_load8d(p + 1 + 8 * j), o[j]);
         }
     }
-    *a = va;
-    *b = vb;
-}
-
-ODML_INLINE void autocorrelation_block_impl(const block_args *a) {
-    const double *y = a->y;
-    const int start = a->start, hop = a->hop;
-    double running = 0;
-    for (int i = 0; i < hop; i++) {
-        running = running + y[start + i];
-        a->prefix[i + 1] = running;
+    if (t < end) {
+        const odml_v8d x = c[t];
+        for (int j = 0; j < tiles; j++) s[j] = __builtin_elementwise_fma(x, odml_load8d(c + t + l0 + 8 * j), s[j]);
     }
-    a->partial[0] = block_squares(y, start, start + a->cut0);
-    a->whole[0] = a->partial[0] + block_squares(y, start + a->cut0, start + hop);
-    for (int tile = 0; tile < a->tiles; tile++) {
-        const int l0 = 1 + tile * 16;
-        int end = a->samples - start - l0;
-        end = end > hop ? hop : end;
-        end = end < 0 ? 0 : end;
-        const int zoneStart = a->zones[2 * tile] < end ? a->zones[2 * tile] : end;
-        const int zoneEnd = a->zones[2 * tile + 1] < end ? a->zones[2 * tile + 1] : end;
-        odml_v8d va = 0, vb = 0;
-        block_accumulate(y, start, start + zoneStart, l0, &va, &vb, 0);
-        // Row 0 of the history: the sums before the zone; row k: after its k-th t.
-        odml_store8d(a->history, va);
-        odml_store8d(a->history + 8, vb);
-        block_accumulate(y, start + zoneStart, start + zoneEnd, l0, &va, &vb, a->history + 16);
-        const int rows = zoneEnd - zoneStart, last = l0 + 15 < a->lags ? l0 + 15 : a->lags;
-        for (int lag = l0; lag <= last; lag++) {
-            const int row = a->step[lag] < rows ? a->step[lag] : rows;
-            a->partial[lag] = a->history[row * 16 + lag - l0];
-        }
-        block_accumulate(y, start + zoneEnd, start + end, l0, &va, &vb, 0);
-        odml_store8d(a->whole + l0, va);
-        odml_store8d(a->whole + l0 + 8, vb);
+    for (int j = 0; j < tiles; j++) {
+        const odml_v8f scaled = __builtin_convertvector((s[j] + o[j]) * inverse, odml_v8f);
+        odml_store8f_partial(out + 8 * j, scaled, last - (l0 + 8 * j) + 1);
     }
 }
 
-ODML_DISPATCH(autocorrelation_block, autocorrelation_block_impl, const block_args *)
+ODML_INLINE void autocorrelation_impl(const autocorrelation_args *a, double *c) {
+    const int window = a->window, lags = a->lags;
+    const float *x = a->signal;
+    odml_v8d lanes = 0;
+    int t = 0;
+    for (; t + 8 <= window; t += 8) lanes += __builtin_convertvector(odml_load8f(x + t), odml_v8d);
+    double sum = 0;
+    for (int k = 0; k < 8; k++) sum += lanes[k];
+    for (; t < window; t++) sum += (double)x[t];
+    const double mean = sum / window;
+    // Centre in double (where the horizontal signal's mean would cancel).
+    odml_v8d energies = 0;
+    for (t = 0; t + 8 <= window; t += 8) {
+        const odml_v8d centred = __builtin_convertvector(odml_load8f(x + t), odml_v8d) - mean;
+        energies += centred * centred;
+        __builtin_memcpy(c + t, &centred, sizeof centred);
+    }
+    double energy = 0;
+    for (int k = 0; k < 8; k++) energy += energies[k];
+    for (; t < window; t++) {
+        const double centred = (double)x[t] - mean;
+        energy += centred * centred;
+        c[t] = centred;
+    }
+    for (int i = window; i < window + ODML_AUTOCORRELATION_PAD; i++) c[i] = 0;
+    const double inverse = energy > a->noiseEnergy ? 1 / energy : 0;
+    // Up to four tiles of 8 lags per pass over t (one broadcast of c_t feeds them all).
+    int l0 = 1;
+    for (; l0 + 31 <= lags; l0 += 32) lag_tiles(c, window, l0, 4, lags, inverse, a->output + l0 - 1);
+    const int rest = lags - l0 + 1;
+    if (rest > 24) lag_tiles(c, window, l0, 4, lags, inverse, a->output + l0 - 1);
+    else if (rest > 16) lag_tiles(c, window, l0, 3, lags, inverse, a->output + l0 - 1);
+    else if (rest > 8) lag_tiles(c, window, l0, 2, lags, inverse, a->output + l0 - 1);
+    else if (rest > 0) lag_tiles(c, window, l0, 1, lags, inverse, a->output + l0 - 1);
+    *a->mean = mean;
+    *a->energy = energy;
+}
 
-void odml_autocorrelation_block(const double *y, int start, int hop, int samples, int lags, int tiles, int cut0,
-                                const int *zones, const int *step, double *prefix, double *whole, double *partial,
-                                double *history, int level) {
-    const block_args args = {y, start, hop, samples, lags, tiles, cut0, zones, step, prefix, whole, partial, history};
-    autocorrelation_block_dispatch(&args, level);
+/// The kernel with the scratch the caller gave, or (none given, a window up to ODML_AUTOCORRELATION_STACK_WINDOW) an
+/// uninitialized one on this stack: nothing to zero beforehand, nothing on the heap.
+ODML_INLINE void autocorrelation_scratch_impl(const autocorrelation_args *a) {
+    if (a->scratch) {
+        autocorrelation_impl(a, a->scratch);
+    } else if (a->window <= ODML_AUTOCORRELATION_STACK_WINDOW) {
+        double scratch[a->window + ODML_AUTOCORRELATION_PAD];
+        autocorrelation_impl(a, scratch);
+    }
+}
+
+ODML_DISPATCH(autocorrelation, autocorrelation_scratch_impl, const autocorrelation_args *)
+
+void odml_window_autocorrelation(const float *signal, int window, int lags, double noiseEnergy, double *scratch,
+                                 float *output, double *mean, double *energy, int level) {
+    const autocorrelation_args args = {signal, window, lags, noiseEnergy, scratch, output, mean, energy};
+    autocorrelation_dispatch(&args, level);
 }

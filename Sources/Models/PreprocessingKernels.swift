@@ -75,20 +75,28 @@ enum PreprocessingKernels {
         odml_motion_signals(samples, Int32(count), stride, gravityOffset, accelerationOffset, vertical, horizontal, Int32(level.rawValue))
     }
 
-    /// One block of the motion windows' shared autocorrelation: see `odml_autocorrelation_block` in
-    /// CPreprocessing.h and `SharedAutocorrelation.sums(block:)`. `y` holds the signal from `start` to at least
-    /// `start + hop + 16 · tiles` (zeros past `samples`).
-    static func autocorrelationBlock(
-        _ y: UnsafePointer<Double>, start: Int, hop: Int, samples: Int, lags: Int, tiles: Int, cut0: Int,
-        zones: UnsafePointer<Int32>, step: UnsafePointer<Int32>, prefix: UnsafeMutablePointer<Double>,
-        whole: UnsafeMutablePointer<Double>, partial: UnsafeMutablePointer<Double>, history: UnsafeMutablePointer<Double>,
-        level: Kernels.Level = Kernels.level
-    ) {
+    /// Zeros `autocorrelation` keeps after the window in its scratch: it needs `window + autocorrelationPad` doubles.
+    static let autocorrelationPad = Int(ODML_AUTOCORRELATION_PAD)
+
+    /// The longest window `autocorrelation` computes with a scratch of its own (uninitialized, on the C stack).
+    static let autocorrelationStackWindow = Int(ODML_AUTOCORRELATION_STACK_WINDOW)
+
+    /// One window's autocorrelation at lags 1…`lags` normalized by its energy (zeros when the energy is at most
+    /// `noiseEnergy`) into `output` (`lags` floats); returns the window's mean and energy. `scratch` (`window +
+    /// autocorrelationPad` doubles) may be `nil` for windows up to `autocorrelationStackWindow`. Every `level` gives
+    /// the same bits. See `odml_window_autocorrelation` in CPreprocessing.h.
+    static func autocorrelation(
+        _ signal: UnsafePointer<Float>, window: Int, lags: Int, noiseEnergy: Double, scratch: UnsafeMutableBufferPointer<Double>?,
+        into output: UnsafeMutablePointer<Float>, level: Kernels.Level = Kernels.level
+    ) -> (mean: Double, energy: Double) {
         precondition(
-            start >= 0 && hop >= 1 && lags >= 1 && tiles >= 1 && samples <= Int(Int32.max) && start + hop <= Int(Int32.max),
-            "PreprocessingKernels.autocorrelationBlock: start \(start), hop \(hop), samples \(samples), lags \(lags), tiles \(tiles)")
-        odml_autocorrelation_block(
-            y, Int32(start), Int32(hop), Int32(samples), Int32(lags), Int32(tiles), Int32(cut0), zones, step, prefix, whole, partial,
-            history, Int32(level.rawValue))
+            window >= 2 && window <= Int(Int32.max) / 2 && lags >= 1 && lags < window
+                && (scratch.map { $0.count >= window + autocorrelationPad && $0.baseAddress != nil } ?? (window <= autocorrelationStackWindow)),
+            "PreprocessingKernels.autocorrelation: window \(window), lags \(lags), scratch \(scratch?.count ?? 0) (need 1 ≤ lags < window "
+                + "and window + \(autocorrelationPad) doubles of scratch, or none up to window \(autocorrelationStackWindow))")
+        var mean = 0.0, energy = 0.0
+        odml_window_autocorrelation(
+            signal, Int32(window), Int32(lags), noiseEnergy, scratch?.baseAddress, output, &mean, &energy, Int32(level.rawValue))
+        return (mean, energy)
     }
 }

@@ -44,11 +44,12 @@ func referenceWindows(_ windowing: MotionWindowing, vertical: [Float], horizonta
 }
 
 /// Every window's input from the whole signal (`windows`) and one window at a time (`input`).
-func fastWindows(_ windowing: MotionWindowing, vertical: [Float], horizontal: [Float]) -> (shared: [Float], direct: [Float]) {
+func fastWindows(_ windowing: MotionWindowing, vertical: [Float], horizontal: [Float]) -> (recording: [Float], direct: [Float]) {
     let count = windowing.windowCount(samples: vertical.count)
-    var shared = [Float](repeating: .nan, count: count * windowing.inputSize)
+    var recording = [Float](repeating: .nan, count: count * windowing.inputSize)
     vertical.withUnsafeBufferPointer { v in
-        horizontal.withUnsafeBufferPointer { h in shared.withUnsafeMutableBufferPointer { windowing.windows(vertical: v, horizontal: h, into: $0) } }
+        horizontal.withUnsafeBufferPointer { h in recording.withUnsafeMutableBufferPointer { windowing.windows(vertical: v, horizontal: h, into: $0) }
+        }
     }
     var direct: [Float] = []
     for start in windowing.starts(count: vertical.count) {
@@ -59,7 +60,7 @@ func fastWindows(_ windowing: MotionWindowing, vertical: [Float], horizontal: [F
         }
         direct += row
     }
-    return (shared, direct)
+    return (recording, direct)
 }
 
 /// Both fast paths against the naive twin on one recording's signals.
@@ -68,11 +69,11 @@ func expectFastPathsMatchReference(
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
     let expected = referenceWindows(windowing, vertical: vertical, horizontal: horizontal)
-    let (shared, direct) = fastWindows(windowing, vertical: vertical, horizontal: horizontal)
+    let (recording, direct) = fastWindows(windowing, vertical: vertical, horizontal: horizontal)
     let context = "\(name), window \(windowing.window), hop \(windowing.hop), lags \(windowing.lags), \(vertical.count) samples"
-    expectClose(shared, expected, tolerance: MotionWindowing.autocorrelationTolerance, "windows: " + context, sourceLocation: sourceLocation)
+    expectClose(recording, expected, tolerance: MotionWindowing.autocorrelationTolerance, "windows: " + context, sourceLocation: sourceLocation)
     // A window's input depends on its own samples only: alone, it is the same bits as in the recording.
-    #expect(direct.map(\.bitPattern) == shared.map(\.bitPattern), "input alone against windows: \(context)", sourceLocation: sourceLocation)
+    #expect(direct.map(\.bitPattern) == recording.map(\.bitPattern), "input alone against windows: \(context)", sourceLocation: sourceLocation)
 }
 
 /// Gait-like signals with noise: a vertical bounce every `period` samples, a horizontal magnitude around `level`.
@@ -133,22 +134,17 @@ struct MotionWindowTests {
 
     @Test(arguments: [(256, 64, 96), (100, 30, 99), (300, 17, 31), (33, 1, 32), (64, 64, 63)])
     func everyKernelLevelGivesTheSameBits(window: Int, hop: Int, lags: Int) {
-        // The block sums' C kernel runs in double and is never contracted: any instruction set (vector width) gives
-        // the bits of any other, so a recording's answers do not depend on the machine.
+        // The C kernel's fused multiply-adds are explicit and its order of summation fixed: any instruction set
+        // (vector width) gives the bits of any other, so a recording's answers do not depend on the machine.
         let windowing = MotionWindowing(window: window, hop: hop, lags: lags)
         let count = window + 3 * hop + 5
         let (vertical, horizontal) = noisySignals(count: count, period: Double(window) / 3.3, seed: UInt64(window * 7 + lags))
         var results: [[UInt32]] = []
         for level in Kernels.availableLevels {
-            let shared = SharedAutocorrelation(windowing: windowing, samples: count, level: level)
-            defer { shared.deallocate() }
             var out = [Float](repeating: .nan, count: windowing.windowCount(samples: count) * windowing.inputSize)
             vertical.withUnsafeBufferPointer { v in
                 horizontal.withUnsafeBufferPointer { h in
-                    out.withUnsafeMutableBufferPointer { o in
-                        shared.run(v, channel: 0, into: o)
-                        shared.run(h, channel: 1, into: o)
-                    }
+                    out.withUnsafeMutableBufferPointer { windowing.windows(vertical: v, horizontal: h, into: $0, level: level) }
                 }
             }
             results.append(out.map(\.bitPattern))
@@ -159,12 +155,12 @@ struct MotionWindowTests {
     @Test func aStillPhoneGivesZerosAndTheFloor() {
         let windowing = MotionWindowing()
         let zeros = [Float](repeating: 0, count: 256 + 64 * 3)
-        let (shared, direct) = fastWindows(windowing, vertical: zeros, horizontal: zeros)
+        let (recording, direct) = fastWindows(windowing, vertical: zeros, horizontal: zeros)
         var expected: [Float] = []
         for _ in 0..<4 {
             expected += [Float](repeating: 0, count: 2 * windowing.lags) + [Float](repeating: Float(log(MotionWindowing.intensityFloor)), count: 2)
         }
-        #expect(shared == expected)
+        #expect(recording == expected)
         #expect(direct == expected)
         // A constant offset is no motion either.
         let (offsetShared, offsetDirect) = fastWindows(windowing, vertical: zeros, horizontal: zeros.map { _ in 0.7 })
@@ -186,7 +182,7 @@ struct MotionWindowTests {
 
     @Test func aMeanThatDriftsFarFromTheRecordingsMean() {
         // Quiet stretches (2 mg of noise, just above the noise floor) at 0.01 g and 3 g: at 3 g the window's mean is
-        // about 1500 of its standard deviations, where the shared path's sums cancel most (it subtracts no shift).
+        // about 1500 of its standard deviations, where float sums of uncentred values would cancel.
         var generator = SeededGenerator(seed: 4)
         let count = 256 * 12
         let horizontal = (0..<count).map { t in Float((t / 768) % 2 == 0 ? 0.01 : 3) + Float(generator.nextNormal(standardDeviation: 0.002)) }
@@ -226,13 +222,13 @@ struct MotionWindowTests {
         }
     }
 
-    @Test func windowsOfSamplesUseTheSharedPath() {
+    @Test func windowsOfSamplesAreTheWindowsOfTheirSignals() {
         let samples = gaitSamples(count: 256 + 64 * 5 + 11, period: 40, amplitude: 0.6)
         let windowing = MotionWindowing()
         let (vertical, horizontal) = MotionWindowing.signals(samples)
         let tensor = windowing.windows(samples)
         #expect(tensor.shape == [6, windowing.inputSize])
-        #expect(tensor.scalars == fastWindows(windowing, vertical: vertical, horizontal: horizontal).shared)
+        #expect(tensor.scalars == fastWindows(windowing, vertical: vertical, horizontal: horizontal).recording)
         #expect(windowing.windows(Array(samples.prefix(255))).shape == [0, windowing.inputSize])
     }
 }

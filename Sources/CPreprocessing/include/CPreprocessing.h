@@ -1,5 +1,5 @@
 // The preprocessing kernels of the two recognizers: the shape rasterizer's drawing pass, its convex hull and
-// smallest rectangle (in double), and the motion windows' signals and autocorrelation blocks. Compiled per instruction set
+// smallest rectangle (in double), and the motion windows' signals and autocorrelation. Compiled per instruction set
 // with the engine's target attributes (ODMLCommon.h, from CKernels) and chosen at run time by the `level` the
 // caller passes (`Kernels.level`); only `Models` imports it, through Sources/Models/PreprocessingKernels.swift.
 #ifndef CPREPROCESSING_H
@@ -42,13 +42,20 @@ void odml_raster_coverage(const double *nearest, int count, double reach, double
 void odml_motion_signals(const void *samples, int count, ptrdiff_t stride, ptrdiff_t gravityOffset,
                          ptrdiff_t accelerationOffset, float *vertical, float *horizontal, int level);
 
-/// One block of the motion windows' shared autocorrelation (Sources/Models/Motion/SharedAutocorrelation.swift,
-/// where the arrays are described): `prefix[1…hop]` the running sums of y over the block at `start`, `whole` and
-/// `partial` (lag 0, then lags 1…16·tiles) the lag sums over the whole block and over its first cut values of t,
-/// `history` (16 · (hop + 1) doubles) scratch. In double and never contracted: every `level` gives the same bits.
-void odml_autocorrelation_block(const double *y, int start, int hop, int samples, int lags, int tiles, int cut0,
-                                const int *zones, const int *step, double *prefix, double *whole, double *partial,
-                                double *history, int level);
+/// Zeros `odml_window_autocorrelation` keeps after the window in its scratch.
+#define ODML_AUTOCORRELATION_PAD 64
+
+/// The longest window `odml_window_autocorrelation` takes without a scratch of the caller's.
+#define ODML_AUTOCORRELATION_STACK_WINDOW 4096
+
+/// One window's normalized autocorrelation: `signal` (`window` floats) less its mean, in double, is written to
+/// `scratch` (`window + ODML_AUTOCORRELATION_PAD` doubles; NULL for windows up to
+/// ODML_AUTOCORRELATION_STACK_WINDOW: then the kernel's own stack), with zeros after it; `output[l − 1]` for
+/// l = 1…lags (lags < window) receives Σ_{t < window − l} c_t·c_{t+l} / Σ c_t² (zeros when Σ c_t² ≤
+/// `noiseEnergy`); `mean` and `energy` receive the mean and Σ c_t². The lag sums are double fused multiply-adds in
+/// a fixed order (even and odd t apart): every `level` gives the same bits.
+void odml_window_autocorrelation(const float *signal, int window, int lags, double noiseEnergy, double *scratch,
+                                 float *output, double *mean, double *energy, int level);
 
 /// The convex hull of `n` points (1 ≤ n ≤ 65,535) as the Swift reference `convexHull` finds it — sorted by x
 /// then y, the points split by the side of the line from the first to the last they lie on, Andrew's monotone

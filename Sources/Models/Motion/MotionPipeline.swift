@@ -12,7 +12,7 @@ import Foundation
 //                 a gap longer than a window ends the stretch (a new segment), a shorter one over
 //                 `MotionRecordingReader.maximumBridge` is bridged and flagged.
 //   4. windows    `MotionWindowing.windows`: the orientation-free signals and their autocorrelations, each window
-//                 a function of its own samples only (SharedAutocorrelation.swift).
+//                 a function of its own samples only (MotionWindowing+Autocorrelation.swift).
 //
 // So the features of a window are the same bits whether its samples came from a file or one at a time
 // (MotionStreamTests says so with no tolerance).
