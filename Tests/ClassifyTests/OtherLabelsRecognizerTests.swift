@@ -4,7 +4,8 @@ import Testing
 /// A third recognizer made of what exists: the raster preprocessing with labels of its own (digits drawn with a
 /// pen), trained by `classify train shape` and then run through every path a shape model takes — one drawing,
 /// several files, a dataset, evaluation, export to ONNX and import back — with no change to the engine: this file
-/// is all it takes.
+/// is all it takes. With `ODML_KEEP_DIGITS=FOLDER` in the environment the trained pair is copied to
+/// FOLDER/digits.{int8,f32}.weights, for the benchmarks: `bench shape --weights FOLDER --model digits`.
 @Suite("A raster recognizer with other labels: digits")
 struct OtherLabelsRecognizerTests {
     /// Pen-drawn digits 0, 1 and 7, each drawing a little different (size, slant, where it starts, jitter), as a
@@ -48,6 +49,15 @@ struct OtherLabelsRecognizerTests {
         let trained = try CommandRun.classify(["train", "shape", "--data", train.path, "--out", prefix, "--seed", "3", "--quantize", "int8"])
         #expect(trained.status == 0, "\(trained.standardError)")
         #expect(trained.standardOutput.contains("zero") && trained.standardOutput.contains("seven"), "\(trained.standardOutput)")
+        if let keep = ProcessInfo.processInfo.environment["ODML_KEEP_DIGITS"] {
+            let into = URL(fileURLWithPath: keep, isDirectory: true)
+            try FileManager.default.createDirectory(at: into, withIntermediateDirectories: true)
+            for format in ["int8", "f32"] {
+                let target = into.appendingPathComponent("digits.\(format).weights")
+                try? FileManager.default.removeItem(at: target)
+                try FileManager.default.copyItem(atPath: "\(prefix).\(format).weights", toPath: target.path)
+            }
+        }
 
         // One drawing, and several files: each drawing of the test set as a file of its own.
         var files: [String] = []

@@ -47,7 +47,7 @@ extension Bench {
         func run() throws {
             BLAS.maxThreads = 1
             let drawings = ShapeBenchmark.drawings()
-            let variant = try ShapeVariant(folder: weights, format: workload == .f32Plan ? "f32" : "int8")
+            let variant = try ShapeVariant(BenchWeights(folder: weights, model: BenchWeights.shape), format: workload == .f32Plan ? "f32" : "int8")
             let rasterizer = variant.classifier.rasterizer
             let images = drawings.map(rasterizer.rasterize)
             let pixels = UnsafeMutableBufferPointer<Float>.allocate(capacity: rasterizer.size * rasterizer.size)

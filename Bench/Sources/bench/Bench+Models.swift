@@ -14,14 +14,18 @@ extension Bench {
                 rasterize + int8 plan ≤ 8 µs; the int8 plan no slower than the f32 one; no allocation in a plan \
                 run; the batch API on 2 threads ≥ 150,000 drawings a second.
 
+                Any model with the shape model's preprocessing (a raster of the drawing) runs here, whatever its \
+                labels: --model names its files.
+
                 Example: .build-bench/release/bench shape --weights /tmp/benchw --json
+                         .build-bench/release/bench shape --weights /tmp/digits --model digits
                 """
         )
 
         @OptionGroup var options: ModelBenchOptions
 
         func run() throws {
-            try options.run("shape") { try ShapeBenchmark(plan: $0, weightsFolder: $1).run() }
+            try options.run("shape", model: BenchWeights.shape) { try ShapeBenchmark(plan: $0, weights: $1).run() }
         }
     }
 
@@ -38,6 +42,9 @@ extension Bench {
                 window; a one-window recording through the recognizer ≤ 30 µs; the int8 plan no slower than the f32 \
                 one; no allocation in a plan run; int8 weights file ≤ 64 KB.
 
+                Any model with the motion model's preprocessing (motion windows) runs here, whatever its labels: \
+                --model names its files.
+
                 Example: .build-bench/release/bench motion --weights /tmp/benchw --json
                 """
         )
@@ -45,7 +52,7 @@ extension Bench {
         @OptionGroup var options: ModelBenchOptions
 
         func run() throws {
-            try options.run("motion") { try MotionBenchmark(plan: $0, weightsFolder: $1).run() }
+            try options.run("motion", model: BenchWeights.motion) { try MotionBenchmark(plan: $0, weights: $1).run() }
         }
     }
 }
@@ -54,6 +61,9 @@ extension Bench {
 struct ModelBenchOptions: ParsableArguments {
     @Option(help: "The folder holding the model's int8 and f32 weights files (<model>.int8.weights, <model>.f32.weights).")
     var weights = "Weights"
+
+    @Option(help: "The model's files' name before .int8.weights and .f32.weights (default: the shipped model's).")
+    var model: String?
 
     @Flag(
         help:
@@ -64,16 +74,30 @@ struct ModelBenchOptions: ParsableArguments {
     @Flag(help: "Sample for a fraction of the time.")
     var quick = false
 
-    /// Warns on a debug build, runs `benchmark` with the sampling plan and weights folder, prints the report and
-    /// exits 1 when a target is missed.
-    func run(_ command: String, _ benchmark: (TimingPlan, String) throws -> ModelReport) throws {
+    /// Warns on a debug build, runs `benchmark` with the sampling plan and the weights (`model` unless `--model`
+    /// names another), prints the report and exits 1 when a target is missed.
+    func run(_ command: String, model shipped: String, _ benchmark: (TimingPlan, BenchWeights) throws -> ModelReport) throws {
         #if DEBUG
             FileHandle.standardError.write(
                 Data(
                     "warning: this is a debug build; measure with `swift run --package-path Bench --scratch-path .build-bench -c release bench \(command)`\n"
                         .utf8))
         #endif
-        let report = try benchmark(quick ? .quick : .full, weights)
+        let report = try benchmark(quick ? .quick : .full, BenchWeights(folder: weights, model: model ?? shipped))
         if !report.print(json: json) { throw ExitCode(1) }
     }
+}
+
+/// A model's pair of weights files: `folder/model.int8.weights` and `folder/model.f32.weights`.
+struct BenchWeights: CustomStringConvertible {
+    let folder: String
+    let model: String
+
+    /// The file of `format` (`int8` or `f32`).
+    func path(_ format: String) -> String { "\(folder)/\(model).\(format).weights" }
+
+    var description: String { "\(folder)/\(model).{int8,f32}.weights" }
+
+    /// The shipped models' names.
+    static let shape = "shape-classifier", motion = "motion-state"
 }

@@ -30,12 +30,12 @@ extension Bench {
         func run() throws {
             let inputs: [[Float]], plans: [(String, PlanRunner)]
             if model == "shape" {
-                let variants = try ["int8", "f32"].map { try ShapeVariant(folder: weights, format: $0) }
+                let variants = try ["int8", "f32"].map { try ShapeVariant(BenchWeights(folder: weights, model: BenchWeights.shape), format: $0) }
                 let rasterizer = variants[0].classifier.rasterizer
                 inputs = ShapeBenchmark.drawings().prefix(count).map { rasterizer.rasterize($0).scalars }
                 plans = variants.map { ($0.format, $0.plan) }
             } else {
-                let variants = try ["int8", "f32"].map { try MotionVariant(folder: weights, format: $0) }
+                let variants = try ["int8", "f32"].map { try MotionVariant(BenchWeights(folder: weights, model: BenchWeights.motion), format: $0) }
                 let windowing = variants[0].classifier.windowing
                 inputs = MotionBenchmark.windows(windowing: windowing).windows.prefix(count).map { samples in
                     let (vertical, horizontal) = MotionWindowing.signals(samples)

@@ -12,7 +12,7 @@ import Train
 /// thread, and a 10-minute recording through `MotionRecognizer` (one thread, as `classify motion` runs).
 struct MotionBenchmark {
     let plan: TimingPlan
-    let weightsFolder: String
+    let weights: BenchWeights
 
     /// Windows in a throughput batch.
     static let batch = 256
@@ -36,8 +36,8 @@ struct MotionBenchmark {
         BLAS.maxThreads = 1
         var report = ModelReport(title: "bench motion")
         report.notes.append(("kernels", "\(Kernels.level) (Kernels.level, the best this CPU runs)"))
-        report.notes.append(("weights", weightsFolder))
-        let int8 = try MotionVariant(folder: weightsFolder, format: "int8"), f32 = try MotionVariant(folder: weightsFolder, format: "f32")
+        report.notes.append(("weights", weights.description))
+        let int8 = try MotionVariant(weights, format: "int8"), f32 = try MotionVariant(weights, format: "f32")
         for variant in [int8, f32] { report.notes.append(("\(variant.format) plan", planNote(variant.plan.plan))) }
         if int8.plan.plan.integerSteps == 0 {
             report.notes.append(
@@ -191,7 +191,7 @@ struct MotionBenchmark {
             report.noAllocationTarget("f32 plan run"),
             report.noAllocationTarget("int8 CompiledModel.run (pooled workspace)"),
         ]
-        if let bytes = (try? FileManager.default.attributesOfItem(atPath: "\(weightsFolder)/motion-state.int8.weights"))?[.size] as? Int {
+        if let bytes = (try? FileManager.default.attributesOfItem(atPath: weights.path("int8")))?[.size] as? Int {
             report.targets.append(Target(description: "int8 weights file", ratio: Double(bytes), limit: 65536, atLeast: false, unit: " bytes"))
         }
         return report
@@ -207,12 +207,12 @@ struct MotionVariant {
     let recognizer: MotionRecognizer
     let plan: PlanRunner
 
-    /// Loads `folder/motion-state.<format>.weights`.
-    init(folder: String, format: String) throws {
+    /// Loads the file of `format` (`int8` or `f32`) of `weights`.
+    init(_ weights: BenchWeights, format: String) throws {
         self.format = format
-        let file = try ModelFile(contentsOf: URL(fileURLWithPath: "\(folder)/motion-state.\(format).weights"))
+        let file = try ModelFile(contentsOf: URL(fileURLWithPath: weights.path(format)))
         classifier = try MotionClassifier(file: file)
-        recognizer = MotionRecognizer(engine: .model(classifier), model: "motion-state.\(format)")
+        recognizer = MotionRecognizer(engine: .model(classifier), model: "\(weights.model).\(format)")
         plan = PlanRunner(classifier.compiled)
     }
 }

@@ -13,7 +13,7 @@ import Train
 /// drawings/s on 2), whose allocations are counted per drawing.
 struct ShapeBenchmark {
     let plan: TimingPlan
-    let weightsFolder: String
+    let weights: BenchWeights
 
     /// Drawings in a throughput batch.
     static let batch = 256
@@ -38,8 +38,8 @@ struct ShapeBenchmark {
         let drawings = Self.drawings()
         var report = ModelReport(title: "bench shape")
         report.notes.append(("kernels", "\(Kernels.level) (Kernels.level, the best this CPU runs)"))
-        report.notes.append(("weights", weightsFolder))
-        let int8 = try ShapeVariant(folder: weightsFolder, format: "int8"), f32 = try ShapeVariant(folder: weightsFolder, format: "f32")
+        report.notes.append(("weights", weights.description))
+        let int8 = try ShapeVariant(weights, format: "int8"), f32 = try ShapeVariant(weights, format: "f32")
         for variant in [int8, f32] { report.notes.append(("\(variant.format) plan", planNote(variant.plan.plan))) }
         if int8.plan.plan.integerSteps == 0 {
             report.notes.append(
@@ -160,12 +160,12 @@ struct ShapeVariant {
     let recognizer: ShapeRecognizer
     let plan: PlanRunner
 
-    /// Loads `folder/shape-classifier.<format>.weights`.
-    init(folder: String, format: String) throws {
+    /// Loads the file of `format` (`int8` or `f32`) of `weights`.
+    init(_ weights: BenchWeights, format: String) throws {
         self.format = format
-        let file = try ModelFile(contentsOf: URL(fileURLWithPath: "\(folder)/shape-classifier.\(format).weights"))
+        let file = try ModelFile(contentsOf: URL(fileURLWithPath: weights.path(format)))
         classifier = try ShapeClassifier(file: file)
-        recognizer = ShapeRecognizer(engine: .model(classifier), model: "shape-classifier.\(format)")
+        recognizer = ShapeRecognizer(engine: .model(classifier), model: "\(weights.model).\(format)")
         plan = PlanRunner(classifier.compiled)
     }
 }
