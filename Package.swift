@@ -69,6 +69,6 @@ let package = Package(
         .testTarget(name: "ModelsTests", dependencies: ["Datasets", "Models", "Tensor"]),
         .testTarget(name: "TrainTests", dependencies: ["Train", "Datasets", "Models", "Tensor"]),
         .testTarget(name: "ClassifyTests", dependencies: ["classify", "Models", "Tensor"]),
-        .testTarget(name: "ONNXTests", dependencies: ["ONNX", "Models", "Tensor", "Train"]),
+        .testTarget(name: "ONNXTests", dependencies: ["ONNX", "Datasets", "Models", "Tensor", "Train"]),
     ]
 )

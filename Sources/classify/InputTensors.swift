@@ -137,17 +137,4 @@ enum InputTensors {
     static func savedShape(of shape: [Int]) -> [Int] {
         shape.count == 3 && shape[2] == 1 ? [1, shape[0], shape[1]] : shape
     }
-
-    /// `rows` as a `.npy` file: float32, little-endian, C order, shape `[rows] + shape`.
-    static func npy(_ rows: [[Float]], shape: [Int]) -> [UInt8] {
-        let dimensions = ([rows.count] + shape).map(String.init).joined(separator: ", ")
-        var header = "{'descr': '<f4', 'fortran_order': False, 'shape': (\(dimensions)\(shape.isEmpty ? "," : "")), }"
-        let unpadded = 10 + header.utf8.count + 1
-        header += String(repeating: " ", count: (64 - unpadded % 64) % 64) + "\n"
-        var bytes: [UInt8] = [0x93] + Array("NUMPY".utf8) + [1, 0, UInt8(header.utf8.count & 0xFF), UInt8(header.utf8.count >> 8)]
-        bytes += Array(header.utf8)
-        bytes.reserveCapacity(bytes.count + 4 * rows.count * (rows.first?.count ?? 0))
-        for row in rows { for value in row { withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes += $0 } } }
-        return bytes
-    }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Datasets
 import Foundation
 import Models
 import ONNX
@@ -172,7 +173,7 @@ struct RunCommand: ParsableCommand {
             let rows = try input.map { try InputTensors.read($0, size: size) } ?? InputTensors.preprocessed(dataset ?? "", for: file)
             if let saveInputs {
                 try AtomicFile.write(
-                    InputTensors.npy(rows, shape: InputTensors.savedShape(of: file.input.shape)), to: URL(fileURLWithPath: saveInputs))
+                    NPYRows.encode(rows, shape: InputTensors.savedShape(of: file.input.shape)), to: URL(fileURLWithPath: saveInputs))
             }
             return InputRows(rows: rows, file: input ?? dataset ?? "")
         } catch {

@@ -3,9 +3,10 @@ import Models
 import Tensor
 
 /// The inputs of a `.npy` file of little-endian float32 in C order, read one at a time: its header first, then
-/// `4 * size` bytes per input, never the whole file.
-struct NPYRows {
-    let path: String
+/// `4 * size` bytes per input, never the whole file. `classify run --input` reads them; `encode` writes them
+/// (`--save-inputs`).
+package struct NPYRows {
+    package let path: String
     private let handle: FileHandle
     /// Values per input, and inputs in the file (the shape's first axis).
     private let size: Int
@@ -17,7 +18,7 @@ struct NPYRows {
 
     /// Opens `path` and reads its header, whose shape must hold inputs of `size` values, and checks that the file
     /// holds as many bytes as the shape says (when it is a regular file, whose size is known).
-    init(path: String, size: Int) throws(DataError) {
+    package init(path: String, size: Int) throws(DataError) {
         self.path = path
         self.size = size
         func fail(_ message: String) -> DataError { DataError(file: path, message: message) }
@@ -68,7 +69,7 @@ struct NPYRows {
 
     /// Reads the next input into `row` (of `size` values), or returns `false` after the last; a value that is not
     /// finite, or data that ends early or goes on past the shape's end, is an error.
-    mutating func next(into row: inout [Float]) throws(DataError) -> Bool {
+    package mutating func next(into row: inout [Float]) throws(DataError) -> Bool {
         guard read < inputs else {
             guard try Self.bytes(1, of: handle, path: path).isEmpty else {
                 throw DataError(file: path, message: "holds more data than its shape's \(inputs) inputs")
@@ -242,5 +243,20 @@ struct NPYHeader {
             }
             return sizes
         }
+    }
+}
+
+extension NPYRows {
+    /// `rows` as a `.npy` file: float32, little-endian, C order, shape `[rows] + shape`.
+    package static func encode(_ rows: [[Float]], shape: [Int]) -> [UInt8] {
+        let dimensions = ([rows.count] + shape).map(String.init).joined(separator: ", ")
+        var header = "{'descr': '<f4', 'fortran_order': False, 'shape': (\(dimensions)\(shape.isEmpty ? "," : "")), }"
+        let unpadded = 10 + header.utf8.count + 1
+        header += String(repeating: " ", count: (64 - unpadded % 64) % 64) + "\n"
+        var bytes: [UInt8] = [0x93] + Array("NUMPY".utf8) + [1, 0, UInt8(header.utf8.count & 0xFF), UInt8(header.utf8.count >> 8)]
+        bytes += Array(header.utf8)
+        bytes.reserveCapacity(bytes.count + 4 * rows.count * (rows.first?.count ?? 0))
+        for row in rows { for value in row { withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes += $0 } } }
+        return bytes
     }
 }
