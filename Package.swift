@@ -13,6 +13,7 @@ let package = Package(
     name: "OnDeviceML",
     products: [
         .library(name: "Tensor", targets: ["Tensor"]),
+        .library(name: "DataFiles", targets: ["DataFiles"]),
         .library(name: "Models", targets: ["Models"]),
         .library(name: "Datasets", targets: ["Datasets"]),
         .library(name: "Train", targets: ["Train"]),
@@ -40,6 +41,9 @@ let package = Package(
         // with target attributes and chosen at run time. Only `Tensor` imports it, through Sources/Tensor/Plan/Kernels.swift.
         .target(name: "CKernels", path: "Sources/CKernels"),
         .target(name: "Tensor", dependencies: ["CBLAS", "CKernels"]),
+        // The files and text every reader and writer shares: the one CSV engine (`CSVReader`, its record grammar and
+        // limits), `DataError`, atomic writes, opening inputs, label and decimal text. Foundation only.
+        .target(name: "DataFiles"),
         // The recognizers' preprocessing kernels (stroke rasterizing, hull and rectangle, motion signals), built
         // like CKernels with its shared header. Only `Models` imports it, through
         // Sources/Models/PreprocessingKernels.swift.
@@ -47,27 +51,29 @@ let package = Package(
         // The shipped weights are built into the library as byte arrays (`PackageResources`, read by
         // Sources/Models/Shipped/ShippedWeights.swift). Sources/Models/Shipped/Weights holds only symlinks to the
         // files in Weights/, which stay the one copy: retraining updates the built-in weights with no other step.
-        .target(name: "Models", dependencies: ["Tensor", "CPreprocessing"], resources: [.embedInCode("Shipped/Weights")]),
+        .target(name: "Models", dependencies: ["DataFiles", "Tensor", "CPreprocessing"], resources: [.embedInCode("Shipped/Weights")]),
         // Dataset files (shape and motion CSV datasets, read in place on every core): for training, evaluation and
         // batches; an app that recognizes drawings or recordings does not link it.
-        .target(name: "Datasets", dependencies: ["Models", "Tensor"]),
-        .target(name: "Train", dependencies: ["Datasets", "Models", "Tensor"]),
+        .target(name: "Datasets", dependencies: ["DataFiles", "Models", "Tensor"]),
+        .target(name: "Train", dependencies: ["DataFiles", "Datasets", "Models", "Tensor"]),
         // ONNX models in and out. Sources/ONNX/Generated/onnx.pb.swift is generated from onnx.proto by
         // scripts/onnx/generate-swift.sh (protoc and swift-protobuf's plugin) and committed: no build runs protoc.
         .target(
             name: "ONNX",
-            dependencies: ["Models", "Tensor", .product(name: "SwiftProtobuf", package: "swift-protobuf", condition: .when(traits: ["ONNX"]))]
+            dependencies: [
+                "DataFiles", "Models", "Tensor", .product(name: "SwiftProtobuf", package: "swift-protobuf", condition: .when(traits: ["ONNX"])),
+            ]
         ),
         .executableTarget(
             name: "classify",
             dependencies: [
-                "Train", "Datasets", "Models", "Tensor", "ONNX",
+                "Train", "Datasets", "Models", "DataFiles", "Tensor", "ONNX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"])),
             ]
         ),
         .testTarget(name: "TensorTests", dependencies: ["Tensor"]),
-        .testTarget(name: "ModelsTests", dependencies: ["Datasets", "Models", "Tensor"]),
-        .testTarget(name: "TrainTests", dependencies: ["Train", "Datasets", "Models", "Tensor"]),
+        .testTarget(name: "ModelsTests", dependencies: ["Datasets", "Models", "DataFiles", "Tensor"]),
+        .testTarget(name: "TrainTests", dependencies: ["Train", "Datasets", "Models", "DataFiles", "Tensor"]),
         .testTarget(name: "ClassifyTests", dependencies: ["classify", "Models", "Tensor"]),
         .testTarget(name: "ONNXTests", dependencies: ["ONNX", "Models", "Tensor", "Train"]),
     ]

@@ -1,3 +1,4 @@
+import DataFiles
 import Models
 
 /// The training and validation examples of a run, checked so that training means something, or a `DataError`

@@ -1,3 +1,4 @@
+import DataFiles
 import Foundation
 
 /// What a model makes of its raw input before the network, as a weights file's `preprocessing` header names it:

@@ -1,3 +1,4 @@
+import DataFiles
 import Foundation
 
 /// How a failed attempt is handled by the retry-with-fallback chain.

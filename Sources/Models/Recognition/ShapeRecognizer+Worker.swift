@@ -1,3 +1,4 @@
+import DataFiles
 import Tensor
 
 /// One drawing's answer in a few words, for batches: the class, the confidence, whether to trust it — what a result

@@ -1,3 +1,4 @@
+import DataFiles
 import Foundation
 
 /// Where a chain's weights come from: a variant name (`shape-classifier.int8`) in, a validated file out.

@@ -1,3 +1,4 @@
+import DataFiles
 import Foundation
 
 /// The weights this package ships (`Weights/*.weights` in its repository), built into the library, so that an app
