@@ -2,6 +2,7 @@ import DataFiles
 import Foundation
 import Models
 import Tensor
+import WeightsFormat
 
 /// One weights file of an export, with its accuracy on the validation data.
 public struct ExportedVariant: Sendable {

@@ -4,6 +4,7 @@ import Foundation
 import Models
 import Tensor
 import Train
+import WeightsFormat
 
 /// The options `classify shape` and `classify motion` share: where weights come from, retries, fallback.
 struct ChainOptions: ParsableArguments {

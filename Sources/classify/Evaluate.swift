@@ -6,6 +6,7 @@ import Models
 import Synchronization
 import Tensor
 import Train
+import WeightsFormat
 
 /// `classify evaluate shape|motion --data TEST.csv [--weights W] [--json]`
 struct Evaluate: ParsableCommand {

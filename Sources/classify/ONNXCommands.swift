@@ -4,6 +4,7 @@ import Foundation
 import Models
 import ONNX
 import Tensor
+import WeightsFormat
 
 /// The model formats `export` and `import` convert to and from.
 enum ModelFormat: String, ExpressibleByArgument, CaseIterable {

@@ -4,6 +4,7 @@ import Datasets
 import Foundation
 import Models
 import Tensor
+import WeightsFormat
 
 /// `classify shape DRAWING.csv|- ...`
 struct Shape: ParsableCommand {

@@ -6,6 +6,7 @@ import Models
 import Synchronization
 import Tensor
 import Train
+import WeightsFormat
 
 extension RecognitionTask: ExpressibleByArgument {}
 

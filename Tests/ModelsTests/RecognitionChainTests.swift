@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Tensor
 import Testing
+import WeightsFormat
 
 @testable import Models
 

@@ -5,6 +5,7 @@ import Testing
 
 @testable import Datasets
 @testable import Models
+@testable import WeightsFormat
 
 func randomTensor(_ shape: [Int], seed: UInt64) -> Tensor {
     var generator = SeededGenerator(seed: seed)

@@ -2,6 +2,7 @@ import DataFiles
 import Foundation
 import Tensor
 import Testing
+import WeightsFormat
 
 @testable import Models
 
