@@ -76,7 +76,7 @@ install: deps
 	mv -f "$$bin/.classify.staged" "$$bin/classify"
 	@echo "installed $(DESTDIR)$(PREFIX)/bin/classify and its weights in $(DESTDIR)$(PREFIX)/share/classify/Weights"
 
-# API documentation: a DocC archive per library (Tensor, Models, Train) in .build/docs, from the public symbols and
+# API documentation: a DocC archive per library (Tensor, DataFiles, WeightsFormat, Models, Train) in .build/docs, from the public symbols and
 # each module's catalog (Sources/MODULE/MODULE.docc); any warning (a broken link, an unknown symbol) fails it.
 # `docc preview` or any static host shows an archive; DOCC_FLAGS="--transform-for-static-hosting" makes one servable.
 DOCC ?= docc
@@ -84,7 +84,7 @@ DOCC_FLAGS ?=
 docs: deps
 	$(SWIFT) package dump-symbol-graph --minimum-access-level public > .build/symbolgraph.log 2>&1 || { cat .build/symbolgraph.log; exit 1; }
 	@graphs=$$(sed -n 's/^Files written to //p' .build/symbolgraph.log); \
-	for module in Tensor Models Train; do \
+	for module in Tensor DataFiles WeightsFormat Models Train; do \
 		rm -rf .build/docs/graphs/$$module && mkdir -p .build/docs/graphs/$$module; \
 		cp $$graphs/$$module.symbols.json .build/docs/graphs/$$module/; \
 		cp $$graphs/$$module@*.symbols.json .build/docs/graphs/$$module/ 2>/dev/null || true; \

@@ -1,18 +1,22 @@
 // swift-tools-version:6.1
 // The on-device ML engine: tensor library on OpenBLAS, models, training harness and CLI. The benchmarks are a package
 // of their own (Bench/), so that depending on this one never resolves their dependencies.
-// Dependencies run one way: CBLAS, CKernels ← Tensor ← Models (and CPreprocessing) ← Datasets ← Train ← classify
-// (see docs/architecture.md);
-// ONNX (import and export, on swift-protobuf) depends on Models and is a product of its own, so that an app that
-// needs only our weights files does not build a protobuf library. The traits keep their dependencies out of such an
-// app's resolution too: `ONNX` brings swift-protobuf, `CLI` (classify) swift-argument-parser and ONNX; both are on
-// by default, and `.package(path: …, traits: [])` resolves no dependency at all (README, "Use it from Swift").
+// Dependencies run one way, a module per concern: CBLAS, CKernels ← Tensor ← DataFiles (the CSV engine, DataError,
+// file helpers) ← WeightsFormat (the weights file) ← Models (the recognizers, with CPreprocessing) ← Datasets ←
+// Train ← classify (see docs/architecture.md);
+// ONNX (import and export, on swift-protobuf) depends on Models and WeightsFormat and is a product of its own, so
+// that an app that needs only our weights files does not build a protobuf library. The traits keep their
+// dependencies out of such an app's resolution too: `ONNX` brings swift-protobuf, `CLI` (classify)
+// swift-argument-parser and ONNX; both are on by default, and `.package(path: …, traits: [])` resolves no dependency
+// at all (README, "Use it from Swift").
 import PackageDescription
 
 let package = Package(
     name: "OnDeviceML",
     products: [
         .library(name: "Tensor", targets: ["Tensor"]),
+        .library(name: "DataFiles", targets: ["DataFiles"]),
+        .library(name: "WeightsFormat", targets: ["WeightsFormat"]),
         .library(name: "Models", targets: ["Models"]),
         .library(name: "Datasets", targets: ["Datasets"]),
         .library(name: "Train", targets: ["Train"]),
@@ -40,6 +44,13 @@ let package = Package(
         // with target attributes and chosen at run time. Only `Tensor` imports it, through Sources/Tensor/Plan/Kernels.swift.
         .target(name: "CKernels", path: "Sources/CKernels"),
         .target(name: "Tensor", dependencies: ["CBLAS", "CKernels"]),
+        // The files and text every reader and writer shares: the one CSV engine (`CSVReader`, its record grammar and
+        // limits), `DataError`, atomic writes, opening inputs, label and decimal text. Foundation only.
+        .target(name: "DataFiles"),
+        // The weights file format: `ModelFile` (header, layers, tensors, CRC; encoding, decoding and validation at
+        // load), the header's own JSON reader, the limits a file must keep, and the header fields `DecisionRule` and
+        // `PreprocessingKind`. It knows no recognizer.
+        .target(name: "WeightsFormat", dependencies: ["DataFiles", "Tensor"]),
         // The recognizers' preprocessing kernels (stroke rasterizing, hull and rectangle, motion signals), built
         // like CKernels with its shared header. Only `Models` imports it, through
         // Sources/Models/PreprocessingKernels.swift.
@@ -47,28 +58,32 @@ let package = Package(
         // The shipped weights are built into the library as byte arrays (`PackageResources`, read by
         // Sources/Models/Shipped/ShippedWeights.swift). Sources/Models/Shipped/Weights holds only symlinks to the
         // files in Weights/, which stay the one copy: retraining updates the built-in weights with no other step.
-        .target(name: "Models", dependencies: ["Tensor", "CPreprocessing"], resources: [.embedInCode("Shipped/Weights")]),
+        .target(
+            name: "Models", dependencies: ["WeightsFormat", "DataFiles", "Tensor", "CPreprocessing"], resources: [.embedInCode("Shipped/Weights")]),
         // Dataset files (shape and motion CSV datasets, read in place on every core): for training, evaluation and
         // batches; an app that recognizes drawings or recordings does not link it.
-        .target(name: "Datasets", dependencies: ["Models", "Tensor"]),
-        .target(name: "Train", dependencies: ["Datasets", "Models", "Tensor"]),
+        .target(name: "Datasets", dependencies: ["Models", "WeightsFormat", "DataFiles", "Tensor"]),
+        .target(name: "Train", dependencies: ["Datasets", "Models", "WeightsFormat", "DataFiles", "Tensor"]),
         // ONNX models in and out. Sources/ONNX/Generated/onnx.pb.swift is generated from onnx.proto by
         // scripts/onnx/generate-swift.sh (protoc and swift-protobuf's plugin) and committed: no build runs protoc.
         .target(
             name: "ONNX",
-            dependencies: ["Models", "Tensor", .product(name: "SwiftProtobuf", package: "swift-protobuf", condition: .when(traits: ["ONNX"]))]
+            dependencies: [
+                "Models", "WeightsFormat", "DataFiles", "Tensor",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf", condition: .when(traits: ["ONNX"])),
+            ]
         ),
         .executableTarget(
             name: "classify",
             dependencies: [
-                "Train", "Datasets", "Models", "Tensor", "ONNX",
+                "Train", "Datasets", "Models", "WeightsFormat", "DataFiles", "Tensor", "ONNX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"])),
             ]
         ),
         .testTarget(name: "TensorTests", dependencies: ["Tensor"]),
-        .testTarget(name: "ModelsTests", dependencies: ["Datasets", "Models", "Tensor"]),
-        .testTarget(name: "TrainTests", dependencies: ["Train", "Datasets", "Models", "Tensor"]),
-        .testTarget(name: "ClassifyTests", dependencies: ["classify", "Models", "Tensor"]),
-        .testTarget(name: "ONNXTests", dependencies: ["ONNX", "Datasets", "Models", "Tensor", "Train"]),
+        .testTarget(name: "ModelsTests", dependencies: ["Datasets", "Models", "WeightsFormat", "DataFiles", "Tensor"]),
+        .testTarget(name: "TrainTests", dependencies: ["Train", "Datasets", "Models", "WeightsFormat", "DataFiles", "Tensor"]),
+        .testTarget(name: "ClassifyTests", dependencies: ["classify", "Models", "WeightsFormat", "DataFiles", "Tensor"]),
+        .testTarget(name: "ONNXTests", dependencies: ["ONNX", "Train", "Datasets", "Models", "WeightsFormat", "DataFiles", "Tensor"]),
     ]
 )

@@ -22,6 +22,8 @@ let package = Package(
             name: "bench",
             dependencies: [
                 .product(name: "Tensor", package: root),
+                .product(name: "DataFiles", package: root),
+                .product(name: "WeightsFormat", package: root),
                 .product(name: "Models", package: root),
                 .product(name: "Train", package: root),
                 .product(name: "ONNX", package: root),

@@ -7,6 +7,8 @@ import PackageDescription
 // A package found by path is named after its folder (`main`, a worktree's name, …), so its products are named so.
 let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
 let models = Target.Dependency.product(name: "Models", package: root)
+let weightsFormat = Target.Dependency.product(name: "WeightsFormat", package: root)
+let dataFiles = Target.Dependency.product(name: "DataFiles", package: root)
 let tensor = Target.Dependency.product(name: "Tensor", package: root)
 let onnx = Target.Dependency.product(name: "ONNX", package: root)
 
@@ -19,14 +21,14 @@ let package = Package(
         // libFuzzer's LLVMFuzzerRunDriver, declared for Swift.
         .target(name: "CFuzzerDriver"),
         // What the three harnesses share: running libFuzzer, the input as a file, the shipped weights, the checks.
-        .target(name: "FuzzSupport", dependencies: ["CFuzzerDriver", models, tensor]),
+        .target(name: "FuzzSupport", dependencies: ["CFuzzerDriver", models, weightsFormat, dataFiles, tensor]),
         // Each executable's `main` hands its test function to libFuzzer (built with `-sanitize=fuzzer`).
-        .executableTarget(name: "FuzzDrawing", dependencies: ["FuzzSupport", models]),
-        .executableTarget(name: "FuzzMotion", dependencies: ["FuzzSupport", models]),
-        .executableTarget(name: "FuzzWeights", dependencies: ["FuzzSupport", models, tensor]),
+        .executableTarget(name: "FuzzDrawing", dependencies: ["FuzzSupport", models, dataFiles]),
+        .executableTarget(name: "FuzzMotion", dependencies: ["FuzzSupport", models, dataFiles]),
+        .executableTarget(name: "FuzzWeights", dependencies: ["FuzzSupport", models, weightsFormat, tensor]),
         // The public library API with hostile values (recognizers, batches, streams, assemble, retry policies).
-        .executableTarget(name: "FuzzAPI", dependencies: ["FuzzSupport", models]),
+        .executableTarget(name: "FuzzAPI", dependencies: ["FuzzSupport", models, dataFiles]),
         // An .onnx file through the ONNX import, and the model it makes through a classification.
-        .executableTarget(name: "FuzzONNX", dependencies: ["FuzzSupport", models, onnx]),
+        .executableTarget(name: "FuzzONNX", dependencies: ["FuzzSupport", models, weightsFormat, onnx]),
     ]
 )

@@ -1,5 +1,5 @@
+import DataFiles
 import Foundation
-import Models
 import Tensor
 
 /// The inputs of a `.npy` file of little-endian float32 in C order, read one at a time: its header first, then

@@ -1,3 +1,4 @@
+import DataFiles
 import Models
 
 // How `DatasetRowParser` reads a dataset's records and fields from its bytes: lines that are not plain (`scanLine`

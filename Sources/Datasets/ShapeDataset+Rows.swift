@@ -1,3 +1,4 @@
+import DataFiles
 import Models
 
 /// Where a shape dataset's fields are, and how a run of its lines becomes drawings (`ShapeDataset.drawings`).

@@ -1,6 +1,8 @@
+import DataFiles
 import Foundation
 import Models
 import Tensor
+import WeightsFormat
 
 /// A drawing from a shape dataset, with its label and where it stands in the file.
 package struct LabeledDrawing: Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import Models
 import SwiftProtobuf
 import Tensor
+import WeightsFormat
 
 /// Our models as ONNX graphs (opset 13), for any runtime that reads ONNX.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import Models
+import WeightsFormat
 
 /// ONNX files as a weights source: after `register()`, `ModelFile(contentsOf:)` — and so
 /// `ShapeRecognizer(contentsOf:)`, `MotionRecognizer(contentsOf:)`, `classify … --weights model.onnx` — reads a

@@ -1,5 +1,6 @@
 import Models
 import Tensor
+import WeightsFormat
 
 // Our layers as the import makes them: each appended with its tensors (and the input quantization waiting for an
 // int8 layer), and ONNX's weights in our layout, int8 kept where our int8 layers can keep it.

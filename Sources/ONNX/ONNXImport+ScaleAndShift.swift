@@ -1,5 +1,6 @@
 import Models
 import Tensor
+import WeightsFormat
 
 // A per-channel scale and shift right after a convolution or dense layer, folded into that layer's weights and
 // bias: `Add` and `Mul` of a constant here, and `BatchNormalization` (ONNXImport+Normalization.swift) through the

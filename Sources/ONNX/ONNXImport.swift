@@ -2,6 +2,7 @@ import Foundation
 import Models
 import SwiftProtobuf
 import Tensor
+import WeightsFormat
 
 /// ONNX models converted into ours, once, at load: the result is a `ModelFile` like any weights file, checked by
 /// the same reader (its encoding is read back with `ModelFile(bytes:path:)`), run by the same compiled plan.

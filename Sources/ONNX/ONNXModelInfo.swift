@@ -1,6 +1,8 @@
+import DataFiles
 import Foundation
 import Models
 import Tensor
+import WeightsFormat
 
 /// What a recognizer needs that an ONNX graph does not carry: the class names, the preprocessing that makes the
 /// input, the decision rule. Our export writes each field as one `metadata_props` entry (its key, its value as

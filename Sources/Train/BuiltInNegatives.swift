@@ -1,7 +1,9 @@
+import DataFiles
 import Datasets
 import Foundation
 import Models
 import Tensor
+import WeightsFormat
 
 /// The reject class a model trained on a user's own labels gets when their data has none: drawings or
 /// recordings that are none of the user's classes, labelled `other`, so that the model can answer `unknown` for a

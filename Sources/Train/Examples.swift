@@ -1,5 +1,6 @@
 import Models
 import Tensor
+import WeightsFormat
 
 /// Labelled examples ready for a network: inputs `[N, …]`, one label per row, and the group each row came from
 /// (its drawing or its recording session), so that splits never separate rows of one group.

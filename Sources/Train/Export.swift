@@ -1,6 +1,8 @@
+import DataFiles
 import Foundation
 import Models
 import Tensor
+import WeightsFormat
 
 /// One weights file of an export, with its accuracy on the validation data.
 public struct ExportedVariant: Sendable {

@@ -1,5 +1,6 @@
 import Models
 import Tensor
+import WeightsFormat
 
 /// The two recognition tasks, and the one table of what each needs: its model name, preprocessing, input, network
 /// (small, sized for on-device use), generated data and the words its reports use. Code that differs by task

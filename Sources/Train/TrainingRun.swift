@@ -1,7 +1,9 @@
+import DataFiles
 import Datasets
 import Foundation
 import Models
 import Tensor
+import WeightsFormat
 
 /// The examples of one or more dataset files for a task, with how many drawings or sessions they came from.
 public struct PreparedData: Sendable {

@@ -1,4 +1,6 @@
+import DataFiles
 import Models
+import WeightsFormat
 
 /// The training and validation examples of a run, checked so that training means something, or a `DataError`
 /// naming `file` and what is missing. The rules:

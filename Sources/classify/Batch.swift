@@ -1,4 +1,5 @@
 import ArgumentParser
+import DataFiles
 import Foundation
 import Models
 import Tensor

@@ -1,8 +1,10 @@
 import ArgumentParser
+import DataFiles
 import Foundation
 import Models
 import Tensor
 import Train
+import WeightsFormat
 
 /// The options `classify shape` and `classify motion` share: where weights come from, retries, fallback.
 struct ChainOptions: ParsableArguments {

@@ -1,10 +1,12 @@
 import ArgumentParser
+import DataFiles
 import Datasets
 import Foundation
 import Models
 import Synchronization
 import Tensor
 import Train
+import WeightsFormat
 
 /// `classify evaluate shape|motion --data TEST.csv [--weights W] [--json]`
 struct Evaluate: ParsableCommand {

@@ -1,7 +1,9 @@
 import ArgumentParser
+import DataFiles
 import Foundation
 import Models
 import Synchronization
+import WeightsFormat
 
 /// The sysexits codes of DESIGN.md, and the one place errors become them.
 enum ExitStatus {

@@ -1,7 +1,9 @@
+import DataFiles
 import Datasets
 import Foundation
 import Models
 import Tensor
+import WeightsFormat
 
 /// Input tensors for `run`, handed over one at a time: the rows of a CSV file of numbers (or standard input), or of
 /// a `.npy` file, read as they are needed, in bounded memory; or rows already in memory (a dataset's, or those

@@ -1,7 +1,9 @@
 import ArgumentParser
+import DataFiles
 import Foundation
 import Models
 import Tensor
+import WeightsFormat
 
 /// `classify inspect WEIGHTS`: what a weights file holds, after validating every byte of it.
 struct Inspect: ParsableCommand {

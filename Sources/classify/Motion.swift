@@ -1,4 +1,5 @@
 import ArgumentParser
+import DataFiles
 import Datasets
 import Foundation
 import Models

@@ -1,9 +1,11 @@
 import ArgumentParser
+import DataFiles
 import Datasets
 import Foundation
 import Models
 import ONNX
 import Tensor
+import WeightsFormat
 
 /// The model formats `export` and `import` convert to and from.
 enum ModelFormat: String, ExpressibleByArgument, CaseIterable {

@@ -1,3 +1,4 @@
+import DataFiles
 import Datasets
 import Dispatch
 import Foundation

@@ -1,8 +1,10 @@
 import ArgumentParser
+import DataFiles
 import Datasets
 import Foundation
 import Models
 import Tensor
+import WeightsFormat
 
 /// `classify shape DRAWING.csv|- ...`
 struct Shape: ParsableCommand {

@@ -2,6 +2,7 @@ import Foundation
 import Models
 import Tensor
 import Testing
+import WeightsFormat
 
 @Suite("classify inspect")
 struct InspectTests {

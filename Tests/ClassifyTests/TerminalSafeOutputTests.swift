@@ -2,6 +2,7 @@ import Foundation
 import Models
 import Tensor
 import Testing
+import WeightsFormat
 
 /// Texts from a model, its sidecar or a weights file (operator and node names, the sidecar's task, a model's name,
 /// description and dataset) reach the terminal with their control characters as `?`, and JSON with them escaped

@@ -2,6 +2,7 @@ import Foundation
 import Models
 import Tensor
 import Testing
+import WeightsFormat
 
 /// `--weights` naming something that is not a regular file, or a file the engine refuses to run: one permanent
 /// warning, no retries, and the fallback answers (or exit 70 without it).

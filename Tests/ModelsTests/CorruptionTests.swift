@@ -3,6 +3,7 @@ import Tensor
 import Testing
 
 @testable import Models
+@testable import WeightsFormat
 
 /// Every kind of damage to a weights file is caught, each with its own error.
 @Suite("Weights file corruption")

@@ -1,7 +1,9 @@
+import DataFiles
 import Foundation
 import Models
 import Tensor
 import Testing
+import WeightsFormat
 
 /// Inputs the libFuzzer targets (Fuzz/, `make fuzz`) found, minimised, each checked here the way its target
 /// checks it. A test that still traps is disabled (a trap would end the whole test run) until the fix lands.

@@ -3,6 +3,7 @@ import Tensor
 import Testing
 
 @testable import Models
+@testable import WeightsFormat
 
 /// The header bytes of an encoded weights file.
 func headerBytes(_ file: [UInt8]) -> [UInt8] {

@@ -1,7 +1,9 @@
+import DataFiles
 import Foundation
 import Synchronization
 import Tensor
 import Testing
+import WeightsFormat
 
 @testable import Models
 

@@ -1,5 +1,7 @@
+import DataFiles
 import Foundation
 import Testing
+import WeightsFormat
 
 @testable import Models
 

@@ -1,6 +1,8 @@
+import DataFiles
 import Foundation
 import Tensor
 import Testing
+import WeightsFormat
 
 @testable import Models
 

@@ -1,6 +1,7 @@
 import Foundation
 import Tensor
 import Testing
+import WeightsFormat
 
 @testable import Datasets
 @testable import Models

@@ -1,9 +1,11 @@
+import DataFiles
 import Foundation
 import Tensor
 import Testing
 
 @testable import Datasets
 @testable import Models
+@testable import WeightsFormat
 
 func randomTensor(_ shape: [Int], seed: UInt64) -> Tensor {
     var generator = SeededGenerator(seed: seed)

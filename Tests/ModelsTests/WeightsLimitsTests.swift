@@ -3,6 +3,7 @@ import Tensor
 import Testing
 
 @testable import Models
+@testable import WeightsFormat
 
 /// The worst weights files `WeightsLimits` lets through: each as close to its limits as the others allow, with a
 /// valid checksum. Tests check that they load; `WORST_CASE_WEIGHTS_OUT=DIR swift test --filter WeightsLimits`
@@ -266,6 +267,11 @@ struct WeightsLimitsTests {
                 == over("motion operations per input sample ((network + 2 · window · lags) / hop)", 16_400, 16_384))
         // The file: window 4096, hop 1, lags 4095.
         #expect(try motion(window: 4096, hop: 1, rate: 50, lags: 4095) == over("the motion preprocessing's window (samples)", 4096, 2048))
+        // The format checks the header's numbers whenever it has them, even ones no windowing takes (window 8–4096,
+        // rate up to 10 kHz: `MotionWindowing(parameters:)`, whose message the classifier gives); no hop is left to it.
+        #expect(try motion(window: 5000, hop: 5000, rate: 50, lags: 96) == over("the motion preprocessing's window (samples)", 5000, 2048))
+        #expect(try motion(window: 256, hop: 64, rate: 20_000, lags: 96) == over("the motion preprocessing's rate (Hz)", 20_000, 100))
+        #expect(try motion(window: 256, hop: 0, rate: 50, lags: 96) == nil)
     }
 
     @Test func rasterSizeAtTheLimitLoadsAndPastIsRefused() throws {

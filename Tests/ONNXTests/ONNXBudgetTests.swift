@@ -2,6 +2,7 @@ import Foundation
 import Models
 import SwiftProtobuf
 import Testing
+import WeightsFormat
 
 @testable import ONNX
 

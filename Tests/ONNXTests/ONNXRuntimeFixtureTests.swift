@@ -4,6 +4,7 @@ import Models
 import ONNX
 import Tensor
 import Testing
+import WeightsFormat
 
 /// The committed fixtures (Tests/ONNXTests/Fixtures: models exported by PyTorch and by Keras through tf2onnx, with
 /// the outputs ONNX Runtime gave on their inputs; `scripts/onnx/make_fixtures.py` regenerates them outside the

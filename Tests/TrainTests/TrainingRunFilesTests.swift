@@ -1,7 +1,9 @@
+import DataFiles
 import Foundation
 import Models
 import Tensor
 import Testing
+import WeightsFormat
 
 @testable import Train
 

@@ -3,6 +3,7 @@ import Foundation
 import Models
 import Tensor
 import Testing
+import WeightsFormat
 
 @testable import Train
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Models
 import Tensor
+import WeightsFormat
 
 /// The benchmark executable, a package of its own (Bench/) that uses the engine through its public API. Build it in
 /// release mode from the package root: `make bench`, or

@@ -3,6 +3,7 @@ import Foundation
 import Models
 import ONNX
 import Tensor
+import WeightsFormat
 
 extension Bench {
     struct ONNXSpeed: ParsableCommand {

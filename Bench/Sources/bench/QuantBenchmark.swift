@@ -1,6 +1,7 @@
 import Foundation
 import Models
 import Tensor
+import WeightsFormat
 
 /// `bench quant`: one model saved as f32 and in quantized formats, run two ways — dequantized once at load,
 /// and compact (weights stay quantized, tiles dequantized per call) — for speed and resident memory.

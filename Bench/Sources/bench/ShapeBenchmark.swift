@@ -2,6 +2,7 @@ import Foundation
 import Models
 import Tensor
 import Train
+import WeightsFormat
 
 /// `bench shape`: the shape model's preprocessing, inference and whole path, int8 and f32, from one run.
 ///

@@ -3,6 +3,7 @@ import Foundation
 import Models
 import Tensor
 import Train
+import WeightsFormat
 
 extension Bench {
     struct TrainSpeed: ParsableCommand {

@@ -1,6 +1,7 @@
 import Foundation
 import FuzzSupport
 
+@testable import DataFiles
 @testable import Models
 
 // One drawing CSV (`classify shape FILE`) through the whole recognition path: the CSV reader, the drawing

@@ -1,5 +1,6 @@
 import Foundation
 import FuzzSupport
+import WeightsFormat
 
 @testable import Models
 @testable import ONNX

@@ -1,6 +1,8 @@
 import CFuzzerDriver
+import DataFiles
 import Foundation
 import Tensor
+import WeightsFormat
 
 @testable import Models
 

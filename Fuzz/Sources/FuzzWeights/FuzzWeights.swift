@@ -3,6 +3,7 @@ import FuzzSupport
 import Tensor
 
 @testable import Models
+@testable import WeightsFormat
 
 // One weights file through everything loading does (`classify … --weights FILE`): `ModelFile(bytes:path:)`, then
 // the classifier it describes, compiled (`makeCompiledModel()`), and one classification of a fixed input — the

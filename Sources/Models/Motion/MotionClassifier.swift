@@ -1,5 +1,7 @@
+import DataFiles
 import Foundation
 import Tensor
+import WeightsFormat
 
 /// What a motion recognizer says about one window.
 public struct MotionWindowPrediction: Sendable, Equatable {

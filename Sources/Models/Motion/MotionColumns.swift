@@ -1,3 +1,5 @@
+import DataFiles
+
 /// Where a motion CSV's sensor values are, found from its header by name: Core Motion's `gravity.*` and
 /// `userAcceleration.*` (with `rotationRate.*` when all three are there), or a raw accelerometer's `acc.*` (with
 /// `gyro.*`), and `timestamp`, in any case (`CSVReader.position(of:in:)`). The recording reader, the dataset reader and `classify motion --follow` read

@@ -1,5 +1,7 @@
+import DataFiles
 import Foundation
 import Tensor
+import WeightsFormat
 
 /// The Core Motion device-motion columns a recording carries, in the order `MotionSample` keeps them.
 package let coreMotionColumns = [

@@ -1,5 +1,7 @@
+import DataFiles
 import Foundation
 import Tensor
+import WeightsFormat
 
 /// The motion recognizer, for the CLI (single recordings, batches, `evaluate`, `--follow`), the benchmarks and
 /// apps: the first link of the fallback chain that loads (quantized weights, float weights, then the cadence

@@ -1,3 +1,4 @@
+import DataFiles
 import Foundation
 
 /// A motion recording at a fixed rate, in Core Motion's units: gravity and user acceleration in g, rotation rate

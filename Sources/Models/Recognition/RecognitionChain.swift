@@ -1,4 +1,6 @@
+import DataFiles
 import Foundation
+import WeightsFormat
 
 /// How a failed attempt is handled by the retry-with-fallback chain.
 public enum FailureKind: String, Sendable, Equatable {

@@ -1,3 +1,6 @@
+import DataFiles
+import WeightsFormat
+
 /// What a recognizer answers for one input, shapes and motion alike: the label, how sure, whether to trust it and
 /// why not, how the answer spreads over the labels, and which model gave it.
 public protocol RecognitionAnswer: Sendable {

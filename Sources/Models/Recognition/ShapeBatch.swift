@@ -1,5 +1,7 @@
+import DataFiles
 import Synchronization
 import Tensor
+import WeightsFormat
 
 extension ShapeRecognizer {
     /// The answers for many drawings at once, in compact form, on up to `threads` threads (`Parallel`; fewer than 1

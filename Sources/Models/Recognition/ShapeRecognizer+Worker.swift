@@ -1,4 +1,6 @@
+import DataFiles
 import Tensor
+import WeightsFormat
 
 /// One drawing's answer in a few words, for batches: the class, the confidence, whether to trust it — what a result
 /// line needs, with no strings or arrays of its own. `ShapeRecognizer.Worker` makes it without allocating.

@@ -1,4 +1,6 @@
+import DataFiles
 import Foundation
+import WeightsFormat
 
 /// Where a chain's weights come from: a variant name (`shape-classifier.int8`) in, a validated file out.
 public protocol WeightsSource: Sendable {
@@ -265,17 +267,9 @@ private func leadingBytes(of path: String, limit: Int) -> [UInt8]? {
 }
 
 /// The run a weights file records: `.some(nil)` when it records none, `nil` when its header cannot be read (the
-/// file's own load reports why). The header is read as loading reads it, by `WeightsHeader(jsonBytes:)`.
+/// file's own load reports why). Only the preamble and header are read (`ModelFile.recordedTraining`).
 func recordedRun(ofWeights path: String) -> String?? {
-    let preamble = ModelFile.preambleBytes
-    guard let start = leadingBytes(of: path, limit: preamble), start.count == preamble,
-        start.prefix(ModelFile.magic.count).elementsEqual(ModelFile.magic)
-    else { return nil }
-    let headerLength = (12..<16).reduce(0) { $0 | Int(start[$1]) << (8 * ($1 - 12)) }
-    guard headerLength <= maximumPeekedHeader, let bytes = leadingBytes(of: path, limit: preamble + headerLength),
-        bytes.count == preamble + headerLength, let header = try? WeightsHeader(jsonBytes: bytes[preamble...])
-    else { return nil }
-    return .some(header.training?.run)
+    ModelFile.recordedTraining { leadingBytes(of: path, limit: $0) }.map { $0?.run }
 }
 
 /// The run a curves file records in its `data-training-run` attribute: `.some(nil)` when it records none,
@@ -287,9 +281,6 @@ func recordedRun(ofCurves path: String) -> String?? {
     guard let end = text[start.upperBound...].firstIndex(of: "\"") else { return .some(nil) }
     return .some(String(text[start.upperBound..<end]))
 }
-
-/// The largest header the set check reads (headers of real files are a few kilobytes).
-private let maximumPeekedHeader = 1 << 20
 
 /// The chain's weights links: one per variant, each loading its file from `source` and building the task's
 /// classifier with `make`. A file the classifier rejects is `IncompatibleModel` (permanent), not bad input.

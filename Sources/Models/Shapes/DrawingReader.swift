@@ -1,3 +1,5 @@
+import DataFiles
+
 /// Reads one drawing from CSV: columns `x,y`, optional `t` (ms) and `stroke` (0-based; absent means one
 /// stroke), in any order, other columns ignored. `-` reads standard input.
 public enum DrawingReader {

@@ -1,3 +1,4 @@
+import DataFiles
 import Foundation
 
 /// Recognizes circle, triangle, square and star by geometry alone: no weights file, so it is the last link of

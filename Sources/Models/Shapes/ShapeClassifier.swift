@@ -1,5 +1,7 @@
+import DataFiles
 import Foundation
 import Tensor
+import WeightsFormat
 
 /// What a shape recognizer says about a drawing.
 package struct ShapePrediction: Sendable, Equatable {

@@ -1,5 +1,7 @@
+import DataFiles
 import Foundation
 import Tensor
+import WeightsFormat
 
 /// Turns a drawing into the shape classifier's input: a `size × size` grayscale image of its strokes, drawn as
 /// anti-aliased lines of `lineWidth` pixels after the drawing is centred and scaled to fill the image less a

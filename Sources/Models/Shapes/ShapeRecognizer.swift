@@ -1,5 +1,7 @@
+import DataFiles
 import Foundation
 import Tensor
+import WeightsFormat
 
 /// What the shape recognizer answers for one drawing.
 public struct ShapeAnswer: RecognitionAnswer {

@@ -1,4 +1,6 @@
+import DataFiles
 import Foundation
+import WeightsFormat
 
 /// The weights this package ships (`Weights/*.weights` in its repository), built into the library, so that an app
 /// that depends on the package loads them without a path, a bundle or a copy step: `ShapeRecognizer.shipped()`

@@ -1,3 +1,4 @@
+import DataFiles
 import Datasets
 import Foundation
 import Models

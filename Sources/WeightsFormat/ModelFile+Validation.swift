@@ -1,3 +1,4 @@
+import DataFiles
 import Tensor
 
 // MARK: - Validation

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Models
+@testable import classify
 
 /// `PercentText.append` against its twin, `String(format: "%.1f%%", 100 * value)`, bit for bit: ties, the ends of
 /// the range, values just beside a tenth, random values, and those it hands to the twin.

@@ -11,7 +11,9 @@
 ///
 /// Numbers keep their text, so each field converts it to its own type (a `Float` straight from the text, not
 /// through `Double`); `HeaderJSON+Fields.swift` has those conversions.
-enum HeaderJSON: Equatable {
+// Sendable is declared, not inferred: inferring it for this recursive enum is a "circular reference" for Swift 6.3
+// when its module's files are type-checked in some orders.
+enum HeaderJSON: Equatable, Sendable {
     /// An object's members in file order; no key appears twice.
     case object([(key: String, value: HeaderJSON)])
     /// An array.

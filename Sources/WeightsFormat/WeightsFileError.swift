@@ -1,3 +1,4 @@
+import DataFiles
 import Tensor
 
 /// Why a weights file could not be read or written: the path and the problem, precise enough to act on.

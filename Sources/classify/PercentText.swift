@@ -1,14 +1,14 @@
 import Foundation
 
 /// Percentages as the CLI prints them: `String(format: "%.1f%%", 100 * value)`, written straight into bytes.
-package enum PercentText {
+enum PercentText {
     /// Appends `String(format: "%.1f%%", 100 * value)` to `bytes`.
     ///
     /// For +0 ≤ 100·value < 10¹⁴ the digits are found without formatting: the nearest tenth `k / 10` is guessed from
     /// `100·value·10` and corrected by the exact sign of `20·(100·value) − (2k ± 1)` (one fused multiply-add, rounded
     /// once, so its sign is exact), ties going to the even tenth as the C library's `printf` rounds them. Other values
     /// (negative, huge, not finite) go through `String(format:)`, the twin tests compare it with.
-    package static func append(_ value: Double, to bytes: inout [UInt8]) {
+    static func append(_ value: Double, to bytes: inout [UInt8]) {
         let percent = 100 * value
         guard percent.sign == .plus, percent < 1e14 else {  // -0.0 prints as "-0.0"
             bytes += Array(String(format: "%.1f%%", percent).utf8)

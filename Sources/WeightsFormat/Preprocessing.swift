@@ -1,5 +1,3 @@
-import Foundation
-
 /// What a model makes of its raw input before the network, as a weights file's `preprocessing` header names it:
 /// the one table of the kinds this engine knows. Every place that depends on the kind switches on this enum, so a
 /// new kind is a compile error wherever it needs a decision (before, the kind was a string compared in six places,
@@ -30,16 +28,6 @@ package enum PreprocessingKind: String, Sendable, CaseIterable {
         switch self {
         case .raster: 1
         case .motionAutocorrelation: 89
-        }
-    }
-
-    /// The input shape `preprocessing` (of this kind) makes for one example, or why its parameters make none.
-    package func inputShape(_ preprocessing: [String: JSONValue]) throws(DataError) -> [Int] {
-        switch self {
-        case .raster:
-            let size = try ShapeRasterizer(parameters: preprocessing).size
-            return [size, size, 1]
-        case .motionAutocorrelation: return [try MotionWindowing(parameters: preprocessing).inputSize]
         }
     }
 }

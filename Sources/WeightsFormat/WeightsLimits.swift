@@ -66,23 +66,26 @@ package enum WeightsLimits {
         throw WeightsFileError(path: path, problem: .overLimit(quantity: quantity(), value: value, limit: limit))
     }
 
-    /// The preprocessing limits of `file`, whose network takes `operations` per input. Parameters the
-    /// preprocessing cannot use at all are left to the classifier that reads them (it says what it expects).
+    /// The preprocessing limits of `file`, whose network takes `operations` per input: the header's numbers that
+    /// the limits name, whenever it holds them. Whether they make a preprocessing at all is left to the classifier
+    /// that reads them (`ShapeRasterizer(parameters:)`, `MotionWindowing(parameters:)`: it says what it expects).
     static func checkPreprocessing(of file: ModelFile, operations: Int, path: String) throws(WeightsFileError) {
+        let parameters = file.preprocessing
         switch file.preprocessingKind {
         case .raster?:
-            guard case .number(let size)? = file.preprocessing["size"] else { return }
+            guard case .number(let size)? = parameters["size"] else { return }
             try check("the preprocessing's raster size", size, Double(maximumRasterSize), path: path)
         case .motionAutocorrelation?:
-            guard let windowing = try? MotionWindowing(parameters: file.preprocessing) else { return }
-            let (window, hop, lags, rate) = (Double(windowing.window), Double(windowing.hop), Double(windowing.lags), windowing.rate)
+            guard case .number(let window)? = parameters["window"], case .number(let hop)? = parameters["hop"],
+                case .number(let lags)? = parameters["lags"], case .number(let rate)? = parameters["rate"], hop >= 1
+            else { return }
             try check("the motion preprocessing's rate (Hz)", rate, maximumMotionRate, path: path)
             try check("the motion preprocessing's window (samples)", window, Double(maximumMotionWindow), path: path)
             try check("the motion preprocessing's lags", lags, Double(maximumMotionLags), path: path)
             try check("motion windows per second of recording (rate / hop)", rate / hop, maximumWindowsPerSecond, path: path)
             try check(
                 "motion input values per second of recording ((2 · lags + 2) · rate / hop)",
-                Double(windowing.inputSize) * rate / hop, maximumInputValuesPerSecond, path: path)
+                (2 * lags + 2) * rate / hop, maximumInputValuesPerSecond, path: path)
             try check(
                 "motion operations per input sample ((network + 2 · window · lags) / hop)",
                 ((Double(operations) + 2 * window * lags) / hop).rounded(.up), maximumOperationsPerSample, path: path)
