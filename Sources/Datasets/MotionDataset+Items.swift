@@ -53,8 +53,11 @@ extension MotionDataset {
             let line = reader.lineNumber, id = fields[idColumn]
             let label = labelColumn.map { fields[$0].trimmingCharacters(in: .whitespaces) }
             lastId = id
-            var session = sessions[id] ?? (label, line, line, [], [], nil)
-            if sessions[id] == nil { order.append(id) }
+            // Taken out of the dictionary while it grows, so that its arrays have one owner and append in place
+            // (a copy left in the dictionary made every row copy the session's rows: quadratic in its length).
+            let existing = sessions.removeValue(forKey: id)
+            if existing == nil { order.append(id) }
+            var session = existing ?? (label, line, line, [], [], nil)
             session.last = line
             if session.error == nil {
                 do throws(DataError) {
