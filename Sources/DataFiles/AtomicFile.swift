@@ -56,12 +56,28 @@ package enum AtomicFile {
     /// is flushed too, so the new name survives a power cut. A process killed between creating and renaming the
     /// temporary file leaves it behind as `.NAME.partial-XXXXXXXX`, never in place of `NAME`.
     package static func write(_ bytes: [UInt8], to url: URL, specialFiles: SpecialFiles = .writeInto) throws(WriteError) {
+        try write(to: url, specialFiles: specialFiles) { emit throws(WriteError) in try emit(bytes) }
+    }
+
+    /// Writes to `url` by the rules of `AtomicFile` the bytes `body` makes a piece at a time, for a file too big to
+    /// hold in memory: `body` passes each piece, in order, to the `emit` it is given, which writes it at once. The
+    /// file appears whole when `body` returns, or not at all: when `body` or a write throws, the target stays as it
+    /// was (a device or FIFO has the pieces written before the error).
+    package static func write(
+        to url: URL, specialFiles: SpecialFiles = .writeInto,
+        pieces body: (_ emit: ([UInt8]) throws(WriteError) -> Void) throws(WriteError) -> Void
+    ) throws(WriteError) {
         let target = try Target(url.path)
+        let pieces = { (descriptor: Int32) throws(WriteError) in
+            try body { bytes throws(WriteError) in
+                if let reason = writeAll(bytes, to: descriptor) { throw WriteError(path: target.path, reason: reason + target.linkNote) }
+            }
+        }
         if target.isSpecial {
             guard specialFiles == .writeInto else { throw target.refusal() }
-            return try target.writeInto(bytes)
+            return try target.writeInto(pieces)
         }
-        try Staged(bytes, target: target).commit()
+        try Staged(target: target, writing: pieces).commit()
     }
 
     /// Checks that `url` could be written as a regular file by these rules (devices and FIFOs refused), without
@@ -107,7 +123,9 @@ package enum AtomicFile {
     package static func stage(_ bytes: [UInt8], to url: URL) throws(WriteError) -> Staged {
         let target = try Target(url.path)
         if target.isSpecial { throw target.refusal() }
-        return try Staged(bytes, target: target)
+        return try Staged(target: target) { descriptor throws(WriteError) in
+            if let reason = writeAll(bytes, to: descriptor) { throw WriteError(path: target.path, reason: reason + target.linkNote) }
+        }
     }
 
     /// A file written to its temporary name, waiting to be renamed over its target.
@@ -119,7 +137,9 @@ package enum AtomicFile {
         let temporary: String
         let folder: String
 
-        init(_ bytes: [UInt8], target: Target) throws(WriteError) {
+        /// Creates the temporary file and has `writing` write the content into its descriptor; then keeps the old
+        /// file's owner and mode and flushes. Removes the temporary file when anything fails.
+        init(target: Target, writing: (Int32) throws(WriteError) -> Void) throws(WriteError) {
             path = target.path
             resolvedPath = target.resolved
             folder = target.folder
@@ -140,7 +160,7 @@ package enum AtomicFile {
             temporary = candidate
             defer { close(descriptor) }
             do throws(WriteError) {
-                if let reason = writeAll(bytes, to: descriptor) { throw fail(reason) }
+                try writing(descriptor)
                 if let old = target.info { try keepOwnerAndMode(of: old, on: descriptor, fail: fail) }
                 guard fsync(descriptor) == 0 else { throw fail(String(cString: strerror(errno))) }
             } catch {
@@ -256,8 +276,8 @@ package enum AtomicFile {
                     + linkNote)
         }
 
-        /// Writes into the device or FIFO in place, as redirection does.
-        func writeInto(_ bytes: [UInt8]) throws(WriteError) {
+        /// Writes into the device or FIFO in place, as redirection does: `writing` writes into its descriptor.
+        func writeInto(_ writing: (Int32) throws(WriteError) -> Void) throws(WriteError) {
             let descriptor = open(resolved, O_WRONLY | O_CLOEXEC | O_NOCTTY)
             guard descriptor >= 0 else { throw WriteError(path: path, reason: String(cString: strerror(errno)) + linkNote) }
             defer { close(descriptor) }
@@ -265,7 +285,7 @@ package enum AtomicFile {
             guard fstat(descriptor, &now) == 0, (now.st_mode & S_IFMT) == fileType else {
                 throw WriteError(path: path, reason: "it changed while it was being opened; nothing was written" + linkNote)
             }
-            if let reason = writeAll(bytes, to: descriptor) { throw WriteError(path: path, reason: reason + linkNote) }
+            try writing(descriptor)
         }
     }
 }

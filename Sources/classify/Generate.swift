@@ -54,27 +54,42 @@ struct Generate: ParsableCommand {
         }
     }
 
-    /// `count` drawings for training and a quarter as many for testing, by other people, and the examples.
+    /// `count` drawings for training and a quarter as many for testing, by other people, and the examples. The
+    /// datasets are written a few thousand drawings at a time, so memory does not grow with `count`.
     private func generateShapes() throws {
         let root = URL(fileURLWithPath: out)
         let count = count ?? 3000
         let perPerson = 20
+        let (trainingPeople, testPeople) = (count / perPerson, max(1, count / 4 / perPerson))
         var generator = ShapeGenerator(seed: seed)
-        let training = generator.samples(people: count / perPerson, perPerson: perPerson)
-        let test = generator.samples(people: max(1, count / 4 / perPerson), perPerson: perPerson, firstPerson: count / perPerson)
-        var files = [
-            ("shapes/train.csv", ShapeDatasetWriter.csv(training, prefix: "train")),
-            ("shapes/test.csv", ShapeDatasetWriter.csv(test, prefix: "test")),
-        ]
-        for label in ShapeGenerator.labels {
-            guard let example = test.first(where: { $0.label == label && $0.drawing.strokes.count == 1 }) ?? test.first(where: { $0.label == label })
-            else { continue }
-            files.append(("examples/\(label).csv", ShapeDatasetWriter.drawingCSV(example.drawing)))
+        // The generator cycles the labels by person within one call; parts that start at a multiple of the label
+        // count give the rows of one call for every person, bit for bit.
+        let part = 100 * ShapeGenerator.labels.count
+        let training = try writeInParts("shapes/train.csv", under: root, header: ShapeDatasetWriter.header, people: trainingPeople, part: part) {
+            first, people in
+            let samples = generator.samples(people: people, perPerson: perPerson, firstPerson: first)
+            return (ShapeDatasetWriter.rows(samples, prefix: "train", firstIndex: first * perPerson), samples.count)
+        }
+        // Each class's example: the first one-stroke test drawing of it, else its first test drawing.
+        var examples: [String: (oneStroke: Drawing?, first: Drawing?)] = [:]
+        let test = try writeInParts("shapes/test.csv", under: root, header: ShapeDatasetWriter.header, people: testPeople, part: part) {
+            first, people in
+            let samples = generator.samples(people: people, perPerson: perPerson, firstPerson: trainingPeople + first)
+            for sample in samples {
+                var example = examples[sample.label] ?? (nil, nil)
+                if example.first == nil { example.first = sample.drawing }
+                if example.oneStroke == nil, sample.drawing.strokes.count == 1 { example.oneStroke = sample.drawing }
+                examples[sample.label] = example
+            }
+            return (ShapeDatasetWriter.rows(samples, prefix: "test", firstIndex: first * perPerson), samples.count)
+        }
+        let files = ShapeGenerator.labels.compactMap { label in
+            (examples[label]?.oneStroke ?? examples[label]?.first).map { ("examples/\(label).csv", ShapeDatasetWriter.drawingCSV($0)) }
         }
         try write(files, under: root)
         print(
-            "wrote \(training.count) training drawings (\(count / perPerson) people) to \(out)/shapes/train.csv, "
-                + "\(test.count) test drawings (\(max(1, count / 4 / perPerson)) other people) to \(out)/shapes/test.csv, "
+            "wrote \(training) training drawings (\(trainingPeople) people) to \(out)/shapes/train.csv, "
+                + "\(test) test drawings (\(testPeople) other people) to \(out)/shapes/test.csv, "
                 + "and \(ShapeGenerator.labels.count) examples to \(out)/examples/")
     }
 }
@@ -82,40 +97,80 @@ struct Generate: ParsableCommand {
 extension Generate {
     /// motion: OUT/motion/train.csv (COUNT people, a walking, a running and a still session each, about 30 s
     /// each), OUT/motion/test.csv (COUNT/4 other people) and OUT/examples/walking.csv, running.csv and still.csv.
+    /// The datasets are written a few people at a time, so memory does not grow with COUNT.
     func generateMotion() throws {
         let root = URL(fileURLWithPath: out)
         let people = count ?? 24
+        let testPeople = max(1, people / 4)
+        let perPerson = MotionGenerator.labels.count
         var generator = MotionGenerator(seed: seed)
-        let training = generator.sessions(people: people, seconds: 30)
-        let test = generator.sessions(people: max(1, people / 4), seconds: 30, firstPerson: people)
-        var files = [
-            ("motion/train.csv", MotionGenerator.csv(training, prefix: "train")),
-            ("motion/test.csv", MotionGenerator.csv(test, prefix: "test")),
-        ]
-        for label in MotionGenerator.labels {
-            guard let example = test.first(where: { $0.label == label }) else { continue }
-            var lines = ["timestamp," + coreMotionColumns.joined(separator: ",")]
-            for (time, row) in zip(example.times, example.rows) {
-                lines.append(String(format: "%.3f,", time) + row.map { String(format: "%.4f", $0) }.joined(separator: ","))
+        let training = try writeInParts("motion/train.csv", under: root, header: MotionGenerator.csvHeader, people: people, part: 20) {
+            first, count in
+            let sessions = generator.sessions(people: count, seconds: 30, firstPerson: first)
+            return (MotionGenerator.csvRows(sessions, prefix: "train", firstIndex: first * perPerson), sessions.count)
+        }
+        var examples: [String: MotionGenerator.Session] = [:]
+        let test = try writeInParts("motion/test.csv", under: root, header: MotionGenerator.csvHeader, people: testPeople, part: 20) {
+            first, count in
+            let sessions = generator.sessions(people: count, seconds: 30, firstPerson: people + first)
+            for session in sessions where examples[session.label] == nil { examples[session.label] = session }
+            return (MotionGenerator.csvRows(sessions, prefix: "test", firstIndex: first * perPerson), sessions.count)
+        }
+        let files = MotionGenerator.labels.compactMap { label in
+            examples[label].map { example in
+                var lines = ["timestamp," + coreMotionColumns.joined(separator: ",")]
+                for (time, row) in zip(example.times, example.rows) {
+                    lines.append(String(format: "%.3f,", time) + row.map { String(format: "%.4f", $0) }.joined(separator: ","))
+                }
+                return ("examples/\(label).csv", lines.joined(separator: "\n") + "\n")
             }
-            files.append(("examples/\(label).csv", lines.joined(separator: "\n") + "\n"))
         }
         try write(files, under: root)
         print(
-            "wrote \(training.count) training sessions (\(people) \(people == 1 ? "person" : "people")) to \(out)/motion/train.csv, "
-                + "\(test.count) test sessions (\(max(1, people / 4)) other \(people / 4 <= 1 ? "person" : "people")) to \(out)/motion/test.csv, and "
+            "wrote \(training) training sessions (\(people) \(people == 1 ? "person" : "people")) to \(out)/motion/train.csv, "
+                + "\(test) test sessions (\(testPeople) other \(people / 4 <= 1 ? "person" : "people")) to \(out)/motion/test.csv, and "
                 + MotionGenerator.labels.joined(separator: ", ") + " examples to \(out)/examples/")
+    }
+
+    /// Writes `path` under `root` atomically a part at a time: `header`, then the rows `rows(first, count)` gives
+    /// for people `first..<first + count`, `part` people at a time. Returns how many items the rows held; a failure
+    /// is one `error:` line and exit 74, with nothing left at the path but what was there.
+    func writeInParts(
+        _ path: String, under root: URL, header: String, people: Int, part: Int, rows: (_ first: Int, _ count: Int) -> (text: String, items: Int)
+    ) throws -> Int {
+        var items = 0
+        try writing {
+            try AtomicFile.write(to: try fileURL(path, under: root)) { emit throws(AtomicFile.WriteError) in
+                try emit(Array((header + "\n").utf8))
+                for first in stride(from: 0, to: people, by: part) {
+                    let (text, count) = rows(first, min(part, people - first))
+                    items += count
+                    try emit(Array(text.utf8))
+                }
+            }
+        }
+        return items
     }
 
     /// Writes each (path under `root`, text) atomically, creating folders as needed; a failure is one `error:`
     /// line and exit 74.
     func write(_ files: [(path: String, text: String)], under root: URL) throws {
+        try writing {
+            for (path, text) in files { try AtomicFile.write(Array(text.utf8), to: try fileURL(path, under: root)) }
+        }
+    }
+
+    /// `path` under `root`, its folder created.
+    private func fileURL(_ path: String, under root: URL) throws -> URL {
+        let url = root.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Runs `body`, which writes files: a failure is one `error:` line and exit 74.
+    private func writing(_ body: () throws -> Void) throws {
         do {
-            for (path, text) in files {
-                let url = root.appendingPathComponent(path)
-                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try AtomicFile.write(Array(text.utf8), to: url)
-            }
+            try body()
         } catch let error as AtomicFile.WriteError {
             throw failure(error)
         } catch {

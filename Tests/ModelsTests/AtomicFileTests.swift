@@ -42,6 +42,26 @@ struct AtomicFileTests {
         try AtomicFile.write(Array(text.utf8), to: URL(fileURLWithPath: path(name)), specialFiles: specialFiles)
     }
 
+    @Test func piecesMakeOneFileAndAFailureHalfwayLeavesTheOldOne() throws {
+        try write("old\n", to: "pieces.csv")
+        let url = URL(fileURLWithPath: path("pieces.csv"))
+        try AtomicFile.write(to: url) { emit throws(AtomicFile.WriteError) in
+            for piece in ["a,b\n", "1,2\n", "", "3,4\n"] { try emit(Array(piece.utf8)) }
+        }
+        #expect(contents(path("pieces.csv")) == "a,b\n1,2\n3,4\n")
+        // A piece's maker fails after some pieces were written: the file is the one before, and no temporary file
+        // is left beside it.
+        let stop = AtomicFile.WriteError(path: url.path, reason: "stopped")
+        #expect(throws: stop) {
+            try AtomicFile.write(to: url) { emit throws(AtomicFile.WriteError) in
+                try emit(Array("x,y\n".utf8))
+                throw stop
+            }
+        }
+        #expect(contents(path("pieces.csv")) == "a,b\n1,2\n3,4\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.contains("partial") }.isEmpty)
+    }
+
     @Test func aChainOfSymbolicLinksIsFollowedAndTheLinksStay() throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.createDirectory(atPath: path("real"), withIntermediateDirectories: true)

@@ -330,16 +330,25 @@ public struct MotionGenerator: Sendable {
         (m[0] * v.0 + m[1] * v.1 + m[2] * v.2, m[3] * v.0 + m[4] * v.1 + m[5] * v.2, m[6] * v.0 + m[7] * v.1 + m[8] * v.2)
     }
 
+    /// The motion dataset's header line (`session,label,timestamp` and the Core Motion columns), without its newline.
+    public static let csvHeader = "session,label,timestamp," + coreMotionColumns.joined(separator: ",")
+
     /// The sessions as a motion dataset CSV (`session,label,timestamp` and the Core Motion columns).
     public static func csv(_ sessions: [Session], prefix: String) -> String {
-        var lines = ["session,label,timestamp," + coreMotionColumns.joined(separator: ",")]
-        for (index, session) in sessions.enumerated() {
+        csvHeader + "\n" + csvRows(sessions, prefix: prefix)
+    }
+
+    /// The rows of `sessions` (each line ending in a newline), named `<prefix><firstIndex + i>`: a piece of `csv`'s
+    /// text after its header, for writing a dataset a part at a time.
+    public static func csvRows(_ sessions: [Session], prefix: String, firstIndex: Int = 0) -> String {
+        var text = ""
+        for (offset, session) in sessions.enumerated() {
             for (time, row) in zip(session.times, session.rows) {
-                lines.append(
-                    "\(prefix)\(index),\(session.label),\(String(format: "%.3f", time)),"
-                        + row.map { String(format: "%.4f", $0) }.joined(separator: ","))
+                text +=
+                    "\(prefix)\(firstIndex + offset),\(session.label),\(String(format: "%.3f", time)),"
+                    + row.map { String(format: "%.4f", $0) }.joined(separator: ",") + "\n"
             }
         }
-        return lines.joined(separator: "\n") + "\n"
+        return text
     }
 }
