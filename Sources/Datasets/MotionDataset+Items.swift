@@ -31,14 +31,14 @@ extension MotionDataset {
         let (coreMotion, valueColumns, spinColumns, timeColumn) = (columns.coreMotion, columns.values, columns.spins, columns.time)
         let labelColumn = reader.optionalColumn("label")
         var order: [String] = []
-        var sessions: [String: (label: String?, first: Int, last: Int, values: [[Double]], times: [Double], error: DataError?)] = [:]
+        // Per session: its label, first and last lines, its rows' nine sensor values each (one flat array), times.
+        var sessions: [String: (label: String?, first: Int, last: Int, values: [Double], times: [Double], error: DataError?)] = [:]
         var lastId: String?
-        while let next = try reader.nextResult() {
-            let fields: [String]
-            switch next {
-            case let .success(row):
-                fields = row
-            case let .failure(error):
+        // Each row is read in place (no strings but the id and label), as `MotionRecordingReader` reads a file.
+        while true {
+            do throws(DataError) {
+                guard try reader.advance() else { break }
+            } catch where error.kind == .invalid {
                 // A row with the wrong number of fields still names its session; one that cannot be split into
                 // fields at all spoils the session above it.
                 let id = reader.fieldOfMiscountedRecord(idColumn) ?? lastId ?? "line \(reader.lineNumber)"
@@ -50,8 +50,8 @@ extension MotionDataset {
                 lastId = id
                 continue
             }
-            let line = reader.lineNumber, id = fields[idColumn]
-            let label = labelColumn.map { fields[$0].trimmingCharacters(in: .whitespaces) }
+            let line = reader.lineNumber, id = reader.field(idColumn)
+            let label = labelColumn.map { reader.field($0).trimmingCharacters(in: .whitespaces) }
             lastId = id
             // Taken out of the dictionary while it grows, so that its arrays have one owner and append in place
             // (a copy left in the dictionary made every row copy the session's rows: quadratic in its length).
@@ -69,16 +69,14 @@ extension MotionDataset {
                                 message: "session '\(id)' is labelled '\(session.label ?? "")' above and '\(label)' here")
                         }
                     }
-                    let v = try MotionRecordingReader.sensorValues(fields, reader: reader, values: valueColumns, spins: spinColumns)
-                    let time =
-                        try timeColumn.map { column throws(DataError) in try reader.number(fields[column], column: column) }
-                        ?? Double(session.values.count) / rate
+                    let rows = session.values.count / 9
+                    try MotionRecordingReader.appendSensorValues(reader: reader, values: valueColumns, spins: spinColumns, to: &session.values)
+                    let time = try timeColumn.map { column throws(DataError) in try reader.number(column: column) } ?? Double(rows) / rate
                     if let previous = session.times.last, time <= previous {
                         throw DataError(
                             file: path, line: line, column: timeColumn.map { ($0 + 1, "timestamp") },
                             message: "timestamp \(time) of session '\(id)' does not come after \(previous); timestamps must increase")
                     }
-                    session.values.append(v)
                     session.times.append(time)
                 } catch {
                     session.error = error
@@ -106,7 +104,7 @@ extension MotionDataset {
                 recording = .failure(error)
             } else {
                 var assembled = MotionRecordingReader.assemble(
-                    rows: session.values.flatMap { $0 }, times: session.times, coreMotion: coreMotion, rate: rate, window: window,
+                    rows: session.values, times: session.times, coreMotion: coreMotion, rate: rate, window: window,
                     assumedRate: assumedRate)
                 assembled.source = "\(path)#\(id)"
                 recording = .success(assembled)

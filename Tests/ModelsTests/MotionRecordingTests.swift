@@ -152,7 +152,12 @@ struct MotionRecordingTests {
             let time = try reader.columns(["timestamp"])[0]
             var rows: [[Double]] = [], times: [Double] = []
             while let fields = try reader.next() {
-                rows.append(try MotionRecordingReader.sensorValues(fields, reader: reader, values: values, spins: spins))
+                // The twin of `appendSensorValues` (in place): the same nine values from the record's strings.
+                var row = [Double](repeating: 0, count: 9)
+                for (slot, column) in zip(Array(0..<values.count) + Array(6..<(6 + spins.count)), values + spins) {
+                    row[slot] = try reader.number(fields[column], column: column)
+                }
+                rows.append(row)
                 times.append(try reader.number(fields[time], column: time))
             }
             let expected = try MotionRecordingReader.assemble(rows, times: times, coreMotion: core, rate: 50, window: 256)

@@ -227,19 +227,6 @@ public enum MotionRecordingReader {
     /// sensors (about 16 g and 35 rad/s), and keeps the features' arithmetic finite.
     package static let maximumSensorMagnitude = 1000.0
 
-    /// One row's nine sensor values: `values` (gravity and user acceleration, or raw acceleration) then `spins`
-    /// (rotation rate) at index 6; each a finite number no larger than `maximumSensorMagnitude`.
-    package static func sensorValues(_ fields: [String], reader: CSVReader, values: [Int], spins: [Int]) throws(DataError) -> [Double] {
-        var v = [Double](repeating: 0, count: 9)
-        let slots = Array(0..<values.count) + Array(6..<(6 + spins.count))
-        for (slot, column) in zip(slots, values + spins) {
-            v[slot] = try checkedSensorValue(reader.number(fields[column], column: column), column: column, reader: reader)
-        }
-        return v
-    }
-
-    /// `sensorValues` of the record `reader.advance()` read, appended to `row` (nine values, zeros where a
-    /// recording has no rotation rate or no user acceleration), without making strings of its fields.
     /// Where a recording's sensor values are in `reader`'s header; an error naming what is missing otherwise.
     package static func recordingColumns(_ reader: CSVReader) throws(DataError) -> MotionColumns {
         guard let columns = MotionColumns(header: reader.header) else {
@@ -264,7 +251,10 @@ public enum MotionRecordingReader {
             : MotionStreamSample(time: time, acceleration: (v[0], v[1], v[2]), rotationRate: (v[6], v[7], v[8]))
     }
 
-    static func appendSensorValues(reader: CSVReader, values: [Int], spins: [Int], to row: inout [Double]) throws(DataError) {
+    /// The nine sensor values of the record `reader.advance()` read, appended to `row`: `values` (gravity and user
+    /// acceleration, or raw acceleration, then zeros up to six) and `spins` (the rotation rate, then zeros up to
+    /// three), each a finite number no larger than `maximumSensorMagnitude`; read in place, without strings.
+    package static func appendSensorValues(reader: CSVReader, values: [Int], spins: [Int], to row: inout [Double]) throws(DataError) {
         for column in values { row.append(try checkedSensorValue(reader.number(column: column), column: column, reader: reader)) }
         for _ in values.count..<6 { row.append(0) }
         for column in spins { row.append(try checkedSensorValue(reader.number(column: column), column: column, reader: reader)) }
