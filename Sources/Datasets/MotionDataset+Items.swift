@@ -38,7 +38,7 @@ extension MotionDataset {
         while true {
             do throws(DataError) {
                 guard try reader.advance() else { break }
-            } catch where error.kind == .invalid {
+            } catch  where error.kind == .invalid {
                 // A row with the wrong number of fields still names its session; one that cannot be split into
                 // fields at all spoils the session above it.
                 let id = reader.fieldOfMiscountedRecord(idColumn) ?? lastId ?? "line \(reader.lineNumber)"
