@@ -55,7 +55,7 @@ struct Generate: ParsableCommand {
     }
 
     /// `count` drawings for training and a quarter as many for testing, by other people, and the examples. The
-    /// datasets are written a few thousand drawings at a time, so memory does not grow with `count`.
+    /// datasets are written 10,000 drawings (500 people) at a time, so memory does not grow with `count`.
     private func generateShapes() throws {
         let root = URL(fileURLWithPath: out)
         let count = count ?? 3000
