@@ -7,7 +7,12 @@ Spark splits a text file by bytes, and so does this job, but never inside an ite
 kilobytes per split. Each Spark task then streams its byte range from the file, the CSV header first, into one
 `classify … --dataset -` process in large blocks (no row passes through Python one at a time) and writes that
 process's answers as its part file. The parts, concatenated in partition order, are what one process gives for the
-whole file, line for line (--check compares them with `cmp`).
+whole file, line for line (--check compares them with `cmp`), with one exception: an error about a bad row names
+its line counted from the start of that partition's range.
+
+Each item's rows must be together in the file (a shape dataset requires it; generated data and a file sorted by
+its first column have it). A motion session whose rows are scattered would be cut into two sessions: the job finds
+an item answered by two partitions and fails (exit 65) rather than give such answers.
 
 On a cluster the same job runs with a cluster master (`--master spark://host:7077`): the input and the output
 folder on storage every worker reads at the same path (NFS, or a mounted bucket; for HDFS or S3 open the ranges with
@@ -21,6 +26,7 @@ Optional, never part of `make test`; see peers/README.md for the venv (pyspark; 
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -71,18 +77,22 @@ def classify_range(path, header, start, end, command, out_path):
     started = time.perf_counter()
     with open(out_path, "wb") as out:
         process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=out, cwd=ROOT)
-        with open(path, "rb") as f:
-            f.seek(start)
-            process.stdin.write(header)
-            left = end - start
-            while left > 0:
-                block = f.read(min(left, 1 << 20))
-                if not block:
-                    break
-                process.stdin.write(block)
-                left -= len(block)
-        process.stdin.close()
-        status = process.wait()
+        try:
+            with open(path, "rb") as f:
+                f.seek(start)
+                process.stdin.write(header)
+                left = end - start
+                while left > 0:
+                    block = f.read(min(left, 1 << 20))
+                    if not block:
+                        break
+                    process.stdin.write(block)
+                    left -= len(block)
+            process.stdin.close()
+        except BrokenPipeError:
+            pass  # classify stopped reading (a bad header, say): its status and message say why
+        finally:
+            status = process.wait()
     with open(out_path, "rb") as answers:
         count = sum(block.count(b"\n") for block in iter(lambda: answers.read(1 << 20), b""))
     return count, time.perf_counter() - started, status
@@ -92,6 +102,25 @@ def classify_command(classify, task, json_output):
     """The command each partition is piped through (and the one process --check runs)."""
     command = [classify, task, "--dataset", "-", "--jobs", "1"]
     return command + (["--json"] if json_output else [])
+
+
+INPUT_JSON = re.compile(rb'"input":"((?:[^"\\]|\\.)*)"')
+
+
+def split_item(answers, json_output):
+    """The first item that two partitions answered (its name), or None. One process answers each item once, so an
+    item answered twice had its rows cut apart by a split."""
+    seen = set()
+    with open(answers, "rb") as f:
+        for line in f:
+            found = INPUT_JSON.search(line) if json_output else None
+            name = found.group(1) if found else line.split(b"  ", 1)[0]
+            if b"#" not in name:
+                continue  # an error about the whole input (a bad header), not an item's answer
+            if name in seen:
+                return name.decode("utf-8", "replace")
+            seen.add(name)
+    return None
 
 
 def run_spark(args):
@@ -122,7 +151,13 @@ def run_spark(args):
     elapsed = time.perf_counter() - started
     spark.stop()
     status = next((status for _, _, status in results if status != 0), 0)
-    return sum(r[0] for r in results), len(ranges), elapsed, [r[1] for r in results], status
+    reason = "the first failing partition's" if status else ""
+    split = split_item(args.out, json_output=args.json)
+    if split is not None:
+        print(f"error: {split} is answered by two partitions: its rows are not together in {args.input}; sort the file "
+              "by its first column (keeping each item's rows in order) and run again", file=sys.stderr)
+        status, reason = 65, "an item cut apart"
+    return sum(r[0] for r in results), len(ranges), elapsed, [r[1] for r in results], status, reason
 
 
 def main():
@@ -154,10 +189,10 @@ def main():
     if not os.access(args.classify, os.X_OK):
         parser.error(f"{args.classify} is not an executable: build it (swift build -c release --product classify)")
 
-    count, partitions, elapsed, seconds, status = run_spark(args)
+    count, partitions, elapsed, seconds, status, reason = run_spark(args)
     print(f"spark: {count:,} answers from {partitions} partitions on {args.master or f'local[{args.workers}]'} in "
           f"{elapsed:.1f} s: {count / elapsed:,.0f} items/s (a partition's classify took {min(seconds):.1f}–"
-          f"{max(seconds):.1f} s)" + (f"; exit {status}, the first failing partition's" if status else ""))
+          f"{max(seconds):.1f} s)" + (f"; exit {status}, {reason}" if status else ""))
     if not args.check:
         return status
     single = args.out + ".single"

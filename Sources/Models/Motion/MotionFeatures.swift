@@ -180,8 +180,8 @@ public struct MotionWindowing: Sendable, Equatable {
             gravityOffset: gravity, accelerationOffset: acceleration, vertical: v, horizontal: h, level: level)
     }
 
-    /// The inputs of every window of `samples`, `[windows, inputSize]`, by the shared path
-    /// (`windows(vertical:horizontal:into:)`).
+    /// The inputs of every window of `samples`, `[windows, inputSize]`: their signals, then
+    /// `windows(vertical:horizontal:into:)`.
     package func windows(_ samples: [MotionSample]) -> Tensor {
         let (vertical, horizontal) = Self.signals(samples)
         let count = windowCount(samples: samples.count)

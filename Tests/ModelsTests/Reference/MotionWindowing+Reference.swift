@@ -6,10 +6,9 @@ import Tensor
 extension MotionWindowing {
     /// How far the fast paths' outputs may lie from `referenceInput`'s: 1e-4 (absolute; the autocorrelations lie in
     /// −1…1, the intensities are logarithms near −7…1): the inputs feed a network, and 1e-4 is far below how much
-    /// they vary from one window to the next of the same gait. The fast paths' own error is far smaller — the direct kernel's Float lanes sum at
-    /// most 64 products before they go to Double (under 64 · 2⁻²⁴ ≈ 4e-6 of the energy), the shared path is Double
-    /// throughout — and MotionWindowTests finds at most 3e-7, a Float output's last bits; the tolerance leaves room
-    /// for windows near the noise floor and for signals far from zero.
+    /// they vary from one window to the next of the same gait. The kernel's own error is far smaller — it centres
+    /// each window and sums in Double — and MotionWindowTests finds at most 3e-7, a Float output's last bits; the
+    /// tolerance leaves room for windows near the noise floor and for signals far from zero.
     static let autocorrelationTolerance: Float = 1e-4
 
     /// The naive twin of `input` and `windows`: one window's input by the definition, in plain loops accumulating in
