@@ -63,8 +63,10 @@ package enum AtomicFile {
     /// hold in memory: `body` passes each piece, in order, to the `emit` it is given, which writes it at once. The
     /// file appears whole when `body` returns, or not at all: when `body` or a write throws, the target stays as it
     /// was (a device or FIFO has the pieces written before the error).
+    /// `temporary` is told the temporary file's path as soon as it exists (not for a device or FIFO), so that a
+    /// caller writing for a long time can remove it if the process is interrupted (`classify generate` does).
     package static func write(
-        to url: URL, specialFiles: SpecialFiles = .writeInto,
+        to url: URL, specialFiles: SpecialFiles = .writeInto, temporary: (String) -> Void = { _ in },
         pieces body: (_ emit: ([UInt8]) throws(WriteError) -> Void) throws(WriteError) -> Void
     ) throws(WriteError) {
         let target = try Target(url.path)
@@ -77,7 +79,7 @@ package enum AtomicFile {
             guard specialFiles == .writeInto else { throw target.refusal() }
             return try target.writeInto(pieces)
         }
-        try Staged(target: target, writing: pieces).commit()
+        try Staged(target: target, created: temporary, writing: pieces).commit()
     }
 
     /// Checks that `url` could be written as a regular file by these rules (devices and FIFOs refused), without
@@ -139,7 +141,7 @@ package enum AtomicFile {
 
         /// Creates the temporary file and has `writing` write the content into its descriptor; then keeps the old
         /// file's owner and mode and flushes. Removes the temporary file when anything fails.
-        init(target: Target, writing: (Int32) throws(WriteError) -> Void) throws(WriteError) {
+        init(target: Target, created: (String) -> Void = { _ in }, writing: (Int32) throws(WriteError) -> Void) throws(WriteError) {
             path = target.path
             resolvedPath = target.resolved
             folder = target.folder
@@ -158,6 +160,7 @@ package enum AtomicFile {
                 throw fail("cannot create a temporary file in \(folder): \(String(cString: strerror(errno)))")
             }
             temporary = candidate
+            created(candidate)
             defer { close(descriptor) }
             do throws(WriteError) {
                 try writing(descriptor)

@@ -134,13 +134,16 @@ extension Generate {
 
     /// Writes `path` under `root` atomically a part at a time: `header`, then the rows `rows(first, count)` gives
     /// for people `first..<first + count`, `part` people at a time. Returns how many items the rows held; a failure
-    /// is one `error:` line and exit 74, with nothing left at the path but what was there.
+    /// is one `error:` line and exit 74, with nothing left at the path but what was there. Interrupted, it removes
+    /// its temporary file (`InterruptCleanup`).
     func writeInParts(
         _ path: String, under root: URL, header: String, people: Int, part: Int, rows: (_ first: Int, _ count: Int) -> (text: String, items: Int)
     ) throws -> Int {
         var items = 0
+        defer { InterruptCleanup.clear() }
         try writing {
-            try AtomicFile.write(to: try fileURL(path, under: root)) { emit throws(AtomicFile.WriteError) in
+            try AtomicFile.write(to: try fileURL(path, under: root), temporary: InterruptCleanup.removeOnInterrupt) {
+                emit throws(AtomicFile.WriteError) in
                 try emit(Array((header + "\n").utf8))
                 for first in stride(from: 0, to: people, by: part) {
                     let (text, count) = rows(first, min(part, people - first))
