@@ -72,7 +72,7 @@ package enum AtomicFile {
         let target = try Target(url.path)
         let pieces = { (descriptor: Int32) throws(WriteError) in
             try body { bytes throws(WriteError) in
-                if let reason = writeAll(bytes, to: descriptor) { throw WriteError(path: target.path, reason: reason + target.linkNote) }
+                try target.write(bytes, to: descriptor)
             }
         }
         if target.isSpecial {
@@ -126,7 +126,7 @@ package enum AtomicFile {
         let target = try Target(url.path)
         if target.isSpecial { throw target.refusal() }
         return try Staged(target: target) { descriptor throws(WriteError) in
-            if let reason = writeAll(bytes, to: descriptor) { throw WriteError(path: target.path, reason: reason + target.linkNote) }
+            try target.write(bytes, to: descriptor)
         }
     }
 
@@ -277,6 +277,12 @@ package enum AtomicFile {
                 reason: "it is \(fileType == S_IFIFO ? "a FIFO" : "a character device"), not a regular file; "
                     + "this output is written only to regular files, and the \(fileType == S_IFIFO ? "FIFO" : "device") was left as it was"
                     + linkNote)
+        }
+
+        /// Writes every byte of `bytes` to `descriptor` (the temporary file's, or the device's), an error naming
+        /// the path otherwise.
+        func write(_ bytes: [UInt8], to descriptor: Int32) throws(WriteError) {
+            if let reason = writeAll(bytes, to: descriptor) { throw WriteError(path: path, reason: reason + linkNote) }
         }
 
         /// Writes into the device or FIFO in place, as redirection does: `writing` writes into its descriptor.

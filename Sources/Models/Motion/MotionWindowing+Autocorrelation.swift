@@ -37,9 +37,9 @@ extension MotionWindowing {
             window <= PreprocessingKernels.autocorrelationStackWindow
             ? nil : UnsafeMutableBufferPointer<Double>.allocate(capacity: window + PreprocessingKernels.autocorrelationPad)
         defer { scratch?.deallocate() }
+        let noise = Double(window) * Self.noiseEnergyPerSample
         for index in 0..<count {
             let start = index * hop, row = out + index * inputSize
-            let noise = Double(window) * Self.noiseEnergyPerSample
             let (_, energy) = PreprocessingKernels.autocorrelation(
                 v + start, window: window, lags: lags, noiseEnergy: noise, scratch: scratch, into: row, level: level)
             let (mean, _) = PreprocessingKernels.autocorrelation(
