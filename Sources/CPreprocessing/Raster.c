@@ -1,497 +1,256 @@
-// Shape rasterizer kernels: each pixel's smallest squared distance to a stroke's segments, and the image from
-// those distances (see CKernels.h for the contracts).
+// The shape rasterizer in one call (see CPreprocessing.h for the contract): the levelling (the polygon of the
+// drawing's extreme points in 32 directions and the smallest rectangle over its edges), the placement, and the strokes drawn as anti-aliased lines into a
+// map of squared distances, 16 pixels of a row at a time.
 //
-// Every value must come out bit for bit as the Swift reference (ShapeRasterizer.rasterizeReference) computes it,
-// so the arithmetic is in double, in the Swift code's order, and never contracted into fused multiply-adds.
+// Everything is in float and never contracted into fused multiply-adds, so that the Swift twin in the tests
+// (`ShapeRasterizer.rasterizeReference`), doing the same operations in the same order one value at a time, gives
+// the same image bit for bit at every instruction-set level. Maxima and minima are taken over sets of values, so
+// their order does not matter.
 #include "ODMLCommon.h"
 #include "CPreprocessing.h"
 
 #pragma clang fp contract(off)
 
-typedef double odml_v4d __attribute__((ext_vector_type(4)));
-/// What comparing two `odml_v4d` gives: 64-bit lanes, all ones where true.
-typedef __typeof__((odml_v4d)0 < (odml_v4d)0) odml_v4l;
+typedef float odml_v16f __attribute__((ext_vector_type(16)));
+
+ODML_INLINE odml_v16f odml_load16f(const float *p) { odml_v16f v; __builtin_memcpy(&v, p, sizeof v); return v; }
+ODML_INLINE void odml_store16f(float *p, odml_v16f v) { __builtin_memcpy(p, &v, sizeof v); }
+
+ODML_INLINE float odml_max16(odml_v16f v) {
+    float m = v[0];
+    for (int k = 1; k < 16; k++) m = v[k] > m ? v[k] : m;
+    return m;
+}
+
+ODML_INLINE float odml_min16(odml_v16f v) {
+    float m = v[0];
+    for (int k = 1; k < 16; k++) m = v[k] < m ? v[k] : m;
+    return m;
+}
+
+typedef int32_t odml_v16i __attribute__((ext_vector_type(16)));
 
 /// `mask ? a : b` per lane (`mask` lanes all ones or all zeros, as vector comparisons give).
-ODML_INLINE odml_v4d odml_select4d(odml_v4l mask, odml_v4d a, odml_v4d b) {
-    return (odml_v4d)((mask & (odml_v4l)a) | (~mask & (odml_v4l)b));
+ODML_INLINE odml_v16f odml_select16f(odml_v16i mask, odml_v16f a, odml_v16f b) {
+    return (odml_v16f)((mask & (odml_v16i)a) | (~mask & (odml_v16i)b));
+}
+ODML_INLINE odml_v16i odml_select16i(odml_v16i mask, odml_v16i a, odml_v16i b) { return (mask & a) | (~mask & b); }
+
+/// Lane by lane: the larger / smaller of two values (b when they compare unordered; no NaN reaches these).
+ODML_INLINE odml_v16f odml_max16f(odml_v16f a, odml_v16f b) { return odml_select16f(a > b, a, b); }
+ODML_INLINE odml_v16f odml_min16f(odml_v16f a, odml_v16f b) { return odml_select16f(a < b, a, b); }
+
+/// The levelling's directions, ODML_RASTER_DIRECTIONS of them at angles 0° to 169° (about 11° apart); each gives
+/// its extreme point on both sides, so together they go round the circle.
+static const float odml_direction_x[ODML_RASTER_DIRECTIONS] = {1, 5, 5, 3, 1, 2, 2, 1, 0, -1, -2, -2, -1, -3, -5, -5};
+static const float odml_direction_y[ODML_RASTER_DIRECTIONS] = {0, 1, 2, 2, 1, 3, 5, 5, 1, 5, 5, 3, 1, 2, 2, 1};
+
+/// The polygon of extreme points: for each direction d of `odml_direction_x`/`_y` in turn, the first point
+/// (lowest index) where x·dx + y·dy is largest, then for each in turn the first where it is smallest — the hull
+/// vertices met going round — with a point repeated in succession (or at the end, the first) kept once. Writes
+/// the vertices to hx, hy; returns their count (≤ 2 · ODML_RASTER_DIRECTIONS).
+ODML_INLINE int odml_extreme_polygon(const float *xs, const float *ys, int n, float *hx, float *hy) {
+    // The directions in the lanes: one pass over the points, keeping each direction's first extreme.
+    const odml_v16f dx = odml_load16f(odml_direction_x), dy = odml_load16f(odml_direction_y);
+    odml_v16f most = xs[0] * dx + ys[0] * dy, least = most;
+    odml_v16i mostAt = 0, leastAt = 0;
+    for (int i = 1; i < n; i++) {
+        const odml_v16f along = xs[i] * dx + ys[i] * dy;
+        const odml_v16i above = along > most, below = along < least;
+        most = odml_select16f(above, along, most);
+        mostAt = odml_select16i(above, (odml_v16i)i, mostAt);
+        least = odml_select16f(below, along, least);
+        leastAt = odml_select16i(below, (odml_v16i)i, leastAt);
+    }
+    int32_t extreme[2 * ODML_RASTER_DIRECTIONS];
+    odml_v16i both[2] = {mostAt, leastAt};
+    __builtin_memcpy(extreme, both, sizeof extreme);
+    int h = 0;
+    for (int k = 0; k < 2 * ODML_RASTER_DIRECTIONS; k++) {
+        const int32_t index = extreme[k];
+        if (k > 0 && index == extreme[k - 1]) continue;
+        if (k == 2 * ODML_RASTER_DIRECTIONS - 1 && index == extreme[0]) continue;
+        hx[h] = xs[index];
+        hy[h++] = ys[index];
+    }
+    return h;
 }
 
-/// 1.5 · 2⁵²: adding it rounds any double within ±2⁵¹ to a whole number, which the low bits of the sum hold.
-static const double odml_rounding_shift = 6755399441055744.0;
-
-/// `value` held within −1…size (a NaN stays NaN).
-ODML_INLINE double odml_clamped_to_image(double value, double size) {
-    double clamped = value;
-    if (clamped < -1) clamped = -1;
-    if (clamped > size) clamped = size;
-    return clamped;
-}
-
-/// A whole number within ±2⁵¹ as an integer: the low bits of its sum with 1.5 · 2⁵² (any other value gives some
-/// integer, which the caller clamps).
-ODML_INLINE int64_t odml_whole_number(double whole) {
-    double sum = whole + odml_rounding_shift, shift = odml_rounding_shift;
-    uint64_t bits, shiftBits;
-    __builtin_memcpy(&bits, &sum, sizeof bits);
-    __builtin_memcpy(&shiftBits, &shift, sizeof shiftBits);
-    return (int64_t)(bits - shiftBits);
-}
-
-/// `value` rounded up, after clamping to −1…size.
-ODML_INLINE int64_t odml_rounded_up(double value, double size) {
-    double clamped = odml_clamped_to_image(value, size);
-    double nearest = (clamped + odml_rounding_shift) - odml_rounding_shift;
-    return odml_whole_number(nearest < clamped ? nearest + 1 : nearest);
-}
-
-/// `value` rounded down, after clamping to −1…size.
-ODML_INLINE int64_t odml_rounded_down(double value, double size) {
-    double clamped = odml_clamped_to_image(value, size);
-    double nearest = (clamped + odml_rounding_shift) - odml_rounding_shift;
-    return odml_whole_number(nearest > clamped ? nearest - 1 : nearest);
-}
-
-/// Lowers `nearest` to each pixel's squared distance from the segment (x0, y0) + t (dx, dy), t in 0…1, for the
-/// pixel centres within `reach` of the segment's box (clamped to the image): the pixels the Swift reference's
-/// `drawSegment` visits, with its arithmetic, four pixels of a row at a time.
-///
-/// `drawSegment` skips a segment with a coordinate that is not finite; here its distances come out NaN or ∞,
-/// which lower nothing (and the box is clamped to the image), so it lights nothing either.
-ODML_INLINE void odml_approach(const odml_raster_stroke_args *a, double x0, double y0, double x1, double y1,
-                               double dx, double dy, double lengthSquared) {
-    const int64_t size = a->size;
-    const double sizeD = (double)size, reach = a->reach;
-    double *nearest = a->nearest;
-    const double inverseLength = lengthSquared > 0 ? 1 / lengthSquared : 0;
-    const double lowX = x1 < x0 ? x1 : x0, highX = x1 < x0 ? x0 : x1;
-    const double lowY = y1 < y0 ? y1 : y0, highY = y1 < y0 ? y0 : y1;
-    int64_t firstX = odml_rounded_up(lowX - reach, sizeD), lastX = odml_rounded_down(highX + reach, sizeD);
-    int64_t firstY = odml_rounded_up(lowY - reach, sizeD), lastY = odml_rounded_down(highY + reach, sizeD);
-    if (firstX < 0) firstX = 0;
-    if (firstY < 0) firstY = 0;
-    if (lastX > size - 1) lastX = size - 1;
-    if (lastY > size - 1) lastY = size - 1;
-    if (firstX > lastX || firstY > lastY) return;
-    if (size < 4) {
-        // Rows narrower than the four lanes: one pixel at a time.
-        for (int64_t py = firstY; py <= lastY; py++) {
-            const double qy = (double)py - y0;
-            for (int64_t px = firstX; px <= lastX; px++) {
-                const double qx = (double)px - x0;
-                double along = (qx * dx + qy * dy) * inverseLength;
-                along = along >= 0 ? along : 0;
-                along = along < 1 ? along : 1;
-                const double ex = qx - along * dx, ey = qy - along * dy;
-                const double distanceSquared = ex * ex + ey * ey;
-                double *cell = nearest + py * size + px;
-                if (distanceSquared < *cell) *cell = distanceSquared;
-            }
+/// The direction of the edge of the polygon (h vertices in hx, hy, padded to a multiple of 16 with copies of the
+/// first) along which the rectangle around the vertices is smallest: the first such edge; (1, 0) when no edge has
+/// a length.
+ODML_INLINE void odml_smallest_rectangle(const float *hx, const float *hy, int h, float *directionX,
+                                         float *directionY) {
+    float best = __builtin_inff(), bestX = 1, bestY = 0;
+    const int padded = (h + 15) / 16 * 16;
+    for (int i = 0; i < h; i++) {
+        const int j = i + 1 == h ? 0 : i + 1;
+        const float ax = hx[i], ay = hy[i];
+        const float ex = hx[j] - ax, ey = hy[j] - ay;
+        const float lengthSquared = ex * ex + ey * ey;
+        if (!(lengthSquared > 0)) continue;
+        const float length = __builtin_sqrtf(lengthSquared);
+        const float ux = ex / length, uy = ey / length;
+        odml_v16f most = -__builtin_inff(), least = __builtin_inff(), widest = 0;
+        for (int k = 0; k < padded; k += 16) {
+            const odml_v16f x = odml_load16f(hx + k), y = odml_load16f(hy + k);
+            const odml_v16f along = x * ux + y * uy;
+            const odml_v16f across = __builtin_elementwise_abs((x - ax) * uy - (y - ay) * ux);
+            most = odml_max16f(most, along);
+            least = odml_min16f(least, along);
+            widest = odml_max16f(widest, across);
         }
-        return;
-    }
-    const odml_v4d zero = 0, one = 1, lanes = {0, 1, 2, 3}, infinity = __builtin_inf();
-    const double leftmost = (double)firstX, rightmost = (double)lastX;
-    for (int64_t column = firstX; column <= lastX;) {
-        // Four pixels of the row from `start`, kept inside the row; lanes outside firstX…lastX are held at +∞.
-        const int64_t start = column < size - 4 ? column : size - 4;
-        const odml_v4d pixelX = (double)start + lanes;
-        const odml_v4d outside = odml_select4d((pixelX < leftmost) | (pixelX > rightmost), infinity, zero);
-        const odml_v4d qx = pixelX - x0;
-        const odml_v4d qxdx = qx * dx;
-        double *row = nearest + firstY * size + start;
-        double pixelY = (double)firstY;
-        for (int64_t py = firstY; py <= lastY; py++) {
-            const double qy = pixelY - y0;
-            // min(1, max(0, t)) as maxpd and minpd: they choose as Swift's `min` and `max` do except for a −0,
-            // which gives +0 here, and a −0 or +0 along the segment gives the same distance.
-            odml_v4d along = (qxdx + qy * dy) * inverseLength;
-            along = odml_select4d(along > zero, along, zero);
-            along = odml_select4d(along < one, along, one);
-            const odml_v4d ex = qx - along * dx, ey = qy - along * dy;
-            odml_v4d distanceSquared = ex * ex + ey * ey;
-            distanceSquared = odml_select4d(distanceSquared < outside, outside, distanceSquared);
-            odml_v4d old;
-            __builtin_memcpy(&old, row, sizeof old);
-            old = odml_select4d(distanceSquared < old, distanceSquared, old);
-            __builtin_memcpy(row, &old, sizeof old);
-            row += size;
-            pixelY += 1;
-        }
-        column = start + 4;
-    }
-}
-
-ODML_INLINE void raster_stroke_impl(const odml_raster_stroke_args *a) {
-    if (a->count <= 0) return;
-    const double originX = a->originX, originY = a->originY, inverseUnit = a->inverseUnit;
-    const double ma = a->a, mb = a->b, mc = a->c, md = a->d, me = a->e, mf = a->f;
-    const char *point = (const char *)a->points;
-    const ptrdiff_t stride = a->pointStride, yOffset = a->yOffset;
-    const int count = a->count;
-#define ODML_APPLY(p, X, Y)                                                              \
-    do {                                                                                 \
-        double px_, py_;                                                                 \
-        __builtin_memcpy(&px_, (p), sizeof px_);                                         \
-        __builtin_memcpy(&py_, (p) + yOffset, sizeof py_);                               \
-        const double u_ = (px_ - originX) * inverseUnit, v_ = (py_ - originY) * inverseUnit; \
-        X = ma * u_ + mb * v_ + me;                                                      \
-        Y = mc * u_ + md * v_ + mf;                                                      \
-    } while (0)
-    double x0, y0;
-    ODML_APPLY(point, x0, y0);
-    if (count == 1) odml_approach(a, x0, y0, x0, y0, 0, 0, 0);
-    for (int index = 1; index < count; index++) {
-        double x1, y1;
-        ODML_APPLY(point + (ptrdiff_t)index * stride, x1, y1);
-        const double dx = x1 - x0, dy = y1 - y0;
-        const double lengthSquared = dx * dx + dy * dy;
-        if (lengthSquared < 0.25 && index < count - 1) continue;
-        odml_approach(a, x0, y0, x1, y1, dx, dy, lengthSquared);
-        x0 = x1;
-        y0 = y1;
-    }
-#undef ODML_APPLY
-}
-
-ODML_DISPATCH(raster_stroke, raster_stroke_impl, const odml_raster_stroke_args *)
-
-void odml_raster_stroke(const odml_raster_stroke_args *args, int level) { raster_stroke_dispatch(args, level); }
-
-typedef struct {
-    const double *nearest;
-    float *image;
-    int count;
-    double reach, reachSquared;
-} coverage_args;
-
-ODML_INLINE void raster_coverage_impl(const coverage_args *a) {
-    const double *nearest = a->nearest;
-    float *image = a->image;
-    const int count = a->count;
-    const double reach = a->reach, reachSquared = a->reachSquared;
-    const odml_v4d zero = 0, one = 1;
-    int i = 0;
-    for (; i + 4 <= count; i += 4) {
-        odml_v4d stored;
-        __builtin_memcpy(&stored, nearest + i, sizeof stored);
-        // Sums of squares are ≥ +0, so the magnitude changes none; it keeps the square root a plain sqrtpd.
-        const odml_v4d distanceSquared = __builtin_elementwise_abs(stored);
-        odml_v4d value = reach - __builtin_elementwise_sqrt(distanceSquared);
-        value = odml_select4d(value < one, value, one);
-        value = odml_select4d(distanceSquared < reachSquared, value, zero);
-        float lanes[4] = {(float)value.x, (float)value.y, (float)value.z, (float)value.w};
-        for (int j = 0; j < 4; j++) image[i + j] = lanes[j] > 0 ? lanes[j] : 0;
-    }
-    for (; i < count; i++) {
-        const double distanceSquared = __builtin_fabs(nearest[i]);
-        float value = 0;
-        if (distanceSquared < reachSquared) {
-            double v = reach - __builtin_sqrt(distanceSquared);
-            value = (float)(v < 1 ? v : 1);
-        }
-        image[i] = value > 0 ? value : 0;
-    }
-}
-
-ODML_DISPATCH(raster_coverage, raster_coverage_impl, const coverage_args *)
-
-void odml_raster_coverage(const double *nearest, int count, double reach, double reachSquared, float *image, int level) {
-    const coverage_args args = {nearest, image, count, reach, reachSquared};
-    raster_coverage_dispatch(&args, level);
-}
-
-// ---- Convex hull (the levelling's): the Swift reference `convexHull`'s sort and monotone chain on indices ----
-
-/// Whether point `a` sorts before point `b`: by x, then y (the reference's `sorted` predicate).
-ODML_INLINE int odml_precedes(const double *xs, const double *ys, uint16_t a, uint16_t b) {
-    return xs[a] < xs[b] || (xs[a] == xs[b] && ys[a] < ys[b]);
-}
-
-/// Stable insertion sort of `count` indices, giving up (returning 0, the indices still a permutation) once it
-/// has moved them `budget` places in all; 1 when sorted.
-static int odml_insertion_sort(const double *xs, const double *ys, uint16_t *items, int count, long budget) {
-    for (int i = 1; i < count; i++) {
-        const uint16_t item = items[i];
-        int j = i;
-        while (j > 0 && odml_precedes(xs, ys, item, items[j - 1])) {
-            items[j] = items[j - 1];
-            j--;
-        }
-        items[j] = item;
-        budget -= i - j;
-        if (budget < 0) return 0;
-    }
-    return 1;
-}
-
-/// Stable bottom-up merge sort of `count` indices, with `scratch` of as many.
-static void odml_merge_sort(const double *xs, const double *ys, uint16_t *items, int count, uint16_t *scratch) {
-    const int run = 8;
-    for (int start = 0; start < count; start += run) {
-        odml_insertion_sort(xs, ys, items + start, count - start < run ? count - start : run, run * run);
-    }
-    uint16_t *source = items, *target = scratch;
-    for (int width = run; width < count; width *= 2) {
-        for (int start = 0; start < count; start += 2 * width) {
-            const int middle = start + width < count ? start + width : count;
-            const int end = start + 2 * width < count ? start + 2 * width : count;
-            int i = start, j = middle, k = start;
-            while (i < middle && j < end) target[k++] = odml_precedes(xs, ys, source[j], source[i]) ? source[j++] : source[i++];
-            while (i < middle) target[k++] = source[i++];
-            while (j < end) target[k++] = source[j++];
-        }
-        uint16_t *swap = source;
-        source = target;
-        target = swap;
-    }
-    if (source != items) __builtin_memcpy(items, source, (size_t)count * sizeof *items);
-}
-
-/// Sorts `order` (0..<n, n ≥ 3) by `odml_precedes`: a counting sort into n − 1 buckets of x (x is in [0, 1]),
-/// then one insertion pass (only points within a bucket can be out of order), or a merge sort past a budget of
-/// moves (a large bucket in reverse order, as a vertical side drawn upwards gives). `stack` (2n) is scratch.
-static void odml_sort_points(const double *xs, const double *ys, int n, uint16_t *order, uint16_t *stack) {
-    const int buckets = n - 1;
-    const double scale = (double)buckets;
-    uint16_t *keys = stack, *starts = stack + n;
-    __builtin_memset(starts, 0, (size_t)(buckets + 1) * sizeof *starts);
-    for (int i = 0; i < n; i++) {
-        // x in [0, 1]; anything else (a NaN from a drawing the checks reject) goes to an end.
-        const double v = xs[i] * scale;
-        const int key = v < scale ? (v > 0 ? (int)v : 0) : buckets - 1;
-        keys[i] = (uint16_t)key;
-        starts[key + 1]++;
-    }
-    for (int b = 1; b <= buckets; b++) starts[b] = (uint16_t)(starts[b] + starts[b - 1]);
-    for (int i = 0; i < n; i++) order[starts[keys[i]]++] = (uint16_t)i;
-    if (!odml_insertion_sort(xs, ys, order, n, 8L * n + 64)) odml_merge_sort(xs, ys, order, n, stack);
-}
-
-/// Which side of the line from the first sorted point f to the last r point p lies on: the reference's
-/// `cross(f, r, p)`, operand for operand (< 0 below: a candidate for the lower chain only; > 0 above: the upper
-/// chain only; 0 on the line: neither, as a point on the segment between the chains' ends is no vertex).
-ODML_INLINE double odml_side(double fx, double fy, double rx, double ry, double px, double py) {
-    return (rx - fx) * (py - fy) - (ry - fy) * (px - fx);
-}
-
-/// The monotone chains through the sorted indices (drawings too long for the gathered arrays): the same tests,
-/// the points of the other side skipped as they come.
-static int odml_hull_indexed(const double *xs, const double *ys, int n, const uint16_t *order, uint16_t *stack) {
-    int lengths[2] = {0, 0};
-    const double fx = xs[order[0]], fy = ys[order[0]], rx = xs[order[n - 1]], ry = ys[order[n - 1]];
-    for (int pass = 0; pass < 2; pass++) {
-        const int first = pass == 0 ? 0 : n - 1, end = pass == 0 ? n : -1, step = pass == 0 ? 1 : -1;
-        uint16_t *chain = stack + (pass == 0 ? 0 : lengths[0] - 1);
-        int top = 0;
-        double ox = 0, oy = 0, ax = 0, ay = 0;
-        for (int i = first; i != end; i += step) {
-            const uint16_t p = order[i];
-            const double px = xs[p], py = ys[p];
-            if (i != 0 && i != n - 1) {
-                const double side = odml_side(fx, fy, rx, ry, px, py);
-                if (pass == 0 ? !(side < 0) : !(side > 0)) continue;
-            }
-            while (top >= 2 && (ax - ox) * (py - oy) - (ay - oy) * (px - ox) <= 0) {
-                top--;
-                ax = ox;
-                ay = oy;
-                if (top >= 2) {
-                    const uint16_t k = chain[top - 2];
-                    ox = xs[k];
-                    oy = ys[k];
-                }
-            }
-            chain[top++] = p;
-            ox = ax;
-            oy = ay;
-            ax = px;
-            ay = py;
-        }
-        lengths[pass] = top;
-    }
-    return lengths[0] - 1 + lengths[1] - 1;
-}
-
-/// One half of Andrew's monotone chain over the sorted points (sx[i], sy[i]) for i = first, first + step, … (not
-/// `end`): the reference's loop, its test `cross(chain[top − 2], chain[top − 1], p) <= 0` operand for operand.
-/// The chain keeps each point's coordinates beside its index (cx, cy), so a pop reloads the new second-from-top
-/// point with one load, and the two top points stay in registers. Returns the chain's length.
-ODML_INLINE int odml_chain(const double *sx, const double *sy, const uint16_t *order, int first, int end, int step,
-                           uint16_t *chain, double *cx, double *cy) {
-    int top = 0;
-    double ox = 0, oy = 0, ax = 0, ay = 0;
-    for (int i = first; i != end; i += step) {
-        const double px = sx[i], py = sy[i];
-        while (top >= 2 && (ax - ox) * (py - oy) - (ay - oy) * (px - ox) <= 0) {
-            top--;
-            ax = ox;
-            ay = oy;
-            if (top >= 2) {
-                ox = cx[top - 2];
-                oy = cy[top - 2];
-            }
-        }
-        chain[top] = order[i];
-        cx[top] = px;
-        cy[top] = py;
-        top++;
-        ox = ax;
-        oy = ay;
-        ax = px;
-        ay = py;
-    }
-    return top;
-}
-
-/// The most points the hull gathers into its own stack arrays (32 KiB each); longer drawings read through the
-/// sorted indices.
-#define ODML_HULL_GATHERED 1024
-
-int odml_convex_hull(const double *xs, const double *ys, int n, uint16_t *order, uint16_t *stack) {
-    if (n <= 0) return 0;
-    if (n < 3) {
-        order[0] = 0;
-        if (n == 2) {
-            const int swapped = odml_precedes(xs, ys, 1, 0);
-            order[0] = (uint16_t)swapped;
-            order[1] = (uint16_t)!swapped;
-        }
-        __builtin_memcpy(stack, order, (size_t)n * sizeof *stack);
-        return n;
-    }
-    odml_sort_points(xs, ys, n, order, stack);
-    // The lower chain left to right in stack[0..<lower]; then the upper chain right to left from the lower
-    // chain's last point, so that the reference's `lower.dropLast() + upper.dropLast()` is
-    // stack[0..<lower − 1 + upper − 1]. Points in sorted order in sx, sy; the chain's coordinates in cx, cy.
-    if (n <= ODML_HULL_GATHERED) {
-        // The points below the line from the first sorted point to the last go to the lower chain (compacted in
-        // place in sx, sy, order), the ones above it to the upper chain (ux, uy, upperOrder), both keeping the
-        // ends and the sorted order, without a branch: each chain then sees mostly its own side's vertices.
-        double sx[ODML_HULL_GATHERED], sy[ODML_HULL_GATHERED], cx[ODML_HULL_GATHERED], cy[ODML_HULL_GATHERED];
-        double ux[ODML_HULL_GATHERED], uy[ODML_HULL_GATHERED];
-        uint16_t upperOrder[ODML_HULL_GATHERED];
-        for (int i = 0; i < n; i++) {
-            sx[i] = xs[order[i]];
-            sy[i] = ys[order[i]];
-        }
-        const double fx = sx[0], fy = sy[0], rx = sx[n - 1], ry = sy[n - 1];
-        const uint16_t last = order[n - 1];
-        int lowerCount = 1, upperCount = 1;
-        ux[0] = fx;
-        uy[0] = fy;
-        upperOrder[0] = order[0];
-        for (int i = 1; i < n - 1; i++) {
-            const double px = sx[i], py = sy[i];
-            const uint16_t index = order[i];
-            const double side = odml_side(fx, fy, rx, ry, px, py);
-            sx[lowerCount] = px;
-            sy[lowerCount] = py;
-            order[lowerCount] = index;
-            lowerCount += side < 0;
-            ux[upperCount] = px;
-            uy[upperCount] = py;
-            upperOrder[upperCount] = index;
-            upperCount += side > 0;
-        }
-        sx[lowerCount] = rx;
-        sy[lowerCount] = ry;
-        order[lowerCount++] = last;
-        ux[upperCount] = rx;
-        uy[upperCount] = ry;
-        upperOrder[upperCount++] = last;
-        const int lower = odml_chain(sx, sy, order, 0, lowerCount, 1, stack, cx, cy);
-        const int upper = odml_chain(ux, uy, upperOrder, upperCount - 1, -1, -1, stack + (lower - 1), cx, cy);
-        return lower - 1 + upper - 1;
-    }
-    return odml_hull_indexed(xs, ys, n, order, stack);
-}
-
-// ---- The smallest rectangle around the hull (the levelling's): the Swift `minimumRectangle`, operand for operand ----
-
-#include <math.h>
-
-/// The calipers over hull vertex k at (ODML_HX(k), ODML_HY(k)): through `hull` into xs, ys, or (`gathered`) at
-/// xs[k], ys[k] directly. Each extreme's value is kept as it moves, so a step computes one new value, not two.
-ODML_INLINE double odml_calipers(const double *xs, const double *ys, const uint16_t *hull, int n, const int gathered,
-                                 double *directionX, double *directionY) {
-#define ODML_HX(k) (gathered ? xs[k] : xs[hull[k]])
-#define ODML_HY(k) (gathered ? ys[k] : ys[hull[k]])
-    double best = __builtin_inf(), bestX = 1, bestY = 0;
-    int ahead = 0, behind = 0, out = 0, first = 1;
-#define ODML_NEXT(k) ((k) + 1 == n ? 0 : (k) + 1)
-    for (int i = 0; i < n; i++) {
-        const int j = ODML_NEXT(i);
-        const double axp = ODML_HX(i), ayp = ODML_HY(i);
-        const double ex = ODML_HX(j) - axp, ey = ODML_HY(j) - ayp;
-        const double length = hypot(ex, ey);
-        if (!(length > 0)) continue;
-        const double ux = ex / length, uy = ey / length;
-#define ODML_ALONG(k) (ODML_HX(k) * ux + ODML_HY(k) * uy)
-#define ODML_ACROSS(k) fabs((ODML_HX(k) - axp) * uy - (ODML_HY(k) - ayp) * ux)
-        double most, least, widest;
-        if (first) {
-            // The first edge: whole scans, keeping the first extreme (as Swift's `max(by:)` and `min(by:)`).
-            most = ODML_ALONG(0);
-            least = most;
-            widest = ODML_ACROSS(0);
-            ahead = behind = out = 0;
-            for (int k = 1; k < n; k++) {
-                const double along = ODML_ALONG(k), across = ODML_ACROSS(k);
-                if (most < along) { most = along; ahead = k; }
-                if (along < least) { least = along; behind = k; }
-                if (widest < across) { widest = across; out = k; }
-            }
-            first = 0;
-        } else {
-            most = ODML_ALONG(ahead);
-            for (int steps = 0; steps < n; steps++) {
-                const double next = ODML_ALONG(ODML_NEXT(ahead));
-                if (!(next >= most)) break;
-                ahead = ODML_NEXT(ahead);
-                most = next;
-            }
-            widest = ODML_ACROSS(out);
-            for (int steps = 0; steps < n; steps++) {
-                const double next = ODML_ACROSS(ODML_NEXT(out));
-                if (!(next >= widest)) break;
-                out = ODML_NEXT(out);
-                widest = next;
-            }
-            least = ODML_ALONG(behind);
-            for (int steps = 0; steps < n; steps++) {
-                const double next = ODML_ALONG(ODML_NEXT(behind));
-                if (!(next <= least)) break;
-                behind = ODML_NEXT(behind);
-                least = next;
-            }
-        }
-        const double area = (most - least) * widest;
+        const float area = (odml_max16(most) - odml_min16(least)) * odml_max16(widest);
         if (area < best) {
             best = area;
             bestX = ux;
             bestY = uy;
         }
-#undef ODML_ALONG
-#undef ODML_ACROSS
     }
-#undef ODML_NEXT
-#undef ODML_HX
-#undef ODML_HY
     *directionX = bestX;
     *directionY = bestY;
-    return best;
 }
 
-double odml_minimum_rectangle(const double *xs, const double *ys, const uint16_t *hull, int n, double *directionX,
-                              double *directionY) {
-    if (n <= ODML_HULL_GATHERED) {
-        double hx[ODML_HULL_GATHERED], hy[ODML_HULL_GATHERED];
-        for (int k = 0; k < n; k++) {
-            hx[k] = xs[hull[k]];
-            hy[k] = ys[hull[k]];
+/// Lowers `nearest` (rows of `width` floats) to each pixel's squared distance from the segment (x0, y0)–(x1, y1),
+/// for the rows within `reach` of it and the 16-pixel chunks of those rows within `reach` of it; pixels further
+/// away are more than `reach` from the segment, which lights nothing.
+ODML_INLINE void odml_lower_segment(float *nearest, int size, int width, float reach, float x0, float y0, float x1,
+                                    float y1) {
+    const float dx = x1 - x0, dy = y1 - y0;
+    const float lengthSquared = dx * dx + dy * dy;
+    const float inverseLength = lengthSquared > 0 ? 1 / lengthSquared : 0;
+    const float limit = (float)size;
+    // Held within −1…size before the conversion (a NaN gives −1, so its segment lights nothing).
+#define ODML_CLAMP(v) (!((v) >= -1) ? -1 : ((v) > limit ? limit : (v)))
+    int firstY = (int)__builtin_ceilf(ODML_CLAMP((y0 < y1 ? y0 : y1) - reach));
+    int lastY = (int)__builtin_floorf(ODML_CLAMP((y0 < y1 ? y1 : y0) + reach));
+    int firstX = (int)__builtin_ceilf(ODML_CLAMP((x0 < x1 ? x0 : x1) - reach));
+    int lastX = (int)__builtin_floorf(ODML_CLAMP((x0 < x1 ? x1 : x0) + reach));
+#undef ODML_CLAMP
+    if (firstY < 0) firstY = 0;
+    if (firstX < 0) firstX = 0;
+    if (lastY > size - 1) lastY = size - 1;
+    if (lastX > size - 1) lastX = size - 1;
+    if (firstY > lastY || firstX > lastX) return;
+    const odml_v16f lanes = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    for (int chunk = firstX / 16; chunk <= lastX / 16; chunk++) {
+        const odml_v16f qx = ((float)(chunk * 16) + lanes) - x0;
+        const odml_v16f qxdx = qx * dx;
+        float *row = nearest + (ptrdiff_t)firstY * width + chunk * 16;
+        for (int py = firstY; py <= lastY; py++, row += width) {
+            const float qy = (float)py - y0;
+            odml_v16f along = (qxdx + qy * dy) * inverseLength;
+            along = odml_max16f(along, (odml_v16f)0);
+            along = odml_min16f(along, (odml_v16f)1);
+            const odml_v16f ex = qx - along * dx, ey = qy - along * dy;
+            const odml_v16f distanceSquared = ex * ex + ey * ey;
+            odml_store16f(row, odml_min16f(distanceSquared, odml_load16f(row)));
         }
-        return odml_calipers(hx, hy, hull, n, 1, directionX, directionY);
     }
-    return odml_calipers(xs, ys, hull, n, 0, directionX, directionY);
 }
+
+ODML_INLINE void raster_drawing_impl(const odml_raster_args *a) {
+    const int n = a->count, size = a->size, width = (size + 15) / 16 * 16;
+    const float *xs = a->xs, *ys = a->ys;
+    // The axis: the smallest rectangle's side, or x.
+    float ux = 1, uy = 0;
+    if (a->canonical) {
+        float hx[2 * ODML_RASTER_DIRECTIONS + 16], hy[2 * ODML_RASTER_DIRECTIONS + 16];
+        const int h = n > 0 ? odml_extreme_polygon(xs, ys, n, hx, hy) : 0;
+        for (int k = h; k < (h + 15) / 16 * 16; k++) {
+            hx[k] = hx[0];
+            hy[k] = hy[0];
+        }
+        odml_smallest_rectangle(hx, hy, h, &ux, &uy);
+    }
+    // The extents along the axis (u) and across it (v).
+    odml_v16f lowU = __builtin_inff(), highU = -__builtin_inff(), lowV = __builtin_inff(), highV = -__builtin_inff();
+    int i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const odml_v16f x = odml_load16f(xs + i), y = odml_load16f(ys + i);
+        const odml_v16f u = x * ux + y * uy, v = y * ux - x * uy;
+        lowU = odml_min16f(lowU, u);
+        highU = odml_max16f(highU, u);
+        lowV = odml_min16f(lowV, v);
+        highV = odml_max16f(highV, v);
+    }
+    float minU = odml_min16(lowU), maxU = odml_max16(highU), minV = odml_min16(lowV), maxV = odml_max16(highV);
+    for (; i < n; i++) {
+        const float u = xs[i] * ux + ys[i] * uy, v = ys[i] * ux - xs[i] * uy;
+        minU = u < minU ? u : minU;
+        maxU = u > maxU ? u : maxU;
+        minV = v < minV ? v : minV;
+        maxV = v > maxV ? v : maxV;
+    }
+    // The placement: the long side horizontal when levelling, filling the image between the margins, the other
+    // side stretched by at most maxStretch, centred.
+    const float middle = (float)(size - 1) / 2;
+    if (a->canonical && maxV - minV > maxU - minU) {
+        const float t = ux;
+        ux = -uy;
+        uy = t;
+        const float lo = minU, hi = maxU;
+        minU = minV;
+        maxU = maxV;
+        minV = -hi;
+        maxV = -lo;
+    }
+    const float fill = (float)size - 2 * a->margin - 1;
+    const float extent = maxU - minU > maxV - minV ? maxU - minU : maxV - minV;
+    float ma = 0, mb = 0, mc = 0, md = 0, me = middle, mf = middle;
+    if (extent > 0) {
+        const float scaleU = fill / extent;
+        const float shortSide = maxV - minV > extent / a->maxStretch ? maxV - minV : extent / a->maxStretch;
+        const float scaleV = a->canonical ? fill / shortSide : scaleU;
+        const float centreU = (minU + maxU) / 2, centreV = (minV + maxV) / 2;
+        ma = scaleU * ux;
+        mb = scaleU * uy;
+        mc = -scaleV * uy;
+        md = scaleV * ux;
+        me = middle - scaleU * centreU;
+        mf = middle - scaleV * centreV;
+    }
+    // The strokes: a point closer than `step` to the last one kept is skipped unless it ends its stroke.
+    float *nearest = a->nearest;
+    for (int k = 0; k < size * width; k++) nearest[k] = __builtin_inff();
+    const float reach = a->reach, stepSquared = a->step * a->step;
+    int start = 0;
+    for (int s = 0; s < a->strokes; s++) {
+        const int end = a->strokeEnds[s];
+        if (end <= start) continue;
+        float x0 = ma * xs[start] + mb * ys[start] + me, y0 = mc * xs[start] + md * ys[start] + mf;
+        if (end - start == 1) odml_lower_segment(nearest, size, width, reach, x0, y0, x0, y0);
+        for (int p = start + 1; p < end; p++) {
+            const float x1 = ma * xs[p] + mb * ys[p] + me, y1 = mc * xs[p] + md * ys[p] + mf;
+            const float dx = x1 - x0, dy = y1 - y0;
+            if (dx * dx + dy * dy < stepSquared && p < end - 1) continue;
+            odml_lower_segment(nearest, size, width, reach, x0, y0, x1, y1);
+            x0 = x1;
+            y0 = y1;
+        }
+        start = end;
+    }
+    // The image: min(1, reach − distance) within reach, else 0.
+    const float reachSquared = reach * reach;
+    float *image = a->image;
+    for (int py = 0; py < size; py++) {
+        for (int chunk = 0; chunk < width; chunk += 16) {
+            const odml_v16f distanceSquared = odml_load16f(nearest + (ptrdiff_t)py * width + chunk);
+            odml_v16f value = odml_min16f(reach - __builtin_elementwise_sqrt(distanceSquared), (odml_v16f)1);
+            value = odml_select16f(distanceSquared < reachSquared, value, (odml_v16f)0);
+            value = odml_select16f(value > 0, value, (odml_v16f)0);
+            float *out = image + (ptrdiff_t)py * size + chunk;
+            if (chunk + 16 <= size) {
+                odml_store16f(out, value);
+            } else {
+                float lanes[16];
+                odml_store16f(lanes, value);
+                for (int k = 0; chunk + k < size; k++) out[k] = lanes[k];
+            }
+        }
+    }
+}
+
+ODML_DISPATCH(raster_drawing, raster_drawing_impl, const odml_raster_args *)
+
+void odml_rasterize(const odml_raster_args *args, int level) { raster_drawing_dispatch(args, level); }

@@ -4,11 +4,10 @@ import Testing
 
 @testable import Models
 
-/// The allocation-free `ShapeRasterizer.rasterize(_:into:)` (its drawing pass a C kernel, at every instruction-set
-/// level this CPU runs) against its loop-only twin, `rasterizeReference`, and its levelling (hull and smallest
-/// rectangle in stack scratch) against the array versions.
+/// The allocation-free `ShapeRasterizer.rasterize(_:into:)` (one C kernel, at every instruction-set level this CPU
+/// runs) against its plain twin, `rasterizeReference`, and the twin's levelling against what a levelling must do.
 ///
-/// The fast path does each pixel's arithmetic as the reference does, in the same order, so the twins agree bit
+/// The kernel does each value's arithmetic as the twin does, in float, in the same order, so the twins agree bit
 /// for bit: `pixelTolerance` is zero, and pixels are compared by bit pattern (a −0 for a +0 would fail too).
 @Suite("Shape rasterizer: the fast path against its twin")
 struct ShapeRasterizerTwinTests {
@@ -202,14 +201,15 @@ struct ShapeRasterizerTwinTests {
         }
     }
 
-    /// More points than the levelling's `UInt16` indices hold: it falls back to the reference's arrays.
-    @Test func drawingsBeyondTheIndexedLevellingAreTheSame() {
-        expectTwins(.shipped, walk(ShapeRasterizer.largestIndexedDrawing + 1, seed: 65), "a walk of 65,536 points")
+    /// More points than the stack frames hold: the scratch is a temporary allocation, the image the same.
+    @Test func drawingsBeyondTheStackScratchAreTheSame() {
+        expectTwins(.shipped, walk(8_000, seed: 65), "a walk of 8,000 points")
         expectTwins(.shipped, circle(70_000), "70,000 points on a circle")
+        expectTwins(ShapeRasterizer(size: 80, canonical: true), circle(300), "an 80×80 image")
     }
 
-    /// Image sizes that are not multiples of the four lanes, and both sides of each scratch size for the
-    /// distances (11, 16, 32 and 64 pixels a side); 1, 2 and 3 pixels only by setting `size` (the initializer
+    /// Image sizes that are not multiples of the 16 lanes of a row, and both sides of each stack frame for the
+    /// distances (16, 32 and 64 pixels a side); 1, 2 and 3 pixels only by setting `size` (the initializer
     /// asks for 4 or more), with no margin.
     @Test func otherImageSizesAreTheSameBitForBit() throws {
         let drawings = try bundledDrawings(count: 40) + awkwardDrawings().prefix(12).map(\.1)
@@ -226,48 +226,59 @@ struct ShapeRasterizerTwinTests {
         }
     }
 
-    /// The levelling on its own: the direction from stack scratch is the reference's, bit for bit, and so is the hull.
-    @Test func levellingFindsTheReferenceHullAndDirection() {
-        var clouds: [[(x: Double, y: Double)]] = []
+    /// The levelling on its own (the twin's, which the kernel matches bit for bit): the polygon's vertices are
+    /// input points, it turns one way (convex), every point lies inside it or within 3% of the cloud's size of it
+    /// (it skips only hull vertices whose turn lies between two of its directions), and a rectangle and a flat
+    /// triangle turned by any angle are turned back level to within a degree.
+    @Test func theLevellingFindsTheSmallestRectanglesSide() {
+        let rasterizer = ShapeRasterizer.shipped
         var generator = SeededGenerator(seed: 31)
-        for count in [1, 2, 3, 4, 5, 7, 17, 33, 127, 128, 129, 513, 2049] {
-            clouds.append((0..<count).map { _ in (x: generator.nextUniform(in: -50..<50), y: generator.nextUniform(in: -20..<20)) })
-            // Whole units: many ties in x, and collinear triples.
-            clouds.append((0..<count).map { _ in (x: generator.nextUniform(in: 0..<8).rounded(), y: generator.nextUniform(in: 0..<30).rounded()) })
-        }
-        clouds.append((0..<25).map { (x: Double($0 % 5), y: Double($0 / 5)) })
-        clouds.append(Array(repeating: (x: 1.0, y: 2.0), count: 9) + [(x: 3.0, y: 2.0)])
-        for (number, cloud) in clouds.enumerated() {
-            let drawing = Drawing(strokes: [cloud.map { DrawingPoint(x: $0.x, y: $0.y) }])
-            guard let bounds = drawing.bounds else { continue }
-            let extent = max(bounds.maxX - bounds.minX, bounds.maxY - bounds.minY)
-            guard extent > 0 else { continue }
-            let rasterizer = ShapeRasterizer.shipped
-            let reference = rasterizer.minimumRectangleDirection(of: drawing, bounds: bounds)
-            let fast = rasterizer.levelDirection(of: drawing, count: cloud.count, bounds: bounds, extent: extent)
-            #expect(
-                reference?.0.bitPattern == fast?.0.bitPattern && reference?.1.bitPattern == fast?.1.bitPattern,
-                "cloud \(number) of \(cloud.count) points: direction \(String(describing: fast)), reference \(String(describing: reference))")
-            // The hull itself, vertex for vertex.
-            let normalized = cloud.map { (x: ($0.x - bounds.minX) / extent, y: ($0.y - bounds.minY) / extent) }
-            let expected = convexHull(normalized)
-            let found: [(x: Double, y: Double)] = withHullScratch(count: cloud.count) { scratch in
-                for (i, point) in normalized.enumerated() { (scratch.xs[i], scratch.ys[i]) = point }
-                let count = scratch.sortAndWrapHull(count: cloud.count)
-                return Array(IndexedPoints(xs: scratch.xs, ys: scratch.ys, order: scratch.stack, count: count))
+        for count in [1, 2, 3, 5, 17, 129, 2049] {
+            let cloud = (0..<count).map { _ in (x: Float(generator.nextUniform(in: 0..<1)), y: Float(generator.nextUniform(in: 0..<0.6))) }
+            let hull = rasterizer.referenceHull(cloud)
+            #expect(hull.allSatisfy { vertex in cloud.contains { $0 == vertex } }, "\(count) points: a vertex that is no input point")
+            guard hull.count >= 3 else { continue }
+            for i in hull.indices {
+                let (a, b) = (hull[i], hull[(i + 1) % hull.count])
+                let length = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
+                guard length > 0 else { continue }
+                let (ex, ey) = (b.x - a.x, b.y - a.y)
+                let c = hull[(i + 2) % hull.count]
+                #expect(ex * (c.y - a.y) - ey * (c.x - a.x) >= 0, "\(count) points: the polygon turns back at vertex \((i + 1) % hull.count)")
+                let outside =
+                    cloud.map { (point: (x: Float, y: Float)) -> Float in (ex * (point.y - a.y) - ey * (point.x - a.x)) / length }.min() ?? 0
+                #expect(outside >= -0.03, "\(count) points: a point \(-outside) outside edge \(i) of \(hull.count)")
             }
-            #expect(
-                found.count == expected.count && zip(found, expected).allSatisfy { $0.x == $1.x && $0.y == $1.y },
-                "cloud \(number) of \(cloud.count) points: hull of \(found.count) vertices, reference \(expected.count)")
-            // The calipers in C against the Swift ones, area and direction bit for bit.
-            if expected.count >= 3 {
-                let swift = minimumRectangle(expected)
-                let indices = (0..<expected.count).map { UInt16($0) }
-                let c = PreprocessingKernels.minimumRectangle(xs: expected.map(\.x), ys: expected.map(\.y), hull: indices, count: expected.count)
-                #expect(
-                    c.area.bitPattern == swift.area.bitPattern && c.direction.0.bitPattern == swift.direction.0.bitPattern
-                        && c.direction.1.bitPattern == swift.direction.1.bitPattern,
-                    "cloud \(number): calipers in C \(c), in Swift \(swift)")
+        }
+        // Outlines whose smallest rectangle lies along a known side: a 3:1 rectangle, and a flat isosceles triangle
+        // (base 4, height 1: along its base the rectangle is 4 × 1, along either other side 3.58 × 1.79).
+        let rectangle = (0..<80).map { k -> (Double, Double) in
+            let t = Double(k) / 80 * 8
+            switch Int(t / 2) {
+            case 0: return (t / 2 * 3, 0)
+            case 1: return (3, t / 2 - 1)
+            case 2: return (3 - (t / 2 - 2) * 3, 1)
+            default: return (0, 1 - (t / 2 - 3))
+            }
+        }
+        let triangle = (0..<60).map { k -> (Double, Double) in
+            let t = Double(k) / 20
+            return t < 1 ? (t * 4, 0) : t < 2 ? (4 - (t - 1) * 2, t - 1) : (2 - (t - 2) * 2, 1 - (t - 2))
+        }
+        for (name, outline) in [("rectangle", rectangle), ("triangle", triangle)] {
+            for degrees in stride(from: 0.0, to: 360, by: 13) {
+                let angle = degrees * .pi / 180
+                let (c, s) = (cos(angle), sin(angle))
+                let turned = outline.map { (p: (Double, Double)) -> (x: Float, y: Float) in
+                    let x = p.0 * c - p.1 * s, y = p.0 * s + p.1 * c
+                    return (x: Float((x + 5) / 10), y: Float((y + 5) / 10))
+                }
+                let (ux, uy) = rasterizer.referenceAxis(rasterizer.referenceHull(turned))
+                // The axis lies along the long side or the base: a multiple of 90° from the turn.
+                var found = Double(atan2(uy, ux)) * 180 / .pi - degrees
+                found = found.truncatingRemainder(dividingBy: 90)
+                if found < 0 { found += 90 }
+                #expect(min(found, 90 - found) < 1, "\(name) turned \(degrees)°: axis off by \(min(found, 90 - found))°")
             }
         }
     }

@@ -143,6 +143,10 @@ struct ShapeBenchmark {
             report.noAllocationTarget("int8 plan run"),
             report.noAllocationTarget("f32 plan run"),
             report.noAllocationTarget("int8 CompiledModel.run (pooled workspace)"),
+            report.latencyTarget("rasterize (levelled, 16×16)", row: "shape: rasterize (levelled, 16x16)", limitMicroseconds: 1.5),
+            Target(
+                description: "heap allocations per int8 recognizer call (the answer's probabilities and image)",
+                ratio: report.allocations.first { $0.name == "int8 recognizer call" }?.perCall ?? .infinity, limit: 2, atLeast: false),
             Target(
                 description: "int8 batch API on \(Self.batchTargetThreads) threads",
                 ratio: (report.rows.first { $0.name == batchRow(threads: Self.batchTargetThreads) }?.itemsPerSecond ?? 0) / 1000,

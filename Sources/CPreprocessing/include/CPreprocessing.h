@@ -1,5 +1,5 @@
-// The preprocessing kernels of the two recognizers: the shape rasterizer's drawing pass, its convex hull and
-// smallest rectangle (in double), and the motion windows' signals and autocorrelation. Compiled per instruction set
+// The preprocessing kernels of the two recognizers: the shape rasterizer (levelling, placement and
+// drawing, in float), and the motion windows' signals and autocorrelation. Compiled per instruction set
 // with the engine's target attributes (ODMLCommon.h, from CKernels) and chosen at run time by the `level` the
 // caller passes (`Kernels.level`); only `Models` imports it, through Sources/Models/PreprocessingKernels.swift.
 #ifndef CPREPROCESSING_H
@@ -8,31 +8,39 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// One stroke of a drawing lowered into a shape rasterizer's distance map: each point goes through the affine
-/// map `(x, y) ↦ (a u + b v + e, c u + d v + f)`, `u = (x − originX) · inverseUnit` and `v` alike, and each
-/// segment between mapped points (a point closer than ½ pixel to the previous kept one is skipped unless it is
-/// the stroke's last; a one-point stroke is a segment of length 0) lowers `nearest[py * size + px]` (row-major,
-/// `size × size`, size ≥ 1) to the pixel centre's squared distance from the segment, for the pixels within
-/// `reach` of the segment's bounding box. In double, with the arithmetic (and order) of the Swift reference
-/// `ShapeRasterizer.rasterizeReference`, so the results are bit-identical to it.
+/// The number of directions (half a turn, about 11° apart) in which the levelling takes a drawing's extreme points.
+#define ODML_RASTER_DIRECTIONS 16
+
+/// A drawing for `odml_rasterize`: its `count` points normalized to 0…1 (x and y apart, in stroke order), the
+/// strokes as the index one past each one's last point (`strokeEnds`, ascending, the last one `count`).
 ///
-/// Point i's x is the double at `points + i · pointStride` bytes, its y `yOffset` bytes after it.
+/// The image (`size × size` floats, row 0 at the top) is made in three steps, all in float:
+/// 1. With `canonical`, the axis is the direction of the smallest rectangle around the polygon of the drawing's
+///    extreme points: for each of ODML_RASTER_DIRECTIONS integer directions d (Raster.c), the first point where
+///    x·dx + y·dy is largest, then for each the first where it is smallest — hull vertices in the order going
+///    round, so a straight side of the hull is an edge — each kept once where it repeats in succession. Over each
+///    polygon edge of nonzero length (unit vector u = edge / |edge|), the rectangle's area is (max − min of the
+///    vertices along u) · (max of their distances from the edge's line), and the first edge with the smallest area
+///    wins. Else (or with no edge) x.
+/// 2. The points measured along the axis (u = x·ux + y·uy) and across it (v = y·ux − x·uy) give the placement:
+///    with `canonical` the longer extent is made horizontal; the larger extent fills `size − 2·margin − 1` pixels,
+///    the other is scaled alike or (with `canonical`) stretched to fill by at most `maxStretch`; centred.
+/// 3. Each stroke's points, placed, make segments; a point closer than `step` pixels to the last one kept is
+///    skipped unless it ends its stroke (a one-point stroke is a segment of length 0). A pixel's value is
+///    min(1, reach − d) for its centre's distance d to the nearest segment, when d < reach, else 0.
+///
+/// `nearest` is scratch of `size · ((size + 15) / 16 · 16)` floats.
 typedef struct {
-    const void *points;
-    ptrdiff_t pointStride, yOffset;
+    const float *xs, *ys;
     int count;
-    double originX, originY, inverseUnit, a, b, c, d, e, f;
-    double reach;
-    int size;
-    double *nearest;
-} odml_raster_stroke_args;
+    const int32_t *strokeEnds;
+    int strokes;
+    int size, canonical;
+    float margin, maxStretch, reach, step;
+    float *nearest, *image;
+} odml_raster_args;
 
-void odml_raster_stroke(const odml_raster_stroke_args *args, int level);
-
-/// The image from `count` smallest squared distances: `image[i] = (float)min(1, reach − √nearest[i])` where
-/// `nearest[i] < reachSquared` and that is above 0, else +0.
-void odml_raster_coverage(const double *nearest, int count, double reach, double reachSquared, float *image,
-                          int level);
+void odml_rasterize(const odml_raster_args *args, int level);
 
 /// The motion windows' two signals of `count` device-motion samples: per sample, with gravity g and user
 /// acceleration u (three doubles each, at `gravityOffset` and `accelerationOffset` bytes into the sample; samples
@@ -56,18 +64,5 @@ void odml_motion_signals(const void *samples, int count, ptrdiff_t stride, ptrdi
 /// a fixed order (even and odd t apart): every `level` gives the same bits.
 void odml_window_autocorrelation(const float *signal, int window, int lags, double noiseEnergy, double *scratch,
                                  float *output, double *mean, double *energy, int level);
-
-/// The convex hull of `n` points (1 ≤ n ≤ 65,535) as the Swift reference `convexHull` finds it — sorted by x
-/// then y, the points split by the side of the line from the first to the last they lie on, Andrew's monotone
-/// chain over each side with its test operand for operand — as indices: returns the vertex count h and
-/// leaves the vertices in `stack[0..<h]`. `order` (n) and `stack` (2n) are scratch; fewer than 3 points come back
-/// sorted, as there.
-int odml_convex_hull(const double *xs, const double *ys, int n, uint16_t *order, uint16_t *stack);
-
-/// The smallest rectangle around a convex polygon of n ≥ 3 vertices (`xs[hull[k]]`, `ys[hull[k]]`), as the Swift
-/// `minimumRectangle` finds it (rotating calipers, operand for operand, bit for bit): returns its area and writes
-/// the direction of its side along a hull edge (a unit vector; (1, 0) when no edge has a length).
-double odml_minimum_rectangle(const double *xs, const double *ys, const uint16_t *hull, int n, double *directionX,
-                              double *directionY);
 
 #endif
