@@ -23,12 +23,12 @@ extension ShapeRecognizer {
                     // A few drawings at a time, so that the threads end together (takes of 16 left one thread
                     // answering for up to 160 µs while the other waited: 141-144k drawings/s on 2 threads against
                     // 159-162k with 4).
-                    Parallel.forEach(count: count, threads: threads, chunk: 4, state: { Worker(self) }) { worker, range in
+                    Parallel.forEach(count: count, threads: threads, chunk: 4, state: { Scratch(self) }) { scratch, range in
                         var failed: [Int: DataError] = [:], whole: [Int: ShapeAnswer] = [:]
                         for index in range {
                             do throws(DataError) {
-                                let answer = try worker.answer(
-                                    drawings[index],
+                                let answer = try scratch.decide(drawings[index], recognizer: self)
+                                scratch.copyOut(
                                     scores: scoreCount > 0
                                         ? UnsafeMutableBufferPointer(rebasing: out.scores[(index * scoreCount)..<((index + 1) * scoreCount)]) : nil,
                                     probabilities: UnsafeMutableBufferPointer(

@@ -39,14 +39,46 @@ extension ShapeRecognizer {
     /// The one way from a drawing to an answer: validation, the rasterizer, the compiled plan and the decision
     /// rule (or the geometric recognizer). `ShapeRecognizer.recognize(_:)`, `recognize(batch:threads:)`,
     /// `classify shape` (one drawing, files, `--dataset`), `classify evaluate` and the benchmarks all answer
-    /// through a worker.
+    /// through a worker's `Scratch` (`recognize(_:)` borrows one from the recognizer's pool).
     ///
     /// It keeps what one thread needs to recognize drawing after drawing without allocating: an image buffer, the
     /// plan's workspace and its outputs. Use one worker per thread; make it once and keep it.
     public final class Worker {
         /// The recognizer it works for.
         public let recognizer: ShapeRecognizer
-        private let classifier: ShapeClassifier?
+        /// Its buffers, its own for the worker's life.
+        private let scratch: Scratch
+
+        /// A worker for `recognizer`.
+        public init(_ recognizer: ShapeRecognizer) {
+            self.recognizer = recognizer
+            scratch = Scratch(recognizer)
+        }
+
+        /// Recognizes `drawing` into a compact answer, without allocating (after the first call on a model):
+        /// `scores` (when given) receives the model's raw outputs, `probabilities` the calibrated probability of
+        /// each of `classes`. Throws `DataError` for a drawing `ShapeRecognizer.problem(with:)` refuses.
+        public func recognize(
+            _ drawing: Drawing, scores scoresOut: UnsafeMutableBufferPointer<Float>? = nil,
+            probabilities: UnsafeMutableBufferPointer<Double>? = nil
+        ) throws(DataError) -> CompactShapeAnswer {
+            let answer = try scratch.decide(drawing, recognizer: recognizer)
+            scratch.copyOut(scores: scoresOut, probabilities: probabilities)
+            return answer.compact
+        }
+
+        /// The whole answer for `drawing`, with the image the model saw when `view` is set.
+        public func answer(_ drawing: Drawing, view: Bool = false) throws(DataError) -> ShapeAnswer {
+            try scratch.answer(drawing, recognizer: recognizer, view: view)
+        }
+    }
+
+    /// What one recognition at a time needs, kept for the next: the image, the plan's workspace and outputs, the
+    /// probabilities, and the decision rule read once. A worker keeps one; `ShapeRecognizer.recognize(_:)`
+    /// borrows one from the recognizer's pool.
+    final class Scratch {
+        private let compiled: CompiledModel?
+        private let rasterizer: ShapeRasterizer
         private let workspace: InferenceWorkspace?
         private let image: UnsafeMutableBufferPointer<Float>
         private let scores: UnsafeMutableBufferPointer<Float>
@@ -56,26 +88,20 @@ extension ShapeRecognizer {
         private let rejectIndex: Int?
         private let classes: [String]
 
-        /// A worker for `recognizer`.
-        public convenience init(_ recognizer: ShapeRecognizer) {
-            self.init(recognizer, ownWorkspace: true)
-        }
-
-        /// A worker for `recognizer` that keeps a plan workspace of its own, or (for one call) borrows one from the
-        /// compiled model's pool each time it runs the plan.
-        init(_ recognizer: ShapeRecognizer, ownWorkspace: Bool) {
-            self.recognizer = recognizer
+        init(_ recognizer: ShapeRecognizer) {
             let classes = recognizer.classes
             self.classes = classes
             if case let .model(classifier) = recognizer.engine {
-                self.classifier = classifier
+                compiled = classifier.compiled
+                rasterizer = classifier.rasterizer
                 let plan = classifier.compiled.plan
-                workspace = ownWorkspace ? plan.makeWorkspace() : nil
+                workspace = plan.makeWorkspace()
                 image = .allocate(capacity: plan.inputCount)
                 scores = .allocate(capacity: plan.outputCount)
                 rule = classifier.file.decision ?? .legacy
             } else {
-                classifier = nil
+                compiled = nil
+                rasterizer = .shipped
                 workspace = nil
                 image = .allocate(capacity: 1)
                 scores = .allocate(capacity: classes.count)
@@ -97,24 +123,9 @@ extension ShapeRecognizer {
             calibrated.deallocate()
         }
 
-        /// The answer for `drawing` in compact form; the model's raw outputs go to `scores` and the calibrated
-        /// probabilities to `probabilities` (`classes.count` each) when given. A drawing no recognizer can see is a
-        /// `DataError` (bad input). With a model and a drawing of up to 2,048 points nothing is allocated.
-        public func recognize(
-            _ drawing: Drawing, scores scoresOut: UnsafeMutableBufferPointer<Float>? = nil,
-            probabilities: UnsafeMutableBufferPointer<Double>? = nil
-        ) throws(DataError) -> CompactShapeAnswer {
-            try answer(drawing, scores: scoresOut, probabilities: probabilities).compact
-        }
-
-        /// `recognize(_:scores:probabilities:)`, with the whole answer when the geometric recognizer gave it (its
-        /// reasons are not made from scores).
-        func answer(
-            _ drawing: Drawing, scores scoresOut: UnsafeMutableBufferPointer<Float>?,
-            probabilities: UnsafeMutableBufferPointer<Double>?
-        ) throws(DataError) -> (compact: CompactShapeAnswer, whole: ShapeAnswer?) {
-            let answer = try decide(drawing)
-            if let scoresOut, classifier != nil {
+        /// Copies the last decision's raw outputs and probabilities to the caller's buffers (those given).
+        func copyOut(scores scoresOut: UnsafeMutableBufferPointer<Float>?, probabilities: UnsafeMutableBufferPointer<Double>?) {
+            if let scoresOut, compiled != nil {
                 shapePrecondition(
                     scoresOut.count == scores.count,
                     "ShapeRecognizer.Worker.recognize: scores has \(scoresOut.count) places, the model gives \(scores.count)")
@@ -126,27 +137,25 @@ extension ShapeRecognizer {
                     "ShapeRecognizer.Worker.recognize: probabilities has \(probabilities.count) places, there are \(calibrated.count) classes")
                 _ = probabilities.update(fromContentsOf: calibrated)
             }
-            return answer
         }
 
-        /// The whole answer for `drawing`: label, confidence, every probability, whether and why it is uncertain,
-        /// and, with `view`, the image the model saw.
-        public func answer(_ drawing: Drawing, view: Bool = false) throws(DataError) -> ShapeAnswer {
-            let answer = try decide(drawing)
+        /// The whole answer: the decision's labels and probabilities (its own storage), and the image when `view`.
+        func answer(_ drawing: Drawing, recognizer: ShapeRecognizer, view: Bool) throws(DataError) -> ShapeAnswer {
+            let answer = try decide(drawing, recognizer: recognizer)
             if let whole = answer.whole { return whole }
             let decision = Decision(
                 labels: classes, raw: UnsafeBufferPointer(raw), calibrated: UnsafeBufferPointer(calibrated),
                 decided: (answer.compact.best, answer.compact.isUnknown, answer.compact.confidence, answer.compact.uncertain),
                 rule: rule)
-            let seen = view ? classifier.map { Tensor(shape: $0.compiled.plan.inputShape, scalars: Array(image)) } : nil
+            let seen = view ? compiled.map { Tensor(shape: $0.plan.inputShape, scalars: Array(image)) } : nil
             return ShapeAnswer(decision, model: recognizer.model, attempts: recognizer.attempts, view: seen)
         }
 
-        /// Validates, rasterizes, runs the plan and decides, leaving the raw and calibrated probabilities in `raw`
-        /// and `calibrated`; the geometric recognizer's whole answer comes back as `whole` (its reasons are its own).
-        private func decide(_ drawing: Drawing) throws(DataError) -> (compact: CompactShapeAnswer, whole: ShapeAnswer?) {
+        /// Validation, then the rasterizer, the plan and the decision rule (or the geometric recognizer, whose
+        /// whole answer comes back too).
+        func decide(_ drawing: Drawing, recognizer: ShapeRecognizer) throws(DataError) -> (compact: CompactShapeAnswer, whole: ShapeAnswer?) {
             if let problem = ShapeRecognizer.problem(with: drawing) { throw DataError(file: "drawing", message: problem) }
-            guard let classifier else {
+            guard let compiled, let workspace else {
                 let answer = ShapeRecognizer.geometricAnswer(drawing, model: recognizer.model, attempts: recognizer.attempts)
                 for (i, entry) in answer.probabilities.enumerated() where i < calibrated.count {
                     calibrated[i] = entry.probability
@@ -157,12 +166,8 @@ extension ShapeRecognizer {
                     confidence: answer.confidence, uncertain: answer.uncertain)
                 return (compact, answer)
             }
-            classifier.rasterizer.rasterize(drawing, into: image)
-            if let workspace {
-                classifier.compiled.plan.run(UnsafeBufferPointer(image), into: scores, workspace: workspace)
-            } else {
-                classifier.compiled.run(UnsafeBufferPointer(image), into: scores)
-            }
+            rasterizer.rasterize(drawing, into: image)
+            compiled.plan.run(UnsafeBufferPointer(image), into: scores, workspace: workspace)
             for i in raw.indices { raw[i] = Double(scores[i]) }
             let decided = Decision.decide(raw: UnsafeBufferPointer(raw), rejectIndex: rejectIndex, rule: rule, calibrated: calibrated)
             return (
@@ -171,8 +176,6 @@ extension ShapeRecognizer {
         }
     }
 
-    /// The geometric recognizer's answer for a drawing it can see: its four shapes' probabilities under the legacy
-    /// rule; `unknown` and uncertain for a drawing that is not a closed outline.
     static func geometricAnswer(_ drawing: Drawing, model: String, attempts: [ChainAttempt]) -> ShapeAnswer {
         let labels = GeometricRecognizer.labels
         let prediction: ShapePrediction

@@ -62,6 +62,8 @@ public struct ShapeRecognizer: Recognizer {
     public let model: String
     /// The failed attempts of loading before this link answered.
     public let attempts: [ChainAttempt]
+    /// Buffers for `recognize(_:)`, one per concurrent caller, kept for the next call.
+    let scratch = ReusePool<Scratch>()
 
     /// A recognizer from a loaded engine.
     public init(engine: Engine, model: String, attempts: [ChainAttempt] = []) {
@@ -91,10 +93,11 @@ public struct ShapeRecognizer: Recognizer {
     }
 
     /// The answer for one drawing, with the image the model saw; a drawing no recognizer can see is a `DataError`
-    /// (bad input). It answers through a `Worker` made for the call, which borrows a plan workspace from the
-    /// compiled model's pool: to answer many drawings, keep a worker per thread, or use `recognize(batch:threads:)`.
+    /// (bad input). Its buffers (image, plan workspace, outputs) come from the recognizer's pool, so a call allocates
+    /// only the answer's own storage; to answer many drawings, keep a `Worker` per thread, or use
+    /// `recognize(batch:threads:)`.
     public func recognize(_ drawing: Drawing) throws(DataError) -> ShapeAnswer {
-        try Worker(self, ownWorkspace: false).answer(drawing, view: true)
+        try scratch.with(make: Scratch(self)) { (scratch) throws(DataError) in try scratch.answer(drawing, recognizer: self, view: true) }
     }
 
     /// The labels an answer's `label` can take: the real classes and `unknown` (when the model has a reject class

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A plan together with workspaces for any number of concurrent callers: what a classifier keeps after loading.
 ///
 /// Each call borrows a workspace and gives it back, so after the first call on each thread nothing is allocated
@@ -8,7 +6,7 @@ public final class CompiledModel: Sendable {
     /// The compiled steps.
     public let plan: InferencePlan
     /// Workspaces waiting for the next call.
-    private let spare: Mutex<[InferenceWorkspace]>
+    private let spare = ReusePool<InferenceWorkspace>(limit: spareLimit)
     /// Workspaces kept at most; more concurrent callers than this allocate their own.
     public static let spareLimit = 64
 
@@ -18,22 +16,23 @@ public final class CompiledModel: Sendable {
         _ model: Sequential, inputShape: [Int], quantization: [ActivationQuantization] = [], level: Kernels.Level = Kernels.level
     ) {
         plan = InferencePlan(model, inputShape: inputShape, quantization: quantization, level: level)
-        var workspaces: [InferenceWorkspace] = []
-        workspaces.reserveCapacity(Self.spareLimit)
-        spare = Mutex(workspaces)
     }
 
     /// Runs `body` with a workspace of its own.
     @inline(__always)
     private func withWorkspace<R>(_ body: (InferenceWorkspace) -> R) -> R {
-        let workspace = spare.withLock { $0.popLast() } ?? plan.makeWorkspace()
-        defer { spare.withLock { if $0.count < Self.spareLimit { $0.append(workspace) } } }
-        return body(workspace)
+        spare.with(make: plan.makeWorkspace(), body)
     }
 
     /// Runs one sample: `input` holds `plan.inputCount` floats, `output` receives `plan.outputCount`.
     public func run(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>) {
         withWorkspace { plan.run(input, into: output, workspace: $0) }
+    }
+
+    /// Runs `rows` samples: `input` holds `rows · plan.inputCount` floats, `output` receives `rows ·
+    /// plan.outputCount` (see `InferencePlan.run(rows:_:into:workspace:)`).
+    public func run(rows: Int, _ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>) {
+        withWorkspace { plan.run(rows: rows, input, into: output, workspace: $0) }
     }
 
     /// Runs a batch `[N] + plan.inputShape`; returns `[N] + plan.outputShape`.
