@@ -553,14 +553,16 @@ def main():
             print(f"{label:28s}{call * 1e6:>9.2f} µs{invoke * 1e6:>11.2f} µs{rate:>22,.0f}")
         our_rows = {}
         for format in ("f32", "int8"):
-            latency, batched = rows.get(f"{model_name}: {format} plan"), rows.get(f"{model_name}: {format} plan, batch 256")
+            latency = rows.get(f"{model_name}: {format} plan")
+            batched = next((row for name, row in rows.items() if name.startswith(f"{model_name}: {format} plan, batch ")), None)
             if latency and batched:
                 our_rows[format] = (latency["per_item_s"], batched["items_per_s"])
                 print(f"{'ours ' + format + ' plan':28s}{latency['per_item_s'] * 1e6:>9.2f} µs{'':>14s}"
                       f"{batched['items_per_s']:>22,.0f}")
         print(f"(theirs: batch {BATCH}, a Python call: set the input, invoke, get the output; \"invoke only\" is the "
               "interpreter's invoke / ORT's run with io binding.\n ours: InferencePlan.run from Swift into a caller's "
-              "buffer; batch 256, sample by sample)")
+              "buffer; the bench's batch row: shape 256 drawings sample by sample, motion 1024 windows in blocks of 64 "
+              "rows, each layer one matrix product)")
 
         print("\nratios (ours / theirs: time at batch 1, below 1 = ours faster; items/s at batch, above 1 = ours faster)")
         for format, peer in (("f32", "LiteRT f32"), ("int8", "LiteRT int8 dynamic"), ("int8", "LiteRT int8 static"),

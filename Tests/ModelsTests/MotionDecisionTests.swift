@@ -13,8 +13,8 @@ private struct FixedClassifier: MotionWindowClassifier {
     let decision: DecisionRule
     let name = "fixed"
 
-    func probabilities(_ inputs: Tensor) -> Tensor {
-        Tensor(shape: [inputs.shape[0], scores.count], scalars: (0..<inputs.shape[0]).flatMap { _ in scores })
+    func probabilities(_ inputs: UnsafeBufferPointer<Float>, rows: Int, into output: UnsafeMutableBufferPointer<Float>) {
+        for row in 0..<rows { for (k, score) in scores.enumerated() { output[row * scores.count + k] = score } }
     }
 }
 

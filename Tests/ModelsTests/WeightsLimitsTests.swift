@@ -384,8 +384,8 @@ private struct OverflowedClassifier: MotionWindowClassifier {
     let labels = ["walking", "running"]
     let decision = DecisionRule.legacy
     let name = "overflowed"
-    func probabilities(_ inputs: Tensor) -> Tensor {
-        Tensor(shape: [inputs.shape[0], 2], scalars: [Float](repeating: .nan, count: 2 * inputs.shape[0]))
+    func probabilities(_ inputs: UnsafeBufferPointer<Float>, rows: Int, into output: UnsafeMutableBufferPointer<Float>) {
+        output.update(repeating: .nan)
     }
 }
 

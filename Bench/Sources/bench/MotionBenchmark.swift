@@ -9,14 +9,14 @@ import WeightsFormat
 /// Latency rows run one 256-sample window at a time on one thread: its features alone (the vertical and
 /// horizontal signals, their autocorrelations and intensities, into a caller's buffer), the compiled plan alone
 /// (batch 1), both together, and `MotionRecognizer.classify` on a one-window recording (checks, features, the
-/// plan, the still and gap rules, the timeline). Throughput rows: the plan over a `[256, inputSize]` batch on one
+/// plan, the still and gap rules, the timeline). Throughput rows: the plan over a `[1024, inputSize]` batch on one
 /// thread, and a 10-minute recording through `MotionRecognizer` (one thread, as `classify motion` runs).
 struct MotionBenchmark {
     let plan: TimingPlan
     let weights: BenchWeights
 
-    /// Windows in a throughput batch.
-    static let batch = 256
+    /// Windows in a throughput batch: the batch `peers.py` runs the other engines at.
+    static let batch = 1024
     /// Seconds of the long recording.
     static let recordingSeconds = 600.0
 
@@ -191,6 +191,10 @@ struct MotionBenchmark {
             report.noAllocationTarget("int8 plan run"),
             report.noAllocationTarget("f32 plan run"),
             report.noAllocationTarget("int8 CompiledModel.run (pooled workspace)"),
+            Target(
+                description: "heap allocations per int8 recognizer call, one window (the answer's windows and probabilities)",
+                ratio: report.allocations.first { $0.name == "int8 recognizer call, one window" }?.perCall ?? .infinity, limit: 2,
+                atLeast: false),
         ]
         if let bytes = (try? FileManager.default.attributesOfItem(atPath: weights.path("int8")))?[.size] as? Int {
             report.targets.append(Target(description: "int8 weights file", ratio: Double(bytes), limit: 65536, atLeast: false, unit: " bytes"))

@@ -117,25 +117,36 @@ public struct MotionAnswer: RecognitionAnswer, Equatable {
     package init(windows: [MotionWindowPrediction], model: String) {
         self.windows = windows
         self.model = model
-        let voters = windows.filter { !$0.uncertain }
-        uncertain = voters.isEmpty
+        // The majority among the windows that are not uncertain: the label with the most of them, then the higher
+        // total confidence, then the first to appear. Each label (a recording has a handful) is found at its first
+        // window and counted in one pass, in scratch of one index per window (on the stack for up to 128 windows).
+        var best: (label: String, count: Int, confidence: Double)?
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: max(windows.count, 1)) { firsts in
+            var distinct = 0
+            for (index, window) in windows.enumerated() where !window.uncertain {
+                if (0..<distinct).contains(where: { windows[firsts[$0]].label == window.label }) { continue }
+                firsts[distinct] = index
+                distinct += 1
+            }
+            for first in firsts[0..<distinct] {
+                let label = windows[first].label
+                var count = 0, confidence = 0.0
+                for other in windows[first...] where !other.uncertain && other.label == label {
+                    count += 1
+                    confidence += other.confidence
+                }
+                if best.map({ count > $0.count || (count == $0.count && confidence > $0.confidence) }) ?? true {
+                    best = (label, count, confidence)
+                }
+            }
+        }
+        uncertain = best == nil
         reason =
             windows.isEmpty
             ? "the recording has no windows"
-            : voters.isEmpty ? "every window is uncertain: " + (windows.first?.reason ?? "") : nil
-        var votes: [String: (count: Int, confidence: Double)] = [:]
-        var order: [String] = []
-        for window in voters {
-            if votes[window.label] == nil { order.append(window.label) }
-            let vote = votes[window.label] ?? (0, 0)
-            votes[window.label] = (vote.count + 1, vote.confidence + window.confidence)
-        }
-        label =
-            order.max { a, b in
-                let (x, y) = (votes[a] ?? (0, 0), votes[b] ?? (0, 0))
-                return x.count != y.count ? x.count < y.count : x.confidence < y.confidence
-            } ?? DecisionRule.unknownLabel
-        confidence = votes[label].map { $0.confidence / Double($0.count) } ?? 0
+            : best == nil ? "every window is uncertain: " + (windows.first?.reason ?? "") : nil
+        label = best?.label ?? DecisionRule.unknownLabel
+        confidence = best.map { $0.confidence / Double($0.count) } ?? 0
     }
 
     /// Equal when every stored field is (the probabilities follow from the windows).
@@ -155,8 +166,9 @@ package protocol MotionWindowClassifier: Sendable {
     var windowing: MotionWindowing { get }
     /// The classes, in output order.
     var labels: [String] { get }
-    /// Each window's class probabilities, `[windows, labels]`, for inputs `[windows, inputSize]`.
-    func probabilities(_ inputs: Tensor) -> Tensor
+    /// Each window's class probabilities: `rows` windows of `labels.count` values into `output`, for `rows`
+    /// inputs of `windowing.inputSize` in `inputs`. Allocates nothing (after the first call on a thread).
+    func probabilities(_ inputs: UnsafeBufferPointer<Float>, rows: Int, into output: UnsafeMutableBufferPointer<Float>)
     /// How a window's probabilities become its answer (calibration, reject class, uncertainty floor): the weights
     /// file's `decision`, or `DecisionRule.legacy`.
     var decision: DecisionRule { get }
@@ -187,31 +199,39 @@ extension MotionWindowClassifier {
             throw DataError(file: source, message: problem)
         }
         try windowing.requireWindow(in: recording, source: source)
-        var windows: [MotionWindowPrediction] = []
         let classes = labels.count, size = windowing.inputSize
         let (deviation, horizontal) = (windowing.logVerticalDeviationIndex, windowing.logHorizontalMeanIndex)
-        // One row buffer for every window, the tensors' scalars read by offset, and each window's calibrated
-        // probabilities written in place into `all`: no allocation per window.
-        var row = [Double](repeating: 0, count: classes)
-        let windowCount = recording.segments.reduce(0) { $0 + windowing.starts(count: $1.count).count }
+        var windowCount = 0
+        for segment in recording.segments { windowCount += windowing.windowCount(samples: segment.count) }
+        // The answer's own storage: its windows and their calibrated probabilities, written in place. The signals,
+        // inputs and scores live in a scratch kept for the next call.
+        var windows: [MotionWindowPrediction] = []
+        windows.reserveCapacity(windowCount)
         var all = [Double](repeating: 0, count: windowCount * classes)
-        for (segment, segmentStart) in zip(recording.segments, recording.segmentStarts) {
-            let starts = windowing.starts(count: segment.count)
-            if starts.isEmpty { continue }
-            let windowInputs = windowing.windows(segment)
-            let inputs = windowInputs.scalars
-            let probabilities = smoothed(probabilities(windowInputs), over: smoothing).scalars
-            for (index, start) in starts.enumerated() {
-                for column in 0..<classes { row[column] = Double(probabilities[index * classes + column]) }
-                let from = segmentStart + Double(start) / windowing.rate, to = from + Double(windowing.window) / windowing.rate
-                let place = windows.count * classes
-                let window = all.withUnsafeMutableBufferPointer { all in
-                    prediction(
-                        scores: row, intensity: (inputs[index * size + deviation], inputs[index * size + horizontal]),
-                        from: from, to: to, bridgedGaps: recording.bridgedGaps,
-                        calibrated: UnsafeMutableBufferPointer(rebasing: all[place..<(place + classes)]))
+        MotionScratch.pool.with(make: MotionScratch()) { scratch in
+            for (segment, segmentStart) in zip(recording.segments, recording.segmentStarts) {
+                let rows = windowing.windowCount(samples: segment.count)
+                if rows == 0 { continue }
+                let (vertical, horizontalSignal) = (scratch.floats(0, segment.count), scratch.floats(1, segment.count))
+                let inputs = scratch.floats(2, rows * size), scores = scratch.floats(3, rows * classes)
+                segment.withUnsafeBufferPointer { MotionWindowing.signals($0, vertical: vertical, horizontal: horizontalSignal) }
+                windowing.windows(vertical: UnsafeBufferPointer(vertical), horizontal: UnsafeBufferPointer(horizontalSignal), into: inputs)
+                probabilities(UnsafeBufferPointer(inputs), rows: rows, into: scores)
+                smooth(scores, rows: rows, columns: classes, over: smoothing, sums: scratch.doubles(0, (rows + 1) * classes))
+                let row = scratch.doubles(1, classes)
+                for index in 0..<rows {
+                    for column in 0..<classes { row[column] = Double(scores[index * classes + column]) }
+                    let from = segmentStart + Double(index * windowing.hop) / windowing.rate
+                    let to = from + Double(windowing.window) / windowing.rate
+                    let place = windows.count * classes
+                    let window = all.withUnsafeMutableBufferPointer { all in
+                        prediction(
+                            scores: UnsafeBufferPointer(row), intensity: (inputs[index * size + deviation], inputs[index * size + horizontal]),
+                            from: from, to: to, bridgedGaps: recording.bridgedGaps,
+                            calibrated: UnsafeMutableBufferPointer(rebasing: all[place..<(place + classes)]))
+                    }
+                    windows.append(window)
                 }
-                windows.append(window)
             }
         }
         var answer = MotionAnswer(windows: windows, model: model ?? name)
@@ -229,7 +249,7 @@ extension MotionWindowClassifier {
     /// window whose samples arrived at `arrivalRate` (a live stream's) below `MotionRecordingReader.minimumSampleRate`
     /// is uncertain, for that reason. `classify` and `MotionStream` label every window with it.
     package func prediction(
-        scores row: [Double], intensity: (Float, Float), from: Double, to: Double,
+        scores row: UnsafeBufferPointer<Double>, intensity: (Float, Float), from: Double, to: Double,
         bridgedGaps: [ClosedRange<Double>], arrivalRate: Double? = nil
     ) -> MotionWindowPrediction {
         withUnsafeTemporaryAllocation(of: Double.self, capacity: row.count) { calibrated in
@@ -242,12 +262,12 @@ extension MotionWindowClassifier {
     /// `prediction(scores:intensity:from:to:bridgedGaps:arrivalRate:)`, also leaving the calibrated probabilities
     /// (what the confidence is one of) in `calibrated`, which must have one place per label.
     package func prediction(
-        scores row: [Double], intensity: (Float, Float), from: Double, to: Double,
+        scores row: UnsafeBufferPointer<Double>, intensity: (Float, Float), from: Double, to: Double,
         bridgedGaps: [ClosedRange<Double>], arrivalRate: Double? = nil, calibrated: UnsafeMutableBufferPointer<Double>
     ) -> MotionWindowPrediction {
         let labels = labels, rule = decision
         precondition(calibrated.count == row.count, "prediction: \(row.count) scores, \(calibrated.count) places for the calibrated ones")
-        var window = row.withUnsafeBufferPointer { raw in
+        var window = { (raw: UnsafeBufferPointer<Double>) in
             let decided = Decision.decide(
                 raw: raw, rejectIndex: rule.rejectLabel.flatMap { labels.firstIndex(of: $0) }, rule: rule,
                 calibrated: calibrated)
@@ -259,9 +279,9 @@ extension MotionWindowClassifier {
             return MotionWindowPrediction(
                 start: from, end: to, label: decided.unknown ? DecisionRule.unknownLabel : labels[decided.best],
                 confidence: decided.confidence, uncertain: decided.uncertain, reason: reason)
-        }
+        }(row)
         guard row.allSatisfy(\.isFinite) else { return window }
-        if let gap = bridgedGaps.first(where: { $0.overlaps(from...to) }) {
+        if !bridgedGaps.isEmpty, let gap = bridgedGaps.first(where: { $0.overlaps(from...to) }) {
             window.uncertain = true
             window.reason = String(
                 format: "no samples for %.2f s from %.2f s: too long a gap to resolve a stride "
@@ -295,23 +315,67 @@ extension MotionWindowClassifier {
     /// Each row averaged with up to `radius` rows on each side.
     func smoothed(_ probabilities: Tensor, over requested: Int) -> Tensor {
         let (rows, columns) = (probabilities.shape[0], probabilities.shape[1])
+        var values = probabilities.scalars
+        var sums = [Double](repeating: 0, count: (rows + 1) * columns)
+        values.withUnsafeMutableBufferPointer { values in
+            sums.withUnsafeMutableBufferPointer { smooth(values, rows: rows, columns: columns, over: requested, sums: $0) }
+        }
+        return Tensor(shape: [rows, columns], scalars: values)
+    }
+
+    /// Each of `rows` rows of `columns` values averaged in place with up to `requested` rows on each side, from
+    /// running sums kept in `sums` (`(rows + 1) · columns` places): linear in the rows whatever the radius.
+    func smooth(
+        _ values: UnsafeMutableBufferPointer<Float>, rows: Int, columns: Int, over requested: Int, sums: UnsafeMutableBufferPointer<Double>
+    ) {
         // Any radius a caller passes: wider than the rows is all of them (and never overflows `row ± radius`).
         let radius = min(requested, rows)
-        guard radius > 0 else { return probabilities }
-        // Running sums: linear in the rows whatever the radius.
-        let scalars = probabilities.scalars
-        var sums = [Double](repeating: 0, count: (rows + 1) * columns)
+        guard radius > 0 else { return }
+        precondition(
+            values.count >= rows * columns && sums.count >= (rows + 1) * columns,
+            "smooth: \(rows)×\(columns) values in \(values.count) places and \(sums.count) sums")
+        for column in 0..<columns { sums[column] = 0 }
         for row in 0..<rows {
-            for column in 0..<columns { sums[(row + 1) * columns + column] = sums[row * columns + column] + Double(scalars[row * columns + column]) }
+            for column in 0..<columns { sums[(row + 1) * columns + column] = sums[row * columns + column] + Double(values[row * columns + column]) }
         }
-        var values = [Float](repeating: 0, count: rows * columns)
         for row in 0..<rows {
             let (low, high) = (max(0, row - radius), min(rows - 1, row + radius))
             for column in 0..<columns {
                 values[row * columns + column] = Float((sums[(high + 1) * columns + column] - sums[low * columns + column]) / Double(high - low + 1))
             }
         }
-        return Tensor(shape: [rows, columns], scalars: values)
+    }
+}
+
+/// What `classify` needs beside the answer, kept for the next call on any recording: growable buffers of
+/// signals, inputs, scores and sums.
+final class MotionScratch {
+    /// The scratches waiting for the next call.
+    static let pool = ReusePool<MotionScratch>()
+    private var floatBuffers = [UnsafeMutableBufferPointer<Float>](repeating: .init(start: nil, count: 0), count: 4)
+    private var doubleBuffers = [UnsafeMutableBufferPointer<Double>](repeating: .init(start: nil, count: 0), count: 2)
+
+    /// Float buffer `slot` (0…3) with `count` places (contents left from before), grown when needed.
+    func floats(_ slot: Int, _ count: Int) -> UnsafeMutableBufferPointer<Float> { Self.prefix(&floatBuffers[slot], count) }
+
+    /// Double buffer `slot` (0…1) with `count` places, grown when needed.
+    func doubles(_ slot: Int, _ count: Int) -> UnsafeMutableBufferPointer<Double> { Self.prefix(&doubleBuffers[slot], count) }
+
+    /// The first `count` places of `buffer`, which is replaced by a larger one (zeroed) when it holds fewer.
+    private static func prefix<T: Numeric & BitwiseCopyable>(_ buffer: inout UnsafeMutableBufferPointer<T>, _ count: Int)
+        -> UnsafeMutableBufferPointer<T>
+    {
+        if buffer.count < count {
+            buffer.deallocate()
+            buffer = .allocate(capacity: max(count, 2 * buffer.count))
+            buffer.initialize(repeating: 0)
+        }
+        return UnsafeMutableBufferPointer(rebasing: buffer[0..<count])
+    }
+
+    deinit {
+        for buffer in floatBuffers { buffer.deallocate() }
+        for buffer in doubleBuffers { buffer.deallocate() }
     }
 }
 
@@ -352,6 +416,11 @@ public struct MotionClassifier: MotionWindowClassifier {
 
     /// The model's probabilities for each window.
     public func probabilities(_ inputs: Tensor) -> Tensor { compiled(inputs) }
+
+    /// The model's probabilities for `rows` windows (`CompiledModel.run(rows:_:into:)`).
+    package func probabilities(_ inputs: UnsafeBufferPointer<Float>, rows: Int, into output: UnsafeMutableBufferPointer<Float>) {
+        compiled.run(rows: rows, inputs, into: output)
+    }
 }
 
 /// The non-ML fallback: the stride rate from the vertical autocorrelation, and intensity when the signal does
@@ -397,17 +466,23 @@ public struct CadenceRecognizer: MotionWindowClassifier {
 
     /// Each window's probabilities.
     public func probabilities(_ inputs: Tensor) -> Tensor {
-        let rows = inputs.shape[0], size = windowing.inputSize
+        let rows = inputs.shape.first ?? 0, size = windowing.inputSize
         shapePrecondition(inputs.shape == [rows, size], "CadenceRecognizer: inputs \(inputs.shape), expected [windows, \(size)]")
-        var values = [Float]()
-        values.reserveCapacity(2 * rows)
-        inputs.scalars.withUnsafeBufferPointer { all in
-            for row in 0..<rows {
-                let p = classify(UnsafeBufferPointer(rebasing: all[(row * size)..<((row + 1) * size)]))
-                values += [Float(p.walking), Float(p.running)]
-            }
+        return Tensor(uninitializedShape: [rows, 2]) { out in
+            inputs.withUnsafeBufferPointer { probabilities($0, rows: rows, into: out) }
         }
-        return Tensor(shape: [rows, 2], scalars: values)
+    }
+
+    /// `rows` windows' walking and running probabilities into `output` (2 per row).
+    package func probabilities(_ inputs: UnsafeBufferPointer<Float>, rows: Int, into output: UnsafeMutableBufferPointer<Float>) {
+        let size = windowing.inputSize
+        shapePrecondition(
+            inputs.count == rows * size && output.count == rows * 2,
+            "CadenceRecognizer: \(rows) rows in \(inputs.count) inputs and \(output.count) outputs, expected \(rows * size) and \(rows * 2)")
+        for row in 0..<rows {
+            let p = classify(UnsafeBufferPointer(rebasing: inputs[(row * size)..<((row + 1) * size)]))
+            (output[2 * row], output[2 * row + 1]) = (Float(p.walking), Float(p.running))
+        }
     }
 }
 

@@ -124,7 +124,8 @@ public struct MotionWindowing: Sendable, Equatable {
     /// Throws unless `recording` holds one whole window: the error says how long its longest stretch without a
     /// gap is and how long a window is.
     package func requireWindow(in recording: MotionRecording, source: String) throws(DataError) {
-        let longest = recording.segments.map(\.count).max() ?? 0
+        var longest = 0
+        for segment in recording.segments { longest = max(longest, segment.count) }
         guard longest < window else { return }
         throw DataError(
             file: source,

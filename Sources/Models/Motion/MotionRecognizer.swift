@@ -133,4 +133,12 @@ extension MotionRecognizer.Engine: MotionWindowClassifier {
         case let .cadence(cadence): cadence.probabilities(inputs)
         }
     }
+
+    /// `rows` windows' class probabilities into `output`.
+    package func probabilities(_ inputs: UnsafeBufferPointer<Float>, rows: Int, into output: UnsafeMutableBufferPointer<Float>) {
+        switch self {
+        case let .model(classifier): classifier.probabilities(inputs, rows: rows, into: output)
+        case let .cadence(cadence): cadence.probabilities(inputs, rows: rows, into: output)
+        }
+    }
 }

@@ -272,10 +272,12 @@ public struct MotionStream: Sendable {
         completedInputs += completed.map(\.input)
         for window in completed {
             let scores = recognizer.engine.probabilities(window.input).scalars.map(Double.init)
-            let prediction = recognizer.engine.prediction(
-                scores: scores,
-                intensity: (window.input.scalars[windowing.logVerticalDeviationIndex], window.input.scalars[windowing.logHorizontalMeanIndex]),
-                from: window.from, to: window.to, bridgedGaps: window.bridgedGaps, arrivalRate: window.arrivalRate)
+            let prediction = scores.withUnsafeBufferPointer { scores in
+                recognizer.engine.prediction(
+                    scores: scores,
+                    intensity: (window.input.scalars[windowing.logVerticalDeviationIndex], window.input.scalars[windowing.logHorizontalMeanIndex]),
+                    from: window.from, to: window.to, bridgedGaps: window.bridgedGaps, arrivalRate: window.arrivalRate)
+            }
             events.append(.window(prediction))
             events += confirm(prediction)
         }

@@ -26,6 +26,9 @@ public struct InferencePlan: Sendable {
     public let workspaceCount: Int
     let activations: [ActivationLayout]
     let steps: [Step]
+    /// For a plan whose steps all work on one vector per sample: where a block of rows lives (see
+    /// InferencePlan+Rows.swift); `nil` for others.
+    let rowBlocks: RowBlockLayout?
 
     /// Compiles `model` for samples of `inputShape` (no batch axis), running kernels at `level`.
     ///
@@ -47,6 +50,7 @@ public struct InferencePlan: Sendable {
         self.activations = activations
         steps = compiler.steps
         workspaceCount = total
+        rowBlocks = RowBlockLayout(steps: compiler.steps, activations: activations)
     }
 
     /// Elements of one sample's input.
@@ -86,23 +90,39 @@ public struct InferencePlan: Sendable {
         activations[activations.count - 1].load(into: output, base: base)
     }
 
-    /// Runs a batch `[N] + inputShape` sample by sample with one workspace; returns `[N] + outputShape`.
+    /// Runs `rows` samples: `input` holds `rows · inputCount` floats, `output` receives `rows · outputCount`, one
+    /// workspace for all. The one way a batch runs (`run(_:workspace:)` and `CompiledModel.run(rows:_:into:)` call it):
+    /// a plan of dense layers a block of rows at a time, each layer one matrix product over the block (8-bit layers
+    /// give the same values as sample by sample; a float one's sums may round differently); others sample by sample.
+    public func run(
+        rows: Int, _ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>, workspace: InferenceWorkspace
+    ) {
+        shapePrecondition(
+            rows >= 0 && input.count == rows * inputCount && output.count == rows * outputCount,
+            "InferencePlan.run(rows:): \(rows) rows of \(describeShape(inputShape)) → \(describeShape(outputShape)) need \(rows * inputCount) "
+                + "and \(rows * outputCount) floats, got \(input.count) and \(output.count)")
+        if let rowBlocks {
+            runBlocks(rowBlocks, rows: rows, input, into: output, workspace: workspace)
+            return
+        }
+        let (inputCount, outputCount) = (self.inputCount, self.outputCount)
+        for n in 0..<rows {
+            run(
+                UnsafeBufferPointer(rebasing: input[(n * inputCount)..<((n + 1) * inputCount)]),
+                into: UnsafeMutableBufferPointer(rebasing: output[(n * outputCount)..<((n + 1) * outputCount)]),
+                workspace: workspace)
+        }
+    }
+
+    /// Runs a batch `[N] + inputShape` with one workspace (`run(rows:_:into:workspace:)`); returns `[N] + outputShape`.
     public func run(_ batch: Tensor, workspace: InferenceWorkspace? = nil) -> Tensor {
         shapePrecondition(
             batch.rank == inputShape.count + 1 && Array(batch.shape.dropFirst()) == inputShape,
             "InferencePlan for samples \(describeShape(inputShape)) got a batch \(describeShape(batch.shape))")
         let samples = batch.shape[0]
         let workspace = workspace ?? makeWorkspace()
-        let (inputCount, outputCount) = (self.inputCount, self.outputCount)
         return Tensor(uninitializedShape: [samples] + outputShape) { out in
-            batch.withUnsafeBufferPointer { source in
-                for n in 0..<samples {
-                    run(
-                        UnsafeBufferPointer(rebasing: source[(n * inputCount)..<((n + 1) * inputCount)]),
-                        into: UnsafeMutableBufferPointer(rebasing: out[(n * outputCount)..<((n + 1) * outputCount)]),
-                        workspace: workspace)
-                }
-            }
+            batch.withUnsafeBufferPointer { source in run(rows: samples, source, into: out, workspace: workspace) }
         }
     }
 }
@@ -116,13 +136,33 @@ public final class InferenceWorkspace: @unchecked Sendable {
     public let count: Int
     let storage: UnsafeMutablePointer<Float>
 
+    /// A row-wise plan's block of rows (floats, then bytes), made on the first batch.
+    private var block: (floats: UnsafeMutablePointer<Float>, bytes: UnsafeMutablePointer<UInt8>)?
+
     init(count: Int) {
         self.count = count
         storage = UnsafeMutablePointer<Float>.allocate(capacity: Swift.max(count, 1))
         storage.initialize(repeating: 0, count: Swift.max(count, 1))
     }
 
-    deinit { storage.deallocate() }
+    /// The block storage of a row-wise plan (always the same `floats` and `bytes` for one plan's workspace).
+    func blockStorage(floats: Int, bytes: Int) -> (floats: UnsafeMutablePointer<Float>, bytes: UnsafeMutablePointer<UInt8>) {
+        if let block { return block }
+        let made = (
+            floats: UnsafeMutablePointer<Float>.allocate(capacity: Swift.max(floats, 1)),
+            bytes: UnsafeMutablePointer<UInt8>.allocate(capacity: Swift.max(bytes, 1))
+        )
+        made.floats.initialize(repeating: 0, count: Swift.max(floats, 1))
+        made.bytes.initialize(repeating: 0, count: Swift.max(bytes, 1))
+        block = made
+        return made
+    }
+
+    deinit {
+        storage.deallocate()
+        block?.floats.deallocate()
+        block?.bytes.deallocate()
+    }
 }
 
 /// Where one intermediate result lives in the workspace: `height × width × channels`, channels-last, inside a

@@ -55,6 +55,24 @@ enum Step: Sendable, CustomStringConvertible {
         var maxPool = false
         /// The next layer's input quantization when the output is written as bytes.
         var requantize: ActivationQuantization?
+
+        /// `body` with the kernel's view of the step: weights, corrections, scales and biases in place.
+        func withPointers<R>(
+            _ body: (UnsafePointer<Int8>, UnsafePointer<Int32>, UnsafePointer<Float>, UnsafePointer<Float>) -> R
+        ) -> R? {
+            weights.withUnsafeBufferPointer { weights in
+                correction.withUnsafeBufferPointer { correction in
+                    scale.withUnsafeBufferPointer { scale in
+                        bias.withUnsafeBufferPointer { bias in
+                            guard let weights = weights.baseAddress, let correction = correction.baseAddress,
+                                let scale = scale.baseAddress, let bias = bias.baseAddress
+                            else { return nil }
+                            return body(weights, correction, scale, bias)
+                        }
+                    }
+                }
+            }
+        }
     }
 
     var isFallback: Bool { if case .fallback = self { true } else { false } }

@@ -92,43 +92,27 @@ extension Step {
         case let .integerConvolution(input, output, step):
             let (source, destination) = (activations[input], activations[output])
             let requantize = step.requantize
-            step.weights.withUnsafeBufferPointer { weights in
-                step.correction.withUnsafeBufferPointer { correction in
-                    step.scale.withUnsafeBufferPointer { scale in
-                        step.bias.withUnsafeBufferPointer { bias in
-                            Kernels.integerConv2D(
-                                odml_conv2d_i8_args(
-                                    input: source.bytes(base), inRowStride: source.rowStride, inChannels: Int32(step.inChannels),
-                                    kernelHeight: Int32(step.kernel.height), kernelWidth: Int32(step.kernel.width),
-                                    strideHeight: Int32(step.stride.height), strideWidth: Int32(step.stride.width),
-                                    outHeight: Int32(step.outputSize.height), outWidth: Int32(step.outputSize.width),
-                                    outChannels: Int32(step.outChannels), weights: weights.baseAddress, correction: correction.baseAddress,
-                                    scale: scale.baseAddress, bias: bias.baseAddress,
-                                    output: requantize == nil ? base + destination.interior : nil,
-                                    output8: requantize == nil ? nil : destination.interiorBytes(base),
-                                    outRowStride: destination.rowStride, outPixelStride: destination.channels,
-                                    outInverseScale: requantize.map { 1 / $0.scale } ?? 1, outZeroPoint: Int32(requantize?.zeroPoint ?? 0),
-                                    relu: step.relu ? 1 : 0, maxPool2x2: step.maxPool ? 1 : 0), level: level)
-                        }
-                    }
-                }
+            _ = step.withPointers { weights, correction, scale, bias in
+                Kernels.integerConv2D(
+                    odml_conv2d_i8_args(
+                        input: source.bytes(base), inRowStride: source.rowStride, inChannels: Int32(step.inChannels),
+                        kernelHeight: Int32(step.kernel.height), kernelWidth: Int32(step.kernel.width),
+                        strideHeight: Int32(step.stride.height), strideWidth: Int32(step.stride.width),
+                        outHeight: Int32(step.outputSize.height), outWidth: Int32(step.outputSize.width),
+                        outChannels: Int32(step.outChannels), weights: weights, correction: correction, scale: scale, bias: bias,
+                        output: requantize == nil ? base + destination.interior : nil,
+                        output8: requantize == nil ? nil : destination.interiorBytes(base),
+                        outRowStride: destination.rowStride, outPixelStride: destination.channels,
+                        outInverseScale: requantize.map { 1 / $0.scale } ?? 1, outZeroPoint: Int32(requantize?.zeroPoint ?? 0),
+                        relu: step.relu ? 1 : 0, maxPool2x2: step.maxPool ? 1 : 0), level: level)
             }
         case let .integerDense(input, output, step, quantization):
             let (source, destination) = (activations[input], activations[output])
-            step.weights.withUnsafeBufferPointer { weights in
-                step.correction.withUnsafeBufferPointer { correction in
-                    step.scale.withUnsafeBufferPointer { scale in
-                        step.bias.withUnsafeBufferPointer { bias in
-                            guard let weights = weights.baseAddress, let correction = correction.baseAddress,
-                                let scale = scale.baseAddress, let bias = bias.baseAddress
-                            else { return }
-                            Kernels.integerDense(
-                                base + source.interior, inFeatures: source.count, quantization: quantization, paddedIn: step.inChannels,
-                                weights: weights, correction: correction, scale: scale, bias: bias, outFeatures: step.outChannels,
-                                output: base + destination.interior, relu: step.relu, level: level)
-                        }
-                    }
-                }
+            _ = step.withPointers { weights, correction, scale, bias in
+                Kernels.integerDense(
+                    base + source.interior, inFeatures: source.count, quantization: quantization, paddedIn: step.inChannels,
+                    weights: weights, correction: correction, scale: scale, bias: bias, outFeatures: step.outChannels,
+                    output: base + destination.interior, relu: step.relu, level: level)
             }
         case let .fallback(input, output, layer, inputShape, _):
             let (source, destination) = (activations[input], activations[output])
@@ -139,7 +123,7 @@ extension Step {
 }
 
 @inline(__always)
-private func apply(_ function: Activation.Function, _ x: Float) -> Float {
+func apply(_ function: Activation.Function, _ x: Float) -> Float {
     switch function {
     case .relu: Swift.max(x, 0)
     case .leakyRelu(let alpha): x > 0 ? x : alpha * x
@@ -150,7 +134,7 @@ private func apply(_ function: Activation.Function, _ x: Float) -> Float {
 }
 
 /// Softmax (or log-softmax) of `count` values, as `Tensor.softmax` computes it.
-private func softmax(_ input: UnsafeMutablePointer<Float>, _ output: UnsafeMutablePointer<Float>, count: Int, logarithmic: Bool) {
+func softmax(_ input: UnsafeMutablePointer<Float>, _ output: UnsafeMutablePointer<Float>, count: Int, logarithmic: Bool) {
     var maximum = -Float.infinity
     for j in 0..<count { maximum = Swift.max(maximum, input[j]) }
     var total: Float = 0
