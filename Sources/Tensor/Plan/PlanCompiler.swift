@@ -25,7 +25,15 @@ enum Step: Sendable, CustomStringConvertible {
     case fallback(input: Int, output: Int, any Layer, inputShape: [Int], outputShape: [Int])
 
     struct ConvolutionStep: Sendable {
-        let weights: [Float], bias: [Float]
+        /// The packed numbers in one object: every run binds the step (a copy), which then retains one reference
+        /// rather than one per array.
+        final class Numbers: Sendable {
+            let weights: [Float], bias: [Float]
+            init(weights: [Float], bias: [Float]) { (self.weights, self.bias) = (weights, bias) }
+        }
+        let numbers: Numbers
+        var weights: [Float] { numbers.weights }
+        var bias: [Float] { numbers.bias }
         let inChannels: Int, outChannels: Int
         let kernel: (height: Int, width: Int), stride: (height: Int, width: Int)
         /// The convolution's own output size (before any fused pooling).
@@ -36,17 +44,47 @@ enum Step: Sendable, CustomStringConvertible {
         /// When set, the output is written as bytes quantized with this (for a following 8-bit layer), as the
         /// quantize step would make them.
         var requantize: ActivationQuantization?
+
+        init(
+            weights: [Float], bias: [Float], inChannels: Int, outChannels: Int, kernel: (height: Int, width: Int),
+            stride: (height: Int, width: Int), outputSize: (height: Int, width: Int), relu: Bool
+        ) {
+            numbers = Numbers(weights: weights, bias: bias)
+            (self.inChannels, self.outChannels, self.kernel, self.stride, self.outputSize, self.relu) =
+                (inChannels, outChannels, kernel, stride, outputSize, relu)
+        }
+
+        /// `body` with the kernel's view of the weights and biases, in place.
+        func withPointers<R>(_ body: (UnsafePointer<Float>, UnsafePointer<Float>) -> R) -> R? {
+            numbers.weights.withUnsafeBufferPointer { weights in
+                numbers.bias.withUnsafeBufferPointer { bias in
+                    guard let weights = weights.baseAddress, let bias = bias.baseAddress else { return nil }
+                    return body(weights, bias)
+                }
+            }
+        }
     }
 
     /// The packed weights and per-channel numbers of an 8-bit convolution (see `odml_conv2d_i8_args`).
     struct IntegerConvolutionStep: Sendable {
-        /// `[kh][kw · inChannels / 4][paddedToEight(out)][4]`.
-        let weights: [Int8]
-        /// `−zeroPoint · Σ w` per output channel (padded).
-        let correction: [Int32]
-        /// Input scale × weight scale per output channel (padded).
-        let scale: [Float]
-        let bias: [Float]
+        /// The packed numbers in one object (see `ConvolutionStep.Numbers`).
+        final class Numbers: Sendable {
+            /// `[kh][kw · inChannels / 4][paddedToEight(out)][4]`.
+            let weights: [Int8]
+            /// `−zeroPoint · Σ w` per output channel (padded).
+            let correction: [Int32]
+            /// Input scale × weight scale per output channel (padded).
+            let scale: [Float]
+            let bias: [Float]
+            init(weights: [Int8], correction: [Int32], scale: [Float], bias: [Float]) {
+                (self.weights, self.correction, self.scale, self.bias) = (weights, correction, scale, bias)
+            }
+        }
+        let numbers: Numbers
+        var weights: [Int8] { numbers.weights }
+        var correction: [Int32] { numbers.correction }
+        var scale: [Float] { numbers.scale }
+        var bias: [Float] { numbers.bias }
         /// Input channels padded to a multiple of 4.
         let inChannels: Int, outChannels: Int
         let kernel: (height: Int, width: Int), stride: (height: Int, width: Int)
@@ -56,14 +94,22 @@ enum Step: Sendable, CustomStringConvertible {
         /// The next layer's input quantization when the output is written as bytes.
         var requantize: ActivationQuantization?
 
+        init(
+            weights: [Int8], correction: [Int32], scale: [Float], bias: [Float], inChannels: Int, outChannels: Int,
+            kernel: (height: Int, width: Int), stride: (height: Int, width: Int), outputSize: (height: Int, width: Int)
+        ) {
+            numbers = Numbers(weights: weights, correction: correction, scale: scale, bias: bias)
+            (self.inChannels, self.outChannels, self.kernel, self.stride, self.outputSize) = (inChannels, outChannels, kernel, stride, outputSize)
+        }
+
         /// `body` with the kernel's view of the step: weights, corrections, scales and biases in place.
         func withPointers<R>(
             _ body: (UnsafePointer<Int8>, UnsafePointer<Int32>, UnsafePointer<Float>, UnsafePointer<Float>) -> R
         ) -> R? {
-            weights.withUnsafeBufferPointer { weights in
-                correction.withUnsafeBufferPointer { correction in
-                    scale.withUnsafeBufferPointer { scale in
-                        bias.withUnsafeBufferPointer { bias in
+            numbers.weights.withUnsafeBufferPointer { weights in
+                numbers.correction.withUnsafeBufferPointer { correction in
+                    numbers.scale.withUnsafeBufferPointer { scale in
+                        numbers.bias.withUnsafeBufferPointer { bias in
                             guard let weights = weights.baseAddress, let correction = correction.baseAddress,
                                 let scale = scale.baseAddress, let bias = bias.baseAddress
                             else { return nil }

@@ -6,23 +6,20 @@ extension Step {
         switch self {
         case let .convolution(input, output, step):
             let (source, destination) = (activations[input], activations[output])
-            step.weights.withUnsafeBufferPointer { weights in
-                step.bias.withUnsafeBufferPointer { bias in
-                    guard let weights = weights.baseAddress, let bias = bias.baseAddress else { return }
-                    let requantize = step.requantize
-                    Kernels.conv2D(
-                        odml_conv2d_f32_args(
-                            input: base + source.corner, inRowStride: source.rowStride, inPixelStride: source.channels,
-                            inChannels: Int32(step.inChannels), kernelHeight: Int32(step.kernel.height),
-                            kernelWidth: Int32(step.kernel.width), strideHeight: Int32(step.stride.height),
-                            strideWidth: Int32(step.stride.width), outHeight: Int32(step.outputSize.height),
-                            outWidth: Int32(step.outputSize.width), outChannels: Int32(step.outChannels), weights: weights, bias: bias,
-                            output: requantize == nil ? base + destination.interior : nil, outRowStride: destination.rowStride,
-                            outPixelStride: destination.channels, relu: step.relu ? 1 : 0, maxPool2x2: step.maxPool ? 1 : 0,
-                            output8: requantize == nil ? nil : destination.interiorBytes(base),
-                            outInverseScale: requantize.map { 1 / $0.scale } ?? 1, outZeroPoint: Int32(requantize?.zeroPoint ?? 0)),
-                        level: level)
-                }
+            _ = step.withPointers { weights, bias in
+                let requantize = step.requantize
+                Kernels.conv2D(
+                    odml_conv2d_f32_args(
+                        input: base + source.corner, inRowStride: source.rowStride, inPixelStride: source.channels,
+                        inChannels: Int32(step.inChannels), kernelHeight: Int32(step.kernel.height),
+                        kernelWidth: Int32(step.kernel.width), strideHeight: Int32(step.stride.height),
+                        strideWidth: Int32(step.stride.width), outHeight: Int32(step.outputSize.height),
+                        outWidth: Int32(step.outputSize.width), outChannels: Int32(step.outChannels), weights: weights, bias: bias,
+                        output: requantize == nil ? base + destination.interior : nil, outRowStride: destination.rowStride,
+                        outPixelStride: destination.channels, relu: step.relu ? 1 : 0, maxPool2x2: step.maxPool ? 1 : 0,
+                        output8: requantize == nil ? nil : destination.interiorBytes(base),
+                        outInverseScale: requantize.map { 1 / $0.scale } ?? 1, outZeroPoint: Int32(requantize?.zeroPoint ?? 0)),
+                    level: level)
             }
         case let .dense(input, output, weights, bias, outFeatures, relu):
             let (source, destination) = (activations[input], activations[output])
