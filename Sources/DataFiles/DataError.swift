@@ -43,6 +43,8 @@ public struct DataError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// `text` with every control character (C0, DEL, C1) as `?`.
     package static func terminalSafe(_ text: String) -> String {
+        // Printable ASCII, what nearly every id is, needs no look at Unicode's tables (a batch prints one per line).
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
         guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
         return String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : $0 }))
     }

@@ -22,6 +22,22 @@ struct DatasetReadingTests {
 
     static let header = "drawing,label,stroke,x,y\n"
 
+    /// A regular file read by several threads in pieces at their own offsets is the same bytes as read in one
+    /// stream, for piece sizes on both sides of the file's, and its progress counts every byte once.
+    @Test(arguments: [1, 2, 3])
+    func aFileReadInPiecesIsTheFileReadInOneStream(threads: Int) throws {
+        let text = Self.header + (0..<300).map { rows("d\($0)", side: $0 % 17 + 1) }.joined()
+        let path = try write(text)
+        let whole = try ShapeDataset.contents(of: path)
+        #expect(whole == Data(text.utf8))
+        for pieceBytes in [1, 7, 4096, text.utf8.count - 1, text.utf8.count, 1 << 23] {
+            let progress = DatasetProgress()
+            let pieces = try ShapeDataset.contents(of: path, progress: progress, threads: threads, pieceBytes: pieceBytes)
+            #expect(pieces == whole, "\(threads) threads, pieces of \(pieceBytes) bytes: \(pieces.count) bytes, expected \(whole.count)")
+            #expect(progress.bytesRead.load(ordering: .relaxed) == whole.count, "\(threads) threads, pieces of \(pieceBytes)")
+        }
+    }
+
     /// The progress a long `--dataset` shows: the file's size, then every byte read, then every byte parsed (the
     /// header's too), in runs of any size.
     @Test(arguments: [1, 64, 1 << 22])
