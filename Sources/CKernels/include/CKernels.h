@@ -62,6 +62,11 @@ void odml_conv2d_f32(const odml_conv2d_f32_args *args, int level);
 void odml_dense_f32(const float *input, int inFeatures, const float *weights, const float *bias, int outFeatures,
                     float *output, int relu, int level);
 
+/// `odml_dense_f32` for `rows` inputs (`inStride` floats apart) into `rows` outputs (`outStride` apart): each row's
+/// values exactly as `odml_dense_f32` gives them (a layer of at most eight outputs runs four rows at once).
+void odml_dense_f32_rows(const float *input, ptrdiff_t inStride, int rows, int inFeatures, const float *weights,
+                         const float *bias, int outFeatures, float *output, ptrdiff_t outStride, int relu, int level);
+
 /// Max or average pooling over one channels-last image without padding: output (oy, ox) channel c is the max
 /// (kind 0) or mean (kind 1) of the window at (oy*strideHeight, ox*strideWidth).
 typedef struct {

@@ -3,8 +3,8 @@ import CKernels
 // A batch of a plan whose every step works on one vector per sample (dense layers, their activations, flatten
 // copies: a motion window's model) runs a block of rows at a time, each 8-bit layer one matrix product over the
 // block: an 8-bit dense layer is the 1×1 convolution kernel over a one-row image of the block's samples (the same
-// values as sample by sample: integer sums, the same scaling). A float dense layer runs its single-sample kernel
-// row by row, so that its sums keep one order whatever the block (a stream's window, one row, must answer as the
+// values as sample by sample: integer sums, the same scaling). A float dense layer's rows keep the single-sample
+// kernel's sums (`odml_dense_f32_rows`, four narrow rows at once), so that its sums keep one order whatever the block (a stream's window, one row, must answer as the
 // same window in a recording). Other plans run sample by sample.
 
 /// Where a row-wise plan's block of rows lives: each activation `rows × count` floats, and the 8-bit inputs.
@@ -83,18 +83,14 @@ extension InferencePlan {
                                 outZeroPoint: 0, relu: step.relu ? 1 : 0, maxPool2x2: 0), level: level)
                     }
                 case let .dense(input, output, weights, bias, outFeatures, relu):
-                    // Row by row with the single sample's kernel: a float layer's sums in one fixed order whatever
-                    // the block, so that a window answers the same in a stream (one row) as in a recording.
-                    let features = activations[input].count
-                    let (from, to) = (place(input), place(output))
+                    // Each row's sums in the single sample's order whatever the block, so that a window answers the
+                    // same in a stream (one row) as in a recording.
                     weights.withUnsafeBufferPointer { weights in
                         bias.withUnsafeBufferPointer { bias in
                             guard let weights = weights.baseAddress, let bias = bias.baseAddress else { return }
-                            for row in 0..<count {
-                                Kernels.dense(
-                                    input: from + row * features, inFeatures: features, weights: weights, bias: bias,
-                                    outFeatures: outFeatures, output: to + row * outFeatures, relu: relu, level: level)
-                            }
+                            Kernels.dense(
+                                rows: count, input: place(input), inFeatures: activations[input].count, weights: weights,
+                                bias: bias, outFeatures: outFeatures, output: place(output), relu: relu, level: level)
                         }
                     }
                 case let .activation(input, output, function):

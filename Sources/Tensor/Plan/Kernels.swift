@@ -49,6 +49,17 @@ public enum Kernels {
         odml_dense_f32(input, Int32(inFeatures), weights, bias, Int32(outFeatures), output, relu ? 1 : 0, Int32(level.rawValue))
     }
 
+    /// `dense` for `rows` inputs of `inFeatures` floats into `rows` outputs of `outFeatures`, contiguous: each row
+    /// exactly as `dense` gives it (see `odml_dense_f32_rows`).
+    static func dense(
+        rows: Int, input: UnsafePointer<Float>, inFeatures: Int, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+        outFeatures: Int, output: UnsafeMutablePointer<Float>, relu: Bool, level: Level
+    ) {
+        odml_dense_f32_rows(
+            input, inFeatures, Int32(rows), Int32(inFeatures), weights, bias, Int32(outFeatures), output, outFeatures,
+            relu ? 1 : 0, Int32(level.rawValue))
+    }
+
     /// An 8-bit direct convolution of one image; see `odml_conv2d_i8_args` in CKernels.h.
     static func integerConv2D(_ arguments: odml_conv2d_i8_args, level: Level) {
         withUnsafePointer(to: arguments) { odml_conv2d_i8($0, Int32(level.rawValue)) }
