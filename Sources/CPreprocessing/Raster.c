@@ -36,7 +36,8 @@ ODML_INLINE odml_v16f odml_select16f(odml_v16i mask, odml_v16f a, odml_v16f b) {
 }
 ODML_INLINE odml_v16i odml_select16i(odml_v16i mask, odml_v16i a, odml_v16i b) { return (mask & a) | (~mask & b); }
 
-/// Lane by lane: the larger / smaller of two values (b when they compare unordered; no NaN reaches these).
+/// Lane by lane: the larger / smaller of two values (b when they compare unordered: a NaN, from a drawing the
+/// caller should have refused, never wins).
 ODML_INLINE odml_v16f odml_max16f(odml_v16f a, odml_v16f b) { return odml_select16f(a > b, a, b); }
 ODML_INLINE odml_v16f odml_min16f(odml_v16f a, odml_v16f b) { return odml_select16f(a < b, a, b); }
 
@@ -47,7 +48,8 @@ static const float odml_direction_y[ODML_RASTER_DIRECTIONS] = {0, 1, 2, 2, 1, 3,
 
 /// The polygon of extreme points: for each direction d of `odml_direction_x`/`_y` in turn, the first point
 /// (lowest index) where x·dx + y·dy is largest, then for each in turn the first where it is smallest — the hull
-/// vertices met going round — with a point repeated in succession (or at the end, the first) kept once. Writes
+/// vertices met going round — leaving out a point that repeats the one before it, and the last when it is the
+/// first (a run of the first point at the end keeps one copy: an edge of length 0, which the rectangle skips). Writes
 /// the vertices to hx, hy; returns their count (≤ 2 · ODML_RASTER_DIRECTIONS).
 ODML_INLINE int odml_extreme_polygon(const float *xs, const float *ys, int n, float *hx, float *hy) {
     // The directions in the lanes: one pass over the points, keeping each direction's first extreme.

@@ -273,7 +273,8 @@ extension ShapeDataset {
     /// `progress`, when given, learns the file's size and counts the bytes as they are read. A regular file is read
     /// by up to `threads` threads at once, in pieces of 8 MiB at their own offsets (so that copying it and faulting in
     /// its pages take every core): then what it held when each piece was read, up to the first piece that found the
-    /// file ending early, and anything written after its size was taken.
+    /// file ending early, and anything written after its size was taken (standard input: in one stream, from where it
+    /// stands).
     static func contents(
         of path: String, progress: DatasetProgress? = nil, threads: Int = 1, pieceBytes: Int = pieceBytes
     ) throws(DataError) -> Data {
@@ -294,7 +295,8 @@ extension ShapeDataset {
         guard expected <= maximumBytes else { throw tooLarge(path, bytes: expected) }
         progress?.expectedBytes.store(expected, ordering: .relaxed)
         var data: Data
-        if threads > 1 && expected > pieceBytes {
+        // A path opened here starts at byte 0; standard input may already be past it, so it is read in one stream.
+        if threads > 1 && expected > pieceBytes && descriptor != 0 {
             data = try piecewise(descriptor, path: path, bytes: expected, threads: threads, pieceBytes: pieceBytes, progress: progress)
             // Whatever was appended after the size was taken is read below, as from a pipe.
             if data.count < expected { return data }

@@ -16,7 +16,7 @@ enum PreprocessingKernels {
     ) {
         precondition(
             count >= 0 && count <= Int(Int32.max) && strokes >= 0 && strokes <= Int(Int32.max) && rasterizer.size >= 1
-                && rasterizer.size <= 46_340,
+                && rasterizer.size <= 46_336,
             "PreprocessingKernels.rasterize: \(count) points in \(strokes) strokes, a \(rasterizer.size)×\(rasterizer.size) image (1…46,340 a side, ≤ Int32.max points)"
         )
         var arguments = odml_raster_args()

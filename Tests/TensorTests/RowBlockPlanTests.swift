@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Tensor
@@ -51,6 +52,28 @@ import Testing
                 }
             }
         }
+    }
+
+    /// A plan without steps gives its input back at batch, as sample by sample.
+    @Test func aPlanWithoutStepsGivesItsInputBack() {
+        let plan = InferencePlan(Sequential([]), inputShape: [4])
+        let batch = randomTensor([70, 4], seed: 5)
+        #expect(plan.rowBlocks == nil)
+        #expect(plan.run(batch).scalars == batch.scalars)
+    }
+
+    /// A workspace made for another plan is refused with both sizes named, not written past its end.
+    @Test func aWorkspaceOfAnotherPlanIsRefused() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var g = SeededGenerator(seed: 79)
+            let small = InferencePlan(Sequential([Dense(inFeatures: 4, outFeatures: 4, generator: &g)]), inputShape: [4])
+            let wide = InferencePlan(
+                Sequential([Dense(inFeatures: 4, outFeatures: 4096, generator: &g), Dense(inFeatures: 4096, outFeatures: 4, generator: &g)]),
+                inputShape: [4])
+            _ = wide.run(randomTensor([8, 4], seed: 6), workspace: small.makeWorkspace())
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("workspace"), "stderr: \(message)")
     }
 
     /// A plan with a convolution is not row-wise: it runs sample by sample.

@@ -5,7 +5,7 @@ import WeightsFormat
 
 extension ShapeRecognizer {
     /// The answers for many drawings at once, in compact form, on up to `threads` threads (`Parallel`; fewer than 1
-    /// counts as 1): each thread keeps one `Worker` and takes the next 4 drawings as it finishes, results are
+    /// counts as 1): each thread keeps one `Scratch` and takes the next 4 drawings as it finishes, results are
     /// written into arrays allocated once. `answers.answer(at:)` is exactly what `recognize(drawings[i])` gives,
     /// without the image it saw.
     public func recognize(batch drawings: [Drawing], threads: Int) -> ShapeBatchAnswers {

@@ -14,8 +14,9 @@ import WeightsFormat
 /// image, a 2.5:1 ellipse gives a circle's, and what remains for the model to learn is a rectangle's symmetries:
 /// a turn by 180° and the two mirror images. The smallest rectangle has one side along an edge of the convex hull
 /// (Freeman & Shapira 1975), so a polygon lies on one of its edges and a star on an edge of its pentagon. The
-/// hull is found from the lowest and highest point of each of 32 columns of the drawing's width, which keeps it
-/// within 1/32 of the drawing's size of the exact one at a cost linear in the points.
+/// hull is the polygon of the drawing's extreme points in 32 directions about 11° apart, found in one pass: every
+/// vertex is a hull vertex and a straight side of the hull is one of its edges; only hull vertices whose turn lies
+/// between two of the directions are left out.
 public struct ShapeRasterizer: Sendable, Equatable {
     /// Image side in pixels.
     public var size: Int
@@ -137,7 +138,8 @@ public struct ShapeRasterizer: Sendable, Equatable {
     /// `segmentStep` pixels to the last point drawn are skipped (a stroke's last point never is), so dense or
     /// repeated samples cost nothing and move the line by less than that.
     ///
-    /// The pixels come from `rasterize(_:into:)`, which allocates nothing; this only wraps them in a tensor.
+    /// The pixels come from `rasterize(_:into:)` (no allocation for drawings of up to 4,096 points and images up to
+    /// 64×64); this only wraps them in a tensor.
     public func rasterize(_ drawing: Drawing) -> Tensor {
         let count = size * size
         let pixels = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in

@@ -19,9 +19,12 @@ struct RowBlockLayout: Sendable {
     /// Samples in one block.
     static let rows = 64
 
-    /// The layout for `steps` over `activations`, or `nil` when a step does not work on vectors.
+    /// The layout for `steps` over `activations`, or `nil` when a step does not work on vectors (or there is none:
+    /// the sample by sample path copies the input to the output).
     init?(steps: [Step], activations: [ActivationLayout]) {
-        guard activations.allSatisfy({ $0.height == 1 && $0.width == 1 && !$0.isBytes && $0.storedCount == $0.count }) else { return nil }
+        guard !steps.isEmpty, activations.allSatisfy({ $0.height == 1 && $0.width == 1 && !$0.isBytes && $0.storedCount == $0.count }) else {
+            return nil
+        }
         var widestBytes = 0
         for step in steps {
             switch step {

@@ -92,15 +92,16 @@ public struct InferencePlan: Sendable {
 
     /// Runs `rows` samples: `input` holds `rows · inputCount` floats, `output` receives `rows · outputCount`, one
     /// workspace for all. The one way a batch runs (`run(_:workspace:)` and `CompiledModel.run(rows:_:into:)` call it):
-    /// a plan of dense layers a block of rows at a time, each layer one matrix product over the block (8-bit layers
-    /// give the same values as sample by sample; a float one's sums may round differently); others sample by sample.
+    /// a plan of dense layers a block of rows at a time (each 8-bit layer one matrix product over the block; every
+    /// row's values the same bits as sample by sample); others sample by sample.
     public func run(
         rows: Int, _ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>, workspace: InferenceWorkspace
     ) {
         shapePrecondition(
-            rows >= 0 && input.count == rows * inputCount && output.count == rows * outputCount,
+            rows >= 0 && input.count == rows * inputCount && output.count == rows * outputCount && workspace.count == workspaceCount,
             "InferencePlan.run(rows:): \(rows) rows of \(describeShape(inputShape)) → \(describeShape(outputShape)) need \(rows * inputCount) "
-                + "and \(rows * outputCount) floats, got \(input.count) and \(output.count)")
+                + "and \(rows * outputCount) floats and a workspace of \(workspaceCount), got \(input.count), \(output.count) and "
+                + "\(workspace.count)")
         if let rowBlocks {
             runBlocks(rowBlocks, rows: rows, input, into: output, workspace: workspace)
             return
@@ -136,8 +137,8 @@ public final class InferenceWorkspace: @unchecked Sendable {
     public let count: Int
     let storage: UnsafeMutablePointer<Float>
 
-    /// A row-wise plan's block of rows (floats, then bytes), made on the first batch.
-    private var block: (floats: UnsafeMutablePointer<Float>, bytes: UnsafeMutablePointer<UInt8>)?
+    /// A row-wise plan's block of rows (floats and bytes, with how many of each), made on the first batch.
+    private var block: (floats: UnsafeMutablePointer<Float>, bytes: UnsafeMutablePointer<UInt8>, floatCount: Int, byteCount: Int)?
 
     init(count: Int) {
         self.count = count
@@ -145,17 +146,21 @@ public final class InferenceWorkspace: @unchecked Sendable {
         storage.initialize(repeating: 0, count: Swift.max(count, 1))
     }
 
-    /// The block storage of a row-wise plan (always the same `floats` and `bytes` for one plan's workspace).
+    /// The block storage of a row-wise plan: at least `floats` floats and `bytes` bytes, made larger when a plan of
+    /// wider layers (with a workspace of the same size) asks for more than the one before.
     func blockStorage(floats: Int, bytes: Int) -> (floats: UnsafeMutablePointer<Float>, bytes: UnsafeMutablePointer<UInt8>) {
-        if let block { return block }
+        if let block, block.floatCount >= floats, block.byteCount >= bytes { return (block.floats, block.bytes) }
+        let (floatCount, byteCount) = (Swift.max(floats, block?.floatCount ?? 1, 1), Swift.max(bytes, block?.byteCount ?? 1, 1))
+        block?.floats.deallocate()
+        block?.bytes.deallocate()
         let made = (
-            floats: UnsafeMutablePointer<Float>.allocate(capacity: Swift.max(floats, 1)),
-            bytes: UnsafeMutablePointer<UInt8>.allocate(capacity: Swift.max(bytes, 1))
+            floats: UnsafeMutablePointer<Float>.allocate(capacity: floatCount),
+            bytes: UnsafeMutablePointer<UInt8>.allocate(capacity: byteCount), floatCount: floatCount, byteCount: byteCount
         )
-        made.floats.initialize(repeating: 0, count: Swift.max(floats, 1))
-        made.bytes.initialize(repeating: 0, count: Swift.max(bytes, 1))
+        made.floats.initialize(repeating: 0, count: floatCount)
+        made.bytes.initialize(repeating: 0, count: byteCount)
         block = made
-        return made
+        return (made.floats, made.bytes)
     }
 
     deinit {

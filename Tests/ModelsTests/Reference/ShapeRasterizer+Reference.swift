@@ -61,7 +61,8 @@ extension ShapeRasterizer {
     ]
 
     /// The polygon of extreme points: for each direction the first point where the projection is largest, then
-    /// for each the first where it is smallest, a point repeated in succession (or at the end, the first) kept once.
+    /// for each the first where it is smallest, leaving out a point that repeats the one before it, and the last when
+    /// it is the first (as the C kernel does).
     func referenceHull(_ points: [(x: Float, y: Float)]) -> [(x: Float, y: Float)] {
         guard !points.isEmpty else { return [] }
         var highest: [Int] = [], lowest: [Int] = []
