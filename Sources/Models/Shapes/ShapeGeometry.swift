@@ -1,0 +1,218 @@
+import Foundation
+
+/// The clean shape a drawing of a circle, triangle, square or star was aiming at, in the drawing's own coordinates
+/// (y grows downward), and how neatly it was drawn: what a drawing app snaps a sloppy stroke to.
+///
+/// - An **ellipse** (a circle has equal radii): the axis is the principal axis of the convex hull's area (its second
+///   moments); the hull's extents along that axis and across it give the radii and the centre.
+/// - A **rectangle** (a square's corners need not make a square): that rectangle's four corners, in order round it.
+/// - A **triangle**: three corners of the convex hull — the vertex farthest from the hull's middle, the vertex
+///   farthest from that one, and the vertex that makes the largest triangle with both.
+/// - A **star**: its five tips are the convex hull cut down to five vertices (dropping, one at a time, the vertex whose
+///   triangle with its neighbours is smallest); the centre is their mean; the inner point between two neighbouring
+///   tips is where the lines joining every second tip cross (a five-pointed star's classic proportions, exact for a
+///   star drawn as five lines at any turn and stretch). The ten points alternate tip, inner, tip, … by angle round the
+///   centre; the angle is that of the first tip from the centre.
+///
+/// `neatness` is 1 − (RMS distance of the drawn points from the fitted outline) / (10% of the fitted shape's larger
+/// side), held within 0…1: a drawing exactly on its outline is 100%, one whose points stray by a tenth of its size on
+/// average (root mean square) or more is 0%. A star's outline here is its five lines joining every second tip, which
+/// hold its edges: a star drawn in one stroke crosses its own middle along them.
+public struct FittedShape: Sendable, Equatable {
+    /// The fitted outline.
+    public enum Outline: Sendable, Equatable {
+        /// Centre, the two radii (the first along `angle`), and the angle in radians (0…π), measured from the x axis
+        /// towards y.
+        case ellipse(centre: DrawingPoint, radii: (Double, Double), angle: Double)
+        /// Four corners in order round the rectangle, and the angle of its first side (0…π).
+        case rectangle(corners: [DrawingPoint], angle: Double)
+        /// Three corners.
+        case triangle(corners: [DrawingPoint])
+        /// Ten points alternating tip and inner point, the centre, and the first tip's angle from it (−π…π).
+        case star(points: [DrawingPoint], centre: DrawingPoint, angle: Double)
+
+        /// Equal kinds with equal numbers.
+        public static func == (a: Outline, b: Outline) -> Bool {
+            switch (a, b) {
+            case let (.ellipse(c1, r1, a1), .ellipse(c2, r2, a2)): c1 == c2 && r1 == r2 && a1 == a2
+            case let (.rectangle(c1, a1), .rectangle(c2, a2)): c1 == c2 && a1 == a2
+            case let (.triangle(c1), .triangle(c2)): c1 == c2
+            case let (.star(p1, c1, a1), .star(p2, c2, a2)): p1 == p2 && c1 == c2 && a1 == a2
+            default: false
+            }
+        }
+    }
+
+    /// The fitted outline.
+    public let outline: Outline
+    /// How close the drawn points lie to the outline, 0…1 (see the type's description).
+    public let neatness: Double
+    /// The root mean square distance of the drawn points from the outline, in the drawing's units.
+    public let rmsDistance: Double
+
+    /// The outline of `label` (`circle`, `triangle`, `square` or `star`) fitted to `drawing`; `nil` for another
+    /// label, or a drawing with fewer than 3 distinct points or without a finite area.
+    public static func fit(_ drawing: Drawing, as label: String) -> FittedShape? {
+        let points = drawing.strokes.joined().map { (x: $0.x, y: $0.y) }
+        guard points.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else { return nil }
+        let hull = convexHull(points)
+        guard hull.count >= 3, case let hullArea = area(hull), hullArea > 0, hullArea.isFinite else { return nil }
+        let outline: Outline
+        switch label {
+        case "circle": outline = ellipse(hull)
+        case "square": outline = rectangle(hull)
+        case "triangle": outline = triangle(hull)
+        case "star":
+            guard let star = star(hull) else { return nil }
+            outline = star
+        default: return nil
+        }
+        let size = largerSide(of: polygon(outline))
+        guard size > 0, size.isFinite else { return nil }
+        let lines = segments(outline)
+        var sum = 0.0
+        for point in points { sum += squaredDistance(from: point, to: lines) }
+        let rms = (sum / Double(points.count)).squareRoot()
+        return FittedShape(outline: outline, neatness: min(1, max(0, 1 - rms / (0.1 * size))), rmsDistance: rms)
+    }
+
+    /// The smallest rectangle around `hull`: its centre, the unit vector of its first side, and the half sides.
+    static func enclosingRectangle(_ hull: [(x: Double, y: Double)]) -> (
+        centre: (x: Double, y: Double), axis: (Double, Double), half: (Double, Double)
+    ) {
+        let (ux, uy) = minimumRectangle(hull).direction
+        let along = hull.map { $0.x * ux + $0.y * uy }, across = hull.map { -$0.x * uy + $0.y * ux }
+        let (lowU, highU) = (along.min() ?? 0, along.max() ?? 0), (lowV, highV) = (across.min() ?? 0, across.max() ?? 0)
+        let (u, v) = ((lowU + highU) / 2, (lowV + highV) / 2)
+        return ((u * ux - v * uy, u * uy + v * ux), (ux, uy), ((highU - lowU) / 2, (highV - lowV) / 2))
+    }
+
+    /// An angle folded into 0…π (a line's direction).
+    static func lineAngle(_ x: Double, _ y: Double) -> Double {
+        let angle = atan2(y, x)
+        return angle < 0 ? angle + .pi : (angle >= .pi ? angle - .pi : angle)
+    }
+
+    static func ellipse(_ hull: [(x: Double, y: Double)]) -> Outline {
+        // The axis is the hull's principal axis (second moments of its area, which a sampled ellipse's hull has
+        // within the sampling of its outline); the radii and centre come from the hull's extents along it and across.
+        let origin = hull[0]
+        var (area2, sx, sy, sxx, syy, sxy) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        for i in hull.indices {
+            let (p, q) = (hull[i], hull[(i + 1) % hull.count])
+            let (x0, y0, x1, y1) = (p.x - origin.x, p.y - origin.y, q.x - origin.x, q.y - origin.y)
+            let a = x0 * y1 - x1 * y0
+            area2 += a
+            sx += (x0 + x1) * a
+            sy += (y0 + y1) * a
+            sxx += (x0 * x0 + x0 * x1 + x1 * x1) * a
+            syy += (y0 * y0 + y0 * y1 + y1 * y1) * a
+            sxy += (x0 * y1 + 2 * x0 * y0 + 2 * x1 * y1 + x1 * y0) * a
+        }
+        let area = area2 / 2, (cx, cy) = (sx / (6 * area), sy / (6 * area))
+        let (ixx, iyy, ixy) = (sxx / 12 - area * cx * cx, syy / 12 - area * cy * cy, sxy / 24 - area * cx * cy)
+        let theta = 0.5 * atan2(2 * ixy, ixx - iyy)
+        let (ux, uy) = (cos(theta), sin(theta))
+        let along = hull.map { $0.x * ux + $0.y * uy }, across = hull.map { -$0.x * uy + $0.y * ux }
+        let (lowU, highU) = (along.min() ?? 0, along.max() ?? 0), (lowV, highV) = (across.min() ?? 0, across.max() ?? 0)
+        let (u, v) = ((lowU + highU) / 2, (lowV + highV) / 2)
+        return .ellipse(
+            centre: DrawingPoint(x: u * ux - v * uy, y: u * uy + v * ux), radii: ((highU - lowU) / 2, (highV - lowV) / 2),
+            angle: lineAngle(ux, uy))
+    }
+
+    static func rectangle(_ hull: [(x: Double, y: Double)]) -> Outline {
+        let box = enclosingRectangle(hull)
+        let (ux, uy) = box.axis, (a, b) = box.half
+        let corners = [(-a, -b), (a, -b), (a, b), (-a, b)].map { (u, v) in
+            DrawingPoint(x: box.centre.x + u * ux - v * uy, y: box.centre.y + u * uy + v * ux)
+        }
+        return .rectangle(corners: corners, angle: lineAngle(ux, uy))
+    }
+
+    static func triangle(_ hull: [(x: Double, y: Double)]) -> Outline {
+        let middle = (x: hull.map(\.x).reduce(0, +) / Double(hull.count), y: hull.map(\.y).reduce(0, +) / Double(hull.count))
+        func distance(_ p: (x: Double, y: Double), _ q: (x: Double, y: Double)) -> Double { hypot(p.x - q.x, p.y - q.y) }
+        let first = hull.max { distance($0, middle) < distance($1, middle) } ?? hull[0]
+        let second = hull.max { distance($0, first) < distance($1, first) } ?? hull[1]
+        func twiceArea(_ p: (x: Double, y: Double)) -> Double {
+            abs((second.x - first.x) * (p.y - first.y) - (second.y - first.y) * (p.x - first.x))
+        }
+        let third = hull.max { twiceArea($0) < twiceArea($1) } ?? hull[2]
+        return .triangle(corners: [first, second, third].map { DrawingPoint(x: $0.x, y: $0.y) })
+    }
+
+    static func star(_ hull: [(x: Double, y: Double)]) -> Outline? {
+        // The hull cut down to five vertices, the least significant (smallest triangle with its neighbours) first.
+        var tips = hull
+        func weight(_ i: Int) -> Double {
+            let (a, b, c) = (tips[(i + tips.count - 1) % tips.count], tips[i], tips[(i + 1) % tips.count])
+            return abs((b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x))
+        }
+        while tips.count > 5, let smallest = tips.indices.min(by: { weight($0) < weight($1) }) { tips.remove(at: smallest) }
+        guard tips.count == 5 else { return nil }
+        let centre = (x: tips.map(\.x).reduce(0, +) / 5, y: tips.map(\.y).reduce(0, +) / 5)
+        func angle(_ p: (x: Double, y: Double)) -> Double { atan2(p.y - centre.y, p.x - centre.x) }
+        // Tips in order of angle; the inner point between tips i and i + 1 is where the lines joining every second tip
+        // cross (i to i + 2, and i + 1 to i − 1): a five-pointed star's classic proportions, at any turn and stretch.
+        tips.sort { angle($0) < angle($1) }
+        var result: [DrawingPoint] = []
+        for i in 0..<5 {
+            let (a, b) = (tips[i], tips[(i + 2) % 5]), (c, d) = (tips[(i + 1) % 5], tips[(i + 4) % 5])
+            let denominator = (b.x - a.x) * (d.y - c.y) - (b.y - a.y) * (d.x - c.x)
+            guard denominator != 0, denominator.isFinite else { return nil }
+            let t = ((c.x - a.x) * (d.y - c.y) - (c.y - a.y) * (d.x - c.x)) / denominator
+            result += [DrawingPoint(x: a.x, y: a.y), DrawingPoint(x: a.x + t * (b.x - a.x), y: a.y + t * (b.y - a.y))]
+        }
+        return .star(points: result, centre: DrawingPoint(x: centre.x, y: centre.y), angle: angle(tips[0]))
+    }
+
+    /// The outline as a closed polygon (an ellipse as 256 points round it).
+    static func polygon(_ outline: Outline) -> [(x: Double, y: Double)] {
+        switch outline {
+        case let .ellipse(centre, radii, angle):
+            let (c, s) = (cos(angle), sin(angle))
+            return (0..<256).map { k in
+                let t = Double(k) / 256 * 2 * .pi
+                let (u, v) = (radii.0 * cos(t), radii.1 * sin(t))
+                return (centre.x + u * c - v * s, centre.y + u * s + v * c)
+            }
+        case let .rectangle(corners, _), let .triangle(corners), let .star(corners, _, _):
+            return corners.map { ($0.x, $0.y) }
+        }
+    }
+
+    /// The larger side of the polygon's bounding rectangle along its own smallest-rectangle axis.
+    static func largerSide(of polygon: [(x: Double, y: Double)]) -> Double {
+        let hull = convexHull(polygon)
+        guard hull.count >= 3 else { return 0 }
+        let box = enclosingRectangle(hull)
+        return 2 * max(box.half.0, box.half.1)
+    }
+
+    /// The lines a drawing of the outline follows: the edges of its polygon, or a star's five lines joining every
+    /// second tip (which hold its outline, and are what a star drawn in one stroke follows inside it too).
+    static func segments(_ outline: Outline) -> [(Point2, Point2)] {
+        if case let .star(points, _, _) = outline {
+            let tips = stride(from: 0, to: points.count, by: 2).map { (x: points[$0].x, y: points[$0].y) }
+            return tips.indices.map { (tips[$0], tips[($0 + 2) % tips.count]) }
+        }
+        let polygon = polygon(outline)
+        return polygon.indices.map { (polygon[$0], polygon[($0 + 1) % polygon.count]) }
+    }
+
+    typealias Point2 = (x: Double, y: Double)
+
+    /// The squared distance from `p` to the nearest of `segments`.
+    static func squaredDistance(from p: Point2, to segments: [(Point2, Point2)]) -> Double {
+        var best = Double.infinity
+        for (a, b) in segments {
+            let (dx, dy) = (b.x - a.x, b.y - a.y)
+            let lengthSquared = dx * dx + dy * dy
+            let t = lengthSquared > 0 ? min(1, max(0, ((p.x - a.x) * dx + (p.y - a.y) * dy) / lengthSquared)) : 0
+            let (ex, ey) = (p.x - a.x - t * dx, p.y - a.y - t * dy)
+            best = min(best, ex * ex + ey * ey)
+        }
+        return best
+    }
+}
