@@ -80,7 +80,15 @@ public struct FittedShape: Sendable, Equatable {
     static func enclosingRectangle(_ hull: [(x: Double, y: Double)]) -> (
         centre: (x: Double, y: Double), axis: (Double, Double), half: (Double, Double)
     ) {
-        let (ux, uy) = minimumRectangle(hull).direction
+        box(hull, axis: minimumRectangle(hull).direction)
+    }
+
+    /// The rectangle around `hull` with its first side along the unit vector `axis`: its centre, the axis, and the
+    /// half sides (the hull's half extents along the axis and across it).
+    static func box(_ hull: [(x: Double, y: Double)], axis: (Double, Double)) -> (
+        centre: (x: Double, y: Double), axis: (Double, Double), half: (Double, Double)
+    ) {
+        let (ux, uy) = axis
         let along = hull.map { $0.x * ux + $0.y * uy }, across = hull.map { -$0.x * uy + $0.y * ux }
         let (lowU, highU) = (along.min() ?? 0, along.max() ?? 0), (lowV, highV) = (across.min() ?? 0, across.max() ?? 0)
         let (u, v) = ((lowU + highU) / 2, (lowV + highV) / 2)
@@ -112,13 +120,10 @@ public struct FittedShape: Sendable, Equatable {
         let area = area2 / 2, (cx, cy) = (sx / (6 * area), sy / (6 * area))
         let (ixx, iyy, ixy) = (sxx / 12 - area * cx * cx, syy / 12 - area * cy * cy, sxy / 24 - area * cx * cy)
         let theta = 0.5 * atan2(2 * ixy, ixx - iyy)
-        let (ux, uy) = (cos(theta), sin(theta))
-        let along = hull.map { $0.x * ux + $0.y * uy }, across = hull.map { -$0.x * uy + $0.y * ux }
-        let (lowU, highU) = (along.min() ?? 0, along.max() ?? 0), (lowV, highV) = (across.min() ?? 0, across.max() ?? 0)
-        let (u, v) = ((lowU + highU) / 2, (lowV + highV) / 2)
+        let extents = box(hull, axis: (cos(theta), sin(theta)))
         return .ellipse(
-            centre: DrawingPoint(x: u * ux - v * uy, y: u * uy + v * ux), radii: ((highU - lowU) / 2, (highV - lowV) / 2),
-            angle: lineAngle(ux, uy))
+            centre: DrawingPoint(x: extents.centre.x, y: extents.centre.y), radii: extents.half,
+            angle: lineAngle(extents.axis.0, extents.axis.1))
     }
 
     static func rectangle(_ hull: [(x: Double, y: Double)]) -> Outline {
