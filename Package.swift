@@ -7,7 +7,7 @@
 // ONNX (import and export, on swift-protobuf) depends on Models and WeightsFormat and is a product of its own, so
 // that an app that needs only our weights files does not build a protobuf library. The traits keep their
 // dependencies out of such an app's resolution too: `ONNX` brings swift-protobuf, `CLI` (classify)
-// swift-argument-parser and ONNX; both are on by default, and `.package(path: …, traits: [])` resolves no dependency
+// swift-argument-parser, Hummingbird (classify serve) and ONNX; both are on by default, and `.package(path: …, traits: [])` resolves no dependency
 // at all (README, "Use it from Swift").
 import PackageDescription
 
@@ -25,12 +25,18 @@ let package = Package(
     ],
     traits: [
         .trait(name: "ONNX", description: "ONNX import and export (the ONNX library): resolves swift-protobuf."),
-        .trait(name: "CLI", description: "The classify command: resolves swift-argument-parser; needs ONNX.", enabledTraits: ["ONNX"]),
+        .trait(
+            name: "CLI", description: "The classify command: resolves swift-argument-parser and Hummingbird (classify serve); needs ONNX.",
+            enabledTraits: ["ONNX"]),
         .default(enabledTraits: ["CLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-protobuf", exact: "1.39.0"),
+        // `classify serve` only (the CLI trait): HTTP on SwiftNIO, with TLS (swift-nio-ssl) for the motion page's
+        // phone sensors, which browsers give only to secure pages.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
     ],
     targets: [
         // OpenBLAS's C interface. Only `Tensor` imports it; every cblas_* call is in Sources/Tensor/BLAS.swift.
@@ -78,7 +84,13 @@ let package = Package(
             dependencies: [
                 "Train", "Datasets", "Models", "WeightsFormat", "DataFiles", "Tensor", "ONNX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"])),
-            ]
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["CLI"])),
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["CLI"])),
+                .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["CLI"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["CLI"])),
+            ],
+            // The pages of `classify serve` (HTML, CSS, JavaScript), built into the binary as byte arrays.
+            resources: [.embedInCode("Pages")]
         ),
         .testTarget(name: "TensorTests", dependencies: ["Tensor"]),
         .testTarget(name: "ModelsTests", dependencies: ["Datasets", "Models", "WeightsFormat", "DataFiles", "Tensor"]),

@@ -24,7 +24,7 @@ struct Classify: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             Shape.self, Motion.self, TrainCommand.self, Evaluate.self, Generate.self, Inspect.self, ExportCommand.self,
-            ImportCommand.self, RunCommand.self,
+            ImportCommand.self, RunCommand.self, Serve.self,
         ]
     )
 

@@ -91,7 +91,7 @@ struct Shape: ParsableCommand {
             throw inputFailure(error, input: file, json: chain.json)
         }
         if chain.json {
-            print(ShapeJSON(answer, weights: weights).text)
+            print(ShapeJSON(answer, drawing: input, weights: weights).text)
         } else {
             // The batch's line without the input's name.
             var headline: [UInt8] = []
@@ -102,6 +102,7 @@ struct Shape: ParsableCommand {
             print(String(decoding: headline, as: UTF8.self))
             // The headline first: whether to trust it comes before the details (`| head -2` shows both).
             if answer.uncertain, let reason = answer.reason { print("uncertain: \(reason)") }
+            if let fitted = answer.fitted(to: input) { print(fitted.line) }
             for (label, probability) in answer.probabilities {
                 print("  " + label.padding(toLength: 10, withPad: " ", startingAt: 0) + percentText(probability))
             }
@@ -136,7 +137,8 @@ struct Shape: ParsableCommand {
                 case .success: answers.error(at: position).map { .failure($0) } ?? .success(answers.answers[position])
                 }
             guard format.isJSON else { return format.text(answer, input: Array(files[index].utf8), to: &bytes) }
-            let outcome = format.json(answer.flatMap { _ in answers.answer(at: position) }, input: files[index])
+            let outcome = format.json(
+                answer.flatMap { _ in drawing.flatMap { drawing in answers.answer(at: position).map { ($0, drawing) } } }, input: files[index])
             bytes += outcome.line.utf8
             return outcome.status
         }
@@ -152,7 +154,7 @@ struct Shape: ParsableCommand {
                     let worker = ShapeRecognizer.Worker(recognizer)
                     return { record in
                         format.json(
-                            record.drawing.flatMap { drawing in Result { () throws(DataError) in try worker.answer(drawing) } },
+                            record.drawing.flatMap { drawing in Result { () throws(DataError) in (try worker.answer(drawing), drawing) } },
                             input: "\(dataset)#\(record.id)")
                     }
                 }
@@ -236,9 +238,9 @@ struct ShapeLineFormat: Sendable {
     }
 
     /// The JSON line for `answer` (or why there is none), named `input`.
-    func json(_ answer: Result<ShapeAnswer, DataError>, input: String) -> ItemOutcome {
+    func json(_ answer: Result<(ShapeAnswer, Drawing), DataError>, input: String) -> ItemOutcome {
         switch answer {
-        case let .success(answer): ItemOutcome(line: ShapeJSON(answer, input: input, weights: weights).text, status: 0)
+        case let .success((answer, drawing)): ItemOutcome(line: ShapeJSON(answer, drawing: drawing, input: input, weights: weights).text, status: 0)
         case let .failure(error): errorOutcome(error, input: input, json: true)
         }
     }
@@ -271,9 +273,12 @@ struct ShapeJSON: Encodable {
     let weights: String?
     let attempts: [ChainAttempt]
     let input: String?
+    /// The outline the drawing aimed at and how neatly it was drawn; absent for `unknown`.
+    let fitted: FittedJSON?
 
-    init(_ answer: ShapeAnswer, input: String? = nil, weights: String?) {
+    init(_ answer: ShapeAnswer, drawing: Drawing, input: String? = nil, weights: String?) {
         self.input = input
+        fitted = answer.fitted(to: drawing).map(FittedJSON.init)
         self.weights = weights
         label = answer.label
         best = answer.label == DecisionRule.unknownLabel ? answer.best : nil
@@ -293,11 +298,11 @@ enum ShapeRendering {
     /// The drawing as drawn, the image the model saw, and the answer: the verdict written out on top (uncertain or
     /// unknown said in words, with the reason), then a bar per class with its probability, all inside the picture.
     static func svg(_ drawing: Drawing, answer: ShapeAnswer) -> String {
-        let view = answer.view, model = answer.model
+        let view = answer.view, model = answer.model, fitted = answer.fitted(to: drawing)
         let panel = 240.0, gap = 20.0, header = 52.0
         let width = 3 * panel + 4 * gap, top = header
         var parts = [
-            #"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(width))" height="\#(Int(top + panel + gap + 24))" font-family="sans-serif" font-size="12">"#,
+            #"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(width))" height="\#(Int(top + panel + gap + 40))" font-family="sans-serif" font-size="12">"#,
             #"<rect width="100%" height="100%" fill="white"/>"#,
         ]
         // The verdict, in words, across the top.
@@ -320,9 +325,21 @@ enum ShapeRendering {
                 let points = stroke.map { String(format: "%.1f,%.1f", gap + 10 + ($0.x - b.minX) * scale, top + 10 + ($0.y - b.minY) * scale) }
                 parts.append(#"<polyline fill="none" stroke="black" stroke-width="2" points="\#(points.joined(separator: " "))"/>"#)
             }
+            // The fitted outline over the strokes, dashed.
+            if let fitted {
+                parts.append(
+                    fitted.svg(
+                        place: { x, y in (gap + 10 + (x - b.minX) * scale, top + 10 + (y - b.minY) * scale) }, scale: scale,
+                        style: ##"fill="none" stroke="#d6336c" stroke-width="2" stroke-dasharray="6 4""##))
+            }
         }
         parts.append(#"<rect x="\#(gap)" y="\#(top)" width="\#(panel)" height="\#(panel)" fill="none" stroke="gainsboro"/>"#)
         parts.append(#"<text x="\#(gap)" y="\#(top + panel + 16)">input: \#(drawing.strokes.count) stroke(s), \#(drawing.pointCount) points</text>"#)
+        if let fitted {
+            parts.append(
+                ##"<text x="\##(gap)" y="\##(top + panel + 32)" fill="#d6336c">dashed: fitted \##(fitted.kind), \##(percentText(fitted.neatness)) neat</text>"##
+            )
+        }
         // The model's view: one grey square per pixel.
         let left = panel + 2 * gap
         if let view {

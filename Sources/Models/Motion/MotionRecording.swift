@@ -40,7 +40,22 @@ public enum MotionRecordingReader {
         _ path: String, assumedRate: Double = 50, rate: Double = MotionWindowing().rate,
         window: Int = MotionWindowing().window
     ) throws(DataError) -> MotionRecording {
-        var reader = try CSVReader(path: path)
+        try read(CSVReader(path: path), assumedRate: assumedRate, rate: rate, window: window)
+    }
+
+    /// The recording in `bytes` (a recording file's text, as `read(_:assumedRate:rate:window:)` takes it), named
+    /// `name` in the errors.
+    public static func read(
+        csv bytes: Data, name: String, assumedRate: Double = 50, rate: Double = MotionWindowing().rate,
+        window: Int = MotionWindowing().window
+    ) throws(DataError) -> MotionRecording {
+        try read(CSVReader(file: name, bytes: bytes), assumedRate: assumedRate, rate: rate, window: window)
+    }
+
+    /// The recording `reader` holds (one path for files and bytes).
+    static func read(_ reader: consuming CSVReader, assumedRate: Double, rate: Double, window: Int) throws(DataError) -> MotionRecording {
+        var reader = reader
+        let path = reader.file
         let columns = try recordingColumns(reader)
         let (coreMotion, valueColumns, spinColumns, timeColumn) = (columns.coreMotion, columns.values, columns.spins, columns.time)
         var times: [Double] = [], values: [Double] = []

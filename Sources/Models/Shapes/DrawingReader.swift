@@ -1,4 +1,5 @@
 import DataFiles
+import Foundation
 
 /// Reads one drawing from CSV: columns `x,y`, optional `t` (ms) and `stroke` (0-based; absent means one
 /// stroke), in any order, other columns ignored. `-` reads standard input.
@@ -18,7 +19,18 @@ public enum DrawingReader {
 
     /// The drawing in the file, checked: finite coordinates within `Drawing.largestCoordinate`, whole non-negative stroke indices, at least one point.
     public static func read(_ path: String) throws(DataError) -> Drawing {
-        var reader = try CSVReader(path: path)
+        try read(CSVReader(path: path))
+    }
+
+    /// The drawing in `bytes` (a drawing file's text, as `read(_:)` takes it), named `name` in the errors.
+    public static func read(csv bytes: Data, name: String) throws(DataError) -> Drawing {
+        try read(CSVReader(file: name, bytes: bytes))
+    }
+
+    /// The drawing `reader` holds (one path for files and bytes).
+    static func read(_ reader: consuming CSVReader) throws(DataError) -> Drawing {
+        var reader = reader
+        let path = reader.file
         let columns = try reader.columns(["x", "y"])
         let tColumn = reader.optionalColumn("t"), strokeColumn = reader.optionalColumn("stroke")
         if reader.optionalColumn("drawing") != nil && reader.optionalColumn("label") != nil {

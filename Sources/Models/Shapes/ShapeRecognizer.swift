@@ -40,6 +40,13 @@ public struct ShapeAnswer: RecognitionAnswer {
         self.attempts = attempts
         self.view = view
     }
+
+    /// The clean outline of this answer's label fitted to `drawing` (the drawing it answered), with how neatly it was
+    /// drawn; `nil` for `unknown` and for labels that are none of circle, triangle, square and star. Computed on each
+    /// call (it sorts the drawing's points: a few microseconds), so that answering stays as fast without it.
+    public func fitted(to drawing: Drawing) -> FittedShape? {
+        label == DecisionRule.unknownLabel ? nil : FittedShape.fit(drawing, as: label)
+    }
 }
 
 /// The shape recognizer, for the CLI (single drawings, batches, `evaluate`), the benchmarks and apps: the first

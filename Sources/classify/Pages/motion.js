@@ -1,0 +1,179 @@
+// The motion page: a recording file, or the phone's own motion sensors, sent to POST /v1/motion; its timeline of
+// states and each window's confidence drawn as a chart and listed as a table.
+"use strict";
+(() => {
+  const colours = { walking: "#1f77b4", running: "#d62728", still: "#2ca02c", unknown: "#7f7f7f" };
+  const verdict = document.getElementById("verdict");
+  const detail = document.getElementById("detail");
+  const chart = document.getElementById("chart");
+  const table = document.getElementById("segments");
+  const legend = document.getElementById("legend");
+  const note = document.getElementById("sensor-note");
+  const [start, stop, save] = ["start", "stop", "save"].map((id) => document.getElementById(id));
+  const svg = "http://www.w3.org/2000/svg";
+  const standardGravity = 9.80665;
+  let samples = [];   // [t (s), acc.x, acc.y, acc.z (g), gyro.x, gyro.y, gyro.z (rad/s)]
+  let origin = null, timer = null, request = 0;
+
+  document.getElementById("file").addEventListener("change", async (event) => {
+    const file = event.target.files[0];
+    if (!file) return;
+    verdict.textContent = `Reading ${file.name}…`;
+    post(await file.text(), "text/csv", file.name);
+  });
+
+  async function post(body, type, name) {
+    const mine = ++request;
+    try {
+      const response = await fetch("/v1/motion", { method: "POST", headers: { "Content-Type": type }, body });
+      const answer = await response.json();
+      if (mine === request) show(answer, response.ok, name);
+    } catch (error) {
+      if (mine === request) show({ error: `the server did not answer: ${error}` }, false, name);
+    }
+  }
+
+  const percent = (p) => `${(100 * p).toFixed(0)}%`;
+  const seconds = (s) => `${s.toFixed(1)} s`;
+
+  function show(answer, ok, name) {
+    chart.querySelectorAll(":scope > :not(title)").forEach((node) => node.remove());
+    table.tBodies[0].replaceChildren();
+    if (!ok || answer.error) {
+      table.hidden = true;
+      verdict.textContent = "No timeline";
+      detail.textContent = "";
+      const error = document.createElement("span");
+      error.className = "error";
+      error.textContent = answer.error || "the server refused the recording";
+      detail.append(error);
+      return;
+    }
+    const segments = answer.segments || [];
+    // The states in order: "walking → still".
+    verdict.textContent = segments.length > 1 ? segments.map((s) => s.label).join(" → ") : answer.label;
+    detail.textContent =
+      `${name}: mostly ${answer.label}` + (answer.uncertain ? ` (uncertain: ${answer.reason})` : "") +
+      `; ${answer.windows.length} windows; model ${answer.model}.`;
+    draw(answer);
+    for (const segment of segments) {
+      const row = table.tBodies[0].insertRow();
+      [segment.label, seconds(segment.start), seconds(segment.end), String(segment.windows), percent(segment.confidence)].forEach((text) => {
+        row.insertCell().textContent = text;
+      });
+    }
+    table.hidden = segments.length === 0;
+  }
+
+  function element(name, attributes, text) {
+    const node = document.createElementNS(svg, name);
+    for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+    if (text !== undefined) node.textContent = text;
+    chart.append(node);
+    return node;
+  }
+
+  // Top band: each segment's state; below: each window's confidence (0–100%) at its middle.
+  function draw(answer) {
+    const width = 800, left = 40, right = 10, bandTop = 10, bandHeight = 40, plotTop = 70, plotHeight = 120;
+    const end = Math.max(1e-6, ...answer.windows.map((w) => w.end));
+    const x = (t) => left + ((width - left - right) * t) / end;
+    for (const segment of answer.segments) {
+      const rect = element("rect", {
+        x: x(segment.start), y: bandTop, width: Math.max(1, x(segment.end) - x(segment.start)), height: bandHeight,
+        fill: colours[segment.label] || colours.unknown, "data-state": segment.label,
+      });
+      const tip = document.createElementNS(svg, "title");
+      tip.textContent = `${segment.label} ${seconds(segment.start)}–${seconds(segment.end)}`;
+      rect.append(tip);
+      if (x(segment.end) - x(segment.start) > 60) {
+        element("text", { x: x(segment.start) + 6, y: bandTop + 26, fill: "white", "font-size": 16, "font-weight": "bold" }, segment.label);
+      }
+    }
+    element("line", { x1: left, y1: plotTop + plotHeight, x2: width - right, y2: plotTop + plotHeight, stroke: "currentColor" });
+    element("line", { x1: left, y1: plotTop, x2: left, y2: plotTop + plotHeight, stroke: "currentColor" });
+    element("text", { x: 2, y: plotTop + 10, "font-size": 12 }, "100%");
+    element("text", { x: 2, y: plotTop + plotHeight, "font-size": 12 }, "0%");
+    element("text", { x: width - right - 60, y: plotTop + plotHeight + 24, "font-size": 12 }, seconds(end));
+    for (const window of answer.windows) {
+      const middle = (window.start + window.end) / 2;
+      element("circle", {
+        cx: x(middle), cy: plotTop + plotHeight * (1 - window.confidence), r: window.uncertain ? 5 : 3.5,
+        fill: window.uncertain ? "white" : colours[window.label] || colours.unknown,
+        stroke: colours[window.label] || colours.unknown, "stroke-width": 2,
+      });
+    }
+    legend.replaceChildren(
+      ...Object.entries(colours).filter(([label]) => label !== "unknown").map(([label, colour]) => {
+        const item = document.createElement("span");
+        const swatch = document.createElement("i");
+        swatch.style.background = colour;
+        item.append(swatch, label);
+        return item;
+      }));
+  }
+
+  // Live: the phone's accelerometer (gravity included, in g) and gyroscope (rad/s), as `classify motion` reads them.
+  function onMotion(event) {
+    const a = event.accelerationIncludingGravity, r = event.rotationRate;
+    if (!a || a.x === null) return;
+    if (origin === null) origin = event.timeStamp;
+    const t = (event.timeStamp - origin) / 1000;
+    if (samples.length && t <= samples[samples.length - 1][0]) return;
+    const radians = (degrees) => ((degrees || 0) * Math.PI) / 180;
+    samples.push([t, a.x / standardGravity, a.y / standardGravity, a.z / standardGravity, radians(r && r.beta), radians(r && r.gamma), radians(r && r.alpha)]);
+  }
+
+  function csv() {
+    const rows = samples.map((s) => [s[0].toFixed(4)].concat(s.slice(1).map((v) => v.toFixed(5))).join(","));
+    return ["timestamp,acc.x,acc.y,acc.z,gyro.x,gyro.y,gyro.z"].concat(rows).join("\n") + "\n";
+  }
+
+  start.addEventListener("click", async () => {
+    if (!window.isSecureContext || typeof DeviceMotionEvent === "undefined") {
+      note.innerHTML = "";
+      note.append(
+        "Motion sensors are given only to secure pages. Start the server with --tls-cert and --tls-key and open it as https, " +
+        "or reach it as http://localhost (Android: adb reverse tcp:8080 tcp:8080). docs/serve.md has the steps.");
+      note.className = "error";
+      return;
+    }
+    if (typeof DeviceMotionEvent.requestPermission === "function") {
+      const answer = await DeviceMotionEvent.requestPermission().catch(() => "denied");
+      if (answer !== "granted") {
+        note.textContent = "Motion sensors were not allowed for this page.";
+        return;
+      }
+    }
+    samples = [];
+    origin = null;
+    window.addEventListener("devicemotion", onMotion);
+    start.disabled = true;
+    stop.disabled = false;
+    save.disabled = true;
+    verdict.textContent = "Recording…";
+    timer = setInterval(() => {
+      const span = samples.length ? samples[samples.length - 1][0] : 0;
+      if (samples.length === 0 && span === 0) detail.textContent = "No motion events yet: this device may have no motion sensors.";
+      if (span >= 5.5) post(csv(), "text/csv", "this phone");
+    }, 2000);
+  });
+
+  stop.addEventListener("click", () => {
+    window.removeEventListener("devicemotion", onMotion);
+    clearInterval(timer);
+    start.disabled = false;
+    stop.disabled = true;
+    save.disabled = samples.length === 0;
+    if (samples.length) post(csv(), "text/csv", "this phone");
+  });
+
+  save.addEventListener("click", () => {
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(new Blob([csv()], { type: "text/csv" }));
+    link.download = `motion-${new Date().toISOString().replace(/[:.]/g, "-")}.csv`;
+    document.body.append(link);
+    link.click();
+    link.remove();
+  });
+})();

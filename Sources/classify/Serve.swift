@@ -1,0 +1,138 @@
+import ArgumentParser
+import DataFiles
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+import Models
+import WeightsFormat
+
+/// `classify serve`: the draw page, the motion page and the JSON API on a local web server.
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "A local web server: a page to draw on, a page for motion recordings, and a JSON API.",
+        discussion: """
+            Pages: / (draw a shape: the answer after every stroke, the confidence of each class, the fitted outline \
+            and how neatly it was drawn) and /motion (open a recording and see its states over time; on a phone, \
+            record from its motion sensors and save the recording as CSV).
+
+            API: POST /v1/shape with JSON {"strokes": [[[x, y], [x, y, t], ...], ...]} or a drawing CSV \
+            (Content-Type: text/csv); POST /v1/motion with a recording CSV (?rate=HZ when it has no timestamp \
+            column) or JSON {"samples": [{"timestamp": s, "acc.x": g, ...}, ...]} (the CSV's columns as keys). \
+            Each answers exactly what `classify shape|motion FILE --json` prints. Bad input is a 4xx with the \
+            CLI's JSON error object ({"error": ..., "exit": 65, "input": "request"}): 400 unreadable JSON, 413 \
+            a body over --max-body, 415 another content type, 422 a drawing or recording the models refuse; \
+            503 when --max-requests are already being answered; 408 when a body takes longer than --timeout to \
+            arrive.
+
+            Bound to 127.0.0.1 (this machine only) unless --host says otherwise. Browsers give motion sensors only \
+            to secure pages: https (--tls-cert and --tls-key, PEM files) or http://localhost; docs/serve.md says \
+            how to reach the server from a phone either way. --weights names a shape or a motion model (the other \
+            comes from the usual lookup). Stops on Ctrl-C.
+
+            Example: classify serve --port 8080   (then open http://127.0.0.1:8080/)
+            """
+    )
+
+    @Option(help: "The address to listen on (0.0.0.0: every interface).")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on (0: any free port, printed at start).")
+    var port = 8080
+
+    @Option(name: .customLong("tls-cert"), help: "A PEM certificate chain: serve https (with --tls-key).")
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: "The certificate's PEM private key.")
+    var tlsKey: String?
+
+    @Option(help: "The largest request body, in bytes.")
+    var maxBody = 4 << 20
+
+    @Option(help: "How many API requests are answered at once; more get 503.")
+    var maxRequests = 512
+
+    @Option(help: "Seconds a request body may take to arrive, and a connection may stay idle.")
+    var timeout = 10.0
+
+    @OptionGroup var chain: ChainOptions
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535, got \(port)") }
+        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together: give both or neither") }
+        guard maxBody >= 1024 && maxBody <= 1 << 30 else { throw ValidationError("--max-body must be 1024 to 1073741824 bytes, got \(maxBody)") }
+        guard maxRequests >= 1 && maxRequests <= 100_000 else { throw ValidationError("--max-requests must be 1–100000, got \(maxRequests)") }
+        guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout must be 0–3600 seconds, got \(timeout)") }
+        if chain.json { throw ValidationError("serve always answers JSON: leave out --json") }
+        if chain.jobs != nil { throw ValidationError("--jobs is for batches; serve answers each request as it comes (--max-requests)") }
+    }
+
+    func run() throws {
+        // --weights names one model: the one whose task it holds; the other comes from the usual lookup.
+        var shapeChain = chain, motionChain = chain
+        if let weights = chain.weights {
+            let task = (try? ModelFile(contentsOf: URL(fileURLWithPath: weights)))?.preprocessingKind?.task
+            if task == "motion" { shapeChain.weights = nil } else { motionChain.weights = nil }
+        }
+        let shape = try shapeChain.loadShapeRecognizer(for: [])
+        let motion = try motionChain.loadMotionRecognizer(for: [])
+        let api = ServeAPI(
+            shape: shape, shapeWeights: shapeChain.describe(shape.model, among: shapeChain.variants(of: "shape-classifier")).weights,
+            motion: motion, motionWeights: motionChain.describe(motion.model, among: motionChain.variants(of: "motion-state")).weights,
+            assumedRate: 50, limits: .init(maxBody: maxBody, maxRequests: maxRequests, timeout: timeout))
+        var server: HTTPServerBuilder = .http1(configuration: .init(idleTimeout: .milliseconds(Int64(timeout * 1000))))
+        if let tlsCert, let tlsKey {
+            do {
+                let certificates = try NIOSSLCertificate.fromPEMFile(tlsCert)
+                let key = try NIOSSLPrivateKey(file: tlsKey, format: .pem)
+                let tls = TLSConfiguration.makeServerConfiguration(
+                    certificateChain: certificates.map { .certificate($0) }, privateKey: .privateKey(key))
+                server = try .tls(server, tlsConfiguration: tls)
+            } catch {
+                throw failure(DataError(file: "\(tlsCert), \(tlsKey)", message: "cannot be used for TLS: \(error)"))
+            }
+        }
+        let scheme = tlsCert == nil ? "http" : "https"
+        let host = host
+        let app = Application(
+            router: api.router(),
+            server: server,
+            configuration: .init(address: .hostname(host, port: port), serverName: "classify"),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? 0
+                let shown = host.contains(":") ? "[\(host)]" : host
+                StandardStreams.write(
+                    "classify serve: \(scheme)://\(shown):\(bound)/ (draw page), /motion (motion page), POST /v1/shape and /v1/motion (API); Ctrl-C stops\n"
+                )
+                StandardStreams.flush()
+            },
+            logger: {
+                var logger = Logger(label: "classify-serve")
+                logger.logLevel = .error
+                return logger
+            }()
+        )
+        let outcome = ServeOutcome()
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            do {
+                try await app.runService()
+            } catch {
+                outcome.set(error)
+            }
+            done.signal()
+        }
+        done.wait()
+        if let error = outcome.error {
+            throw failure(DataError(file: "\(host):\(port)", message: "cannot serve: \(error)", kind: .unreadable))
+        }
+    }
+}
+
+/// How the server's run ended: its error, if any (set once, by the server's task, before the main thread reads it).
+private final class ServeOutcome: @unchecked Sendable {
+    private(set) var error: (any Error)?
+    func set(_ error: any Error) { self.error = error }
+}
