@@ -1,7 +1,7 @@
 # make demo · make test · make lint · make bench — each but lint installs OpenBLAS first when it is missing.
 SWIFT ?= swift
 
-.PHONY: demo test lint format bench bench-cli deps install fuzz docs
+.PHONY: demo test lint format bench bench-cli deps install fuzz docs browser-deps browser-test load-test
 
 PREFIX ?= /usr/local
 
@@ -30,9 +30,28 @@ demo: deps
 	@echo "$$ .build/release/classify inspect Weights/shape-classifier.int8.weights"
 	@.build/release/classify inspect Weights/shape-classifier.int8.weights
 
-test: deps
+test: deps browser-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+	$(BROWSER_VENV)/bin/python scripts/browser_test.py --classify .build/debug/classify
+
+# The pages of `classify serve` in headless Chromium (Debian's chromium package), driven by Playwright from PyPI in
+# a venv of its own (.build-browser/venv): both installed here when missing. `make browser-test` runs it alone.
+BROWSER_VENV = .build-browser/venv
+browser-deps:
+	@if ! command -v chromium >/dev/null; then \
+		echo "chromium not found: installing Debian's chromium with apt-get (for the browser test)"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
+	fi
+	@if ! $(BROWSER_VENV)/bin/python -c "import playwright" 2>/dev/null; then \
+		echo "installing playwright from PyPI in $(BROWSER_VENV)"; \
+		python3 -m venv $(BROWSER_VENV) && $(BROWSER_VENV)/bin/pip install -q playwright==1.65.2; \
+	fi
+
+browser-test: deps browser-deps
+	$(SWIFT) build --product classify
+	$(BROWSER_VENV)/bin/python scripts/browser_test.py --classify .build/debug/classify
 
 # The code's layout and lint rules (.swift-format; swift-format is part of the Swift toolchain): `make lint` fails on
 # any difference, `make format` rewrites the files in place.
@@ -120,3 +139,10 @@ fuzz: deps
 			grep -E 'ERROR|Fatal error|SUMMARY|Test unit written|Base64' $$run/log | head -8; \
 		else echo "$$name: no crash in $(FUZZ_SECONDS) s"; fi; echo; \
 	done; exit $$status
+
+# 200 clients posting drawings to `classify serve` for 30 s (wrk, from Debian's packages): requests/s, latency
+# percentiles, errors and the server's memory.
+load-test: deps
+	@command -v wrk >/dev/null || { echo "installing wrk with apt-get"; apt-get install -y -qq wrk >/dev/null; }
+	$(SWIFT) build -c release --product classify
+	scripts/load_test.sh .build/release/classify 200 30

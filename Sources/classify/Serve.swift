@@ -126,7 +126,9 @@ struct Serve: ParsableCommand {
         }
         done.wait()
         if let error = outcome.error {
-            throw failure(DataError(file: "\(host):\(port)", message: "cannot serve: \(error)", kind: .unreadable))
+            let text = "\(error)"
+            let hint = text.contains("Address already in use") ? "; another program listens on port \(port): choose another with --port" : ""
+            throw failure(DataError(file: "\(host):\(port)", message: "cannot serve: \(text)\(hint)", kind: .unreadable))
         }
     }
 }

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""The pages of `classify serve` in a real browser: Debian's headless Chromium, driven by Playwright.
+
+Starts `classify serve --port 0`, then on the draw page draws a star and a zigzag with the mouse (Chromium turns
+it into pointer events, as from a person) and reads "star" and "unknown" from the page; draws a square with the
+keyboard alone; checks the page at 200% text size has nothing cut off at the side; on the motion page opens a
+recording that walks and then stands still and reads both states, in that order, from the timeline. Screenshots of
+both pages go to --screenshots (the README's are taken this way: --screenshots docs/images).
+
+Run alone: make browser-test (it installs chromium and a venv with playwright in .build-browser when missing), or
+  .build-browser/venv/bin/python scripts/browser_test.py --classify .build/debug/classify
+Exit 0 when every check holds, 1 otherwise (each failed check is printed).
+"""
+import argparse
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from playwright.sync_api import expect, sync_playwright
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+failures = []
+
+
+def check(condition, what):
+    print(("ok    " if condition else "FAIL  ") + what, flush=True)
+    if not condition:
+        failures.append(what)
+
+
+def start_server(classify):
+    server = subprocess.Popen(
+        [classify, "serve", "--port", "0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = server.stdout.readline()
+    match = re.search(r"(https?://[^/ ]+)/", line)
+    if not match:
+        server.kill()
+        sys.exit(f"classify serve did not start: {line!r} {server.stderr.read()}")
+    return server, match.group(1)
+
+
+def draw(page, strokes):
+    """Each stroke as one press, moves and a release of the mouse, in the pad's own coordinates."""
+    box = page.locator("#pad").bounding_box()
+    for stroke in strokes:
+        x, y = stroke[0]
+        page.mouse.move(box["x"] + x, box["y"] + y)
+        page.mouse.down()
+        for x, y in stroke[1:]:
+            page.mouse.move(box["x"] + x, box["y"] + y, steps=2)
+        page.mouse.up()
+
+
+def star(size):
+    c, r = size / 2, size * 0.38
+    tips = [(c + r * math.cos(-math.pi / 2 + 2 * math.pi * k * 2 / 5), c + r * math.sin(-math.pi / 2 + 2 * math.pi * k * 2 / 5))
+            for k in range(6)]
+    points = []
+    for (ax, ay), (bx, by) in zip(tips, tips[1:]):
+        # A little wobble, as a hand draws.
+        points += [(ax + (bx - ax) * t / 10 + (1.5 if t % 2 else -1.5), ay + (by - ay) * t / 10) for t in range(10)]
+    return [points + [tips[-1]]]
+
+
+def zigzag(size):
+    return [[(size * (0.12 + 0.76 * i / 7), size * (0.4 if i % 2 else 0.6)) for i in range(8)]]
+
+
+def walking_then_still(folder):
+    """Datasets/examples/walking.csv, then still.csv with its timestamps moved to follow on."""
+    with open(os.path.join(ROOT, "Datasets/examples/walking.csv")) as f:
+        walking = f.read().splitlines()
+    with open(os.path.join(ROOT, "Datasets/examples/still.csv")) as f:
+        still = f.read().splitlines()
+    assert walking[0] == still[0], "the two examples have different columns"
+    last = float(walking[-1].split(",")[0])
+    moved = [f"{last + 0.02 + float(row.split(',')[0]):.3f}," + row.split(",", 1)[1] for row in still[1:]]
+    path = os.path.join(folder, "walking-then-still.csv")
+    with open(path, "w") as f:
+        f.write("\n".join(walking + moved) + "\n")
+    return path
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--classify", default=os.path.join(ROOT, ".build/debug/classify"))
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--screenshots", default=os.path.join(ROOT, ".build-browser/screenshots"))
+    args = parser.parse_args()
+    os.makedirs(args.screenshots, exist_ok=True)
+    server, base = start_server(args.classify)
+    try:
+        with sync_playwright() as playwright, tempfile.TemporaryDirectory() as folder:
+            browser = playwright.chromium.launch(executable_path=args.chromium, args=["--no-sandbox"])
+            page = browser.new_page(viewport={"width": 1100, "height": 760})
+            page.goto(base + "/")
+            verdict = page.locator("#verdict")
+            size = page.locator("#pad").bounding_box()["width"]
+
+            draw(page, star(size))
+            expect(verdict).not_to_have_text("Draw something", timeout=10000)
+            check(verdict.inner_text().startswith("star "), f"a star drawn with the mouse reads {verdict.inner_text()!r}")
+            check("neat" in verdict.inner_text(), "the star's answer says how neat it is")
+            check(page.locator("#bars li").count() == 5, f"{page.locator('#bars li').count()} confidence bars (5 classes)")
+            check(page.locator("#fit").inner_text().startswith("Fitted star"), f"fitted: {page.locator('#fit').inner_text()!r}")
+            check(page.locator("#live").get_attribute("aria-live") == "polite", "the answer is in a polite live region")
+            check("shape-classifier" in page.locator("#detail").inner_text(), f"model named: {page.locator('#detail').inner_text()!r}")
+            page.screenshot(path=os.path.join(args.screenshots, "draw-page.png"))
+
+            page.click("#clear")
+            expect(verdict).to_have_text("Draw something")
+            draw(page, zigzag(size))
+            expect(verdict).not_to_have_text("Draw something", timeout=10000)
+            check(verdict.inner_text() == "unknown", f"a zigzag reads {verdict.inner_text()!r}")
+            check(page.locator("#fit").inner_text() == "", "no fitted shape for unknown")
+
+            # The keyboard alone: Tab to the pad, arrows move the pen, Space puts it down and lifts it.
+            page.click("#clear")
+            page.locator("#pad").focus()
+            page.keyboard.press("Space")
+            for key in ["ArrowRight", "ArrowDown", "ArrowLeft", "ArrowUp"]:
+                for _ in range(14):
+                    page.keyboard.press(key)
+            page.keyboard.press("Space")
+            expect(verdict).not_to_have_text("Draw something", timeout=10000)
+            check(verdict.inner_text().startswith("square "), f"a square drawn with the arrow keys reads {verdict.inner_text()!r}")
+
+            # 200% text: nothing wider than the window.
+            page.evaluate("document.documentElement.style.fontSize = '200%'")
+            overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            check(overflow <= 0, f"at 200% text the page is {overflow} px wider than the window")
+            page.evaluate("document.documentElement.style.fontSize = ''")
+
+            page.goto(base + "/motion")
+            page.set_input_files("#file", walking_then_still(folder))
+            expect(page.locator("#verdict")).to_contain_text("→", timeout=20000)
+            states = page.locator("#segments tbody tr td:first-child").all_inner_texts()
+            check(states[:1] == ["walking"] and "still" in states, f"the timeline's states: {states}")
+            bands = page.locator("#chart rect[data-state]").evaluate_all("nodes => nodes.map(n => n.dataset.state)")
+            check(bands[:1] == ["walking"] and bands[-1:] == ["still"], f"the chart's bands: {bands}")
+            page.screenshot(path=os.path.join(args.screenshots, "motion-page.png"), full_page=True)
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    if failures:
+        print(f"{len(failures)} check(s) failed", file=sys.stderr)
+        return 1
+    print(f"every check held; screenshots in {args.screenshots}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
