@@ -38,3 +38,5 @@ non200=$(grep -o 'Non-2xx or 3xx responses: [0-9]*' "$work/wrk.txt" | grep -o '[
 socket=$(grep -o 'Socket errors:.*' "$work/wrk.txt" || echo "Socket errors: none")
 echo "clients $clients, ${seconds} s; errors: non-200 answers ${non200:-0}; $socket"
 echo "server RSS: before $((before / 1024)) MiB, peak $((peak / 1024)) MiB, after $((after / 1024)) MiB"
+# Every 5 s of the run (samples are 0.5 s apart): flat once the connections are open, or growing.
+echo "server RSS every 5 s (MiB): $(awk 'NR % 10 == 1 { printf "%s%d", (n++ ? " " : ""), $1 / 1024 }' "$work/rss")"
