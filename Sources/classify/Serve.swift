@@ -54,7 +54,7 @@ struct Serve: ParsableCommand {
     @Option(help: "How many API requests are answered at once; more get 503.")
     var maxRequests = 512
 
-    @Option(help: "Seconds a request body may take to arrive, and a connection may stay idle.")
+    @Option(help: "Seconds a request body may take to arrive (a connection may stay idle twice as long).")
     var timeout = 10.0
 
     @OptionGroup var chain: ChainOptions
@@ -82,7 +82,9 @@ struct Serve: ParsableCommand {
             shape: shape, shapeWeights: shapeChain.describe(shape.model, among: shapeChain.variants(of: "shape-classifier")).weights,
             motion: motion, motionWeights: motionChain.describe(motion.model, among: motionChain.variants(of: "motion-state")).weights,
             assumedRate: 50, limits: .init(maxBody: maxBody, maxRequests: maxRequests, timeout: timeout))
-        var server: HTTPServerBuilder = .http1(configuration: .init(idleTimeout: .milliseconds(Int64(timeout * 1000))))
+        // A connection with nothing to read is closed after twice --timeout: a body that stops halfway gets its 408
+        // (after --timeout) before its connection is closed.
+        var server: HTTPServerBuilder = .http1(configuration: .init(idleTimeout: .milliseconds(Int64(2 * timeout * 1000))))
         if let tlsCert, let tlsKey {
             do {
                 let certificates = try NIOSSLCertificate.fromPEMFile(tlsCert)

@@ -189,6 +189,31 @@ struct ServeTests {
         #expect(try await server.get("no-such-page").status == 404)
     }
 
+    /// A body that stops arriving holds one of `--max-requests 1`: a second request meanwhile gets 503, and the
+    /// stalled one 408 once `--timeout` passes; then the server answers again.
+    @Test func aStalledBodyTimesOutAndTheRequestLimitHolds() async throws {
+        let server = try ServerProcess(["--max-requests", "1", "--timeout", "1"])
+        let port = try #require(server.base.port)
+        let head = "POST /v1/shape HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"strokes\""
+        // The stalled request is being answered (waiting for its body) once another is refused; until the server
+        // has read its head, the other is answered, and the stalled one is tried again on a new connection.
+        var busy = (status: 0, body: "")
+        var stalled = try RawConnection(port: port)
+        for attempt in 1...10 {
+            stalled = try RawConnection(port: port)
+            stalled.send(head)
+            try await Task.sleep(nanoseconds: UInt64(attempt) * 50_000_000)
+            busy = try await server.post("v1/shape", Self.circleStrokes)
+            if busy.status == 503 { break }
+        }
+        #expect(busy.status == 503, "\(busy.body)")
+        #expect((try jsonObject(busy.body)["exit"] as? Int) == 75)
+        let reply = stalled.receive()
+        #expect(reply.hasPrefix("HTTP/1.1 408"), "\(reply.prefix(200))")
+        #expect(reply.contains("did not arrive within 1.0 s"), "\(reply)")
+        #expect(try await server.post("v1/shape", Self.circleStrokes).status == 200)
+    }
+
     @Test func badOptionsAreUsageErrors() throws {
         for arguments in [["--port", "70000"], ["--tls-cert", "a.pem"], ["--json"], ["--max-body", "10"]] {
             let run = try CommandRun.classifyAtRoot(["serve"] + arguments)
@@ -197,5 +222,50 @@ struct ServeTests {
         let missing = try CommandRun.classifyAtRoot(["serve", "--port", "0", "--tls-cert", "no.pem", "--tls-key", "no.key"])
         #expect(missing.status == 65, "\(missing.standardError)")
         #expect(missing.standardError.contains("no.pem"))
+    }
+}
+
+/// A plain TCP connection to 127.0.0.1, for requests no HTTP client sends (a body that stops halfway).
+final class RawConnection {
+    private let descriptor: Int32
+
+    init(port: Int) throws {
+        #if canImport(Glibc)
+            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard descriptor >= 0, connected == 0 else {
+            close(descriptor)
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot connect to port \(port)"])
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    }
+
+    /// What arrives until the server closes the connection or 30 s pass without a byte.
+    func receive() -> String {
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var received: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            received += buffer[0..<count]
+            if String(decoding: received, as: UTF8.self).contains("\"input\":\"request\"}") { break }
+        }
+        return String(decoding: received, as: UTF8.self)
     }
 }
