@@ -84,6 +84,37 @@ def walking_then_still(folder):
     return path
 
 
+# Plays samples to the page as devicemotion events, one every 20 ms; resolves when all are sent.
+PLAY_MOTION = """samples => new Promise(done => {
+  let i = 0;
+  const timer = setInterval(() => {
+    if (i >= samples.length) { clearInterval(timer); done(); return; }
+    const [ax, ay, az, alpha, beta, gamma] = samples[i++];
+    window.dispatchEvent(new DeviceMotionEvent("devicemotion", {
+      accelerationIncludingGravity: { x: ax, y: ay, z: az }, rotationRate: { alpha, beta, gamma }, interval: 20 }));
+  }, 20);
+})"""
+
+
+def walking_samples(seconds):
+    """The first `seconds` of Datasets/examples/walking.csv as a browser reports motion: acceleration with gravity
+    in m/s² (gravity + userAcceleration, in g, times 9.80665) and the rotation rate in deg/s (alpha about z, beta
+    about x, gamma about y)."""
+    with open(os.path.join(ROOT, "Datasets/examples/walking.csv")) as f:
+        lines = f.read().splitlines()
+    header = lines[0].split(",")
+    column = {name: i for i, name in enumerate(header)}
+    samples = []
+    for line in lines[1:]:
+        v = [float(x) for x in line.split(",")]
+        if v[column["timestamp"]] > seconds:
+            break
+        acc = [9.80665 * (v[column[f"gravity.{a}"]] + v[column[f"userAcceleration.{a}"]]) for a in "xyz"]
+        rate = [math.degrees(v[column[f"rotationRate.{a}"]]) for a in "zxy"]
+        samples.append(acc + rate)
+    return samples
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--classify", default=os.path.join(ROOT, ".build/debug/classify"))
@@ -142,6 +173,28 @@ def main():
             bands = page.locator("#chart rect[data-state]").evaluate_all("nodes => nodes.map(n => n.dataset.state)")
             check(bands[:1] == ["walking"] and bands[-1:] == ["still"], f"the chart's bands: {bands}")
             page.screenshot(path=os.path.join(args.screenshots, "motion-page.png"), full_page=True)
+
+            # Live: 9 s of the walking example played to the page as devicemotion events at 50 Hz (as a phone's
+            # sensors would send them: m/s² with gravity, deg/s), then Stop and Save CSV; the saved file is read back
+            # by classify motion.
+            page.goto(base + "/motion")
+            page.click("#start")
+            page.evaluate(PLAY_MOTION, walking_samples(9.0))
+            expect(page.locator("#verdict")).to_have_text("walking", timeout=20000)
+            live = page.locator("#detail").inner_text()
+            check(live.startswith("this phone: mostly walking"), f"live samples on the timeline: {live!r}")
+            page.click("#stop")
+            with page.expect_download() as download:
+                page.click("#save")
+            saved = os.path.join(folder, "saved.csv")
+            download.value.save_as(saved)
+            with open(saved) as f:
+                rows = f.read().splitlines()
+            check(rows[0] == "timestamp,acc.x,acc.y,acc.z,gyro.x,gyro.y,gyro.z" and len(rows) > 400,
+                  f"Save CSV wrote {len(rows) - 1} samples under {rows[0]!r}")
+            read = subprocess.run([args.classify, "motion", saved], cwd=ROOT, capture_output=True, text=True)
+            check(read.returncode == 0 and read.stdout.startswith("walking"),
+                  f"classify motion reads the saved CSV: {read.stdout.splitlines()[:1]} {read.stderr.strip()[:200]}")
             browser.close()
     finally:
         server.terminate()
