@@ -21,6 +21,20 @@ struct ShapeCommandTests {
         // Run in the package folder, whose Weights/ are the shipped ones: named as such, and no note.
         #expect(run.standardOutput.contains("model shape-classifier.int8, ./Weights/shape-classifier.int8.weights)"))
         #expect(run.standardError == "")
+        // The second line: the outline the drawing aimed at, and how neat it is.
+        let fitted = run.standardOutput.split(separator: "\n").dropFirst().first.map(String.init) ?? ""
+        let kinds = ["circle": ["circle", "ellipse"], "triangle": ["triangle"], "square": ["rectangle"], "star": ["star"]][label] ?? []
+        #expect(kinds.contains { fitted.hasPrefix("fitted \($0): ") } && fitted.hasSuffix("% neat"), "\(fitted)")
+    }
+
+    @Test func anUnknownDrawingHasNoFittedShape() throws {
+        let run = try CommandRun.classifyAtRoot(["shape", "Datasets/examples/other.csv"])
+        #expect(run.standardOutput.hasPrefix("unknown"), "\(run.standardOutput)")
+        #expect(!run.standardOutput.contains("fitted"))
+        let svg = try testFolder().appendingPathComponent("other.svg")
+        defer { try? FileManager.default.removeItem(at: svg.deletingLastPathComponent()) }
+        _ = try CommandRun.classifyAtRoot(["shape", "Datasets/examples/other.csv", "--render", svg.path])
+        #expect(!(try String(contentsOf: svg, encoding: .utf8)).contains("stroke-dasharray"))
     }
 
     @Test func jsonAndRenderAndStandardInput() throws {
@@ -43,6 +57,12 @@ struct ShapeCommandTests {
         #expect(object["confidence"] as? Double == probabilities["star"])
         let picture = try String(contentsOf: svg, encoding: .utf8)
         #expect(picture.hasPrefix("<svg") && picture.contains("<polyline") && picture.contains("model's view: 16×16"))
+        // The fitted star dashed over the strokes: a polygon of ten points, and its neatness in the caption.
+        let outline = try #require(picture.firstMatch(of: /<polygon points="([^"]*)"[^>]*stroke-dasharray/), "\(picture.prefix(2000))")
+        #expect(outline.1.split(separator: " ").count == 10)
+        #expect(picture.contains("dashed: fitted star, "))
+        let fitted = try #require(object["fitted"] as? [String: Any])
+        #expect(fitted["shape"] as? String == "star" && (fitted["points"] as? [[Double]])?.count == 10)
     }
 
     func drawingFile(_ text: String, in folder: URL) throws -> String {
