@@ -84,6 +84,25 @@ def walking_then_still(folder):
     return path
 
 
+# The lowest contrast ratio (WCAG 2 relative luminance) of any visible text's colour against white, the pages'
+# background, and that text.
+CONTRAST = """() => {
+  const luminance = (rgb) => {
+    const [r, g, b] = rgb.match(/[0-9.]+/g).slice(0, 3).map(Number).map(v => v / 255)
+      .map(c => c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4));
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  let worst = [21, ""];
+  for (const node of document.querySelectorAll("body *")) {
+    const own = [...node.childNodes].some(child => child.nodeType === 3 && child.textContent.trim());
+    if (!own || !node.offsetParent || node.closest(".visually-hidden")) continue;
+    const ratio = 1.05 / (luminance(getComputedStyle(node).color) + 0.05);
+    if (ratio < worst[0]) worst = [ratio, node.textContent.trim().slice(0, 40)];
+  }
+  return worst;
+}"""
+
+
 # Plays samples to the page as devicemotion events, one every 20 ms; resolves when all are sent.
 PLAY_MOTION = """samples => new Promise(done => {
   let i = 0;
@@ -158,6 +177,14 @@ def main():
             page.keyboard.press("Space")
             expect(verdict).not_to_have_text("Draw something", timeout=10000)
             check(verdict.inner_text().startswith("square "), f"a square drawn with the arrow keys reads {verdict.inner_text()!r}")
+
+            # Every piece of text against the page: at least 4.5:1 (WCAG AA for body text), here and with the
+            # reader's "more contrast" setting.
+            for contrast in ("no-preference", "more"):
+                page.emulate_media(contrast=contrast)
+                worst = page.evaluate(CONTRAST)
+                check(worst[0] >= 4.5, f"lowest text contrast ({contrast}): {worst[0]:.1f}:1 for {worst[1]!r}")
+            page.emulate_media(contrast="no-preference")
 
             # 200% text: nothing wider than the window.
             page.evaluate("document.documentElement.style.fontSize = '200%'")
