@@ -52,19 +52,22 @@ public enum ONNXImport {
             let info = try ONNXModelInfo.merged(
                 metadata: model.metadataProps.map { ($0.key, $0.value) }, sidecar: sidecarJSON, modelPath: path,
                 exampleTask: imageInput ? "shape" : "motion")
+            // A raw model (no labels, no task) keeps no preprocessing and no decision: its outputs are the graph's own.
+            let raw = info.labels.isEmpty && info.task == nil && info.preprocessing == nil
             var converter = try GraphConverter(model: model)
-            try converter.run()
+            try converter.run(appendingSoftmax: !raw)
             let outputs = converter.outputCount
-            guard outputs == info.labels.count else {
+            guard raw || outputs == info.labels.count else {
                 throw ONNXImportError(
                     "the model has \(outputs) outputs, and the labels name \(info.labels.count) (\(info.labels.joined(separator: ", ")))")
             }
-            let preprocessing = try info.checkedPreprocessing(for: converter.inputShape)
+            let preprocessing = raw ? [:] : try info.checkedPreprocessing(for: converter.inputShape)
             let name = info.name ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
             file = ModelFile(
                 name: name, architecture: converter.layers, labels: info.labels,
                 input: InputSpec(shape: converter.inputShape, description: info.description ?? "imported from ONNX"),
-                preprocessing: preprocessing, training: info.training, decision: info.decision ?? DecisionRule.default(labels: info.labels),
+                preprocessing: preprocessing, training: info.training,
+                decision: raw ? nil : info.decision ?? DecisionRule.default(labels: info.labels),
                 activationQuantization: converter.activationQuantization.isEmpty ? nil : converter.activationQuantization,
                 tensors: converter.tensors)
         } catch {
@@ -214,9 +217,10 @@ struct GraphConverter {
         opset = version
     }
 
-    /// Converts the graph: its initializers read, the nodes its output needs walked in order, and a softmax added
-    /// when it does not end in one.
-    mutating func run() throws(ONNXImportError) {
+    /// Converts the graph: its initializers read, the nodes its output needs walked in order, and, for a recognizer
+    /// (`appendingSoftmax`; not for a raw model, whose outputs are the graph's own), a softmax added when it does not
+    /// end in one.
+    mutating func run(appendingSoftmax: Bool = true) throws(ONNXImportError) {
         let graph = model.graph
         for initializer in graph.initializer {
             guard constants[initializer.name] == nil else { throw ONNXImportError("initializer \(initializer.name) appears twice") }
@@ -241,7 +245,7 @@ struct GraphConverter {
         }
         guard chain.quantizedOnChain == nil else { throw ONNXImportError("the graph ends with a QuantizeLinear") }
         if case .activation(.softmax)? = layers.last {
-        } else {
+        } else if appendingSoftmax {
             layers.append(.activation(function: .softmax))
         }
     }

@@ -110,6 +110,13 @@ public struct ONNXModelInfo: Codable, Equatable, Sendable {
             object.merge(overlay.filter { keys.contains($0.key) }) { _, new in new }
             source = sidecar.path
         }
+        // Neither labels nor a way to preprocess: a raw model (`classify run`, `inspect`), which no recognizer takes.
+        if object["labels"] == nil && object["task"] == nil && object["preprocessing"] == nil {
+            object["labels"] = [String]()
+            var info = try decode(object, from: source)
+            info.decision = nil
+            return info
+        }
         guard object["labels"] != nil else {
             throw ONNXImportError(
                 "no labels: the model's metadata has none and there is no sidecar \(modelPath).json "

@@ -79,19 +79,26 @@ struct ONNXCommandTests {
         #expect(!FileManager.default.fileExists(atPath: out))
         let missing = try CommandRun.classify(["shape", "x.csv", "--weights", folder.appendingPathComponent("none.onnx").path])
         #expect(missing.status == 66, "\(missing.standardError)")
-        // A model from elsewhere without labels: the error says what to write.
+        // A model from elsewhere without labels or a task runs raw (issue 37): the graph's own outputs (this one ends
+        // in logits), whose softmax is what it answers with its sidecar (which makes it a recognizer).
         let bare = folder.appendingPathComponent("bare.onnx")
         try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent("torch-shape-gap.onnx"), to: bare)
-        let unlabelled = try CommandRun.classify([
-            "run", bare.path, "--input", Self.fixtures.appendingPathComponent("torch-shape-gap.inputs.npy").path,
-        ])
-        #expect(unlabelled.status == 65)
-        #expect(unlabelled.standardError.contains("no labels: the model's metadata has none and there is no sidecar \(bare.path).json"))
-        // An image model's example sidecar is a shape model's (it showed a motion one: issue 33, item 6).
-        #expect(
-            unlabelled.standardError.contains(
-                #"(a JSON object such as {"labels": ["circle", "triangle", "square", "star", "other"], "task": "shape"})"#),
-            "\(unlabelled.standardError)")
+        let inputs = Self.fixtures.appendingPathComponent("torch-shape-gap.inputs.npy").path
+        let unlabelled = try CommandRun.classify(["run", bare.path, "--input", inputs])
+        let labelled = try CommandRun.classify(["run", Self.fixtures.appendingPathComponent("torch-shape-gap.onnx").path, "--input", inputs])
+        #expect(unlabelled.status == 0, "\(unlabelled.standardError)")
+        let logits = Self.rows(unlabelled.standardOutput), probabilities = Self.rows(labelled.standardOutput)
+        #expect(logits.count == 16 && logits.count == probabilities.count)
+        for (row, expected) in zip(logits, probabilities) {
+            let exponentials = row.map { exp($0 - (row.max() ?? 0)) }
+            let softmax = exponentials.map { $0 / exponentials.reduce(0, +) }
+            #expect(row != expected && zip(softmax, expected).allSatisfy { abs($0 - $1) <= 1e-6 }, "\(row) \(expected)")
+        }
+        // As a recognizer it needs labels and a task: the error says what to write.
+        let recognizer = try CommandRun.classifyAtRoot(["shape", "Datasets/examples/star.csv", "--weights", bare.path])
+        #expect(recognizer.status == 70)
+        #expect(recognizer.standardError.contains("is a raw model (no labels, no preprocessing)"), "\(recognizer.standardError)")
+        #expect(recognizer.standardError.contains(#"{"labels": [...], "task": "shape"}"#), "\(recognizer.standardError)")
     }
 
     /// `inspect` on an `.onnx` file shows the model as imported, and says so (text and JSON).

@@ -1,6 +1,7 @@
 import Foundation
 import Models
 import SwiftProtobuf
+import Tensor
 import Testing
 import WeightsFormat
 
@@ -69,6 +70,30 @@ struct ONNXRoundTripTests {
             return reason
         }
         return "imported"
+    }
+
+    /// A model with neither labels nor a task imports as a raw model (issue 37): no labels, no preprocessing, no
+    /// decision, and the same outputs as the labelled model; a task without labels is still an error.
+    @Test func aModelWithoutLabelsOrTaskImportsRaw() throws {
+        let labelled = try Self.exportedShapeModel()
+        var bare = labelled
+        bare.metadataProps.removeAll()
+        let raw = try ONNXImport.modelFile(bytes: try bare.serializedData(), path: "bare.onnx")
+        #expect(raw.labels.isEmpty && raw.preprocessing.isEmpty && raw.decision == nil)
+        #expect(raw.otherTaskProblem("shape")?.hasPrefix("is a raw model") == true)
+        let full = try ONNXImport.modelFile(bytes: try labelled.serializedData(), path: "m.onnx")
+        #expect(raw.input.shape == full.input.shape)
+        var generator = SeededGenerator(seed: 37)
+        let input = (0..<raw.input.shape.reduce(1, *)).map { _ in Float.random(in: 0...1, using: &generator) }
+        var rawOutput = [Float](repeating: .nan, count: full.labels.count), fullOutput = rawOutput
+        input.withUnsafeBufferPointer { input in
+            rawOutput.withUnsafeMutableBufferPointer { raw.makeCompiledModel().run(input, into: $0) }
+            fullOutput.withUnsafeMutableBufferPointer { full.makeCompiledModel().run(input, into: $0) }
+        }
+        #expect(rawOutput == fullOutput)
+        var taskOnly = labelled
+        taskOnly.metadataProps.removeAll { $0.key == "labels" }
+        #expect(try Self.importError(taskOnly).hasPrefix("no labels"))
     }
 
     /// Every cut of a model is an error, never a crash.
