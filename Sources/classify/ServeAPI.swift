@@ -98,7 +98,7 @@ struct ServeAPI: Sendable {
                 throw Failure(.contentTooLarge, "the body is \(length) bytes; at most \(limits.maxBody) are read (--max-body)")
             }
             let body = try await collect(request.body)
-            let first = body.first { !Set<UInt8>([0x20, 0x09, 0x0A, 0x0D]).contains($0) }
+            let first = body.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
             let csv = isCSV ?? (first != UInt8(ascii: "{"))
             let rate = request.uri.queryParameters.get("rate")
             return Response(
@@ -176,7 +176,7 @@ struct ServeAPI: Sendable {
         } catch {
             throw Failure(.unprocessableContent, error.description, exit: ExitStatus.code(for: error))
         }
-        return ShapeJSON(answer, drawing: drawing, weights: shapeWeights).text
+        return ShapeJSON(answer, fitted: answer.fitted(to: drawing), weights: shapeWeights).text
     }
 
     /// The drawing of a JSON body, checked point by point as a drawing file is.

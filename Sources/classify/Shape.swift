@@ -90,8 +90,10 @@ struct Shape: ParsableCommand {
         } catch {
             throw inputFailure(error, input: file, json: chain.json)
         }
+        // Fitted once, for the text or JSON and the picture.
+        let fitted = answer.fitted(to: input)
         if chain.json {
-            print(ShapeJSON(answer, drawing: input, weights: weights).text)
+            print(ShapeJSON(answer, fitted: fitted, weights: weights).text)
         } else {
             // The batch's line without the input's name.
             var headline: [UInt8] = []
@@ -102,14 +104,14 @@ struct Shape: ParsableCommand {
             print(String(decoding: headline, as: UTF8.self))
             // The headline first: whether to trust it comes before the details (`| head -2` shows both).
             if answer.uncertain, let reason = answer.reason { print("uncertain: \(reason)") }
-            if let fitted = answer.fitted(to: input) { print(fitted.line) }
+            if let fitted { print(fitted.line) }
             for (label, probability) in answer.probabilities {
                 print("  " + label.padding(toLength: 10, withPad: " ", startingAt: 0) + percentText(probability))
             }
         }
         if let render {
             do {
-                try AtomicFile.write(Array(ShapeRendering.svg(input, answer: answer).utf8), to: URL(fileURLWithPath: render))
+                try AtomicFile.write(Array(ShapeRendering.svg(input, answer: answer, fitted: fitted).utf8), to: URL(fileURLWithPath: render))
             } catch {
                 throw failure(error)
             }
@@ -240,7 +242,8 @@ struct ShapeLineFormat: Sendable {
     /// The JSON line for `answer` (or why there is none), named `input`.
     func json(_ answer: Result<(ShapeAnswer, Drawing), DataError>, input: String) -> ItemOutcome {
         switch answer {
-        case let .success((answer, drawing)): ItemOutcome(line: ShapeJSON(answer, drawing: drawing, input: input, weights: weights).text, status: 0)
+        case let .success((answer, drawing)):
+            ItemOutcome(line: ShapeJSON(answer, fitted: answer.fitted(to: drawing), input: input, weights: weights).text, status: 0)
         case let .failure(error): errorOutcome(error, input: input, json: true)
         }
     }
@@ -276,9 +279,10 @@ struct ShapeJSON: Encodable {
     /// The outline the drawing aimed at and how neatly it was drawn; absent for `unknown`.
     let fitted: FittedJSON?
 
-    init(_ answer: ShapeAnswer, drawing: Drawing, input: String? = nil, weights: String?) {
+    /// `fitted` is `answer.fitted(to:)` of the drawing it answered.
+    init(_ answer: ShapeAnswer, fitted: FittedShape?, input: String? = nil, weights: String?) {
         self.input = input
-        fitted = answer.fitted(to: drawing).map(FittedJSON.init)
+        self.fitted = fitted.map(FittedJSON.init)
         self.weights = weights
         label = answer.label
         best = answer.label == DecisionRule.unknownLabel ? answer.best : nil
@@ -297,8 +301,8 @@ struct ShapeJSON: Encodable {
 enum ShapeRendering {
     /// The drawing as drawn, the image the model saw, and the answer: the verdict written out on top (uncertain or
     /// unknown said in words, with the reason), then a bar per class with its probability, all inside the picture.
-    static func svg(_ drawing: Drawing, answer: ShapeAnswer) -> String {
-        let view = answer.view, model = answer.model, fitted = answer.fitted(to: drawing)
+    static func svg(_ drawing: Drawing, answer: ShapeAnswer, fitted: FittedShape?) -> String {
+        let view = answer.view, model = answer.model
         let panel = 240.0, gap = 20.0, header = 52.0
         let width = 3 * panel + 4 * gap, top = header
         var parts = [
@@ -321,15 +325,20 @@ enum ShapeRendering {
         if let b = drawing.bounds {
             let extent = max(b.maxX - b.minX, b.maxY - b.minY, 1e-9)
             let scale = (panel - 20) / extent
+            /// A point of the drawing in the picture.
+            func place(_ x: Double, _ y: Double) -> (Double, Double) { (gap + 10 + (x - b.minX) * scale, top + 10 + (y - b.minY) * scale) }
             for stroke in drawing.strokes {
-                let points = stroke.map { String(format: "%.1f,%.1f", gap + 10 + ($0.x - b.minX) * scale, top + 10 + ($0.y - b.minY) * scale) }
+                let points = stroke.map { point in
+                    let (x, y) = place(point.x, point.y)
+                    return String(format: "%.1f,%.1f", x, y)
+                }
                 parts.append(#"<polyline fill="none" stroke="black" stroke-width="2" points="\#(points.joined(separator: " "))"/>"#)
             }
             // The fitted outline over the strokes, dashed.
             if let fitted {
                 parts.append(
                     fitted.svg(
-                        place: { x, y in (gap + 10 + (x - b.minX) * scale, top + 10 + (y - b.minY) * scale) }, scale: scale,
+                        place: place, scale: scale,
                         style: ##"fill="none" stroke="#d6336c" stroke-width="2" stroke-dasharray="6 4""##))
             }
         }
