@@ -12,6 +12,8 @@ package struct NPYRows {
     private let size: Int
     private let inputs: Int
     private var read = 0
+    /// The shape the header declares (the inputs first).
+    package let shape: [Int]
 
     /// The longest header read: numpy writes a few hundred bytes (and itself refuses more than 10,000 by default).
     static let maximumHeaderBytes = 1 << 16
@@ -52,6 +54,7 @@ package struct NPYRows {
         }
         guard !header.fortranOrder else { throw fail("is in Fortran order ('fortran_order': True); only C order is read") }
         let shape = header.shape
+        self.shape = shape
         guard let values = checkedElementCount(shape), values <= Int.max / 4 else {
             throw fail("its shape \(shape) holds more values than can be counted (the product of its sizes overflows)")
         }

@@ -120,7 +120,17 @@ public enum ONNXExport {
                     value = builder.node("Softmax", [value], name: "\(index)_Softmax", attributes: [intAttribute("axis", axis)])
                 case .logSoftmax:
                     value = builder.node("LogSoftmax", [value], name: "\(index)_LogSoftmax", attributes: [intAttribute("axis", axis)])
+                case .elu(let alpha):
+                    value = builder.node("Elu", [value], name: "\(index)_Elu", attributes: [floatAttribute("alpha", alpha)])
+                case let .selu(alpha, gamma):
+                    value = builder.node(
+                        "Selu", [value], name: "\(index)_Selu", attributes: [floatAttribute("alpha", alpha), floatAttribute("gamma", gamma)])
+                case .softplus: value = builder.node("Softplus", [value], name: "\(index)_Softplus")
+                case .softsign: value = builder.node("Softsign", [value], name: "\(index)_Softsign")
                 }
+            case .transpose, .reshape, .pad, .constantOperation, .reduce:
+                // Layers that only imported models have: they say which ONNX layout they were made for, not ours.
+                throw ONNXExportError(reason: "layer \(index) (\(spec.summary)) is one only an imported model has, and is not exported")
             }
         }
         builder.rename(value, to: "output")

@@ -42,7 +42,7 @@ enum ONNXLimits {
     /// Nesting of protobuf messages (graphs in attributes).
     static let maximumMessageDepth = 32
     /// The default-domain opsets read.
-    static let readableOpsets: ClosedRange<Int64> = 7...23
+    static let readableOpsets: ClosedRange<Int64> = 6...23
     /// The opset the export writes.
     static let exportOpset: Int64 = 13
 }

@@ -1,37 +1,89 @@
 import Models
 import Tensor
+import WeightsFormat
 
-// Convolutions and pools of feature maps: `Conv` (1-D and 2-D), `MaxPool`, `AveragePool`, `GlobalAveragePool` and
-// `ReduceMean` over every spatial axis (a global average pool), with the padding ONNX's `pads` / `auto_pad` make.
+// Convolutions and pools of feature maps: `Conv` (1-D, 2-D and 3-D; grouped, depthwise and dilated), `MaxPool`
+// and `AveragePool` (1-D, 2-D and 3-D), `GlobalAveragePool` and `ReduceMean` over every spatial axis (a global
+// average pool), with the padding ONNX's `pads` / `auto_pad` / `ceil_mode` make.
+//
+// Our convolutions are dense, undilated and 1-D or 2-D, so the rest is made of them, exactly:
+// - a grouped (or depthwise) convolution is a dense one whose weight is 0 between channels of different groups;
+// - a dilated kernel is the larger kernel with zeros between its taps;
+// - a 3-D convolution over (D, H, W) is a 2-D one over (D, H) whose channels are the W positions times the
+//   channels, its weight banded along W (so the 2-D kernel does the third axis's sliding);
+// - a 3-D pool is a 2-D pool over (D, H) and then one over W (max and mean over a box are separable);
+// - pads our `valid` / `same` do not make are a pad layer before a `valid` window (of −3.4e38 for a max pool).
+// Each costs multiply-adds with zeros (groups×, dilation², W×), not accuracy; the layers run as they always do.
 
 extension GraphConverter {
-    /// `Conv` of channel-first feature maps with a constant weight: group 1, dilation 1, pads ours make.
+    /// `Conv` of feature maps with a constant weight.
     mutating func convolution(_ node: Onnx_NodeProto, weight: Constant?, bias: Constant?) throws(ONNXImportError) {
-        let shape = chain.shape
-        guard let weight, chain.channelFirst, (3...4).contains(shape.count), weight.shape.count == shape.count else {
-            throw unsupported(node, "except on channel-first feature maps with a constant weight")
+        guard var weight, (3...5).contains(chain.shape.count), weight.shape.count == chain.shape.count else {
+            throw unsupported(node, "except on feature maps of 1, 2 or 3 spatial axes with a constant weight of as many axes")
         }
-        guard (try int(node, "group") ?? 1) == 1 else { throw unsupported(node, "with groups") }
-        let spatial = shape.count - 2
-        guard (try ints(node, "dilations") ?? [Int](repeating: 1, count: spatial)).allSatisfy({ $0 == 1 }) else {
-            throw unsupported(node, "with dilation")
+        try channelLast(node)
+        let shape = chain.shape, spatial = shape.count - 2
+        let group = try int(node, "group") ?? 1
+        guard group >= 1, shape[1] % group == 0, weight.shape[0] % group == 0, weight.shape[1] * group == shape[1] else {
+            throw ONNXImportError(
+                "node \(Self.describe(node)): a weight \(weight.shape) in \(try int(node, "group") ?? 1) groups for \(shape[1]) input channels")
         }
-        let outChannels = weight.shape[0], inChannels = weight.shape[1]
-        guard inChannels == shape[1] else {
-            throw ONNXImportError("node \(Self.describe(node)): a weight \(weight.shape) for \(shape[1]) input channels")
+        let dilations = try ints(node, "dilations") ?? [Int](repeating: 1, count: spatial)
+        guard dilations.count == spatial, dilations.allSatisfy({ (1...64).contains($0) }) else {
+            throw unsupported(node, "with dilations \(dilations)")
         }
-        let kernel = Array(weight.shape.dropFirst(2))
-        if let declared = try ints(node, "kernel_shape"), declared != kernel {
+        if let declared = try ints(node, "kernel_shape"), declared != Array(weight.shape.dropFirst(2)) {
             throw ONNXImportError("node \(Self.describe(node)): kernel_shape \(declared), weight \(weight.shape)")
         }
+        if group > 1 || dilations.contains(where: { $0 > 1 }) {
+            weight = try dense(weight, groups: group, dilations: dilations, node)
+        }
+        let kernel = Array(weight.shape.dropFirst(2))
         let strides = try ints(node, "strides") ?? [Int](repeating: 1, count: spatial)
         guard strides.count == spatial, strides.allSatisfy({ $0 >= 1 }) else { throw unsupported(node, "with strides \(strides)") }
-        let padding = try windowPadding(node, kernel: kernel, strides: strides)
+        let padding = try windowPadding(node, kernel: kernel, strides: strides, padValue: 0)
+        let outChannels = weight.shape[0]
         let biasValues = bias?.values ?? [Float](repeating: 0, count: outChannels)
         guard biasValues.count == outChannels else {
             throw ONNXImportError("node \(Self.describe(node)): \(biasValues.count) biases for \(outChannels) channels")
         }
-        appendConvolution(weight: weight, biasValues: biasValues, kernel: kernel, strides: strides, padding: padding)
+        if spatial == 3 {
+            try appendConvolution3D(weight: weight, biasValues: biasValues, strides: strides, node)
+        } else {
+            appendConvolution(weight: weight, biasValues: biasValues, kernel: kernel, strides: strides, padding: padding)
+        }
+    }
+
+    /// `weight` (`[out, in / groups, k…]`) as the dense, undilated weight of the same convolution: `[out, in,
+    /// (k − 1) · dilation + 1…]`, zero between groups and between taps.
+    private mutating func dense(_ weight: Constant, groups: Int, dilations: [Int], _ node: Onnx_NodeProto) throws(ONNXImportError) -> Constant {
+        let (outChannels, groupChannels) = (weight.shape[0], weight.shape[1])
+        let kernel = Array(weight.shape.dropFirst(2))
+        let dilated = zip(kernel, dilations).map { ($0 - 1) * $1 + 1 }
+        let shape = [outChannels, groupChannels * groups] + dilated
+        guard let count = Constant.elementCount(shape) else {
+            throw unsupported(node, "whose weight without groups and dilation, \(shape), would be larger than \(ONNXLimits.maximumElements) values")
+        }
+        let taps = kernel.reduce(1, *), dilatedTaps = dilated.reduce(1, *)
+        let outPerGroup = outChannels / groups
+        var values = [Float](repeating: 0, count: count)
+        for o in 0..<outChannels {
+            let firstInput = (o / outPerGroup) * groupChannels
+            for c in 0..<groupChannels {
+                for tap in 0..<taps {
+                    // The tap's position in the kernel, and in the dilated kernel.
+                    var rest = tap, position = 0, scale = 1
+                    for axis in stride(from: kernel.count - 1, through: 0, by: -1) {
+                        position += (rest % kernel[axis]) * dilations[axis] * scale
+                        rest /= kernel[axis]
+                        scale *= dilated[axis]
+                    }
+                    values[((o * groupChannels * groups) + firstInput + c) * dilatedTaps + position] =
+                        weight.values[(o * groupChannels + c) * taps + tap]
+                }
+            }
+        }
+        return Constant(shape: shape, values: values, type: .float)
     }
 
     /// The convolution layer of a `Conv` whose attributes are checked: its weight in our layout (output channels,
@@ -58,47 +110,110 @@ extension GraphConverter {
         chain.shape = [1, outChannels] + geometry.map(\.outputLength)
     }
 
-    /// Our padding for a window's `pads` / `auto_pad` over the current shape: `valid` (no pads) or `same` (the pads
-    /// `same` makes, extra after); anything else is an error.
-    private func windowPadding(_ node: Onnx_NodeProto, kernel: [Int], strides: [Int]) throws(ONNXImportError) -> Padding {
-        let spatial = Array(chain.shape.dropFirst(2))
-        guard kernel.allSatisfy({ $0 >= 1 }), spatial.allSatisfy({ $0 >= 1 }) else { throw unsupported(node, "with kernel \(kernel)") }
-        func samePads() -> [Int] {
-            let geometry = zip(zip(spatial, kernel), strides).map { WindowGeometry(inputLength: $0.0, window: $0.1, stride: $1, padding: .same) }
-            let before = geometry.map(\.padBefore)
-            let after = geometry.indices.map { axis in
-                max((geometry[axis].outputLength - 1) * strides[axis] + kernel[axis] - spatial[axis] - before[axis], 0)
-            }
-            return before + after
+    /// A 3-D convolution (its input already padded: `valid`) as a 2-D one over (D, H) of `[D, H, W · C]`, whose
+    /// weight is banded along W: output channel `(w′, o)` reads input channel `(w, c)` through tap `w − w′ · stride`.
+    private mutating func appendConvolution3D(weight: Constant, biasValues: [Float], strides: [Int], _ node: Onnx_NodeProto) throws(ONNXImportError) {
+        let (outChannels, inChannels) = (weight.shape[0], weight.shape[1])
+        let (kd, kh, kw) = (weight.shape[2], weight.shape[3], weight.shape[4])
+        let (depth, height, width) = (chain.shape[2], chain.shape[3], chain.shape[4])
+        guard depth >= kd, height >= kh, width >= kw else { throw unsupported(node, "with a window larger than its input") }
+        let outWidth = (width - kw) / strides[2] + 1
+        let (rows, columns) = (outWidth * outChannels, width * inChannels)
+        guard let count = checkedElementCount([rows, kd, kh, columns], limit: ONNXLimits.maximumElements) else {
+            throw unsupported(
+                node, "whose weight as a 2-D convolution, \([rows, kd, kh, columns]), would be larger than \(ONNXLimits.maximumElements) values")
         }
-        if (try int(node, "ceil_mode") ?? 0) != 0 { throw unsupported(node, "with ceil_mode") }
-        switch string(node, "auto_pad") ?? "NOTSET" {
-        case "VALID":
-            guard zip(spatial, kernel).allSatisfy({ $0 >= $1 }) else { throw unsupported(node, "with a window larger than its input") }
-            return .valid
-        case "SAME_UPPER": return .same
-        case "SAME_LOWER":
-            let pads = samePads()
-            guard pads.prefix(spatial.count) == pads.suffix(spatial.count) else {
-                throw unsupported(node, "with SAME_LOWER padding that is not symmetric")
+        // Ours: [w′ · O + o, kd, kh, w · C + c].
+        var values = [Float](repeating: 0, count: count)
+        for w2 in 0..<outWidth {
+            for o in 0..<outChannels {
+                for d in 0..<kd {
+                    for h in 0..<kh {
+                        for tap in 0..<kw {
+                            let w = w2 * strides[2] + tap
+                            for c in 0..<inChannels {
+                                values[(((w2 * outChannels + o) * kd + d) * kh + h) * columns + w * inChannels + c] =
+                                    weight.values[(((o * inChannels + c) * kd + d) * kh + h) * kw + tap]
+                            }
+                        }
+                    }
+                }
             }
-            return .same
-        case "NOTSET", "":
-            let pads = try ints(node, "pads") ?? [Int](repeating: 0, count: 2 * spatial.count)
-            if pads.allSatisfy({ $0 == 0 }), zip(spatial, kernel).allSatisfy({ $0 >= $1 }) { return .valid }
-            guard pads == samePads() else { throw unsupported(node, "with pads \(pads) (ours are none, or \(samePads()) for this input)") }
-            return .same
-        case let other:
-            throw unsupported(node, "with auto_pad \(other)")
         }
+        append(.reshape(shape: [depth, height, width * inChannels]))
+        let bias = (0..<rows).map { biasValues[$0 % outChannels] }
+        append(
+            .conv2D(
+                inChannels: columns, outChannels: rows, kernelHeight: kd, kernelWidth: kh, strideHeight: strides[0], strideWidth: strides[1],
+                padding: .valid),
+            [
+                "weight": QuantizedTensor(quantizing: Tensor(shape: [rows, kd, kh, columns], scalars: values), as: .f32),
+                "bias": QuantizedTensor(quantizing: Tensor(shape: [rows], scalars: bias), as: .f32),
+            ])
+        let (outDepth, outHeight) = ((depth - kd) / strides[0] + 1, (height - kh) / strides[1] + 1)
+        append(.reshape(shape: [outDepth, outHeight, outWidth, outChannels]))
+        chain.shape = [1, outChannels, outDepth, outHeight, outWidth]
     }
 
-    /// `MaxPool` or `AveragePool` of channel-first feature maps (no dilation, no `count_include_pad` where ours
-    /// would count otherwise).
+    /// Our padding for a window's `pads` / `auto_pad` / `ceil_mode` over the current shape: `valid` (no pads),
+    /// `same` (the pads `same` makes, extra after), or a pad layer of `padValue` appended and then `valid`; nil
+    /// `padValue` (an average that leaves the padding out) refuses pads that are neither.
+    private mutating func windowPadding(_ node: Onnx_NodeProto, kernel: [Int], strides: [Int], padValue: Float?) throws(ONNXImportError) -> Padding {
+        let spatial = Array(chain.shape.dropFirst(2))
+        guard kernel.allSatisfy({ $0 >= 1 }), spatial.allSatisfy({ $0 >= 1 }) else { throw unsupported(node, "with kernel \(kernel)") }
+        let geometry = zip(zip(spatial, kernel), strides).map { WindowGeometry(inputLength: $0.0, window: $0.1, stride: $1, padding: .same) }
+        let sameBefore = geometry.map(\.padBefore)
+        let sameAfter = geometry.indices.map { axis in
+            max((geometry[axis].outputLength - 1) * strides[axis] + kernel[axis] - spatial[axis] - sameBefore[axis], 0)
+        }
+        var pads: [Int]
+        switch string(node, "auto_pad") ?? "NOTSET" {
+        case "VALID": pads = [Int](repeating: 0, count: 2 * spatial.count)
+        case "SAME_UPPER": pads = sameBefore + sameAfter
+        // The extra cell before.
+        case "SAME_LOWER": pads = sameAfter + sameBefore
+        case "NOTSET", "": pads = try ints(node, "pads") ?? [Int](repeating: 0, count: 2 * spatial.count)
+        case let other: throw unsupported(node, "with auto_pad \(other)")
+        }
+        guard pads.count == 2 * spatial.count, pads.allSatisfy({ $0 >= 0 }) else { throw unsupported(node, "with pads \(pads)") }
+        // A max pool's window wholly in its padding would have no maximum (ONNX asks for pads below the kernel).
+        if let value = padValue, value < 0,
+            !(zip(pads.prefix(spatial.count), kernel).allSatisfy { $0 < $1 } && zip(pads.suffix(spatial.count), kernel).allSatisfy { $0 < $1 })
+        {
+            throw unsupported(node, "with pads \(pads) not below its kernel \(kernel)")
+        }
+        if (try int(node, "ceil_mode") ?? 0) != 0 {
+            // The last window may start past the end (not past the padding before): more cells after.
+            for axis in spatial.indices {
+                let padded = spatial[axis] + pads[axis] + pads[spatial.count + axis]
+                guard padded >= kernel[axis] else { continue }
+                var outputs = (padded - kernel[axis] + strides[axis] - 1) / strides[axis] + 1
+                if (outputs - 1) * strides[axis] >= spatial[axis] + pads[axis] { outputs -= 1 }
+                let extra = (outputs - 1) * strides[axis] + kernel[axis] - padded
+                guard extra > 0 else { continue }
+                guard padValue != nil && padValue != 0 else { throw unsupported(node, "with ceil_mode (read for MaxPool only)") }
+                pads[spatial.count + axis] += extra
+            }
+        }
+        if pads.allSatisfy({ $0 == 0 }) {
+            guard zip(spatial, kernel).allSatisfy({ $0 >= $1 }) else { throw unsupported(node, "with a window larger than its input") }
+            return .valid
+        }
+        if pads == sameBefore + sameAfter && spatial.count <= 2 { return .same }
+        guard let padValue else {
+            throw unsupported(
+                node, "with pads \(pads) and count_include_pad 0 (ours leaves out only the pads `same` makes, \(sameBefore + sameAfter))")
+        }
+        padSpatially(pads, value: padValue)
+        guard zip(chain.shape.dropFirst(2), kernel).allSatisfy({ $0 >= $1 }) else { throw unsupported(node, "with a window larger than its input") }
+        return .valid
+    }
+
+    /// `MaxPool` or `AveragePool` of feature maps (no dilation; `count_include_pad` as ONNX defines it).
     mutating func pool(_ node: Onnx_NodeProto) throws(ONNXImportError) {
-        let shape = chain.shape
-        guard chain.channelFirst, (3...4).contains(shape.count) else { throw unsupported(node, "except on channel-first feature maps") }
-        let spatial = shape.count - 2
+        guard (3...5).contains(chain.shape.count) else { throw unsupported(node, "except on feature maps of 1, 2 or 3 spatial axes") }
+        try channelLast(node)
+        let shape = chain.shape, spatial = shape.count - 2
         guard let kernel = try ints(node, "kernel_shape"), kernel.count == spatial else { throw unsupported(node, "without kernel_shape") }
         let strides = try ints(node, "strides") ?? [Int](repeating: 1, count: spatial)
         guard strides.count == spatial, strides.allSatisfy({ $0 >= 1 }) else { throw unsupported(node, "with strides \(strides)") }
@@ -106,47 +221,58 @@ extension GraphConverter {
             throw unsupported(node, "with dilation")
         }
         guard (try int(node, "storage_order") ?? 0) == 0 else { throw unsupported(node, "with storage_order") }
-        let padding = try windowPadding(node, kernel: kernel, strides: strides)
         let kind: PoolingKind = node.opType == "MaxPool" ? .max : .average
-        if kind == .average, (try int(node, "count_include_pad") ?? 0) != 0, padding == .same,
-            zip(zip(shape.dropFirst(2), kernel), strides).contains(where: {
-                WindowGeometry(inputLength: $0.0, window: $0.1, stride: $1, padding: .same).padBefore > 0
-                    || ($0.0 + $1 - 1) / $1 * $1 - $1 + $0.1 > $0.0
-            })
-        {
-            throw unsupported(node, "with count_include_pad (ours leaves the padding out)")
-        }
-        if spatial == 2 {
+        // Padding a max pool with the lowest float leaves the maximum of the cells; an average counting its
+        // padding averages zeros; one leaving it out only has ours (`same`).
+        let padValue: Float? = kind == .max ? -Float.greatestFiniteMagnitude : (try int(node, "count_include_pad") ?? 0) != 0 ? 0 : nil
+        let padding = try windowPadding(node, kernel: kernel, strides: strides, padValue: padValue)
+        let padded = Array(chain.shape.dropFirst(2))
+        switch spatial {
+        case 3:
+            // (D, H) with the W positions and channels as channels, then W with (D, H) as rows: both valid.
+            let (depth, height, width, channels) = (padded[0], padded[1], padded[2], shape[1])
+            let outD = (depth - kernel[0]) / strides[0] + 1, outH = (height - kernel[1]) / strides[1] + 1
+            let outW = (width - kernel[2]) / strides[2] + 1
+            append(.reshape(shape: [depth, height, width * channels]))
+            append(.pool2D(kind: kind, height: kernel[0], width: kernel[1], strideHeight: strides[0], strideWidth: strides[1], padding: .valid))
+            append(.reshape(shape: [outD * outH, width, channels]))
+            append(.pool2D(kind: kind, height: 1, width: kernel[2], strideHeight: 1, strideWidth: strides[2], padding: .valid))
+            append(.reshape(shape: [outD, outH, outW, channels]))
+            chain.shape = [shape[0], channels, outD, outH, outW]
+            return
+        case 2:
             append(.pool2D(kind: kind, height: kernel[0], width: kernel[1], strideHeight: strides[0], strideWidth: strides[1], padding: padding))
-        } else {
+        default:
             append(.pool1D(kind: kind, size: kernel[0], stride: strides[0], padding: padding))
         }
-        let geometry = zip(zip(shape.dropFirst(2), kernel), strides).map {
+        let geometry = zip(zip(padded, kernel), strides).map {
             WindowGeometry(inputLength: $0.0, window: $0.1, stride: $1, padding: padding)
         }
         chain.shape = [shape[0], shape[1]] + geometry.map(\.outputLength)
     }
 
-    /// `GlobalAveragePool` of channel-first feature maps: ONNX keeps axes of 1 around the channels, ours does not.
+    /// `GlobalAveragePool` of feature maps: ONNX keeps axes of 1 around the channels, ours does not.
     mutating func globalAveragePool(_ node: Onnx_NodeProto) throws(ONNXImportError) {
+        guard chain.shape.count > 2 else { throw unsupported(node, "on \(chain.shape)") }
+        try channelLast(node)
         let shape = chain.shape
-        guard shape.count > 2, chain.channelFirst else { throw unsupported(node, "on \(shape)") }
         append(.globalAveragePool)
         chain.pooledChannels = shape[1]
         chain.shape = [1, shape[1]] + [Int](repeating: 1, count: shape.count - 2)
     }
 
-    /// `ReduceMean` over every spatial axis of feature maps: a global average pool.
-    mutating func reduceMean(_ node: Onnx_NodeProto) throws(ONNXImportError) {
+    /// `ReduceMean` over every spatial axis of feature maps: a global average pool. False, and nothing done, for
+    /// another reduction.
+    mutating func reduceMeanAsPool(_ node: Onnx_NodeProto) throws(ONNXImportError) -> Bool {
         // A mean over every spatial axis (dynamo's and Keras's global average pooling) is a global average pool.
+        guard node.opType == "ReduceMean", chain.pooledChannels == nil else { return false }
         var axes = try ints(node, "axes")
         if axes == nil, node.input.count > 1 { axes = try constantInput(1, of: node)?.integers?.map { Int($0) } }
         let shape = chain.shape, channelFirst = chain.channelFirst
         let rank = shape.count
         let spatial = channelFirst ? Array(2..<max(2, rank)) : Array(1..<max(1, rank - 1))
-        guard rank > 2, let axes, axes.map({ $0 < 0 ? $0 + rank : $0 }).sorted() == spatial else {
-            throw unsupported(node, "except over every spatial axis of feature maps (a global average pool)")
-        }
+        guard rank > 2, let axes, axes.map({ $0 < 0 ? $0 + rank : $0 }).sorted() == spatial else { return false }
+        // Ours must hold the channels last: channel-first maps run so; channel-last ones are ONNX's order.
         let channels = channelFirst ? shape[1] : shape[rank - 1]
         append(.globalAveragePool)
         if (try int(node, "keepdims") ?? 1) != 0 {
@@ -156,5 +282,6 @@ extension GraphConverter {
             chain.shape = [1, channels]
             chain.channelFirst = false
         }
+        return true
     }
 }

@@ -1,3 +1,5 @@
+import WeightsFormat
+
 // The graph's input: its ONNX shape, ours (channel-last), and whether ONNX's is channel-first or a channel-last
 // input that its first node makes channel-first.
 
@@ -8,10 +10,15 @@ extension GraphConverter {
             throw ONNXImportError("input \(input.name) is not a FLOAT tensor")
         }
         let dimensions = input.type.tensorType.shape.dim
-        guard (2...4).contains(dimensions.count) else {
+        let ranks = raw ? 2...(LayerSpec.maximumSampleRank + 1) : 2...4
+        guard ranks.contains(dimensions.count) else {
             throw ONNXImportError(
-                "input \(input.name) has \(dimensions.count) axes; 2 ([N, F]), 3 ([N, C, L]) or 4 ([N, C, H, W] or [N, H, W, C]) are read")
+                "input \(input.name) has \(dimensions.count) axes; "
+                    + (raw
+                        ? "\(ranks.lowerBound) to \(ranks.upperBound) (the batch first) are read"
+                        : "2 ([N, F]), 3 ([N, C, L]) or 4 ([N, C, H, W] or [N, H, W, C]) are read"))
         }
+        if case .dimValue(let size)? = dimensions.first?.value, size >= 1, size <= 1 << 24 { declaredBatch = Int(size) }
         var sizes: [Int] = [1]
         for dimension in dimensions.dropFirst() {
             guard case .dimValue(let size)? = dimension.value, size >= 1, size <= 1 << 24 else {
@@ -28,6 +35,9 @@ extension GraphConverter {
         let transposedFirst = isMadeChannelFirst(sizes, by: firstUse)
         switch sizes.count {
         case 2: inputShape = [sizes[1]]
+        case _ where raw:
+            // In the order ONNX declares: the first convolution or pool makes it channel-last (ONNXImport+Layout.swift).
+            inputShape = Array(sizes.dropFirst())
         default:
             chain.channelFirst = !transposedFirst
             inputShape = chain.channelFirst ? Array(sizes.dropFirst(2)) + [sizes[1]] : Array(sizes.dropFirst())

@@ -13,11 +13,15 @@ extension GraphConverter {
         guard (try int(node, "training_mode") ?? 0) == 0, node.output.dropFirst().allSatisfy(\.isEmpty) else {
             throw unsupported(node, "in training mode")
         }
-        let epsilon = try float(node, "epsilon") ?? 1e-5
-        // ONNX normalizes axis 1: our channels only on a vector or channel-first maps.
-        guard chain.shape.count == 2 || chain.channelFirst else {
-            throw unsupported(node, "on channel-last feature maps (its axis 1 is not their channels)")
+        // Before opset 7, `is_test` 0 (the default) is training mode, and `spatial` 0 one statistic per value.
+        if opset < 7 {
+            guard (try int(node, "is_test") ?? 0) != 0 else { throw unsupported(node, "in training mode (is_test 0)") }
+            guard (try int(node, "spatial") ?? 1) != 0 else { throw unsupported(node, "with spatial 0") }
         }
+        let epsilon = try float(node, "epsilon") ?? 1e-5
+        // ONNX normalizes axis 1: ours the last, so feature maps run channel-last.
+        guard chain.shape.count >= 2 else { throw unsupported(node, "on \(chain.shape)") }
+        try channelLast(node)
         let channels = chain.shape[1]
         guard parts.allSatisfy({ $0.values.count == channels }) else {
             throw ONNXImportError("node \(Self.describe(node)): parameters for other than \(channels) channels")

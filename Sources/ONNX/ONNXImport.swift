@@ -54,8 +54,8 @@ public enum ONNXImport {
                 exampleTask: imageInput ? "shape" : "motion")
             // A raw model (no labels, no task) keeps no preprocessing and no decision: its outputs are the graph's own.
             let raw = info.labels.isEmpty && info.task == nil && info.preprocessing == nil
-            var converter = try GraphConverter(model: model)
-            try converter.run(appendingSoftmax: !raw)
+            var converter = try GraphConverter(model: model, raw: raw)
+            try converter.run()
             let outputs = converter.outputCount
             guard raw || outputs == info.labels.count else {
                 throw ONNXImportError(
@@ -179,6 +179,9 @@ struct ChainState {
 struct GraphConverter {
     let model: Onnx_ModelProto
     let opset: Int64
+    /// Whether the model is raw (no labels, no task): its input and output keep the layout and rank ONNX declares,
+    /// and no softmax is added.
+    let raw: Bool
     /// Our layers so far.
     var layers: [LayerSpec] = []
     /// Their tensors, by `"layer index.role"`.
@@ -199,10 +202,14 @@ struct GraphConverter {
     var valueShapes: [String: [Int]] = [:]
     /// The value flowing through the chain now, its layout, and what a node left for a later one.
     var chain = ChainState()
+    /// The batch size the graph's input declares, when it declares one: a `Reshape` to it keeps the batch axis.
+    var declaredBatch: Int?
 
-    /// A converter for `model`, which imports the default domain once, at an opset read here.
-    init(model: Onnx_ModelProto) throws(ONNXImportError) {
+    /// A converter for `model`, which imports the default domain once, at an opset read here; `raw` as the property
+    /// says.
+    init(model: Onnx_ModelProto, raw: Bool = false) throws(ONNXImportError) {
         self.model = model
+        self.raw = raw
         let defaults = model.opsetImport.filter { $0.domain.isEmpty || $0.domain == "ai.onnx" }
         guard defaults.count <= 1 else {
             throw ONNXImportError(
@@ -217,10 +224,9 @@ struct GraphConverter {
         opset = version
     }
 
-    /// Converts the graph: its initializers read, the nodes its output needs walked in order, and, for a recognizer
-    /// (`appendingSoftmax`; not for a raw model, whose outputs are the graph's own), a softmax added when it does not
-    /// end in one.
-    mutating func run(appendingSoftmax: Bool = true) throws(ONNXImportError) {
+    /// Converts the graph: its initializers read, the nodes its output needs walked in order; then a raw model's
+    /// value put back in ONNX's order, or, for a recognizer, a softmax added when it does not end in one.
+    mutating func run() throws(ONNXImportError) {
         let graph = model.graph
         for initializer in graph.initializer {
             guard constants[initializer.name] == nil else { throw ONNXImportError("initializer \(initializer.name) appears twice") }
@@ -240,12 +246,13 @@ struct GraphConverter {
         guard chain.value == output.name else {
             throw ONNXImportError("the graph's output \(output.name) is not the end of its chain of layers (\(chain.value))")
         }
+        if raw, let last = order.last { try inONNXOrder(last) }
         guard chain.pendingColumnOrder == nil else {
             throw ONNXImportError("the graph ends with flattened channel-first feature maps, whose order ours does not keep")
         }
         guard chain.quantizedOnChain == nil else { throw ONNXImportError("the graph ends with a QuantizeLinear") }
         if case .activation(.softmax)? = layers.last {
-        } else if appendingSoftmax {
+        } else if !raw {
             layers.append(.activation(function: .softmax))
         }
     }
@@ -270,7 +277,7 @@ struct GraphConverter {
     private func chainStepOutput(_ node: Onnx_NodeProto, inputs: [String]) throws(ONNXImportError) -> String {
         let data = inputs.filter { constants[$0] == nil }
         guard data.count == 1, data[0] == chain.value,
-            node.input.first == chain.value || node.opType == "Add" || node.opType == "Mul"
+            node.input.first == chain.value || ["Add", "Mul", "Sub", "Div", "Max", "Min", "Sum"].contains(node.opType)
         else {
             throw ONNXImportError(
                 "node \(Self.describe(node)) reads \(data.joined(separator: ", ")); only a chain of layers, each reading the one before, is read (the chain is at \(chain.value))"
@@ -283,9 +290,6 @@ struct GraphConverter {
         if chain.quantizedOnChain != nil && node.opType != "DequantizeLinear" {
             throw unsupported(node, "on a quantized value (QDQ models are read: QuantizeLinear and DequantizeLinear around float operators)")
         }
-        if chain.pooledToVector && !["Flatten", "Reshape", "Squeeze", "Identity", "Dropout"].contains(node.opType) {
-            throw unsupported(node, "after GlobalAveragePool (a Flatten comes first)")
-        }
         return output
     }
 
@@ -297,14 +301,18 @@ struct GraphConverter {
         case "Conv": try convolution(node, weight: constantInput(1, of: node), bias: constantInput(2, of: node))
         case "Gemm": try gemm(node, b: constantInput(1, of: node), c: constantInput(2, of: node))
         case "MatMul": try matMul(node)
-        case "Add", "Mul": try foldConstant(node)
-        case "Relu", "LeakyRelu", "Sigmoid", "Tanh": try activation(node)
+        case "Add", "Mul", "Sub", "Div", "PRelu", "Max", "Min", "Sum": try elementwise(node)
+        case "Neg": try negate(node)
+        case "Clip": try clip(node)
+        case "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Selu", "Softplus", "Softsign": try activation(node)
         case "Softmax", "LogSoftmax": try softmax(node)
         case "MaxPool", "AveragePool": try pool(node)
         case "GlobalAveragePool": try globalAveragePool(node)
-        case "ReduceMean": try reduceMean(node)
+        case "ReduceMean", "ReduceSum": try reduce(node)
+        case "Pad": try pad(node)
         case "Flatten": try flatten(node)
         case "Reshape", "Squeeze": try reshape(node)
+        case "Unsqueeze": try reshapeLayer(node)
         case "BatchNormalization": try batchNorm(node)
         case "QuantizeLinear": try quantizeOnChain(node)
         case "DequantizeLinear": try dequantizeOnChain(node)

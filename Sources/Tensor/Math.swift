@@ -14,6 +14,8 @@
 @inline(__always) func _exp(_ x: Double) -> Double { exp(x) }
 @inline(__always) func _expf(_ x: Float) -> Float { expf(x) }
 @inline(__always) func _logf(_ x: Float) -> Float { logf(x) }
+@inline(__always) func _log1pf(_ x: Float) -> Float { log1pf(x) }
+@inline(__always) func _expm1f(_ x: Float) -> Float { expm1f(x) }
 @inline(__always) func _tanhf(_ x: Float) -> Float { tanhf(x) }
 @inline(__always) func _tanh(_ x: Double) -> Double { tanh(x) }
 @inline(__always) func _cbrt(_ x: Double) -> Double { cbrt(x) }

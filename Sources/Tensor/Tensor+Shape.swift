@@ -86,3 +86,82 @@ extension Tensor {
         return result
     }
 }
+
+/// How `padded(_:mode:value:)` fills the cells it adds.
+public enum PaddingMode: String, Sendable, Codable, CaseIterable {
+    /// A constant value.
+    case constant
+    /// The input mirrored at its edge, the edge cell not repeated: `[a, b, c]` padded by 2 before is `[c, b, a, b, c]`.
+    case reflect
+    /// The edge cell repeated: `[a, b, c]` padded by 2 before is `[a, a, a, b, c]`.
+    case edge
+}
+
+extension Tensor {
+    /// The tensor with its axes reordered: axis `i` of the result is axis `axes[i]` of this one.
+    public func permuted(_ axes: [Int]) -> Tensor {
+        shapePrecondition(
+            axes.sorted() == Array(0..<rank), "permuted(\(axes)) needs a permutation of the \(rank) axes of \(describeShape(shape))")
+        if axes == Array(0..<rank) { return self }
+        let outputShape = axes.map { shape[$0] }
+        var strides = [Int](repeating: 1, count: rank)
+        for axis in stride(from: rank - 2, through: 0, by: -1) { strides[axis] = strides[axis + 1] * shape[axis + 1] }
+        let sourceStrides = axes.map { strides[$0] }
+        return gathered(outputShape) { index in zip(index, sourceStrides).reduce(0) { $0 + $1.0 * $1.1 } }
+    }
+
+    /// A copy with `widths[axis].before` and `.after` cells added on each side of every axis, filled as `mode`
+    /// says (`value` for `.constant`). Reflecting needs each width below its axis's length; the other modes need
+    /// a non-empty axis where they add cells to it.
+    public func padded(_ widths: [(before: Int, after: Int)], mode: PaddingMode, value: Float = 0) -> Tensor {
+        if mode == .constant { return padded(widths, value: value) }
+        shapePrecondition(
+            widths.count == rank
+                && zip(shape, widths).allSatisfy { size, width in
+                    width.before >= 0 && width.after >= 0
+                        && (mode == .reflect ? width.before < size && width.after < size : size > 0 || width.before + width.after == 0)
+                },
+            "padded(mode: \(mode)) of \(describeShape(shape)) by \(widths.map { "(\($0.before), \($0.after))" }): "
+                + (mode == .reflect ? "each width must be below its axis's length" : "an empty axis cannot be repeated"))
+        let outputShape = zip(shape, widths).map { $0 + $1.before + $1.after }
+        var strides = [Int](repeating: 1, count: rank)
+        for axis in stride(from: rank - 2, through: 0, by: -1) { strides[axis] = strides[axis + 1] * shape[axis + 1] }
+        // Along each axis, the source cell of every output cell.
+        let sources = (0..<rank).map { axis in
+            let size = shape[axis]
+            return (0..<outputShape[axis]).map { cell -> Int in
+                let position = cell - widths[axis].before
+                switch mode {
+                case .edge, .constant: return Swift.min(Swift.max(position, 0), size - 1)
+                case .reflect:
+                    guard size > 1 else { return 0 }
+                    let period = 2 * (size - 1)
+                    let folded = ((position % period) + period) % period
+                    return folded < size ? folded : period - folded
+                }
+            }
+        }
+        return gathered(outputShape) { index in (0..<rank).reduce(0) { $0 + sources[$1][index[$1]] * strides[$1] } }
+    }
+
+    /// A tensor of `outputShape` whose element at each multi-index is this tensor's element at `source(index)`
+    /// (a flat index), the indices walked in row-major order.
+    private func gathered(_ outputShape: [Int], _ source: ([Int]) -> Int) -> Tensor {
+        let total = elementCount(outputShape)
+        var index = [Int](repeating: 0, count: outputShape.count)
+        return Tensor(uninitializedShape: outputShape) { out in
+            withUnsafeBufferPointer { input in
+                for flat in 0..<total {
+                    out[flat] = input[source(index)]
+                    var axis = outputShape.count - 1
+                    while axis >= 0 {
+                        index[axis] += 1
+                        if index[axis] < outputShape[axis] { break }
+                        index[axis] = 0
+                        axis -= 1
+                    }
+                }
+            }
+        }
+    }
+}

@@ -23,6 +23,16 @@ public enum LayerSpec: Codable, Equatable, Sendable {
     case flatten
     /// `Activation`.
     case activation(function: Activation.Function)
+    /// `Transpose`: the axes of a sample (not the batch) reordered.
+    case transpose(permutation: [Int])
+    /// `Reshape`: each sample in a new shape.
+    case reshape(shape: [Int])
+    /// `Pad`: cells added before and after each axis of a sample.
+    case pad(before: [Int], after: [Int], mode: PaddingMode, value: Float)
+    /// `ConstantOperation`; tensor `operand` of one sample's shape.
+    case constantOperation(operation: ConstantOperation.Operation, shape: [Int])
+    /// `Reduce`: the sum or mean over axes of a sample, which stay as axes of 1.
+    case reduce(kind: Reduce.Kind, axes: [Int])
 
     /// A short human description: `Conv2D 1→16 3x3 stride 1x1 same`.
     package var summary: String {
@@ -37,6 +47,11 @@ public enum LayerSpec: Codable, Equatable, Sendable {
         case let .batchNorm(c, e): "BatchNorm \(c) ε=\(e)"
         case .flatten: "Flatten"
         case let .activation(function): "Activation \(function)"
+        case let .transpose(permutation): "Transpose \(permutation)"
+        case let .reshape(shape): "Reshape \(describeShape(shape))"
+        case let .pad(before, after, mode, value): "Pad \(mode)\(mode == .constant ? " \(value)" : "") before \(before) after \(after)"
+        case let .constantOperation(operation, shape): "ConstantOperation \(operation) \(describeShape(shape))"
+        case let .reduce(kind, axes): "Reduce \(kind) over \(axes)"
         }
     }
 
@@ -47,7 +62,8 @@ public enum LayerSpec: Codable, Equatable, Sendable {
         case let .conv1D(i, o, k, _, _): [("weight", [o, k, i]), ("bias", [o])]
         case let .conv2D(i, o, kh, kw, _, _, _): [("weight", [o, kh, kw, i]), ("bias", [o])]
         case let .batchNorm(c, _): [("gamma", [c]), ("beta", [c]), ("mean", [c]), ("variance", [c])]
-        case .pool1D, .pool2D, .globalAveragePool, .flatten, .activation: []
+        case let .constantOperation(_, shape): [("operand", shape)]
+        case .pool1D, .pool2D, .globalAveragePool, .flatten, .activation, .transpose, .reshape, .pad, .reduce: []
         }
     }
 
@@ -67,8 +83,34 @@ public enum LayerSpec: Codable, Equatable, Sendable {
         case let .batchNorm(c, e):
             if !(e.isFinite && e > 0) { return "BatchNorm epsilon must be finite and > 0, got \(e)" }
             positive = [("channels", c)]
-        case let .activation(.leakyRelu(alpha)):
-            return alpha.isFinite ? nil : "leakyRelu alpha must be finite, got \(alpha)"
+        case let .activation(.leakyRelu(alpha)), let .activation(.elu(alpha)):
+            return alpha.isFinite ? nil : "\(summary): alpha must be finite, got \(alpha)"
+        case let .activation(.selu(alpha, gamma)):
+            return alpha.isFinite && gamma.isFinite ? nil : "\(summary): alpha and gamma must be finite, got \(alpha) and \(gamma)"
+        case let .transpose(permutation):
+            guard permutation.count <= Self.maximumSampleRank, permutation.sorted() == Array(0..<permutation.count) else {
+                return "\(summary): a permutation of 0..<n (n ≤ \(Self.maximumSampleRank)) is needed"
+            }
+            positive = []
+        case let .reshape(shape):
+            guard shape.count <= Self.maximumSampleRank else { return "\(summary): at most \(Self.maximumSampleRank) axes" }
+            positive = shape.map { ("a size", $0) }
+        case let .pad(before, after, _, value):
+            guard before.count == after.count, before.count <= Self.maximumSampleRank, value.isFinite else {
+                return "\(summary): as many widths before as after (at most \(Self.maximumSampleRank)) and a finite value are needed"
+            }
+            if let width = (before + after).first(where: { $0 < 0 || $0 > 1 << 24 }) {
+                return "\(summary): widths must be between 0 and \(1 << 24), got \(width)"
+            }
+            positive = []
+        case let .constantOperation(_, shape):
+            guard shape.count <= Self.maximumSampleRank else { return "\(summary): at most \(Self.maximumSampleRank) axes" }
+            positive = shape.map { ("a size", $0) }
+        case let .reduce(_, axes):
+            guard !axes.isEmpty, axes == Array(Set(axes)).sorted(), axes.allSatisfy({ $0 >= 0 && $0 < Self.maximumSampleRank }) else {
+                return "\(summary): distinct ascending axes below \(Self.maximumSampleRank) are needed"
+            }
+            positive = []
         case .globalAveragePool, .flatten, .activation: positive = []
         }
         let limit = 1 << 24
@@ -127,8 +169,39 @@ public enum LayerSpec: Codable, Equatable, Sendable {
             return input.isEmpty ? fail("[N, …]") : .success([input[0], input.dropFirst().reduce(1, *)])
         case .activation:
             return .success(input)
+        case let .transpose(permutation):
+            guard input.count == permutation.count + 1 else { return fail("[N] + \(permutation.count) axes") }
+            return .success([input[0]] + permutation.map { input[$0 + 1] })
+        case let .reshape(shape):
+            guard !input.isEmpty, checkedElementCount(Array(input.dropFirst())) == checkedElementCount(shape) else {
+                return fail("[N, …] of \(shape.reduce(1, *)) values per sample")
+            }
+            return .success([input[0]] + shape)
+        case let .pad(before, after, mode, _):
+            guard input.count == before.count + 1,
+                zip(input.dropFirst(), zip(before, after)).allSatisfy({ size, width in
+                    mode == .reflect ? width.0 < size && width.1 < size : size >= 1 || mode == .constant
+                })
+            else {
+                return fail("[N] + \(before.count) axes" + (mode == .reflect ? ", each longer than its widths" : ""))
+            }
+            return .success([input[0]] + zip(input.dropFirst(), zip(before, after)).map { $0 + $1.0 + $1.1 })
+        case let .constantOperation(_, shape):
+            return Array(input.dropFirst()) == shape && !input.isEmpty
+                ? .success(input) : fail(describeShape([-1] + shape).replacingOccurrences(of: "-1", with: "N"))
+        case let .reduce(_, axes):
+            guard let last = axes.last, last + 1 < input.count, axes.allSatisfy({ input[$0 + 1] >= 1 }) else {
+                return fail("[N] + at least \((axes.last ?? 0) + 1) axes, none reduced empty")
+            }
+            var shape = input
+            for axis in axes { shape[axis + 1] = 1 }
+            return .success(shape)
         }
     }
+
+    /// The most axes a sample has in the layers that name its axes (`transpose`, `reshape`, `pad`,
+    /// `constantOperation`, `reduce`).
+    package static let maximumSampleRank = 8
 }
 
 extension LayerSpec {
@@ -158,8 +231,8 @@ extension LayerSpec {
             return (outputElements, product([outputElements, size]))
         case let .pool2D(_, h, w, _, _, _):
             return (outputElements, product([outputElements, h, w]))
-        case .globalAveragePool, .batchNorm, .flatten, .activation:
-            return (outputElements, product(input))
+        case .globalAveragePool, .batchNorm, .flatten, .activation, .transpose, .reshape, .pad, .constantOperation, .reduce:
+            return (outputElements, product(input) + outputElements)
         }
     }
 }
@@ -203,6 +276,32 @@ extension LayerSpec {
             return 1
         case let .activation(.leakyRelu(alpha)):
             return max(1, Double(abs(alpha))) * input
+        case let .activation(.elu(alpha)):
+            return max(input, Double(abs(alpha)))
+        case let .activation(.selu(alpha, gamma)):
+            return Double(abs(gamma)) * max(input, Double(abs(alpha)))
+        case .activation(.softplus):
+            // log(1 + eˣ) ≤ max(x, 0) + log 2.
+            return input + 1
+        case .activation(.softsign):
+            return 1
+        case let .constantOperation(operation, _):
+            let operand = values("operand").reduce(0.0) { max($0, Double(abs($1))) }
+            switch operation {
+            case .add, .subtract, .subtractFrom, .maximum, .minimum: return input + operand
+            case .multiply, .preluSlope: return max(1, operand) * input
+            case .divide:
+                let smallest = values("operand").reduce(Double.infinity) { min($0, Double(abs($1))) }
+                return smallest > 0 ? input / smallest : .infinity
+            // c / x has no bound: x can be as near 0 as it likes.
+            case .divideInto: return .infinity
+            }
+        case let .reduce(_, axes):
+            return input * Double(axes.reduce(1) { $0 * (inputShape.indices.contains($1 + 1) ? inputShape[$1 + 1] : 1) })
+        case let .pad(_, _, _, value):
+            return max(input, Double(abs(value)))
+        case .transpose, .reshape:
+            return input
         case .activation(.logSoftmax):
             // x − max − log Σ exp(x − max): at most 2·input + log(count) below zero; log(count) < 40 for any count.
             return 2 * input + 40
@@ -285,6 +384,16 @@ extension LayerSpec {
             )
         case is Flatten:
             return (.flatten, [:])
+        case let layer as Transpose:
+            return (.transpose(permutation: layer.permutation), [:])
+        case let layer as Reshape:
+            return (.reshape(shape: layer.shape), [:])
+        case let layer as Pad:
+            return (.pad(before: layer.before, after: layer.after, mode: layer.mode, value: layer.value), [:])
+        case let layer as ConstantOperation:
+            return (.constantOperation(operation: layer.operation, shape: layer.operand.shape), float(["operand": layer.operand]))
+        case let layer as Reduce:
+            return (.reduce(kind: layer.kind, axes: layer.axes), [:])
         case let activation as Activation:
             return (.activation(function: activation.function), [:])
         default:
@@ -326,6 +435,16 @@ extension LayerSpec {
             return Flatten()
         case let .activation(function):
             return Activation(function)
+        case let .transpose(permutation):
+            return Transpose(permutation: permutation)
+        case let .reshape(shape):
+            return Reshape(shape: shape)
+        case let .pad(before, after, mode, value):
+            return Pad(before: before, after: after, mode: mode, value: value)
+        case let .constantOperation(operation, _):
+            return ConstantOperation(operation, operand: tensor("operand"))
+        case let .reduce(kind, axes):
+            return Reduce(kind, axes: axes)
         }
     }
 }

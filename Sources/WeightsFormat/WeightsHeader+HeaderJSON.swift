@@ -91,7 +91,10 @@ extension TensorEntry {
 
 extension LayerSpec {
     /// The layer kinds, as the keys of `{"kind": {fields…}}`, for error messages.
-    private static let kinds = ["dense", "conv1D", "conv2D", "pool1D", "pool2D", "globalAveragePool", "batchNorm", "flatten", "activation"]
+    private static let kinds = [
+        "dense", "conv1D", "conv2D", "pool1D", "pool2D", "globalAveragePool", "batchNorm", "flatten", "activation", "transpose", "reshape", "pad",
+        "constantOperation", "reduce",
+    ]
 
     /// `{"kind": {fields…}}`, as the synthesized enum coding writes it: one key, the layer kind, whose object
     /// holds exactly that kind's fields.
@@ -150,6 +153,20 @@ extension LayerSpec {
         case "activation":
             let f = try body.members()
             return .activation(function: try f.required("function", Activation.Function.init(headerJSON:)))
+        case "transpose":
+            return .transpose(permutation: try body.members().ints("permutation"))
+        case "reshape":
+            return .reshape(shape: try body.members().ints("shape"))
+        case "pad":
+            let f = try body.members()
+            return .pad(
+                before: try f.ints("before"), after: try f.ints("after"), mode: try f.choice("mode", PaddingMode.self), value: try f.float("value"))
+        case "constantOperation":
+            let f = try body.members()
+            return .constantOperation(operation: try f.choice("operation", ConstantOperation.Operation.self), shape: try f.ints("shape"))
+        case "reduce":
+            let f = try body.members()
+            return .reduce(kind: try f.choice("kind", Reduce.Kind.self), axes: try f.ints("axes"))
         default:
             return nil
         }
@@ -158,7 +175,7 @@ extension LayerSpec {
 
 extension Activation.Function {
     /// The functions, as the keys of `{"function": {fields…}}`, for error messages.
-    private static let kinds = ["relu", "leakyRelu", "sigmoid", "tanh", "softmax", "logSoftmax"]
+    private static let kinds = ["relu", "leakyRelu", "sigmoid", "tanh", "softmax", "logSoftmax", "elu", "selu", "softplus", "softsign"]
 
     /// `{"relu": {}}`, `{"leakyRelu": {"alpha": 0.05}}`: one key, the function, whose object holds its fields.
     init(headerJSON json: HeaderJSON) throws(HeaderJSONError) {
@@ -186,13 +203,21 @@ extension Activation.Function {
             case "tanh": .tanh
             case "softmax": .softmax
             case "logSoftmax": .logSoftmax
+            case "softplus": .softplus
+            case "softsign": .softsign
             default: nil
             }
         if let withoutFields {
             _ = try body.members()
             return withoutFields
         }
-        guard kind == "leakyRelu" else { return nil }
-        return .leakyRelu(alpha: try body.members().float("alpha"))
+        switch kind {
+        case "leakyRelu": return .leakyRelu(alpha: try body.members().float("alpha"))
+        case "elu": return .elu(alpha: try body.members().float("alpha"))
+        case "selu":
+            let f = try body.members()
+            return .selu(alpha: try f.float("alpha"), gamma: try f.float("gamma"))
+        default: return nil
+        }
     }
 }

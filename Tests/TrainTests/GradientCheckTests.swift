@@ -160,7 +160,8 @@ struct GradientCheckTests {
     }
 
     @Test(arguments: [
-        Activation.Function.relu, .leakyRelu(alpha: 0.1), .sigmoid, .tanh, .softmax, .logSoftmax,
+        Activation.Function.relu, .leakyRelu(alpha: 0.1), .sigmoid, .tanh, .softmax, .logSoftmax, .elu(alpha: 0.7),
+        .selu(alpha: 1.6732632, gamma: 1.050701), .softplus, .softsign,
     ])
     func activations(function: Activation.Function) {
         // Away from relu's kink: |x| ≥ 0.05.
@@ -173,6 +174,10 @@ struct GradientCheckTests {
         case .sigmoid: f = { 1 / (1 + exp(-$0)) }
         case .tanh: f = { Foundation.tanh($0) }
         case .softmax, .logSoftmax: f = { $0 }
+        case .elu(let alpha): f = { $0 > 0 ? $0 : Double(alpha) * (exp($0) - 1) }
+        case let .selu(alpha, gamma): f = { Double(gamma) * ($0 > 0 ? $0 : Double(alpha) * (exp($0) - 1)) }
+        case .softplus: f = { log(1 + exp($0)) }
+        case .softsign: f = { $0 / (1 + abs($0)) }
         }
         let loss: (Tensor) -> Double = { x in
             if function == .softmax || function == .logSoftmax {

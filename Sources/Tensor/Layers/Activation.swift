@@ -16,6 +16,14 @@ public struct Activation: Layer {
         case softmax
         /// Log-probabilities over the last axis
         case logSoftmax
+        /// `x` where positive, `alpha · (e^x − 1)` elsewhere
+        case elu(alpha: Float)
+        /// `gamma · x` where positive, `gamma · alpha · (e^x − 1)` elsewhere
+        case selu(alpha: Float, gamma: Float)
+        /// `log(1 + e^x)`
+        case softplus
+        /// `x / (1 + |x|)`
+        case softsign
     }
 
     /// The function applied.
@@ -36,6 +44,8 @@ public struct Activation: Layer {
         case .tanh: input.tanh()
         case .softmax: input.softmax()
         case .logSoftmax: input.logSoftmax()
+        case .elu, .selu, .softplus, .softsign:
+            input.map { [function] in apply(function, $0) }
         }
     }
 }

@@ -127,6 +127,11 @@ func apply(_ function: Activation.Function, _ x: Float) -> Float {
     case .sigmoid: x >= 0 ? 1 / (1 + _expf(-x)) : _expf(x) / (1 + _expf(x))
     case .tanh: _tanhf(x)
     case .softmax, .logSoftmax: x
+    case .elu(let alpha): x > 0 ? x : alpha * _expm1f(x)
+    case .selu(let alpha, let gamma): gamma * (x > 0 ? x : alpha * _expm1f(x))
+    // log(1 + e^x) = max(x, 0) + log(1 + e^−|x|): no overflow for a large x, no lost digits for a small one.
+    case .softplus: Swift.max(x, 0) + _log1pf(_expf(-Swift.abs(x)))
+    case .softsign: x / (1 + Swift.abs(x))
     }
 }
 

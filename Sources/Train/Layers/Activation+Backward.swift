@@ -29,6 +29,16 @@ extension Activation: TrainableLayer {
             // dX = dY − softmax(x) · Σ_j dY_j, row by row; softmax(x) = exp(y).
             let total = dOutput.sum(axis: -1)
             dX = rowwise(dOutput, y, total) { dy, y, total in dy - Foundation.exp(y) * total }
+        case .elu(let alpha):
+            // For x ≤ 0, y = α(eˣ − 1), so dy/dx = αeˣ = y + α.
+            dX = elementwise(dOutput, x) { dy, x in x > 0 ? dy : dy * alpha * Foundation.exp(x) }
+        case .selu(let alpha, let gamma):
+            dX = elementwise(dOutput, x) { dy, x in x > 0 ? dy * gamma : dy * gamma * alpha * Foundation.exp(x) }
+        case .softplus:
+            // The derivative of log(1 + eˣ) is the sigmoid.
+            dX = elementwise(dOutput, x) { dy, x in dy / (1 + Foundation.exp(-x)) }
+        case .softsign:
+            dX = elementwise(dOutput, x) { dy, x in dy / ((1 + abs(x)) * (1 + abs(x))) }
         }
         return (dX, [])
     }

@@ -1,0 +1,61 @@
+import Tensor
+import WeightsFormat
+
+// `Pad` (constant, reflect and edge; the pads as an attribute before opset 11, an input from it on), and the
+// explicit pads of a convolution or pool that our `valid` / `same` do not make: a pad layer before the window.
+
+extension GraphConverter {
+    /// `Pad` of the chain's value: a pad layer over our axes (never the batch's).
+    mutating func pad(_ node: Onnx_NodeProto) throws(ONNXImportError) {
+        let rank = chain.shape.count
+        let mode = string(node, "mode") ?? "constant"
+        guard let paddingMode = PaddingMode(rawValue: mode) else { throw unsupported(node, "with mode \(mode)") }
+        var pads: [Int]
+        var value: Float = 0
+        if opset < 11 {
+            pads = try ints(node, "pads") ?? []
+            value = try float(node, "value") ?? 0
+        } else {
+            guard let given = try constantInput(1, of: node)?.integers else { throw unsupported(node, "without constant integer pads") }
+            pads = given.map { Int(clamping: $0) }
+            if let constant = try constantInput(2, of: node) {
+                guard constant.values.count == 1, let first = constant.values.first else {
+                    throw unsupported(node, "with a constant_value that is not one value")
+                }
+                value = first
+            }
+            if let axes = try constantInput(3, of: node)?.integers {
+                // Pads for the given axes only: spread over every axis.
+                guard pads.count == 2 * axes.count else { throw unsupported(node, "with \(pads.count) pads for \(axes.count) axes") }
+                var full = [Int](repeating: 0, count: 2 * rank)
+                for (position, axis) in axes.enumerated() {
+                    let resolved = Int(clamping: axis < 0 ? axis + Int64(rank) : axis)
+                    guard (0..<rank).contains(resolved) else { throw unsupported(node, "with axis \(axis) of \(chain.shape)") }
+                    full[resolved] = pads[position]
+                    full[rank + resolved] = pads[axes.count + position]
+                }
+                pads = full
+            }
+        }
+        guard pads.count == 2 * rank else { throw unsupported(node, "with \(pads.count) pads for \(rank) axes") }
+        guard pads.allSatisfy({ (0...(1 << 20)).contains($0) }) else { throw unsupported(node, "with pads \(pads) (cropping is not read)") }
+        guard pads[0] == 0, pads[rank] == 0 else { throw unsupported(node, "of the batch axis") }
+        guard value.isFinite else { throw ONNXImportError("node \(Self.describe(node)): a constant value that is not finite") }
+        if chain.pooledToVector || chain.pendingColumnOrder != nil { try inONNXOrder(node) }
+        let before = ourAxes.dropFirst().map { pads[$0] }, after = ourAxes.dropFirst().map { pads[rank + $0] }
+        if paddingMode == .reflect, let axis = ourAxes.dropFirst().first(where: { pads[$0] >= chain.shape[$0] || pads[rank + $0] >= chain.shape[$0] })
+        {
+            throw unsupported(node, "reflecting by \(max(pads[axis], pads[rank + axis])) along an axis of \(chain.shape[axis])")
+        }
+        append(.pad(before: before, after: after, mode: paddingMode, value: value))
+        chain.shape = chain.shape.indices.map { chain.shape[$0] + pads[$0] + pads[rank + $0] }
+    }
+
+    /// A constant pad layer of `value` before a window over the chain's channel-last feature maps: ONNX's `pads`
+    /// (`[before…, after…]` over the spatial axes) on our spatial axes, the channels not padded.
+    mutating func padSpatially(_ pads: [Int], value: Float) {
+        let spatial = chain.shape.count - 2
+        append(.pad(before: Array(pads.prefix(spatial)) + [0], after: Array(pads.suffix(spatial)) + [0], mode: .constant, value: value))
+        chain.shape = [chain.shape[0], chain.shape[1]] + (0..<spatial).map { chain.shape[2 + $0] + pads[$0] + pads[spatial + $0] }
+    }
+}
