@@ -41,7 +41,7 @@ extension GraphConverter {
         let kernel = Array(weight.shape.dropFirst(2))
         let strides = try ints(node, "strides") ?? [Int](repeating: 1, count: spatial)
         guard strides.count == spatial, strides.allSatisfy({ $0 >= 1 }) else { throw unsupported(node, "with strides \(strides)") }
-        let padding = try windowPadding(node, kernel: kernel, strides: strides, padValue: 0)
+        let padding = try windowPadding(node, kernel: kernel, strides: strides, padValue: 0, sameAsOurs: true).padding
         let outChannels = weight.shape[0]
         let biasValues = bias?.values ?? [Float](repeating: 0, count: outChannels)
         guard biasValues.count == outChannels else {
@@ -156,9 +156,13 @@ extension GraphConverter {
     }
 
     /// Our padding for a window's `pads` / `auto_pad` / `ceil_mode` over the current shape: `valid` (no pads),
-    /// `same` (the pads `same` makes, extra after), or a pad layer of `padValue` appended and then `valid`; nil
-    /// `padValue` (an average that leaves the padding out) refuses pads that are neither.
-    private mutating func windowPadding(_ node: Onnx_NodeProto, kernel: [Int], strides: [Int], padValue: Float?) throws(ONNXImportError) -> Padding {
+    /// `same` (the pads `same` makes, extra after, when `sameAsOurs`: our `same` window does what ONNX's does with
+    /// them), or a pad layer of `padValue` appended and then `valid`. With the pad layer come ONNX's pads
+    /// (`declared`, `[before…, after…]` over the spatial axes); `ceilExtra` is the cells a `ceil_mode` window adds
+    /// after them.
+    private mutating func windowPadding(
+        _ node: Onnx_NodeProto, kernel: [Int], strides: [Int], padValue: Float, sameAsOurs: Bool
+    ) throws(ONNXImportError) -> (padding: Padding, declared: [Int]?, ceilExtra: [Int]) {
         let spatial = Array(chain.shape.dropFirst(2))
         guard kernel.allSatisfy({ $0 >= 1 }), spatial.allSatisfy({ $0 >= 1 }) else { throw unsupported(node, "with kernel \(kernel)") }
         let geometry = zip(zip(spatial, kernel), strides).map { WindowGeometry(inputLength: $0.0, window: $0.1, stride: $1, padding: .same) }
@@ -177,11 +181,13 @@ extension GraphConverter {
         }
         guard pads.count == 2 * spatial.count, pads.allSatisfy({ $0 >= 0 }) else { throw unsupported(node, "with pads \(pads)") }
         // A max pool's window wholly in its padding would have no maximum (ONNX asks for pads below the kernel).
-        if let value = padValue, value < 0,
+        if padValue < 0,
             !(zip(pads.prefix(spatial.count), kernel).allSatisfy { $0 < $1 } && zip(pads.suffix(spatial.count), kernel).allSatisfy { $0 < $1 })
         {
             throw unsupported(node, "with pads \(pads) not below its kernel \(kernel)")
         }
+        let declared = pads
+        var ceilExtra = [Int](repeating: 0, count: spatial.count)
         if (try int(node, "ceil_mode") ?? 0) != 0 {
             // The last window may start past the end (not past the padding before): more cells after.
             for axis in spatial.indices {
@@ -191,22 +197,18 @@ extension GraphConverter {
                 if (outputs - 1) * strides[axis] >= spatial[axis] + pads[axis] { outputs -= 1 }
                 let extra = (outputs - 1) * strides[axis] + kernel[axis] - padded
                 guard extra > 0 else { continue }
-                guard padValue != nil && padValue != 0 else { throw unsupported(node, "with ceil_mode (read for MaxPool only)") }
                 pads[spatial.count + axis] += extra
+                ceilExtra[axis] = extra
             }
         }
         if pads.allSatisfy({ $0 == 0 }) {
             guard zip(spatial, kernel).allSatisfy({ $0 >= $1 }) else { throw unsupported(node, "with a window larger than its input") }
-            return .valid
+            return (.valid, nil, ceilExtra)
         }
-        if pads == sameBefore + sameAfter && spatial.count <= 2 { return .same }
-        guard let padValue else {
-            throw unsupported(
-                node, "with pads \(pads) and count_include_pad 0 (ours leaves out only the pads `same` makes, \(sameBefore + sameAfter))")
-        }
+        if pads == sameBefore + sameAfter && spatial.count <= 2 && sameAsOurs { return (.same, nil, ceilExtra) }
         padSpatially(pads, value: padValue)
         guard zip(chain.shape.dropFirst(2), kernel).allSatisfy({ $0 >= $1 }) else { throw unsupported(node, "with a window larger than its input") }
-        return .valid
+        return (.valid, declared, ceilExtra)
     }
 
     /// `MaxPool` or `AveragePool` of feature maps (no dilation; `count_include_pad` as ONNX defines it).
@@ -222,10 +224,19 @@ extension GraphConverter {
         }
         guard (try int(node, "storage_order") ?? 0) == 0 else { throw unsupported(node, "with storage_order") }
         let kind: PoolingKind = node.opType == "MaxPool" ? .max : .average
-        // Padding a max pool with the lowest float leaves the maximum of the cells; an average counting its
-        // padding averages zeros; one leaving it out only has ours (`same`).
-        let padValue: Float? = kind == .max ? -Float.greatestFiniteMagnitude : (try int(node, "count_include_pad") ?? 0) != 0 ? 0 : nil
-        let padding = try windowPadding(node, kernel: kernel, strides: strides, padValue: padValue)
+        let includePad = try int(node, "count_include_pad") ?? 0
+        let countsPadding = kind == .average && includePad != 0
+        // Padding a max pool with the lowest float leaves the maximum of the cells; an average's zeros are then
+        // counted or not by `averageDivisors`. Our `same` pool leaves its padding out, as a max or such an average does.
+        let (padding, declared, ceilExtra) = try windowPadding(
+            node, kernel: kernel, strides: strides, padValue: kind == .max ? -Float.greatestFiniteMagnitude : 0, sameAsOurs: !countsPadding)
+        defer {
+            if kind == .average, let declared {
+                averageDivisors(
+                    input: Array(shape.dropFirst(2)), kernel: kernel, strides: strides, pads: declared, ceilExtra: ceilExtra,
+                    countsPadding: countsPadding)
+            }
+        }
         let padded = Array(chain.shape.dropFirst(2))
         switch spatial {
         case 3:
@@ -249,6 +260,42 @@ extension GraphConverter {
             WindowGeometry(inputLength: $0.0, window: $0.1, stride: $1, padding: padding)
         }
         chain.shape = [shape[0], shape[1]] + geometry.map(\.outputLength)
+    }
+
+    /// After an average pool over a pad layer (which divides every window by its whole size): each output scaled by
+    /// size / ONNX's divisor — the window's cells inside the input, or, counting the padding, inside the input and
+    /// its declared pads (never the cells `ceil_mode` adds). Nothing when every window is whole.
+    private mutating func averageDivisors(input: [Int], kernel: [Int], strides: [Int], pads: [Int], ceilExtra: [Int], countsPadding: Bool) {
+        let spatial = input.count
+        // Per axis, each output position's factor.
+        let factors = (0..<spatial).map { axis -> [Float] in
+            let outputs = (input[axis] + pads[axis] + pads[spatial + axis] + ceilExtra[axis] - kernel[axis]) / strides[axis] + 1
+            return (0..<outputs).map { position in
+                let start = position * strides[axis] - pads[axis], end = start + kernel[axis]
+                let counted = countsPadding ? min(end, input[axis] + pads[spatial + axis]) - start : min(end, input[axis]) - max(start, 0)
+                return Float(kernel[axis]) / Float(max(counted, 1))
+            }
+        }
+        guard factors.contains(where: { $0.contains { $0 != 1 } }) else { return }
+        let channels = chain.shape[1], sizes = factors.map(\.count)
+        var values: [Float] = []
+        values.reserveCapacity(sizes.reduce(channels, *))
+        var index = [Int](repeating: 0, count: spatial)
+        for _ in 0..<sizes.reduce(1, *) {
+            let factor = (0..<spatial).reduce(Float(1)) { $0 * factors[$1][index[$1]] }
+            values.append(contentsOf: repeatElement(factor, count: channels))
+            var axis = spatial - 1
+            while axis >= 0 {
+                index[axis] += 1
+                if index[axis] < sizes[axis] { break }
+                index[axis] = 0
+                axis -= 1
+            }
+        }
+        let shape = sizes + [channels]
+        append(
+            .constantOperation(operation: .multiply, shape: shape),
+            ["operand": QuantizedTensor(quantizing: Tensor(shape: shape, scalars: values), as: .f32)])
     }
 
     /// `GlobalAveragePool` of feature maps: ONNX keeps axes of 1 around the channels, ours does not.

@@ -38,8 +38,10 @@ extension GraphConverter {
     /// The chain's value made to run channel-last, as convolutions, pools and normalizations run: ONNX's axis 1 is
     /// their channels. Nothing to do for a value of 2 axes or one already channel-last.
     mutating func channelLast(_ node: Onnx_NodeProto) throws(ONNXImportError) {
+        // After a global average pool, ours is [C] and ONNX's [C, 1, …]: its maps first.
+        if chain.pooledToVector { try inONNXOrder(node) }
         let rank = chain.shape.count
-        guard !chain.channelFirst, chain.pooledChannels == nil, rank > 2 else { return }
+        guard !chain.channelFirst, rank > 2 else { return }
         guard chain.shape.count - 1 <= LayerSpec.maximumSampleRank else { throw unsupported(node, "on \(chain.shape)") }
         // Ours is [C, spatial…] per sample; channel-last [spatial…, C].
         let permutation = Array(1..<(rank - 1)) + [0]

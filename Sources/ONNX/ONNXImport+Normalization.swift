@@ -21,7 +21,8 @@ extension GraphConverter {
         let epsilon = try float(node, "epsilon") ?? 1e-5
         // ONNX normalizes axis 1: ours the last, so feature maps run channel-last.
         guard chain.shape.count >= 2 else { throw unsupported(node, "on \(chain.shape)") }
-        try channelLast(node)
+        // After a global average pool of channel-first maps ours is already [C], ONNX's [C, 1, …].
+        if !(chain.pooledToVector && chain.channelFirst) { try channelLast(node) }
         let channels = chain.shape[1]
         guard parts.allSatisfy({ $0.values.count == channels }) else {
             throw ONNXImportError("node \(Self.describe(node)): parameters for other than \(channels) channels")

@@ -168,12 +168,13 @@ struct PlanCompiler {
     }
 
     /// How a per-sample shape sits in the workspace: `[H, W, C]` as is, `[L, C]` as an image of height 1,
-    /// `[F]` as one cell of F channels.
+    /// `[F]` as one cell of F channels; more axes as an image whose rows are all the axes before the last two (so
+    /// that the channels are the last axis, which a softmax runs over).
     func layoutOf(_ shape: [Int]) -> ActivationLayout { Self.layout(of: shape) }
 
     private static func layout(of shape: [Int]) -> ActivationLayout {
         switch shape.count {
-        case 3: ActivationLayout(height: shape[0], width: shape[1], channels: shape[2])
+        case 3...: ActivationLayout(height: elementCount(shape.dropLast(2)), width: shape[shape.count - 2], channels: shape[shape.count - 1])
         case 2: ActivationLayout(height: 1, width: shape[0], channels: shape[1])
         default: ActivationLayout(height: 1, width: 1, channels: elementCount(shape))
         }
