@@ -101,6 +101,32 @@ struct ONNXCommandTests {
         #expect(recognizer.standardError.contains(#"{"labels": [...], "task": "shape"}"#), "\(recognizer.standardError)")
     }
 
+    /// `classify run` on one of ONNX's own test models (Tests/ONNXTests/Suite): a 3-D grouped convolution whose input
+    /// is `.npy` in ONNX's NCDHW layout prints, per input, ONNX's expected output in that layout, and `inspect` shows
+    /// the declared input shape; an operator not read is exit 65 naming it and the node.
+    @Test func runTakesAndPrintsTheModelsOwnLayout() throws {
+        let suite = packageRoot.appendingPathComponent("Tests/ONNXTests/Suite")
+        let model = suite.appendingPathComponent("test_Conv3d_groups.onnx").path
+        let run = try CommandRun.classify(["run", model, "--input", suite.appendingPathComponent("test_Conv3d_groups.inputs.npy").path, "--json"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let printed = run.standardOutput.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["outputs"] as? [Double]
+        }
+        // The expected output, [2, 6, 2, 3, 2] float32 after a 128-byte .npy header (numpy's for this shape).
+        let bytes = try Data(contentsOf: suite.appendingPathComponent("test_Conv3d_groups.outputs.npy"))
+        let expected = stride(from: 128, to: bytes.count, by: 4).map { offset in
+            Double(Float(bitPattern: bytes[offset..<(offset + 4)].enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * $1.offset) }))
+        }
+        #expect(printed.count == 2 && printed.allSatisfy { $0.count == 72 } && expected.count == 144)
+        let ours = printed.flatMap { $0 }
+        #expect(zip(ours, expected).allSatisfy { abs($0 - $1) <= 1e-4 + 1e-3 * abs($1) }, "\(ours.prefix(6)) vs \(expected.prefix(6))")
+        let inspect = try CommandRun.classify(["inspect", model])
+        #expect(inspect.standardOutput.contains("input           [4, 4, 5, 4]  imported from ONNX"), "\(inspect.standardOutput)")
+        let refused = try CommandRun.classify(["run", suite.appendingPathComponent("test_ConvTranspose2d.onnx").path, "--input", "-"])
+        #expect(refused.status == 65)
+        #expect(refused.standardError.contains("operator ConvTranspose (node (unnamed), opset 6) is not supported"), "\(refused.standardError)")
+    }
+
     /// `inspect` on an `.onnx` file shows the model as imported, and says so (text and JSON).
     @Test func inspectSaysAModelWasImported() throws {
         let model = Self.fixtures.appendingPathComponent("torch-motion-mlp.onnx").path

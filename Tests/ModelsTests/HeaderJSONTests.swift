@@ -181,7 +181,7 @@ struct HeaderJSONTests {
             (
                 "{\"conv2D\":{\"inChannels\":1,", "{\"conv3D\":{\"inChannels\":1,",
                 "architecture[0]: unknown layer kind \"conv3D\" (the kinds are dense, conv1D, conv2D, pool1D, pool2D, globalAveragePool, batchNorm, "
-                    + "flatten, activation)"
+                    + "flatten, activation, transpose, reshape, pad, constantOperation, reduce)"
             ),
             ("\"epochs\":3", "\"epochs\":1.5", "training.epochs: expected an integer, found 1.5"),
             ("\"epochs\":3", "\"epochs\":3.0", "training.epochs: expected an integer, found 3.0"),
@@ -209,7 +209,7 @@ struct HeaderJSONTests {
             (
                 "{\"relu\":{}}", "{\"gelu\":{}}",
                 "architecture[2].activation.function: unknown activation \"gelu\" (the functions are relu, leakyRelu, sigmoid, tanh, softmax, "
-                    + "logSoftmax)"
+                    + "logSoftmax, elu, selu, softplus, softsign)"
             ),
             ("{\"flatten\":{}}", "[\"flatten\"]", "architecture[7]: expected an object with one key, the layer kind, found an array of 1 element"),
             ("\"padding\":\"same\"", "\"padding\":\"full\"", "architecture[0].conv2D.padding: expected \"valid\" or \"same\", found \"full\""),

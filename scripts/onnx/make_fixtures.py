@@ -273,6 +273,37 @@ def crafted_fixtures(rng):
     write_fixture("crafted-qdq-int8-output-dtype", path, rng.uniform(-1, 1, (16, 194)).astype(np.float32), MOTION, "motion")
 
 
+def crafted_bn_after_transpose():
+    """A BatchNormalization after a Transpose to channel-last: its axis 1 is then the rows, not the channels. Refused
+    before issue 37; read since, the value put back channel-first around it. Its own seed, so it adds nothing to the
+    other fixtures' random streams."""
+    import onnx
+    from onnx import helper, numpy_helper
+
+    rng = np.random.default_rng(37)
+
+    def tensor(name, values):
+        return numpy_helper.from_array(np.asarray(values, dtype=np.float32), name)
+
+    nodes = [
+        helper.make_node("Conv", ["input", "w", "c0"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Transpose", ["c"], ["t"], perm=[0, 2, 3, 1]),
+        helper.make_node("BatchNormalization", ["t", "g", "b", "m", "v"], ["n"]),
+        helper.make_node("Flatten", ["n"], ["f"]), helper.make_node("Gemm", ["f", "d"], ["output"], transB=1)]
+    initializers = [
+        tensor("w", rng.normal(size=(2, 1, 3, 3))), tensor("c0", rng.normal(size=2)), tensor("g", rng.uniform(0.5, 2, 16)),
+        tensor("b", rng.normal(size=16)), tensor("m", rng.normal(size=16)), tensor("v", rng.uniform(0.5, 2, 16)),
+        tensor("d", rng.normal(size=(5, 512)) * 0.1)]
+    graph = helper.make_graph(
+        nodes, "crafted-bn-after-transpose", [helper.make_tensor_value_info("input", 1, ["N", 1, 16, 16])],
+        [helper.make_tensor_value_info("output", 1, ["N", 5])], initializers)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    path = os.path.join(OUT, "crafted-bn-after-transpose.onnx")
+    onnx.save(model, path)
+    write_fixture("crafted-bn-after-transpose", path, rng.random((16, 1, 16, 16)).astype(np.float32), SHAPES, "shape")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--classify", default=os.path.join(ROOT, ".build/release/classify"))
@@ -283,6 +314,7 @@ def main():
     qdq_fixture(rng)
     keras_fixtures(rng, arguments.classify)
     crafted_fixtures(rng)
+    crafted_bn_after_transpose()
 
 
 if __name__ == "__main__":
