@@ -89,6 +89,11 @@ extension Bench {
                 case let .batchNorm(channels, epsilon): BatchNorm(channels: channels, epsilon: epsilon)
                 case .flatten: Flatten()
                 case let .activation(function): Activation(function)
+                case let .transpose(permutation): Transpose(permutation: permutation)
+                case let .reshape(shape): Reshape(shape: shape)
+                case let .pad(before, after, mode, value): Pad(before: before, after: after, mode: mode, value: value)
+                case let .constantOperation(operation, shape): ConstantOperation(operation, operand: Tensor(repeating: 1, shape: shape))
+                case let .reduce(kind, axes): Reduce(kind, axes: axes)
                 }
             }
             let int8 = imported.tensors.values.contains { $0.format == .int8 }
