@@ -2,7 +2,7 @@
 """Random small ONNX graphs of the operators the importer reads, run by ONNX Runtime and by `classify run`.
 
 Each case is a chain of 1 to 3 nodes drawn from Conv (1-D, 2-D, 3-D; groups, dilations, strides, pads), MaxPool and
-AveragePool (pads, ceil_mode, count_include_pad), the activations, Softmax / LogSoftmax over a random axis, Pad
+AveragePool (pads, ceil_mode, count_include_pad), GlobalAveragePool, the activations, Softmax / LogSoftmax over a random axis, Pad
 (constant, reflect, edge), ReduceMean / ReduceSum, Transpose, BatchNormalization, PRelu and arithmetic with a
 broadcast constant, at opset 11, 13 or 17, on a random channel-first input. ONNX Runtime's output is the expected
 one; a case is matched within rtol 1e-3 / atol 1e-4, refused (classify exits 64-74, with its reason), mismatched or
@@ -53,7 +53,7 @@ for case in range(args.cases):
     nodes, inits, cur, opset = [], [], "x", rng.choice([11, 13, 17])
     desc = []
     for step in range(rng.randint(1, 3)):
-        kind = rng.choice(["conv", "pool", "act", "softmax", "pad", "reduce", "transpose", "bn", "prelu", "arith"])
+        kind = rng.choice(["conv", "pool", "act", "softmax", "pad", "reduce", "transpose", "bn", "prelu", "arith", "gap"])
         out = f"v{step}"
         r = len(shape)
         if kind == "conv":
@@ -86,6 +86,9 @@ for case in range(args.cases):
                 return n
             shape = shape[:2] + [o(i) for i in range(r - 2)]
             desc.append(f"{op} k{k} s{s} p{p} ceil{cm} {attrs.get('count_include_pad')}")
+        elif kind == "gap":
+            nodes.append(h.make_node("GlobalAveragePool", [cur], [out])); desc.append("gap")
+            shape = shape[:2] + [1] * (r - 2)
         elif kind == "act":
             op = rng.choice(["Relu", "Elu", "Selu", "Softplus", "Softsign", "Sigmoid", "Tanh", "LeakyRelu", "Neg"])
             nodes.append(h.make_node(op, [cur], [out])); desc.append(op)
@@ -94,8 +97,9 @@ for case in range(args.cases):
             nodes.append(h.make_node(op, [cur], [out], axis=a)); desc.append(f"{op} axis {a}")
         elif kind == "pad":
             mode = rng.choice(["constant", "reflect", "edge"])
-            p = [0, 0] + [rng.randint(0, min(2, shape[2 + i] - 1)) for i in range(r - 2)]
-            q = [0, 0] + [rng.randint(0, min(2, shape[2 + i] - 1)) for i in range(r - 2)]
+            # Reflecting needs widths below the axis's length; the other modes take any.
+            p = [0, 0] + [rng.randint(0, min(2, shape[2 + i] - 1) if mode == "reflect" else 2) for i in range(r - 2)]
+            q = [0, 0] + [rng.randint(0, min(2, shape[2 + i] - 1) if mode == "reflect" else 2) for i in range(r - 2)]
             inits.append(i64(out + "p", p + q))
             nodes.append(h.make_node("Pad", [cur, out + "p"], [out], mode=mode)); desc.append(f"pad {mode} {p + q}")
             shape = [shape[i] + p[i] + q[i] for i in range(r)]

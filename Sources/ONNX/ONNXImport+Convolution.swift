@@ -12,7 +12,8 @@ import WeightsFormat
 // - a 3-D convolution over (D, H, W) is a 2-D one over (D, H) whose channels are the W positions times the
 //   channels, its weight banded along W (so the 2-D kernel does the third axis's sliding);
 // - a 3-D pool is a 2-D pool over (D, H) and then one over W (max and mean over a box are separable);
-// - pads our `valid` / `same` do not make are a pad layer before a `valid` window (of −3.4e38 for a max pool).
+// - pads our `valid` / `same` do not make are a pad layer before a `valid` window (zeros; for a max pool, the edge
+//   repeated), an average then rescaled to ONNX's divisor.
 // Each costs multiply-adds with zeros (groups×, dilation², W×), not accuracy; the layers run as they always do.
 
 extension GraphConverter {
@@ -41,7 +42,7 @@ extension GraphConverter {
         let kernel = Array(weight.shape.dropFirst(2))
         let strides = try ints(node, "strides") ?? [Int](repeating: 1, count: spatial)
         guard strides.count == spatial, strides.allSatisfy({ $0 >= 1 }) else { throw unsupported(node, "with strides \(strides)") }
-        let padding = try windowPadding(node, kernel: kernel, strides: strides, padValue: 0, sameAsOurs: true).padding
+        let padding = try windowPadding(node, kernel: kernel, strides: strides, padMode: .constant, sameAsOurs: true).padding
         let outChannels = weight.shape[0]
         let biasValues = bias?.values ?? [Float](repeating: 0, count: outChannels)
         guard biasValues.count == outChannels else {
@@ -157,11 +158,13 @@ extension GraphConverter {
 
     /// Our padding for a window's `pads` / `auto_pad` / `ceil_mode` over the current shape: `valid` (no pads),
     /// `same` (the pads `same` makes, extra after, when `sameAsOurs`: our `same` window does what ONNX's does with
-    /// them), or a pad layer of `padValue` appended and then `valid`. With the pad layer come ONNX's pads
+    /// them), or a pad layer appended and then `valid`: zeros (`.constant`), or each edge cell repeated (`.edge`, for
+    /// a max pool: every window holds a cell of the input, so repeating the nearest one leaves its maximum as it is,
+    /// where ONNX's padding is −∞). With the pad layer come ONNX's pads
     /// (`declared`, `[before…, after…]` over the spatial axes); `ceilExtra` is the cells a `ceil_mode` window adds
     /// after them.
     private mutating func windowPadding(
-        _ node: Onnx_NodeProto, kernel: [Int], strides: [Int], padValue: Float, sameAsOurs: Bool
+        _ node: Onnx_NodeProto, kernel: [Int], strides: [Int], padMode: PaddingMode, sameAsOurs: Bool
     ) throws(ONNXImportError) -> (padding: Padding, declared: [Int]?, ceilExtra: [Int]) {
         let spatial = Array(chain.shape.dropFirst(2))
         guard kernel.allSatisfy({ $0 >= 1 }), spatial.allSatisfy({ $0 >= 1 }) else { throw unsupported(node, "with kernel \(kernel)") }
@@ -179,9 +182,11 @@ extension GraphConverter {
         case "NOTSET", "": pads = try ints(node, "pads") ?? [Int](repeating: 0, count: 2 * spatial.count)
         case let other: throw unsupported(node, "with auto_pad \(other)")
         }
-        guard pads.count == 2 * spatial.count, pads.allSatisfy({ $0 >= 0 }) else { throw unsupported(node, "with pads \(pads)") }
+        guard pads.count == 2 * spatial.count, pads.allSatisfy({ (0...(1 << 20)).contains($0) }) else {
+            throw unsupported(node, "with pads \(pads) (from 0 to \(1 << 20) each)")
+        }
         // A max pool's window wholly in its padding would have no maximum (ONNX asks for pads below the kernel).
-        if padValue < 0,
+        if padMode == .edge,
             !(zip(pads.prefix(spatial.count), kernel).allSatisfy { $0 < $1 } && zip(pads.suffix(spatial.count), kernel).allSatisfy { $0 < $1 })
         {
             throw unsupported(node, "with pads \(pads) not below its kernel \(kernel)")
@@ -206,7 +211,7 @@ extension GraphConverter {
             return (.valid, nil, ceilExtra)
         }
         if pads == sameBefore + sameAfter && spatial.count <= 2 && sameAsOurs { return (.same, nil, ceilExtra) }
-        padSpatially(pads, value: padValue)
+        try padSpatially(pads, mode: padMode, value: 0, node)
         guard zip(chain.shape.dropFirst(2), kernel).allSatisfy({ $0 >= $1 }) else { throw unsupported(node, "with a window larger than its input") }
         return (.valid, declared, ceilExtra)
     }
@@ -226,10 +231,10 @@ extension GraphConverter {
         let kind: PoolingKind = node.opType == "MaxPool" ? .max : .average
         let includePad = try int(node, "count_include_pad") ?? 0
         let countsPadding = kind == .average && includePad != 0
-        // Padding a max pool with the lowest float leaves the maximum of the cells; an average's zeros are then
-        // counted or not by `averageDivisors`. Our `same` pool leaves its padding out, as a max or such an average does.
+        // A max pool's padding repeats the edge (its maximum is the cells'); an average's zeros are then counted or not
+        // by `averageDivisors`. Our `same` pool leaves its padding out, as a max or such an average does.
         let (padding, declared, ceilExtra) = try windowPadding(
-            node, kernel: kernel, strides: strides, padValue: kind == .max ? -Float.greatestFiniteMagnitude : 0, sameAsOurs: !countsPadding)
+            node, kernel: kernel, strides: strides, padMode: kind == .max ? .edge : .constant, sameAsOurs: !countsPadding)
         defer {
             if kind == .average, let declared {
                 averageDivisors(

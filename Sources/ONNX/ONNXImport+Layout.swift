@@ -16,12 +16,22 @@ extension GraphConverter {
     /// The chain's value as our layers see it (the batch axis included).
     var ourShape: [Int] { ourAxes.map { chain.shape[$0] } }
 
+    /// An error when the chain's value after `node` holds more than `ONNXLimits.maximumElements` values per input
+    /// (each axis counted as at least 1): checked after every step, before a later one sizes anything by it.
+    func checkChainSize(_ node: Onnx_NodeProto) throws(ONNXImportError) {
+        guard Constant.elementCount(chain.shape) == nil else { return }
+        throw ONNXImportError(
+            "node \(Self.describe(node)) makes a value of shape \(chain.shape.prefix(12)): more than \(ONNXLimits.maximumRank) axes or \(ONNXLimits.maximumElements) values per input"
+        )
+    }
+
     /// The chain's value made to run in ONNX's own axis order: a transpose (a reshape, when only an axis of 1
     /// moves) when it runs channel-last; the axes of 1 a global average pool left, back.
     mutating func inONNXOrder(_ node: Onnx_NodeProto) throws(ONNXImportError) {
         if chain.pooledChannels != nil {
             chain.pooledChannels = nil
             append(.reshape(shape: Array(chain.shape.dropFirst())))
+            chain.channelFirst = false
             return
         }
         if chain.pendingColumnOrder != nil {

@@ -47,15 +47,18 @@ extension GraphConverter {
         {
             throw unsupported(node, "reflecting by \(max(pads[axis], pads[rank + axis])) along an axis of \(chain.shape[axis])")
         }
-        append(.pad(before: before, after: after, mode: paddingMode, value: value))
         chain.shape = chain.shape.indices.map { chain.shape[$0] + pads[$0] + pads[rank + $0] }
+        try checkChainSize(node)
+        append(.pad(before: before, after: after, mode: paddingMode, value: value))
     }
 
-    /// A constant pad layer of `value` before a window over the chain's channel-last feature maps: ONNX's `pads`
-    /// (`[before…, after…]` over the spatial axes) on our spatial axes, the channels not padded.
-    mutating func padSpatially(_ pads: [Int], value: Float) {
+    /// A pad layer (`mode`, of `value`) before a window over the chain's channel-last feature maps: ONNX's `pads`
+    /// (`[before…, after…]` over the spatial axes, each at most 2^20) on our spatial axes, the channels not padded.
+    mutating func padSpatially(_ pads: [Int], mode: PaddingMode, value: Float, _ node: Onnx_NodeProto) throws(ONNXImportError) {
         let spatial = chain.shape.count - 2
-        append(.pad(before: Array(pads.prefix(spatial)) + [0], after: Array(pads.suffix(spatial)) + [0], mode: .constant, value: value))
+        guard pads.allSatisfy({ (0...(1 << 20)).contains($0) }) else { throw unsupported(node, "with pads \(pads) (at most \(1 << 20) each)") }
         chain.shape = [chain.shape[0], chain.shape[1]] + (0..<spatial).map { chain.shape[2 + $0] + pads[$0] + pads[spatial + $0] }
+        try checkChainSize(node)
+        append(.pad(before: Array(pads.prefix(spatial)) + [0], after: Array(pads.suffix(spatial)) + [0], mode: mode, value: value))
     }
 }

@@ -15,6 +15,7 @@ extension GraphConverter {
             guard let given = try constantInput(1, of: node)?.integers else { throw unsupported(node, "without constant integer axes") }
             axes = given.map { Int(clamping: $0) }
         }
+        guard (axes?.count ?? 0) < rank else { throw unsupported(node, "over \(axes?.count ?? 0) axes of \(chain.shape)") }
         let resolved = (axes ?? []).map { $0 < 0 ? $0 + rank : $0 }
         guard let axes, !axes.isEmpty else {
             if (try int(node, "noop_with_empty_axes") ?? 0) != 0 { return try passThrough(node) }

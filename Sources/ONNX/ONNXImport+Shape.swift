@@ -1,3 +1,4 @@
+import Tensor
 import WeightsFormat
 
 // The operators that change how the chain's value is laid out, not its values: `Transpose` (channel-first ↔
@@ -111,6 +112,9 @@ extension GraphConverter {
             target = shape.indices.filter { !resolved.contains($0) }.map { shape[$0] }
         case "Unsqueeze":
             guard let axes else { throw unsupported(node, "without constant axes") }
+            guard shape.count + axes.count - 1 <= LayerSpec.maximumSampleRank else {
+                throw unsupported(node, "to \(shape.count + axes.count) axes (at most \(LayerSpec.maximumSampleRank + 1) are read)")
+            }
             let rank = shape.count + axes.count
             let resolved = axes.map { $0 < 0 ? $0 + rank : $0 }
             guard resolved.allSatisfy({ (1..<rank).contains($0) }), Set(resolved).count == resolved.count else {
@@ -120,6 +124,9 @@ extension GraphConverter {
             target = (0..<rank).map { resolved.contains($0) ? 1 : rest.next() ?? 1 }
         default:
             guard let given = try constantInput(1, of: node)?.integers else { throw unsupported(node, "without a constant shape") }
+            guard given.count - 1 <= LayerSpec.maximumSampleRank else {
+                throw unsupported(node, "to \(given.count) axes (at most \(LayerSpec.maximumSampleRank + 1) are read)")
+            }
             let allowZero = (try int(node, "allowzero") ?? 0) != 0
             target = given.enumerated().map { axis, size in size == 0 && !allowZero && axis < shape.count ? shape[axis] : Int(clamping: size) }
             // The first axis is the batch's: the model's declared batch size, 1, 0 or -1 all mean it.
@@ -128,7 +135,8 @@ extension GraphConverter {
             }
             target[0] = 1
             if let unknown = target.firstIndex(of: -1) {
-                let known = target.enumerated().filter { $0.offset != unknown }.reduce(1) { $0 * $1.element }
+                let others = target.enumerated().filter { $0.offset != unknown }.map(\.element)
+                let known = others.allSatisfy { $0 >= 1 } ? checkedElementCount(others, limit: ONNXLimits.maximumElements) ?? 0 : 0
                 guard target.filter({ $0 == -1 }).count == 1, known > 0, total % known == 0 else {
                     throw unsupported(node, "to \(given) for \(shape)")
                 }
@@ -136,7 +144,7 @@ extension GraphConverter {
             }
         }
         guard target.count >= 1, target.count - 1 <= LayerSpec.maximumSampleRank, target.allSatisfy({ $0 >= 1 }),
-            target.dropFirst().reduce(1, *) == total, target.first == 1
+            checkedElementCount(Array(target.dropFirst()), limit: ONNXLimits.maximumElements) == total, target.first == 1
         else {
             throw unsupported(node, "to \(target) for \(shape)")
         }

@@ -8,19 +8,22 @@ import WeightsFormat
 /// the same reader (its encoding is read back with `ModelFile(bytes:path:)`), run by the same compiled plan.
 ///
 /// What is read: a graph that is one chain of layers from one float input to one output, in the default domain at
-/// opsets 7–23. `Conv` (1-D and 2-D, group 1, dilation 1, pads our `same` or `valid` make), `Gemm`, `MatMul` (and
-/// an `Add` of a constant after it or after a `Conv`: the bias), `Relu`, `LeakyRelu`, `Sigmoid`, `Tanh`,
-/// `Softmax`, `LogSoftmax`, `MaxPool`, `AveragePool`, `GlobalAveragePool`, `BatchNormalization` (folded into the
-/// convolution or dense layer before it, else a layer of its own), `Flatten`, `Reshape` to `[N, -1]`, `Transpose`
-/// between channel-first and channel-last, `Identity`, `Dropout`. Constants may be computed by `Constant`,
+/// opsets 6–23. `Conv` (1-D, 2-D and 3-D, grouped, dilated, any pads), `Gemm`, `MatMul` (and an `Add` of a constant
+/// after it or after a `Conv`: the bias), arithmetic with a constant (`Add`, `Sub`, `Mul`, `Div`, `PRelu`, `Max`,
+/// `Min`, `Sum`, `Neg`, `Clip`), `Relu`, `LeakyRelu`, `Sigmoid`, `Tanh`, `Elu`, `Selu`, `Softplus`, `Softsign`,
+/// `Softmax` and `LogSoftmax` over any axis, `MaxPool` and `AveragePool` (1-D to 3-D, any pads, `ceil_mode`),
+/// `GlobalAveragePool`, `ReduceMean`, `ReduceSum`, `Pad`, `BatchNormalization` (folded into the convolution or
+/// dense layer before it, else a layer of its own), `Flatten`, `Reshape`, `Squeeze`, `Unsqueeze`, `Transpose`,
+/// `Identity`, `Dropout` (docs/onnx.md has each operator's limits). Constants may be computed by `Constant`,
 /// `Identity`, `Transpose`, `QuantizeLinear` and `DequantizeLinear`: `INT8` weights with one scale per output
 /// channel (or one in all) and zero points of 0 stay `int8`; a `QuantizeLinear` / `DequantizeLinear` pair on the
 /// way into a convolution or dense layer becomes that layer's input quantization, so our integer kernels run it.
 ///
 /// Feature maps run channel-last here (ONNX's are channel-first): convolution weights are transposed at load, and
-/// a dense layer after a channel-first `Flatten` gets its columns reordered, once. A graph that does not end in
-/// `Softmax` gets one (the recognizers decide on probabilities). Anything else is an error naming the operator,
-/// the node and the opset.
+/// a dense layer after a channel-first `Flatten` gets its columns reordered, once. A recognizer's graph that does
+/// not end in `Softmax` gets one (the recognizers decide on probabilities); a raw model (no labels, no task) keeps
+/// its own outputs, and its input and output keep the layout ONNX declares (ONNXImport+Layout.swift). Anything else
+/// is an error naming the operator (or the attribute value), the node and the opset.
 public enum ONNXImport {
     /// The model in the `.onnx` file at `url`, with the labels and preprocessing from its metadata and from the
     /// sidecar `url.json` beside it, when there is one (`ONNXModelInfo`: its fields replace the metadata's).
@@ -172,10 +175,10 @@ struct ChainState {
 }
 
 /// The graph walked as a chain, layer by layer. The walk is here; each operator family's conversion is in a file
-/// of its own (ONNXImport+Convolution.swift, +Dense, +Activations, +Normalization, +ScaleAndShift, +Shape,
-/// +Quantization), as are the constants computed at load (+ComputedConstants), the initializers (+Initializers),
-/// the graph's input (+Input), the order of its nodes (+GraphOrder), the nodes' attributes (+Attributes) and the
-/// layers made (+Layers).
+/// of its own (ONNXImport+Convolution.swift, +Dense, +Activations, +Elementwise, +Normalization, +ScaleAndShift,
+/// +Padding, +Reduction, +Shape, +Quantization), as are the layout of the chain's value (+Layout), the constants
+/// computed at load (+ComputedConstants), the initializers (+Initializers), the graph's input (+Input), the order of
+/// its nodes (+GraphOrder), the nodes' attributes (+Attributes) and the layers made (+Layers).
 struct GraphConverter {
     let model: Onnx_ModelProto
     let opset: Int64
@@ -268,6 +271,7 @@ struct GraphConverter {
         if try shapeOfChainValue(node, inputs: inputs) { return }
         let output = try chainStepOutput(node, inputs: inputs)
         try step(node)
+        try checkChainSize(node)
         chain.value = output
         valueShapes[output] = chain.shape
     }

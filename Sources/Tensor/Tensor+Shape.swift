@@ -132,7 +132,8 @@ extension Tensor {
             return (0..<outputShape[axis]).map { cell -> Int in
                 let position = cell - widths[axis].before
                 switch mode {
-                case .edge, .constant: return Swift.min(Swift.max(position, 0), size - 1)
+                case .edge: return Swift.min(Swift.max(position, 0), size - 1)
+                case .constant: preconditionFailure("constant padding returned above")
                 case .reflect:
                     guard size > 1 else { return 0 }
                     let period = 2 * (size - 1)

@@ -174,7 +174,7 @@ public enum LayerSpec: Codable, Equatable, Sendable {
             return .success([input[0]] + permutation.map { input[$0 + 1] })
         case let .reshape(shape):
             guard !input.isEmpty, checkedElementCount(Array(input.dropFirst())) == checkedElementCount(shape) else {
-                return fail("[N, …] of \(shape.reduce(1, *)) values per sample")
+                return fail("[N, …] of \(checkedElementCount(shape).map(String.init) ?? "more than can be counted") values per sample")
             }
             return .success([input[0]] + shape)
         case let .pad(before, after, mode, _):
@@ -232,7 +232,8 @@ extension LayerSpec {
         case let .pool2D(_, h, w, _, _, _):
             return (outputElements, product([outputElements, h, w]))
         case .globalAveragePool, .batchNorm, .flatten, .activation, .transpose, .reshape, .pad, .constantOperation, .reduce:
-            return (outputElements, product(input) + outputElements)
+            let (total, overflow) = product(input).addingReportingOverflow(outputElements)
+            return (outputElements, overflow ? Int.max : total)
         }
     }
 }
@@ -298,8 +299,9 @@ extension LayerSpec {
             }
         case let .reduce(_, axes):
             return input * Double(axes.reduce(1) { $0 * (inputShape.indices.contains($1 + 1) ? inputShape[$1 + 1] : 1) })
-        case let .pad(_, _, _, value):
-            return max(input, Double(abs(value)))
+        case let .pad(_, _, mode, value):
+            // Reflected and repeated cells are cells of the input.
+            return mode == .constant ? max(input, Double(abs(value))) : input
         case .transpose, .reshape:
             return input
         case .activation(.logSoftmax):

@@ -168,6 +168,21 @@ struct RearrangementLayerTests {
                 "layer 0 (ConstantOperation add [3, 4]) needs input [N, 3, 4], gets [1, 2, 3, 4]"
             ),
         ]
+        // Sizes whose products overflow: refused by the limits, never a trap computing them (issue 37's review).
+        let huge = 1 << 24
+        let padOver = try CorruptionTests.hostile(
+            architecture: [["pad": ["before": [huge, huge, huge], "after": [huge, huge, huge], "mode": "constant", "value": 0]]],
+            input: [1, 1, 1])
+        guard case .overLimit? = problem(decoding: padOver) else {
+            Issue.record("a pad of 2^25 cells on three axes: \(String(describing: problem(decoding: padOver)))")
+            return
+        }
+        let reshapeOver = try CorruptionTests.hostile(architecture: [["reshape": ["shape": [huge, huge, huge, huge]]]], input: [4])
+        #expect(
+            problem(decoding: reshapeOver)
+                == .invalidArchitecture(
+                    "layer 0 (Reshape [16777216, 16777216, 16777216, 16777216]) needs input [N, …] of more than can be counted values per sample, gets [1, 4]"
+                ))
         for (architecture, input, reason) in cases {
             let bytes = try CorruptionTests.hostile(architecture: architecture, input: input)
             let found = problem(decoding: bytes)

@@ -19,7 +19,8 @@ struct ONNXRuntimeFixtureTests {
     /// kernels run; `-all` has its ReLUs folded into the quantizers' clamps, and its outputs quantized too).
     @Test(arguments: [
         ("torch-shape-cnn", 1e-5), ("torch-shape-gap", 1e-5), ("torch-dynamo-shape-gap", 1e-5), ("torch-motion-mlp", 1e-5), ("keras-shape-cnn", 1e-5),
-        ("keras-shape-mlp", 1e-5), ("crafted-bn-after-flatten", 1e-5), ("crafted-bn-after-transpose", 1e-5), ("crafted-qdq-int8-output-dtype", 1e-5),
+        ("keras-shape-mlp", 1e-5), ("crafted-bn-after-flatten", 1e-5), ("crafted-bn-after-transpose", 1e-5), ("crafted-maxpool-pads", 1e-5),
+        ("crafted-qdq-int8-output-dtype", 1e-5),
         ("torch-shape-cnn-qdq", 0.02), ("torch-shape-cnn-qdq-all", 0.02),
     ])
     func fixturesGiveTheOutputsOfONNXRuntime(name: String, tolerance: Double) throws {

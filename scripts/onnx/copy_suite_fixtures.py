@@ -3,7 +3,8 @@
 
 The cases are from the `onnx` wheel's onnx/backend/test/data/ (Apache-2.0, the ONNX project: see
 Tests/ONNXTests/Suite/README.md). For each case FOLDER/NAME this writes NAME.onnx (the model as it is),
-NAME.inputs.npy (its input, float32, the batch first) and NAME.outputs.npy (ONNX's expected output, float32).
+NAME.inputs.npy (its input, float32, the batch first) and NAME.outputs.npy (ONNX's expected output, float32); and
+three cases of ours, crafted-*, whose expected outputs are ONNX Runtime's (it needs onnxruntime in the venv).
 Never run by `make test`, which reads the committed files:
 
     python3 -m venv $HOME/.venvs/onnx && $HOME/.venvs/onnx/bin/pip install onnx numpy
@@ -13,6 +14,7 @@ import os
 import shutil
 
 import numpy
+import numpy as np
 import onnx
 from onnx import numpy_helper
 
@@ -41,6 +43,43 @@ REFUSED = [
 ]
 
 
+def crafted():
+    """Cases of ours in the same form (`crafted-*`), made with onnx.helper, their expected outputs from ONNX Runtime:
+    layouts the suite has no case of (operators after a global average pool, a padded max pool with ceil_mode)."""
+    import onnxruntime as ort
+    from onnx import helper
+
+    rng = np.random.default_rng(37)
+
+    def weight(name, shape):
+        return numpy_helper.from_array(rng.normal(size=shape).astype(np.float32), name)
+
+    cases = {
+        "crafted-gap-pad": ([1, 3, 4, 4], [
+            helper.make_node("GlobalAveragePool", ["x"], ["g"]), helper.make_node("Pad", ["g", "p"], ["y"])],
+            [numpy_helper.from_array(np.array([0, 0, 1, 1, 0, 0, 1, 1], dtype=np.int64), "p")]),
+        "crafted-gap-add-conv": ([1, 3, 5, 5], [
+            helper.make_node("GlobalAveragePool", ["x"], ["g"]), helper.make_node("Add", ["g", "c"], ["a"]),
+            helper.make_node("Conv", ["a", "w"], ["y"])],
+            [weight("c", [1, 3, 1, 1]), weight("w", [4, 3, 1, 1])]),
+        "crafted-maxpool-pads-ceil": ([1, 2, 7, 6], [
+            helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[3, 2], strides=[2, 2], pads=[1, 0, 1, 1], ceil_mode=1)], []),
+    }
+    for name, (shape, nodes, initializers) in cases.items():
+        graph = helper.make_graph(
+            nodes, name, [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, shape)],
+            [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)], initializers)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        model.ir_version = 8
+        path = os.path.join(OUT, name + ".onnx")
+        onnx.save(model, path)
+        given = rng.normal(size=[2] + shape[1:]).astype(np.float32)
+        session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+        expected = np.concatenate([session.run(None, {"x": given[i:i + 1]})[0] for i in range(2)])
+        numpy.save(os.path.join(OUT, name + ".inputs.npy"), given)
+        numpy.save(os.path.join(OUT, name + ".outputs.npy"), expected.astype(np.float32))
+
+
 def tensor(path):
     proto = onnx.TensorProto()
     with open(path, "rb") as f:
@@ -60,7 +99,8 @@ def main():
         expected = tensor(os.path.join(folder, "test_data_set_0", "output_0.pb"))
         numpy.save(os.path.join(OUT, name + ".inputs.npy"), numpy.ascontiguousarray(given, dtype=numpy.float32))
         numpy.save(os.path.join(OUT, name + ".outputs.npy"), numpy.ascontiguousarray(expected, dtype=numpy.float32))
-    print(f"{len(CASES)} cases and {len(REFUSED)} refused models in {OUT} (onnx {onnx.__version__})")
+    crafted()
+    print(f"{len(CASES)} cases, 3 crafted ones and {len(REFUSED)} refused models in {OUT} (onnx {onnx.__version__})")
 
 
 if __name__ == "__main__":

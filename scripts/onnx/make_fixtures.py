@@ -304,6 +304,33 @@ def crafted_bn_after_transpose():
     write_fixture("crafted-bn-after-transpose", path, rng.random((16, 1, 16, 16)).astype(np.float32), SHAPES, "shape")
 
 
+def crafted_maxpool_pads():
+    """A recognizer with PyTorch's ResNet-style max pool (3×3, stride 2, pads 1), which our `same` does not make: a
+    pad layer repeating the edge before it. Its own seed, as above."""
+    import onnx
+    from onnx import helper, numpy_helper
+
+    rng = np.random.default_rng(38)
+
+    def tensor(name, values):
+        return numpy_helper.from_array(np.asarray(values, dtype=np.float32), name)
+
+    nodes = [
+        helper.make_node("Conv", ["input", "w", "c0"], ["c"], pads=[1, 1, 1, 1]), helper.make_node("Relu", ["c"], ["r"]),
+        helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+        helper.make_node("Flatten", ["p"], ["f"]), helper.make_node("Gemm", ["f", "d"], ["output"], transB=1)]
+    initializers = [
+        tensor("w", rng.normal(size=(4, 1, 3, 3))), tensor("c0", rng.normal(size=4)), tensor("d", rng.normal(size=(5, 256)) * 0.1)]
+    graph = helper.make_graph(
+        nodes, "crafted-maxpool-pads", [helper.make_tensor_value_info("input", 1, ["N", 1, 16, 16])],
+        [helper.make_tensor_value_info("output", 1, ["N", 5])], initializers)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    path = os.path.join(OUT, "crafted-maxpool-pads.onnx")
+    onnx.save(model, path)
+    write_fixture("crafted-maxpool-pads", path, rng.random((16, 1, 16, 16)).astype(np.float32), SHAPES, "shape")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--classify", default=os.path.join(ROOT, ".build/release/classify"))
@@ -315,6 +342,7 @@ def main():
     keras_fixtures(rng, arguments.classify)
     crafted_fixtures(rng)
     crafted_bn_after_transpose()
+    crafted_maxpool_pads()
 
 
 if __name__ == "__main__":
