@@ -273,31 +273,6 @@ private struct GraphBuilder {
     }
 }
 
-/// `values` of `shape` with their axes in `permutation`'s order (`result.shape[i] == shape[permutation[i]]`).
-func permute<Element>(_ values: [Element], shape: [Int], _ permutation: [Int]) -> [Element] {
-    precondition(permutation.sorted() == Array(shape.indices), "permute: \(permutation) is not a permutation of \(shape.count) axes")
-    let newShape = permutation.map { shape[$0] }
-    var strides = [Int](repeating: 1, count: shape.count)
-    for axis in stride(from: shape.count - 2, through: 0, by: -1) { strides[axis] = strides[axis + 1] * shape[axis + 1] }
-    let movedStrides = permutation.map { strides[$0] }
-    var result: [Element] = []
-    result.reserveCapacity(values.count)
-    var index = [Int](repeating: 0, count: shape.count)
-    for _ in 0..<values.count {
-        var source = 0
-        for axis in index.indices { source += index[axis] * movedStrides[axis] }
-        result.append(values[source])
-        var axis = index.count - 1
-        while axis >= 0 {
-            index[axis] += 1
-            if index[axis] < newShape[axis] { break }
-            index[axis] = 0
-            axis -= 1
-        }
-    }
-    return result
-}
-
 extension Tensor {
     /// The tensor with its axes in `permutation`'s order.
     func permuted(_ permutation: [Int]) -> Tensor {

@@ -1,3 +1,5 @@
+import Tensor
+
 // Nodes whose inputs are all constants, computed at load (`Constant`, `Identity`, `Transpose`, `Cast`, `Gather`,
 // `Slice`, `Concat`, `Reshape`, `Squeeze`, `Unsqueeze`, `QuantizeLinear`, `DequantizeLinear`): what exporters
 // compute shapes and weights with. Each allocation is counted against `ONNXLimits.maximumFoldedElements` and

@@ -289,13 +289,7 @@ extension GraphConverter {
         for _ in 0..<sizes.reduce(1, *) {
             let factor = (0..<spatial).reduce(Float(1)) { $0 * factors[$1][index[$1]] }
             values.append(contentsOf: repeatElement(factor, count: channels))
-            var axis = spatial - 1
-            while axis >= 0 {
-                index[axis] += 1
-                if index[axis] < sizes[axis] { break }
-                index[axis] = 0
-                axis -= 1
-            }
+            advanceIndex(&index, in: sizes)
         }
         let shape = sizes + [channels]
         append(

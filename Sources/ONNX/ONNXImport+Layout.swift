@@ -90,13 +90,7 @@ extension GraphConverter {
             var source = 0
             for (position, axis) in axes.enumerated() { source += index[position] * strides[axis] }
             result[flat] = constant.values[source]
-            var position = sizes.count - 1
-            while position >= 0 {
-                index[position] += 1
-                if index[position] < sizes[position] { break }
-                index[position] = 0
-                position -= 1
-            }
+            advanceIndex(&index, in: sizes)
         }
         if let order {
             // ONNX's feature c·S + s is our s·C + c.

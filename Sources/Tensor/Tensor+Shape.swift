@@ -65,26 +65,55 @@ extension Tensor {
         for axis in stride(from: rank - 2, through: 0, by: -1) {
             outputStrides[axis] = outputStrides[axis + 1] * outputShape[axis + 1]
         }
-        var index = [Int](repeating: 0, count: rank)
+        // The index over the leading axes: each step moves one row of the last axis.
+        let leading = Array(shape.dropLast())
+        var index = [Int](repeating: 0, count: rank - 1)
         result.withUnsafeMutableBufferPointer { out in
             withUnsafeBufferPointer { input in
                 for row in 0..<rows {
                     var destination = widths[rank - 1].before
                     for axis in 0..<(rank - 1) { destination += (index[axis] + widths[axis].before) * outputStrides[axis] }
                     for j in 0..<rowLength { out[destination + j] = input[row * rowLength + j] }
-                    // Advance the multi-index over the leading axes.
-                    var axis = rank - 2
-                    while axis >= 0 {
-                        index[axis] += 1
-                        if index[axis] < shape[axis] { break }
-                        index[axis] = 0
-                        axis -= 1
-                    }
+                    advanceIndex(&index, in: leading)
                 }
             }
         }
         return result
     }
+}
+
+/// Moves a row-major multi-index over `shape` on by one, the last axis fastest; after the last index it is all zeros
+/// again. The walk every gather over a shape takes.
+@inlinable
+public func advanceIndex(_ index: inout [Int], in shape: [Int]) {
+    var axis = shape.count - 1
+    while axis >= 0 {
+        index[axis] += 1
+        if index[axis] < shape[axis] { return }
+        index[axis] = 0
+        axis -= 1
+    }
+}
+
+/// `values` of `shape` with their axes in `permutation`'s order (`result.shape[i] == shape[permutation[i]]`).
+public func permute<Element>(_ values: [Element], shape: [Int], _ permutation: [Int]) -> [Element] {
+    shapePrecondition(
+        permutation.sorted() == Array(shape.indices) && values.count == elementCount(shape),
+        "permute: \(permutation) is not a permutation of the axes of \(describeShape(shape)), or \(values.count) values do not fill it")
+    let newShape = permutation.map { shape[$0] }
+    var strides = [Int](repeating: 1, count: shape.count)
+    for axis in stride(from: shape.count - 2, through: 0, by: -1) { strides[axis] = strides[axis + 1] * shape[axis + 1] }
+    let movedStrides = permutation.map { strides[$0] }
+    var result: [Element] = []
+    result.reserveCapacity(values.count)
+    var index = [Int](repeating: 0, count: shape.count)
+    for _ in 0..<values.count {
+        var source = 0
+        for axis in index.indices { source += index[axis] * movedStrides[axis] }
+        result.append(values[source])
+        advanceIndex(&index, in: newShape)
+    }
+    return result
 }
 
 /// How `padded(_:mode:value:)` fills the cells it adds.
@@ -103,11 +132,7 @@ extension Tensor {
         shapePrecondition(
             axes.sorted() == Array(0..<rank), "permuted(\(axes)) needs a permutation of the \(rank) axes of \(describeShape(shape))")
         if axes == Array(0..<rank) { return self }
-        let outputShape = axes.map { shape[$0] }
-        var strides = [Int](repeating: 1, count: rank)
-        for axis in stride(from: rank - 2, through: 0, by: -1) { strides[axis] = strides[axis + 1] * shape[axis + 1] }
-        let sourceStrides = axes.map { strides[$0] }
-        return gathered(outputShape) { index in zip(index, sourceStrides).reduce(0) { $0 + $1.0 * $1.1 } }
+        return Tensor(shape: axes.map { shape[$0] }, scalars: permute(scalars, shape: shape, axes))
     }
 
     /// A copy with `widths[axis].before` and `.after` cells added on each side of every axis, filled as `mode`
@@ -154,13 +179,7 @@ extension Tensor {
             withUnsafeBufferPointer { input in
                 for flat in 0..<total {
                     out[flat] = input[source(index)]
-                    var axis = outputShape.count - 1
-                    while axis >= 0 {
-                        index[axis] += 1
-                        if index[axis] < outputShape[axis] { break }
-                        index[axis] = 0
-                        axis -= 1
-                    }
+                    advanceIndex(&index, in: outputShape)
                 }
             }
         }

@@ -273,62 +273,61 @@ def crafted_fixtures(rng):
     write_fixture("crafted-qdq-int8-output-dtype", path, rng.uniform(-1, 1, (16, 194)).astype(np.float32), MOTION, "motion")
 
 
-def crafted_bn_after_transpose():
-    """A BatchNormalization after a Transpose to channel-last: its axis 1 is then the rows, not the channels. Refused
-    before issue 37; read since, the value put back channel-first around it. Its own seed, so it adds nothing to the
-    other fixtures' random streams."""
+def crafted_shape_fixture(name, seed, build):
+    """A crafted shape recognizer of 16x16 inputs and 5 outputs, `build(rng, tensor)` giving its nodes (from `input`
+    to `output`) and initializers; its own seed, so it adds nothing to the other fixtures' random streams."""
     import onnx
     from onnx import helper, numpy_helper
 
-    rng = np.random.default_rng(37)
+    rng = np.random.default_rng(seed)
 
     def tensor(name, values):
         return numpy_helper.from_array(np.asarray(values, dtype=np.float32), name)
 
-    nodes = [
-        helper.make_node("Conv", ["input", "w", "c0"], ["c"], pads=[1, 1, 1, 1]),
-        helper.make_node("Transpose", ["c"], ["t"], perm=[0, 2, 3, 1]),
-        helper.make_node("BatchNormalization", ["t", "g", "b", "m", "v"], ["n"]),
-        helper.make_node("Flatten", ["n"], ["f"]), helper.make_node("Gemm", ["f", "d"], ["output"], transB=1)]
-    initializers = [
-        tensor("w", rng.normal(size=(2, 1, 3, 3))), tensor("c0", rng.normal(size=2)), tensor("g", rng.uniform(0.5, 2, 16)),
-        tensor("b", rng.normal(size=16)), tensor("m", rng.normal(size=16)), tensor("v", rng.uniform(0.5, 2, 16)),
-        tensor("d", rng.normal(size=(5, 512)) * 0.1)]
+    nodes, initializers = build(rng, tensor)
     graph = helper.make_graph(
-        nodes, "crafted-bn-after-transpose", [helper.make_tensor_value_info("input", 1, ["N", 1, 16, 16])],
+        nodes, name, [helper.make_tensor_value_info("input", 1, ["N", 1, 16, 16])],
         [helper.make_tensor_value_info("output", 1, ["N", 5])], initializers)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
-    path = os.path.join(OUT, "crafted-bn-after-transpose.onnx")
+    path = os.path.join(OUT, f"{name}.onnx")
     onnx.save(model, path)
-    write_fixture("crafted-bn-after-transpose", path, rng.random((16, 1, 16, 16)).astype(np.float32), SHAPES, "shape")
+    write_fixture(name, path, rng.random((16, 1, 16, 16)).astype(np.float32), SHAPES, "shape")
+
+
+def crafted_bn_after_transpose():
+    """A BatchNormalization after a Transpose to channel-last: its axis 1 is then the rows, not the channels. Refused
+    before issue 37; read since, the value put back channel-first around it."""
+    from onnx import helper
+
+    def build(rng, tensor):
+        nodes = [
+            helper.make_node("Conv", ["input", "w", "c0"], ["c"], pads=[1, 1, 1, 1]),
+            helper.make_node("Transpose", ["c"], ["t"], perm=[0, 2, 3, 1]),
+            helper.make_node("BatchNormalization", ["t", "g", "b", "m", "v"], ["n"]),
+            helper.make_node("Flatten", ["n"], ["f"]), helper.make_node("Gemm", ["f", "d"], ["output"], transB=1)]
+        return nodes, [
+            tensor("w", rng.normal(size=(2, 1, 3, 3))), tensor("c0", rng.normal(size=2)), tensor("g", rng.uniform(0.5, 2, 16)),
+            tensor("b", rng.normal(size=16)), tensor("m", rng.normal(size=16)), tensor("v", rng.uniform(0.5, 2, 16)),
+            tensor("d", rng.normal(size=(5, 512)) * 0.1)]
+
+    crafted_shape_fixture("crafted-bn-after-transpose", 37, build)
 
 
 def crafted_maxpool_pads():
-    """A recognizer with PyTorch's ResNet-style max pool (3×3, stride 2, pads 1), which our `same` does not make: a
-    pad layer repeating the edge before it. Its own seed, as above."""
-    import onnx
-    from onnx import helper, numpy_helper
+    """A recognizer with PyTorch's ResNet-style max pool (3x3, stride 2, pads 1), which our `same` does not make: a
+    pad layer repeating the edge before it."""
+    from onnx import helper
 
-    rng = np.random.default_rng(38)
+    def build(rng, tensor):
+        nodes = [
+            helper.make_node("Conv", ["input", "w", "c0"], ["c"], pads=[1, 1, 1, 1]), helper.make_node("Relu", ["c"], ["r"]),
+            helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+            helper.make_node("Flatten", ["p"], ["f"]), helper.make_node("Gemm", ["f", "d"], ["output"], transB=1)]
+        return nodes, [
+            tensor("w", rng.normal(size=(4, 1, 3, 3))), tensor("c0", rng.normal(size=4)), tensor("d", rng.normal(size=(5, 256)) * 0.1)]
 
-    def tensor(name, values):
-        return numpy_helper.from_array(np.asarray(values, dtype=np.float32), name)
-
-    nodes = [
-        helper.make_node("Conv", ["input", "w", "c0"], ["c"], pads=[1, 1, 1, 1]), helper.make_node("Relu", ["c"], ["r"]),
-        helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
-        helper.make_node("Flatten", ["p"], ["f"]), helper.make_node("Gemm", ["f", "d"], ["output"], transB=1)]
-    initializers = [
-        tensor("w", rng.normal(size=(4, 1, 3, 3))), tensor("c0", rng.normal(size=4)), tensor("d", rng.normal(size=(5, 256)) * 0.1)]
-    graph = helper.make_graph(
-        nodes, "crafted-maxpool-pads", [helper.make_tensor_value_info("input", 1, ["N", 1, 16, 16])],
-        [helper.make_tensor_value_info("output", 1, ["N", 5])], initializers)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    path = os.path.join(OUT, "crafted-maxpool-pads.onnx")
-    onnx.save(model, path)
-    write_fixture("crafted-maxpool-pads", path, rng.random((16, 1, 16, 16)).astype(np.float32), SHAPES, "shape")
+    crafted_shape_fixture("crafted-maxpool-pads", 38, build)
 
 
 def main():
