@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Random small ONNX graphs of the operators the importer reads, run by ONNX Runtime and by `classify run`.
 
-Each case is a chain of 1 to 3 nodes drawn from Conv (1-D, 2-D, 3-D; groups, dilations, strides, pads), MaxPool and
+Each case is a chain of 1 to 3 nodes drawn from Conv and ConvTranspose (1-D, 2-D, 3-D; groups, dilations, strides,
+pads, output_padding), MaxPool and
 AveragePool (pads, ceil_mode, count_include_pad), GlobalAveragePool, the activations, Softmax / LogSoftmax over a random axis, Pad
-(constant, reflect, edge), ReduceMean / ReduceSum, Transpose, BatchNormalization, PRelu and arithmetic with a
+(constant, reflect, edge; negative pads crop), ReduceMean / ReduceSum, Transpose, BatchNormalization, PRelu and arithmetic with a
 broadcast constant, at opset 11, 13 or 17, on a random channel-first input. ONNX Runtime's output is the expected
 one; a case is matched within rtol 1e-3 / atol 1e-4, refused (classify exits 64-74, with its reason), mismatched or
 crashed. Nothing here is tuned to a case: the graphs come from the seed.
@@ -53,7 +54,7 @@ for case in range(args.cases):
     nodes, inits, cur, opset = [], [], "x", rng.choice([11, 13, 17])
     desc = []
     for step in range(rng.randint(1, 3)):
-        kind = rng.choice(["conv", "pool", "act", "softmax", "pad", "reduce", "transpose", "bn", "prelu", "arith", "gap"])
+        kind = rng.choice(["conv", "convT", "pool", "act", "softmax", "pad", "reduce", "transpose", "bn", "prelu", "arith", "gap"])
         out = f"v{step}"
         r = len(shape)
         if kind == "conv":
@@ -69,6 +70,21 @@ for case in range(args.cases):
             nodes.append(h.make_node("Conv", [cur, out + "w", out + "b"], [out], group=g, dilations=d, strides=s, pads=p))
             shape = [1, O] + [(shape[2 + i] + p[i] + p[i + r - 2] - ((k[i] - 1) * d[i] + 1)) // s[i] + 1 for i in range(r - 2)]
             desc.append(f"conv g{g} k{k} d{d} s{s} p{p}")
+        elif kind == "convT":
+            g = rng.choice([g for g in [1, 2, 3, 4] if shape[1] % g == 0])
+            O = g * rng.randint(1, 2)
+            k = [rng.randint(1, 3) for _ in range(r - 2)]
+            d = [rng.choice([1, 1, 2]) for _ in range(r - 2)]
+            s = [rng.choice([1, 2, 3]) for _ in range(r - 2)]
+            p = [rng.randint(0, 1) for _ in range(2 * (r - 2))]
+            op = [rng.randint(0, max(s[i], d[i]) - 1) for i in range(r - 2)]
+            out_sizes = [s[i] * (shape[2 + i] - 1) + op[i] + (k[i] - 1) * d[i] + 1 - p[i] - p[i + r - 2] for i in range(r - 2)]
+            if min(out_sizes) < 1: continue
+            w = np.random.randn(shape[1], O // g, *k).astype(np.float32)
+            inits += [f32(out + "w", w), f32(out + "b", np.random.randn(O))]
+            nodes.append(h.make_node("ConvTranspose", [cur, out + "w", out + "b"], [out], group=g, dilations=d, strides=s, pads=p, output_padding=op))
+            shape = [1, O] + out_sizes
+            desc.append(f"convT g{g} k{k} d{d} s{s} p{p} op{op}")
         elif kind == "pool":
             op = rng.choice(["MaxPool", "AveragePool"])
             k = [rng.randint(1, 3) for _ in range(r - 2)]
@@ -97,9 +113,11 @@ for case in range(args.cases):
             nodes.append(h.make_node(op, [cur], [out], axis=a)); desc.append(f"{op} axis {a}")
         elif kind == "pad":
             mode = rng.choice(["constant", "reflect", "edge"])
-            # Reflecting needs widths below the axis's length; the other modes take any.
-            p = [0, 0] + [rng.randint(0, min(2, shape[2 + i] - 1) if mode == "reflect" else 2) for i in range(r - 2)]
-            q = [0, 0] + [rng.randint(0, min(2, shape[2 + i] - 1) if mode == "reflect" else 2) for i in range(r - 2)]
+            # Reflecting needs widths below the axis's length; the other modes take any, and crop (a negative one)
+            # an axis of 3 or more by one.
+            low = [-1 if mode != "reflect" and shape[2 + i] >= 3 else 0 for i in range(r - 2)]
+            p = [0, 0] + [rng.randint(low[i], min(2, shape[2 + i] - 1) if mode == "reflect" else 2) for i in range(r - 2)]
+            q = [0, 0] + [rng.randint(low[i], min(2, shape[2 + i] - 1) if mode == "reflect" else 2) for i in range(r - 2)]
             inits.append(i64(out + "p", p + q))
             nodes.append(h.make_node("Pad", [cur, out + "p"], [out], mode=mode)); desc.append(f"pad {mode} {p + q}")
             shape = [shape[i] + p[i] + q[i] for i in range(r)]

@@ -57,7 +57,7 @@ extension GraphConverter {
 
     /// `weight` (`[out, in / groups, k…]`) as the dense, undilated weight of the same convolution: `[out, in,
     /// (k − 1) · dilation + 1…]`, zero between groups and between taps.
-    private mutating func dense(_ weight: Constant, groups: Int, dilations: [Int], _ node: Onnx_NodeProto) throws(ONNXImportError) -> Constant {
+    mutating func dense(_ weight: Constant, groups: Int, dilations: [Int], _ node: Onnx_NodeProto) throws(ONNXImportError) -> Constant {
         let (outChannels, groupChannels) = (weight.shape[0], weight.shape[1])
         let kernel = Array(weight.shape.dropFirst(2))
         let dilated = zip(kernel, dilations).map { ($0 - 1) * $1 + 1 }
@@ -89,7 +89,7 @@ extension GraphConverter {
 
     /// The convolution layer of a `Conv` whose attributes are checked: its weight in our layout (output channels,
     /// then the kernel's axes, then input channels), and the chain's shape after it.
-    private mutating func appendConvolution(weight: Constant, biasValues: [Float], kernel: [Int], strides: [Int], padding: Padding) {
+    mutating func appendConvolution(weight: Constant, biasValues: [Float], kernel: [Int], strides: [Int], padding: Padding) {
         let outChannels = weight.shape[0], inChannels = weight.shape[1]
         let biasTensor = QuantizedTensor(quantizing: Tensor(shape: [outChannels], scalars: biasValues), as: .f32)
         if kernel.count == 2 {
@@ -113,7 +113,7 @@ extension GraphConverter {
 
     /// A 3-D convolution (its input already padded: `valid`) as a 2-D one over (D, H) of `[D, H, W · C]`, whose
     /// weight is banded along W: output channel `(w′, o)` reads input channel `(w, c)` through tap `w − w′ · stride`.
-    private mutating func appendConvolution3D(weight: Constant, biasValues: [Float], strides: [Int], _ node: Onnx_NodeProto) throws(ONNXImportError) {
+    mutating func appendConvolution3D(weight: Constant, biasValues: [Float], strides: [Int], _ node: Onnx_NodeProto) throws(ONNXImportError) {
         let (outChannels, inChannels) = (weight.shape[0], weight.shape[1])
         let (kd, kh, kw) = (weight.shape[2], weight.shape[3], weight.shape[4])
         let (depth, height, width) = (chain.shape[2], chain.shape[3], chain.shape[4])

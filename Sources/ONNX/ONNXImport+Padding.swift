@@ -38,7 +38,9 @@ extension GraphConverter {
             }
         }
         guard pads.count == 2 * rank else { throw unsupported(node, "with \(pads.count) pads for \(rank) axes") }
-        guard pads.allSatisfy({ (0...(1 << 20)).contains($0) }) else { throw unsupported(node, "with pads \(pads) (cropping is not read)") }
+        guard pads.allSatisfy({ (-(1 << 20)...(1 << 20)).contains($0) }) else {
+            throw unsupported(node, "with pads \(pads) (at most \(1 << 20) each way)")
+        }
         guard pads[0] == 0, pads[rank] == 0 else { throw unsupported(node, "of the batch axis") }
         guard value.isFinite else { throw ONNXImportError("node \(Self.describe(node)): a constant value that is not finite") }
         if chain.pooledToVector || chain.pendingColumnOrder != nil { try inONNXOrder(node) }
@@ -47,17 +49,25 @@ extension GraphConverter {
         {
             throw unsupported(node, "reflecting by \(max(pads[axis], pads[rank + axis])) along an axis of \(chain.shape[axis])")
         }
+        // Negative pads crop; no axis may be cropped to nothing.
+        if let axis = (1..<rank).first(where: { chain.shape[$0] + pads[$0] + pads[rank + $0] < 1 }) {
+            throw unsupported(node, "cropping axis \(axis) of \(chain.shape) to nothing")
+        }
         chain.shape = chain.shape.indices.map { chain.shape[$0] + pads[$0] + pads[rank + $0] }
         try checkChainSize(node)
         append(.pad(before: before, after: after, mode: paddingMode, value: value))
     }
 
     /// A pad layer (`mode`, of `value`) before a window over the chain's channel-last feature maps: ONNX's `pads`
-    /// (`[before…, after…]` over the spatial axes, each at most 2^20) on our spatial axes, the channels not padded.
+    /// (`[before…, after…]` over the spatial axes, each at most 2^20 either way: a negative one crops) on our spatial
+    /// axes, the channels not padded.
     mutating func padSpatially(_ pads: [Int], mode: PaddingMode, value: Float, _ node: Onnx_NodeProto) throws(ONNXImportError) {
         let spatial = chain.shape.count - 2
-        guard pads.allSatisfy({ (0...(1 << 20)).contains($0) }) else { throw unsupported(node, "with pads \(pads) (at most \(1 << 20) each)") }
+        guard pads.allSatisfy({ (-(1 << 20)...(1 << 20)).contains($0) }) else {
+            throw unsupported(node, "with pads \(pads) (at most \(1 << 20) each way)")
+        }
         chain.shape = [chain.shape[0], chain.shape[1]] + (0..<spatial).map { chain.shape[2 + $0] + pads[$0] + pads[spatial + $0] }
+        guard chain.shape.allSatisfy({ $0 >= 1 }) else { throw unsupported(node, "cropping its input to nothing") }
         try checkChainSize(node)
         append(.pad(before: Array(pads.prefix(spatial)) + [0], after: Array(pads.suffix(spatial)) + [0], mode: mode, value: value))
     }

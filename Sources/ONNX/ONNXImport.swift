@@ -303,6 +303,7 @@ struct GraphConverter {
         case "Identity", "Dropout": try passThrough(node)
         case "Transpose": try transpose(node)
         case "Conv": try convolution(node, weight: constantInput(1, of: node), bias: constantInput(2, of: node))
+        case "ConvTranspose": try convTranspose(node, weight: constantInput(1, of: node), bias: constantInput(2, of: node))
         case "Gemm": try gemm(node, b: constantInput(1, of: node), c: constantInput(2, of: node))
         case "MatMul": try matMul(node)
         case "Add", "Mul", "Sub", "Div", "PRelu", "Max", "Min", "Sum": try elementwise(node)

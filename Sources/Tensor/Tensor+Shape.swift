@@ -136,29 +136,32 @@ extension Tensor {
     }
 
     /// A copy with `widths[axis].before` and `.after` cells added on each side of every axis, filled as `mode`
-    /// says (`value` for `.constant`). Reflecting needs each width below its axis's length; the other modes need
-    /// a non-empty axis where they add cells to it.
+    /// says (`value` for `.constant`); a negative width takes cells away instead (a crop). Reflecting needs each
+    /// positive width below its axis's length; repeating the edge needs a non-empty axis where it adds cells; no axis
+    /// may end with fewer than 0 cells.
     public func padded(_ widths: [(before: Int, after: Int)], mode: PaddingMode, value: Float = 0) -> Tensor {
-        if mode == .constant { return padded(widths, value: value) }
+        if mode == .constant && widths.allSatisfy({ $0.before >= 0 && $0.after >= 0 }) { return padded(widths, value: value) }
         shapePrecondition(
             widths.count == rank
                 && zip(shape, widths).allSatisfy { size, width in
-                    width.before >= 0 && width.after >= 0
-                        && (mode == .reflect ? width.before < size && width.after < size : size > 0 || width.before + width.after == 0)
+                    size + width.before + width.after >= 0
+                        && (mode != .reflect || (width.before < size && width.after < size))
+                        && (mode != .edge || size > 0 || Swift.max(width.before, 0) + Swift.max(width.after, 0) == 0)
                 },
             "padded(mode: \(mode)) of \(describeShape(shape)) by \(widths.map { "(\($0.before), \($0.after))" }): "
-                + (mode == .reflect ? "each width must be below its axis's length" : "an empty axis cannot be repeated"))
+                + (mode == .reflect ? "each width must be below its axis's length" : "an axis would be empty, or an empty axis repeated"))
         let outputShape = zip(shape, widths).map { $0 + $1.before + $1.after }
         var strides = [Int](repeating: 1, count: rank)
         for axis in stride(from: rank - 2, through: 0, by: -1) { strides[axis] = strides[axis + 1] * shape[axis + 1] }
-        // Along each axis, the source cell of every output cell.
+        // Along each axis, the source cell of every output cell; −1 for a cell of `value`.
         let sources = (0..<rank).map { axis in
             let size = shape[axis]
             return (0..<outputShape[axis]).map { cell -> Int in
                 let position = cell - widths[axis].before
+                if position >= 0 && position < size { return position }
                 switch mode {
+                case .constant: return -1
                 case .edge: return Swift.min(Swift.max(position, 0), size - 1)
-                case .constant: preconditionFailure("constant padding returned above")
                 case .reflect:
                     guard size > 1 else { return 0 }
                     let period = 2 * (size - 1)
@@ -167,18 +170,21 @@ extension Tensor {
                 }
             }
         }
-        return gathered(outputShape) { index in (0..<rank).reduce(0) { $0 + sources[$1][index[$1]] * strides[$1] } }
-    }
-
-    /// A tensor of `outputShape` whose element at each multi-index is this tensor's element at `source(index)`
-    /// (a flat index), the indices walked in row-major order.
-    private func gathered(_ outputShape: [Int], _ source: ([Int]) -> Int) -> Tensor {
         let total = elementCount(outputShape)
-        var index = [Int](repeating: 0, count: outputShape.count)
+        var index = [Int](repeating: 0, count: rank)
         return Tensor(uninitializedShape: outputShape) { out in
             withUnsafeBufferPointer { input in
                 for flat in 0..<total {
-                    out[flat] = input[source(index)]
+                    var source = 0
+                    for axis in 0..<rank {
+                        let cell = sources[axis][index[axis]]
+                        guard cell >= 0 else {
+                            source = -1
+                            break
+                        }
+                        source += cell * strides[axis]
+                    }
+                    out[flat] = source >= 0 ? input[source] : value
                     advanceIndex(&index, in: outputShape)
                 }
             }

@@ -99,8 +99,8 @@ public enum LayerSpec: Codable, Equatable, Sendable {
             guard before.count == after.count, before.count <= Self.maximumSampleRank, value.isFinite else {
                 return "\(summary): as many widths before as after (at most \(Self.maximumSampleRank)) and a finite value are needed"
             }
-            if let width = (before + after).first(where: { $0 < 0 || $0 > 1 << 24 }) {
-                return "\(summary): widths must be between 0 and \(1 << 24), got \(width)"
+            if let width = (before + after).first(where: { abs($0) > 1 << 24 }) {
+                return "\(summary): widths must be between \(-(1 << 24)) and \(1 << 24), got \(width)"
             }
             positive = []
         case let .constantOperation(_, shape):
@@ -180,10 +180,10 @@ public enum LayerSpec: Codable, Equatable, Sendable {
         case let .pad(before, after, mode, _):
             guard input.count == before.count + 1,
                 zip(input.dropFirst(), zip(before, after)).allSatisfy({ size, width in
-                    mode == .reflect ? width.0 < size && width.1 < size : size >= 1 || mode == .constant
+                    size + width.0 + width.1 >= 1 && (mode != .reflect || (width.0 < size && width.1 < size))
                 })
             else {
-                return fail("[N] + \(before.count) axes" + (mode == .reflect ? ", each longer than its widths" : ""))
+                return fail("[N] + \(before.count) axes, none cropped to nothing" + (mode == .reflect ? ", each longer than its widths" : ""))
             }
             return .success([input[0]] + zip(input.dropFirst(), zip(before, after)).map { $0 + $1.0 + $1.1 })
         case let .constantOperation(_, shape):

@@ -39,6 +39,10 @@ struct RearrangementLayerTests {
         #expect(Pad(before: [2], after: [2], mode: .reflect).forward(row).scalars == [3, 2, 1, 2, 3, 2, 1])
         #expect(Pad(before: [2], after: [1], mode: .edge).forward(row).scalars == [1, 1, 1, 2, 3, 3])
         #expect(Pad(before: [1], after: [2], mode: .constant, value: 7).forward(row).scalars == [7, 1, 2, 3, 7, 7])
+        // A negative width crops, in every mode.
+        #expect(Pad(before: [-1], after: [2], mode: .edge).forward(row).scalars == [2, 3, 3, 3])
+        #expect(Pad(before: [1], after: [-2], mode: .constant, value: 7).forward(row).scalars == [7, 1])
+        #expect(Pad(before: [-1], after: [1], mode: .reflect).forward(row).scalars == [2, 3, 2])
         // Two axes: each cell of the result is the input's at the cell each axis maps it to.
         let x = randomTensor([2, 3, 4], seed: 2)
         let reflect = { (i: Int, n: Int) -> Int in
@@ -152,11 +156,11 @@ struct RearrangementLayerTests {
             ([["reshape": ["shape": [0, 24]]]], [2, 3, 4], "Reshape [0, 24]: a size must be between 1 and 16777216, got 0"),
             (
                 [["pad": ["before": [3, 0, 0], "after": [0, 0, 0], "mode": "reflect", "value": 0]]], [2, 3, 4],
-                "layer 0 (Pad reflect before [3, 0, 0] after [0, 0, 0]) needs input [N] + 3 axes, each longer than its widths, gets [1, 2, 3, 4]"
+                "layer 0 (Pad reflect before [3, 0, 0] after [0, 0, 0]) needs input [N] + 3 axes, none cropped to nothing, each longer than its widths, gets [1, 2, 3, 4]"
             ),
             (
-                [["pad": ["before": [-1, 0, 0], "after": [0, 0, 0], "mode": "edge", "value": 0]]], [2, 3, 4],
-                "Pad edge before [-1, 0, 0] after [0, 0, 0]: widths must be between 0 and 16777216, got -1"
+                [["pad": ["before": [-2, 0, 0], "after": [0, 0, 0], "mode": "edge", "value": 0]]], [2, 3, 4],
+                "layer 0 (Pad edge before [-2, 0, 0] after [0, 0, 0]) needs input [N] + 3 axes, none cropped to nothing, gets [1, 2, 3, 4]"
             ),
             ([["reduce": ["kind": "sum", "axes": [1, 0]]]], [2, 3, 4], "Reduce sum over [1, 0]: distinct ascending axes below 8 are needed"),
             (

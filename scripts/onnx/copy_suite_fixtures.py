@@ -37,9 +37,10 @@ CASES = [
     "pytorch-converted/test_Linear", "pytorch-converted/test_Linear_no_bias",
     "pytorch-operator/test_operator_clip", "pytorch-operator/test_operator_pad", "pytorch-operator/test_operator_reduced_mean",
     "pytorch-operator/test_operator_reduced_sum_keepdim", "pytorch-operator/test_operator_flatten",
+    "pytorch-converted/test_ConvTranspose2d", "pytorch-converted/test_ConvTranspose2d_no_bias",
 ]
 REFUSED = [
-    "pytorch-converted/test_ConvTranspose2d", "pytorch-converted/test_GLU", "pytorch-converted/test_MaxPool2d_stride_padding_dilation",
+    "pytorch-converted/test_Softsign", "pytorch-converted/test_GLU", "pytorch-converted/test_MaxPool2d_stride_padding_dilation",
 ]
 
 

@@ -56,39 +56,33 @@ public struct Reshape: Layer {
     public func forward(_ input: Tensor) -> Tensor { input.reshaped(outputShape(for: input.shape)) }
 }
 
-/// Cells added before and after each axis of every sample.
+/// Cells added before and after each axis of every sample, or taken away (a negative width crops).
 ///
 /// - input: `[N, d0, d1, …]` → output: `[N, d0 + before[0] + after[0], …]`
 public struct Pad: Layer {
-    /// Cells added before each axis of a sample.
+    /// Cells added before each axis of a sample (taken away, when negative).
     public let before: [Int]
-    /// Cells added after each axis of a sample.
+    /// Cells added after each axis of a sample (taken away, when negative).
     public let after: [Int]
     /// How they are filled.
     public let mode: PaddingMode
     /// The value of `.constant` cells.
     public let value: Float
 
-    /// Creates the layer: one width per axis of a sample, each at least 0.
+    /// Creates the layer: one width before and one after per axis of a sample.
     public init(before: [Int], after: [Int], mode: PaddingMode, value: Float = 0) {
-        shapePrecondition(
-            before.count == after.count && (before + after).allSatisfy { $0 >= 0 },
-            "Pad needs as many non-negative widths before as after, got \(before) and \(after)")
+        shapePrecondition(before.count == after.count, "Pad needs as many widths before as after, got \(before) and \(after)")
         (self.before, self.after, self.mode, self.value) = (before, after, mode, value)
     }
 
-    /// Each axis lengthened by its widths.
+    /// Each axis lengthened (or shortened) by its widths; none may end empty.
     public func outputShape(for inputShape: [Int]) -> [Int] {
         shapePrecondition(
             inputShape.count == before.count + 1
                 && zip(inputShape.dropFirst(), zip(before, after)).allSatisfy { size, width in
-                    switch mode {
-                    case .constant: true
-                    case .reflect: width.0 < size && width.1 < size
-                    case .edge: size > 0 || width.0 + width.1 == 0
-                    }
+                    size + width.0 + width.1 >= 1 && (mode != .reflect || (width.0 < size && width.1 < size))
                 },
-            "Pad \(mode) by \(before), \(after) needs input [N] + \(before.count) axes"
+            "Pad \(mode) by \(before), \(after) needs input [N] + \(before.count) axes, none cropped to nothing"
                 + (mode == .reflect ? ", each longer than its widths" : "") + ", got \(describeShape(inputShape))")
         return [inputShape[0]] + zip(inputShape.dropFirst(), zip(before, after)).map { $0 + $1.0 + $1.1 }
     }
