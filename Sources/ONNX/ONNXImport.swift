@@ -8,7 +8,7 @@ import WeightsFormat
 /// the same reader (its encoding is read back with `ModelFile(bytes:path:)`), run by the same compiled plan.
 ///
 /// What is read: a graph that is one chain of layers from one float input to one output, in the default domain at
-/// opsets 6–23. `Conv` (1-D, 2-D and 3-D, grouped, dilated, any pads), `Gemm`, `MatMul` (and an `Add` of a constant
+/// opsets 6–23. `Conv` and `ConvTranspose` (1-D, 2-D and 3-D, grouped, dilated, any pads), `Gemm`, `MatMul` (and an `Add` of a constant
 /// after it or after a `Conv`: the bias), arithmetic with a constant (`Add`, `Sub`, `Mul`, `Div`, `PRelu`, `Max`,
 /// `Min`, `Sum`, `Neg`, `Clip`), `Relu`, `LeakyRelu`, `Sigmoid`, `Tanh`, `Elu`, `Selu`, `Softplus`, `Softsign`,
 /// `Softmax` and `LogSoftmax` over any axis, `MaxPool` and `AveragePool` (1-D to 3-D, any pads, `ceil_mode`),
@@ -175,7 +175,7 @@ struct ChainState {
 }
 
 /// The graph walked as a chain, layer by layer. The walk is here; each operator family's conversion is in a file
-/// of its own (ONNXImport+Convolution.swift, +Dense, +Activations, +Elementwise, +Normalization, +ScaleAndShift,
+/// of its own (ONNXImport+Convolution.swift, +ConvTranspose, +Dense, +Activations, +Elementwise, +Normalization, +ScaleAndShift,
 /// +Padding, +Reduction, +Shape, +Quantization), as are the layout of the chain's value (+Layout), the constants
 /// computed at load (+ComputedConstants), the initializers (+Initializers), the graph's input (+Input), the order of
 /// its nodes (+GraphOrder), the nodes' attributes (+Attributes) and the layers made (+Layers).
