@@ -21,6 +21,7 @@ extension GraphConverter {
         let (inPerGroup, outPerGroup) = (inChannels / group, weight.shape[1])
         let outChannels = outPerGroup * group
         let kernel = Array(weight.shape.dropFirst(2))
+        guard kernel.allSatisfy({ $0 >= 1 }), outPerGroup >= 1 else { throw unsupported(node, "with a weight \(weight.shape)") }
         if let declared = try ints(node, "kernel_shape"), declared != kernel {
             throw ONNXImportError("node \(Self.describe(node)): kernel_shape \(declared), weight \(weight.shape)")
         }
@@ -37,9 +38,9 @@ extension GraphConverter {
             autoPad == "VALID" ? ones.map { _ in 0 } + ones.map { _ in 0 } : try ints(node, "pads") ?? ones.map { _ in 0 } + ones.map { _ in 0 }
         let outputPadding = try ints(node, "output_padding") ?? ones.map { _ in 0 }
         guard pads.count == 2 * spatial, pads.allSatisfy({ (0...(1 << 20)).contains($0) }) else { throw unsupported(node, "with pads \(pads)") }
-        guard outputPadding.count == spatial, outputPadding.indices.allSatisfy({ (0..<max(strides[$0], dilations[$0])).contains(outputPadding[$0]) })
-        else {
-            throw unsupported(node, "with output_padding \(outputPadding) (each below its stride or dilation)")
+        // Below the stride, as ONNX Runtime requires (PyTorch also allows up to the dilation).
+        guard outputPadding.count == spatial, outputPadding.indices.allSatisfy({ (0..<strides[$0]).contains(outputPadding[$0]) }) else {
+            throw unsupported(node, "with output_padding \(outputPadding) (each below its stride)")
         }
         // The convolution's weight, [out, in / groups, k…]: each kernel flipped (reversed along every axis is
         // reversed as one row-major run), its input and output channels swapped within each group.
@@ -71,6 +72,11 @@ extension GraphConverter {
         for axis in 0..<spatial {
             if zerosAfter[axis] { after[axis] -= strides[axis] - 1 } else { before[axis] -= strides[axis] - 1 }
         }
+        // The output ONNX gives, (size − 1) · stride + output_padding + dilated kernel − pads, has at least one cell.
+        let outputs = (0..<spatial).map {
+            (chain.shape[2 + $0] - 1) * strides[$0] + outputPadding[$0] + dilated[$0] - pads[$0] - pads[spatial + $0]
+        }
+        guard outputs.allSatisfy({ $0 >= 1 }) else { throw unsupported(node, "with pads \(pads): its output \(outputs) would have no cells") }
         if strides.contains(where: { $0 > 1 }) { try insertZeros(strides, after: zerosAfter, node) }
         // Negative widths crop: pads over the kernel less one take cells off the full convolution's input.
         if (before + after).contains(where: { $0 != 0 }) { try padSpatially(before + after, mode: .constant, value: 0, node) }

@@ -22,6 +22,7 @@ extension GraphConverter {
         guard var weight, (3...5).contains(chain.shape.count), weight.shape.count == chain.shape.count else {
             throw unsupported(node, "except on feature maps of 1, 2 or 3 spatial axes with a constant weight of as many axes")
         }
+        guard weight.shape.dropFirst(2).allSatisfy({ $0 >= 1 }) else { throw unsupported(node, "with a weight \(weight.shape)") }
         try channelLast(node)
         let shape = chain.shape, spatial = shape.count - 2
         let group = try int(node, "group") ?? 1

@@ -45,9 +45,14 @@ extension GraphConverter {
         guard value.isFinite else { throw ONNXImportError("node \(Self.describe(node)): a constant value that is not finite") }
         if chain.pooledToVector || chain.pendingColumnOrder != nil { try inONNXOrder(node) }
         let before = ourAxes.dropFirst().map { pads[$0] }, after = ourAxes.dropFirst().map { pads[rank + $0] }
-        if paddingMode == .reflect, let axis = ourAxes.dropFirst().first(where: { pads[$0] >= chain.shape[$0] || pads[rank + $0] >= chain.shape[$0] })
-        {
-            throw unsupported(node, "reflecting by \(max(pads[axis], pads[rank + axis])) along an axis of \(chain.shape[axis])")
+        // ONNX crops first, then pads what is left: reflecting needs each pad below that length, repeating the edge a
+        // cell to repeat.
+        let cropped = chain.shape.indices.map { chain.shape[$0] + min(pads[$0], 0) + min(pads[rank + $0], 0) }
+        if paddingMode == .reflect, let axis = (1..<rank).first(where: { pads[$0] >= cropped[$0] || pads[rank + $0] >= cropped[$0] }) {
+            throw unsupported(node, "reflecting by \(max(pads[axis], pads[rank + axis])) along an axis of \(cropped[axis]) (after its crop)")
+        }
+        if paddingMode == .edge, let axis = (1..<rank).first(where: { cropped[$0] < 1 && (pads[$0] > 0 || pads[rank + $0] > 0) }) {
+            throw unsupported(node, "repeating the edge of axis \(axis), which its crop leaves empty")
         }
         // Negative pads crop; no axis may be cropped to nothing.
         if let axis = (1..<rank).first(where: { chain.shape[$0] + pads[$0] + pads[rank + $0] < 1 }) {

@@ -99,7 +99,7 @@ public enum LayerSpec: Codable, Equatable, Sendable {
             guard before.count == after.count, before.count <= Self.maximumSampleRank, value.isFinite else {
                 return "\(summary): as many widths before as after (at most \(Self.maximumSampleRank)) and a finite value are needed"
             }
-            if let width = (before + after).first(where: { abs($0) > 1 << 24 }) {
+            if let width = (before + after).first(where: { !(-(1 << 24)...(1 << 24)).contains($0) }) {
                 return "\(summary): widths must be between \(-(1 << 24)) and \(1 << 24), got \(width)"
             }
             positive = []
@@ -299,9 +299,10 @@ extension LayerSpec {
             }
         case let .reduce(_, axes):
             return input * Double(axes.reduce(1) { $0 * (inputShape.indices.contains($1 + 1) ? inputShape[$1 + 1] : 1) })
-        case let .pad(_, _, mode, value):
+        case let .pad(before, after, mode, value):
             // Reflected and repeated cells are cells of the input.
-            return mode == .constant ? max(input, Double(abs(value))) : input
+            // Only a constant pad that adds cells adds its value.
+            return mode == .constant && (before + after).contains(where: { $0 > 0 }) ? max(input, Double(abs(value))) : input
         case .transpose, .reshape:
             return input
         case .activation(.logSoftmax):

@@ -164,6 +164,10 @@ struct RearrangementLayerTests {
             ),
             ([["reduce": ["kind": "sum", "axes": [1, 0]]]], [2, 3, 4], "Reduce sum over [1, 0]: distinct ascending axes below 8 are needed"),
             (
+                [["pad": ["before": [Int.min], "after": [0], "mode": "constant", "value": 0]]], [4],
+                "Pad constant 0.0 before [-9223372036854775808] after [0]: widths must be between -16777216 and 16777216, got -9223372036854775808"
+            ),
+            (
                 [["reduce": ["kind": "mean", "axes": [3]]]], [2, 3, 4],
                 "layer 0 (Reduce mean over [3]) needs input [N] + at least 4 axes, none reduced empty, gets [1, 2, 3, 4]"
             ),

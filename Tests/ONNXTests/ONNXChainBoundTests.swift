@@ -88,4 +88,23 @@ struct ONNXChainBoundTests {
             try Self.raw([1, 4], [Self.node("Unsqueeze", ["x", "a"], "y")], [Self.integers("a", (1...400_000).map(Int64.init))]))
         #expect(unsqueeze.hasSuffix("is not supported to 400002 axes (at most 9 are read)"), "\(unsqueeze)")
     }
+
+    /// The second review's files: a transposed convolution whose kernel has an axis of 0 (before: a trap), one whose
+    /// output_padding reaches its stride (ONNX Runtime refuses it; we answered PyTorch's shape), and reflect or edge
+    /// pads that ONNX, cropping first, cannot make.
+    @Test func malformedTransposedConvolutionsAndCropsAreRefused() throws {
+        let empty = Self.reason(try Self.raw([1, 2, 3, 3], [Self.node("ConvTranspose", ["x", "w"], "y")], [Self.floats("w", [], [2, 3, 0, 3])]))
+        #expect(empty.hasSuffix("is not supported with a weight [2, 3, 0, 3]"), "\(empty)")
+        let padding = Self.reason(
+            try Self.raw(
+                [1, 2, 4, 4], [Self.node("ConvTranspose", ["x", "w"], "y", ints: ["dilations": [3, 3], "output_padding": [2, 1]])],
+                [Self.floats("w", [Float](repeating: 0.5, count: 36), [2, 2, 3, 3])]))
+        #expect(padding.hasSuffix("is not supported with output_padding [2, 1] (each below its stride)"), "\(padding)")
+        var reflect = Self.node("Pad", ["x", "p"], "y")
+        var mode = Onnx_AttributeProto()
+        (mode.name, mode.type, mode.s) = ("mode", .string, Data("reflect".utf8))
+        reflect.attribute = [mode]
+        let reflected = Self.reason(try Self.raw([1, 2, 5, 6], [reflect], [Self.integers("p", [0, 0, -2, 3, 0, 0, 4, -1])]))
+        #expect(reflected.hasSuffix("is not supported reflecting by 4 along an axis of 3 (after its crop)"), "\(reflected)")
+    }
 }
