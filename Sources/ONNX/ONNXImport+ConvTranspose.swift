@@ -81,15 +81,7 @@ extension GraphConverter {
         // Negative widths crop: pads over the kernel less one take cells off the full convolution's input.
         if (before + after).contains(where: { $0 != 0 }) { try padSpatially(before + after, mode: .constant, value: 0, node) }
         guard zip(chain.shape.dropFirst(2), dilated).allSatisfy({ $0 >= $1 }) else { throw unsupported(node, "with an output of no cells") }
-        let biasValues = bias?.values ?? [Float](repeating: 0, count: outChannels)
-        guard biasValues.count == outChannels else {
-            throw ONNXImportError("node \(Self.describe(node)): \(biasValues.count) biases for \(outChannels) channels")
-        }
-        if spatial == 3 {
-            try appendConvolution3D(weight: convolutionWeight, biasValues: biasValues, strides: ones, node)
-        } else {
-            appendConvolution(weight: convolutionWeight, biasValues: biasValues, kernel: dilated, strides: ones, padding: .valid)
-        }
+        try appendConvolution(weight: convolutionWeight, bias: bias, strides: ones, padding: .valid, node)
     }
 
     /// `stride − 1` zeros after (or, where `after` says not, before) each cell of the chain's channel-last maps, along

@@ -44,15 +44,24 @@ extension GraphConverter {
         let strides = try ints(node, "strides") ?? [Int](repeating: 1, count: spatial)
         guard strides.count == spatial, strides.allSatisfy({ $0 >= 1 }) else { throw unsupported(node, "with strides \(strides)") }
         let padding = try windowPadding(node, kernel: kernel, strides: strides, padMode: .constant, sameAsOurs: true).padding
+        try appendConvolution(weight: weight, bias: bias, strides: strides, padding: padding, node)
+    }
+
+    /// The layers of a convolution by a dense, undilated `weight` (`[out, in, k…]`, ONNX's layout) and `bias` (none:
+    /// zeros) over the chain's channel-last maps: a 1-D or 2-D convolution layer, or the 3-D one's (its input already
+    /// padded, `padding` `valid`).
+    mutating func appendConvolution(weight: Constant, bias: Constant?, strides: [Int], padding: Padding, _ node: Onnx_NodeProto)
+        throws(ONNXImportError)
+    {
         let outChannels = weight.shape[0]
         let biasValues = bias?.values ?? [Float](repeating: 0, count: outChannels)
         guard biasValues.count == outChannels else {
             throw ONNXImportError("node \(Self.describe(node)): \(biasValues.count) biases for \(outChannels) channels")
         }
-        if spatial == 3 {
+        if weight.shape.count == 5 {
             try appendConvolution3D(weight: weight, biasValues: biasValues, strides: strides, node)
         } else {
-            appendConvolution(weight: weight, biasValues: biasValues, kernel: kernel, strides: strides, padding: padding)
+            appendConvolution(weight: weight, biasValues: biasValues, kernel: Array(weight.shape.dropFirst(2)), strides: strides, padding: padding)
         }
     }
 
@@ -90,7 +99,7 @@ extension GraphConverter {
 
     /// The convolution layer of a `Conv` whose attributes are checked: its weight in our layout (output channels,
     /// then the kernel's axes, then input channels), and the chain's shape after it.
-    mutating func appendConvolution(weight: Constant, biasValues: [Float], kernel: [Int], strides: [Int], padding: Padding) {
+    private mutating func appendConvolution(weight: Constant, biasValues: [Float], kernel: [Int], strides: [Int], padding: Padding) {
         let outChannels = weight.shape[0], inChannels = weight.shape[1]
         let biasTensor = QuantizedTensor(quantizing: Tensor(shape: [outChannels], scalars: biasValues), as: .f32)
         if kernel.count == 2 {
@@ -114,7 +123,7 @@ extension GraphConverter {
 
     /// A 3-D convolution (its input already padded: `valid`) as a 2-D one over (D, H) of `[D, H, W · C]`, whose
     /// weight is banded along W: output channel `(w′, o)` reads input channel `(w, c)` through tap `w − w′ · stride`.
-    mutating func appendConvolution3D(weight: Constant, biasValues: [Float], strides: [Int], _ node: Onnx_NodeProto) throws(ONNXImportError) {
+    private mutating func appendConvolution3D(weight: Constant, biasValues: [Float], strides: [Int], _ node: Onnx_NodeProto) throws(ONNXImportError) {
         let (outChannels, inChannels) = (weight.shape[0], weight.shape[1])
         let (kd, kh, kw) = (weight.shape[2], weight.shape[3], weight.shape[4])
         let (depth, height, width) = (chain.shape[2], chain.shape[3], chain.shape[4])
