@@ -37,6 +37,11 @@ let package = Package(
         // phone sensors, which browsers give only to secure pages.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
+        // Hummingbird's own transport, types and TLS: `classify serve` adds one handler between its HTTP/1 parts, names
+        // header fields, and checks a certificate against its key before it starts (ServeGate.swift, Serve.swift).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
     ],
     targets: [
         // OpenBLAS's C interface. Only `Tensor` imports it; every cblas_* call is in Sources/Tensor/BLAS.swift.
@@ -88,6 +93,10 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["CLI"])),
                 .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["CLI"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["CLI"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CLI"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["CLI"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["CLI"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["CLI"])),
             ],
             // The pages of `classify serve` (HTML, CSS, JavaScript), built into the binary as byte arrays.
             resources: [.embedInCode("Pages")]

@@ -54,24 +54,28 @@ enum HeaderJSON: Equatable, Sendable {
         var parser = Parser(bytes: bytes)
         let value = try parser.value(depth: 1, expecting: "a value")
         parser.skipWhitespace()
-        guard parser.index == bytes.endIndex else { throw parser.failure("the end of the header after its value") }
+        guard parser.index == bytes.endIndex else { throw parser.failure("the end of the \(parser.document) after its value") }
         return value
     }
 }
 
 /// The recursive-descent parser: `index` moves through `bytes`; each function starts at its value's first byte.
-private struct Parser {
+/// `JSONCursor` (HeaderJSON+Cursor.swift) walks other documents with the same functions.
+struct Parser {
     let bytes: ArraySlice<UInt8>
     var index: Int
+    /// What the bytes are, in errors: "header" ("byte 3 of the header", "the end of the header").
+    let document: String
 
-    init(bytes: ArraySlice<UInt8>) {
+    init(bytes: ArraySlice<UInt8>, document: String = "header") {
         self.bytes = bytes
+        self.document = document
         index = bytes.startIndex
     }
 
     /// A syntax error at `position` (by default the current byte).
     func failure(_ expected: String, at position: Int? = nil, found: String? = nil) -> HeaderJSONError {
-        HeaderJSONError(syntaxIn: bytes, at: position ?? index, expected: expected, found: found)
+        HeaderJSONError(syntaxIn: bytes, at: position ?? index, expected: expected, found: found, document: document)
     }
 
     /// The current byte, or `nil` at the end.
@@ -197,7 +201,8 @@ private struct Parser {
                 throw failure("a character or an escape in a string (a control character must be escaped, e.g. \\n)", at: position)
             case 0x80...:
                 guard let length = UTF8Sequence.length(in: bytes, at: position) else {
-                    throw failure("valid UTF-8", at: position, found: UTF8Sequence.invalidDescription(in: bytes, at: position))
+                    throw failure(
+                        "valid UTF-8", at: position, found: UTF8Sequence.invalidDescription(in: bytes, at: position, document: document))
                 }
                 position += length
             default:
@@ -353,7 +358,7 @@ enum UTF8Sequence {
 
     /// What is at `position` when it starts no valid sequence: the bytes its first byte announces (one when it
     /// can start none), e.g. `bytes 0xC3 0x28, not UTF-8`.
-    static func invalidDescription(in bytes: ArraySlice<UInt8>, at position: Int) -> String {
+    static func invalidDescription(in bytes: ArraySlice<UInt8>, at position: Int, document: String = "header") -> String {
         let announced =
             switch bytes[position] {
             case 0xC2...0xDF: 2
@@ -362,7 +367,7 @@ enum UTF8Sequence {
             default: 1
             }
         let shown = bytes[position..<min(position + announced, bytes.endIndex)]
-        let end = shown.count < announced ? " and the end of the header" : ""
+        let end = shown.count < announced ? " and the end of the \(document)" : ""
         return (shown.count == 1 ? "byte " : "bytes ") + shown.map(HeaderJSONError.hex).joined(separator: " ") + end + ", not UTF-8"
     }
 }

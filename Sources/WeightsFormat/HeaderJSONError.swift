@@ -4,7 +4,8 @@ enum HeaderJSONError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Not JSON (RFC 8259), or beyond the parser's limits. `offset` counts bytes from the header's first byte,
     /// from 0; `line` and `column` count from 1, lines ending at LF, CR LF or CR, columns counting characters
     /// (Unicode scalars; a byte that is not UTF-8 counts as one).
-    case syntax(offset: Int, line: Int, column: Int, expected: String, found: String)
+    /// `document` names what was parsed: "header" for a weights header, "body" for a request body.
+    case syntax(offset: Int, line: Int, column: Int, expected: String, found: String, document: String = "header")
     /// Valid JSON whose value at `path` (`tensors[3].shape[1]`; empty for the header itself) is not what the
     /// format defines there.
     case field(path: String, problem: String)
@@ -13,8 +14,8 @@ enum HeaderJSONError: Error, Equatable, Sendable, CustomStringConvertible {
     /// `tensors[3].shape[1]: expected an integer, found "7"`.
     var description: String {
         switch self {
-        case let .syntax(offset, line, column, expected, found):
-            "line \(line), column \(column) (byte \(offset) of the header): expected \(expected), found \(found)"
+        case let .syntax(offset, line, column, expected, found, document):
+            "line \(line), column \(column) (byte \(offset) of the \(document)): expected \(expected), found \(found)"
         case let .field(path, problem):
             path.isEmpty ? problem : "\(path): \(problem)"
         }
@@ -22,7 +23,7 @@ enum HeaderJSONError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// A syntax error at `position` in `bytes`; `found` describes what is there when given, else the character
     /// at `position`.
-    init(syntaxIn bytes: ArraySlice<UInt8>, at position: Int, expected: String, found: String? = nil) {
+    init(syntaxIn bytes: ArraySlice<UInt8>, at position: Int, expected: String, found: String? = nil, document: String = "header") {
         var (line, column) = (1, 1)
         var previous: UInt8 = 0
         for byte in bytes[bytes.startIndex..<position] {
@@ -37,20 +38,20 @@ enum HeaderJSONError: Error, Equatable, Sendable, CustomStringConvertible {
         }
         self = .syntax(
             offset: position - bytes.startIndex, line: line, column: column, expected: expected,
-            found: found ?? Self.character(in: bytes, at: position))
+            found: found ?? Self.character(in: bytes, at: position, document: document), document: document)
     }
 
     /// The character at `position` for an error message: `'x'`, `'é' (U+00E9)`, `byte 0x09` for a control
     /// character, `the end of the header`.
-    static func character(in bytes: ArraySlice<UInt8>, at position: Int) -> String {
-        guard position < bytes.endIndex else { return "the end of the header" }
+    static func character(in bytes: ArraySlice<UInt8>, at position: Int, document: String = "header") -> String {
+        guard position < bytes.endIndex else { return "the end of the \(document)" }
         let byte = bytes[position]
         switch byte {
         case 0x20...0x7E: return "'\(Character(Unicode.Scalar(byte)))'"
         case 0x00..<0x80: return "byte \(hex(byte))"
         default:
             guard let length = UTF8Sequence.length(in: bytes, at: position) else {
-                return UTF8Sequence.invalidDescription(in: bytes, at: position)
+                return UTF8Sequence.invalidDescription(in: bytes, at: position, document: document)
             }
             let text = String(decoding: bytes[position..<(position + length)], as: UTF8.self)
             let code = String(text.unicodeScalars.first?.value ?? 0, radix: 16, uppercase: true)

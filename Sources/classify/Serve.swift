@@ -6,6 +6,7 @@ import HummingbirdCore
 import HummingbirdTLS
 import Logging
 import Models
+import NIOSSL
 import WeightsFormat
 
 /// `classify serve`: the draw page, the motion page and the JSON API on a local web server.
@@ -51,7 +52,7 @@ struct Serve: ParsableCommand {
     @Option(help: "The largest request body, in bytes.")
     var maxBody = 4 << 20
 
-    @Option(help: "How many API requests are answered at once; more get 503.")
+    @Option(help: "How many API requests (whose bodies have arrived) are answered at once; more get 503.")
     var maxRequests = 512
 
     @Option(help: "Seconds a request body may take to arrive (a connection may stay idle twice as long).")
@@ -64,7 +65,9 @@ struct Serve: ParsableCommand {
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together: give both or neither") }
         guard maxBody >= 1024 && maxBody <= 1 << 30 else { throw ValidationError("--max-body must be 1024 to 1073741824 bytes, got \(maxBody)") }
         guard maxRequests >= 1 && maxRequests <= 100_000 else { throw ValidationError("--max-requests must be 1–100000, got \(maxRequests)") }
-        guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout must be 0–3600 seconds, got \(timeout)") }
+        guard timeout >= 0.001 && timeout <= 3600 else {
+            throw ValidationError("--timeout must be 0.001–3600 seconds, got \(timeout)")
+        }
         if chain.json { throw ValidationError("serve always answers JSON: leave out --json") }
         if chain.jobs != nil { throw ValidationError("--jobs is for batches; serve answers each request as it comes (--max-requests)") }
     }
@@ -78,28 +81,34 @@ struct Serve: ParsableCommand {
         }
         let shape = try shapeChain.loadShapeRecognizer(for: [])
         let motion = try motionChain.loadMotionRecognizer(for: [])
+        // Answers name the weights file without its folder: a page of another site that reached the API would
+        // learn the user's name and folders from an absolute path.
+        func fileName(_ weights: String?) -> String? { weights.map { URL(fileURLWithPath: $0).lastPathComponent } }
         let api = ServeAPI(
-            shape: shape, shapeWeights: shapeChain.describe(shape.model, among: shapeChain.variants(of: "shape-classifier")).weights,
-            motion: motion, motionWeights: motionChain.describe(motion.model, among: motionChain.variants(of: "motion-state")).weights,
+            shape: shape, shapeWeights: fileName(shapeChain.describe(shape.model, among: shapeChain.variants(of: "shape-classifier")).weights),
+            motion: motion,
+            motionWeights: fileName(motionChain.describe(motion.model, among: motionChain.variants(of: "motion-state")).weights),
             assumedRate: 50, limits: .init(maxBody: maxBody, maxRequests: maxRequests, timeout: timeout))
         // A connection with nothing to read is closed after twice --timeout: a body that stops halfway gets its 408
         // (after --timeout) before its connection is closed.
-        var server: HTTPServerBuilder = .http1(configuration: .init(idleTimeout: .milliseconds(Int64(2 * timeout * 1000))))
+        var server: HTTPServerBuilder = .serve(.init(idleTimeout: .milliseconds(Int64((2 * timeout * 1000).rounded(.up)))))
         if let tlsCert, let tlsKey {
             do {
-                let certificates = try NIOSSLCertificate.fromPEMFile(tlsCert)
-                let key = try NIOSSLPrivateKey(file: tlsKey, format: .pem)
-                let tls = TLSConfiguration.makeServerConfiguration(
-                    certificateChain: certificates.map { .certificate($0) }, privateKey: .privateKey(key))
-                server = try .tls(server, tlsConfiguration: tls)
+                server = try .tls(server, tlsConfiguration: try Self.tlsConfiguration(certificate: tlsCert, key: tlsKey))
             } catch {
-                throw failure(DataError(file: "\(tlsCert), \(tlsKey)", message: "cannot be used for TLS: \(error)"))
+                throw failure(error)
             }
+        }
+        if loopbackHosts(boundTo: host) == nil {
+            reportWarning(
+                "serving on \(host), not only this machine: anyone who can reach this address can use the pages and the API "
+                    + "(and the server answers any Host name); bind 127.0.0.1 unless that is what you want")
         }
         let scheme = tlsCert == nil ? "http" : "https"
         let host = host
         let app = Application(
-            router: api.router(),
+            responder: ServeGate(
+                router: api.router().buildResponder(), hosts: loopbackHosts(boundTo: host), methods: ServeAPI.methods, timeout: timeout),
             server: server,
             configuration: .init(address: .hostname(host, port: port), serverName: "classify"),
             onServerRunning: { channel in
@@ -131,6 +140,64 @@ struct Serve: ParsableCommand {
             let text = "\(error)"
             let hint = text.contains("Address already in use") ? "; another program listens on port \(port): choose another with --port" : ""
             throw failure(DataError(file: "\(host):\(port)", message: "cannot serve: \(text)\(hint)", kind: .unreadable))
+        }
+    }
+}
+
+extension Serve {
+    /// The TLS configuration of `certificate` and `key` (PEM files), checked before the server starts: each file
+    /// must be a regular, readable file (a FIFO would hang the start), the key must have no passphrase and must
+    /// belong to the certificate. Errors name the files: 66 missing, 74 unreadable, 65 unusable.
+    static func tlsConfiguration(certificate: String, key: String) throws(DataError) -> TLSConfiguration {
+        let certificateBytes = try pemBytes(certificate, what: "certificate")
+        let keyBytes = try pemBytes(key, what: "private key")
+        if String(decoding: keyBytes, as: UTF8.self).contains("ENCRYPTED") {
+            throw DataError(file: key, message: "the private key is encrypted (it has a passphrase); give it without one, e.g. openssl pkey -in KEY -out plain-key.pem")
+        }
+        let certificates: [NIOSSLCertificate]
+        do {
+            certificates = try NIOSSLCertificate.fromPEMBytes(certificateBytes)
+        } catch {
+            throw DataError(file: certificate, message: "is not a PEM certificate chain (-----BEGIN CERTIFICATE-----): \(error)")
+        }
+        guard !certificates.isEmpty else { throw DataError(file: certificate, message: "holds no PEM certificate (-----BEGIN CERTIFICATE-----)") }
+        let privateKey: NIOSSLPrivateKey
+        do {
+            privateKey = try NIOSSLPrivateKey(bytes: keyBytes, format: .pem)
+        } catch {
+            throw DataError(file: key, message: "is not a PEM private key (-----BEGIN PRIVATE KEY-----): \(error)")
+        }
+        let configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: certificates.map { .certificate($0) }, privateKey: .privateKey(privateKey))
+        do {
+            _ = try NIOSSLContext(configuration: configuration)
+        } catch {
+            throw DataError(file: "\(certificate), \(key)", message: "the private key does not belong to the certificate's public key (\(error))")
+        }
+        return configuration
+    }
+
+    /// The bytes of a PEM file (at most 1 MiB), or the error that names it.
+    private static func pemBytes(_ path: String, what: String) throws(DataError) -> [UInt8] {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            let missing = errno == ENOENT
+            throw DataError(
+                file: path, message: missing ? "no such \(what) file" : "cannot be read: \(String(cString: strerror(errno)))",
+                kind: missing ? .missingFile : .unreadable)
+        }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw DataError(file: path, message: "is not a regular file (a FIFO, device or folder); give the \(what) as a PEM file")
+        }
+        guard status.st_size <= 1 << 20 else { throw DataError(file: path, message: "is \(status.st_size) bytes; a PEM \(what) is at most 1 MiB") }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw DataError(file: path, message: "cannot be read: \(String(cString: strerror(errno)))", kind: .unreadable)
+        }
+        defer { try? handle.close() }
+        do {
+            return Array(try handle.readToEnd() ?? Data())
+        } catch {
+            throw DataError(file: path, message: "cannot be read: \(error.localizedDescription)", kind: .unreadable)
         }
     }
 }

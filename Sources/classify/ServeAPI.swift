@@ -1,8 +1,10 @@
 import DataFiles
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Models
 import Synchronization
+import Tensor
 
 /// What one request may cost the server.
 struct ServeLimits: Sendable {
@@ -24,8 +26,10 @@ struct ServeAPI: Sendable {
     /// Samples per second of a recording without timestamps, unless the request's `?rate=` says otherwise.
     let assumedRate: Double
     let limits: ServeLimits
-    /// API requests being answered now.
+    /// API requests being answered now (their bodies arrived).
     private let inFlight = InFlight()
+    /// Where large bodies are parsed and recognized: a worker per core, and a line of two per core.
+    private let queue = ServeQueue(workers: Parallel.defaultThreads, waiting: 2 * Parallel.defaultThreads)
 
     init(
         shape: ShapeRecognizer, shapeWeights: String?, motion: MotionRecognizer, motionWeights: String?, assumedRate: Double,
@@ -46,6 +50,18 @@ struct ServeAPI: Sendable {
         }
     }
 
+    /// `X-Max-Body`: `--max-body`, in every API answer.
+    private static let maxBodyField = HTTPField.Name("X-Max-Body") ?? .contentLength
+
+    /// `X-Content-Type-Options`.
+    private static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options") ?? .contentType
+
+    /// The paths served and the methods each takes (the gate answers others with 405).
+    static let methods: [String: [HTTPRequest.Method]] = [
+        "/": [.get], "/motion": [.get], "/style.css": [.get], "/draw.js": [.get], "/motion.js": [.get],
+        "/v1/shape": [.post], "/v1/motion": [.post],
+    ]
+
     func router() -> Router<BasicRequestContext> {
         let router = Router()
         let pages: [(path: RouterPath, bytes: [UInt8], type: String)] = [
@@ -63,27 +79,35 @@ struct ServeAPI: Sendable {
                     headers: [
                         .contentType: page.type, .cacheControl: "no-cache",
                         .contentSecurityPolicy: "default-src 'self'; img-src 'self' data:; object-src 'none'; frame-ancestors 'none'",
-                        .init("X-Content-Type-Options")!: "nosniff",
+                        Self.contentTypeOptions: "nosniff",
                     ],
                     body: .init(byteBuffer: body))
             }
         }
-        router.post("/v1/shape") { request, _ in await answer(request) { body, isCSV, _ in try shapeJSON(body, isCSV: isCSV) } }
+        // Every answer says how large a body may be (X-Max-Body), so that the motion page never sends more.
+        router.post("/v1/shape") { request, _ in
+            var response = await answer(request) { body, isCSV, _ in try shapeJSON(body, isCSV: isCSV) }
+            response.headers[Self.maxBodyField] = "\(limits.maxBody)"
+            return response
+        }
         router.post("/v1/motion") { request, _ in
-            await answer(request) { body, isCSV, query in try motionJSON(body, isCSV: isCSV, rate: query) }
+            var response = await answer(request) { body, isCSV, query in try motionJSON(body, isCSV: isCSV, rate: query) }
+            response.headers[Self.maxBodyField] = "\(limits.maxBody)"
+            return response
         }
         return router
     }
 
     /// Reads the body within the limits, answers it with `work` (body, whether it is CSV, `?rate=`), and turns any
     /// failure into its status and JSON error object.
+    ///
+    /// A request counts against `--max-requests` only once its body has arrived: connections that trickle a body
+    /// in hold no slot (they get 408 after `--timeout`). A body over `lightBody` bytes is parsed and recognized on
+    /// the `queue`'s workers, off the tasks that serve every connection; when they are all busy and their line is
+    /// full, 503 at once.
     private func answer(
-        _ request: Request, _ work: @Sendable (Data, Bool, String?) throws -> String
+        _ request: Request, _ work: @escaping @Sendable (Data, Bool, String?) throws -> String
     ) async -> Response {
-        guard inFlight.enter(limit: limits.maxRequests) else {
-            return response(Failure(.serviceUnavailable, "the server is answering \(limits.maxRequests) requests already; try again", exit: 75))
-        }
-        defer { inFlight.leave() }
         do {
             let type = request.headers[.contentType]?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             // No type, or curl's default for -d: JSON when the body starts with `{`, else CSV.
@@ -95,20 +119,55 @@ struct ServeAPI: Sendable {
             case let other?: throw Failure(.unsupportedMediaType, "Content-Type \(other) is not read: send application/json or text/csv")
             }
             if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limits.maxBody {
-                throw Failure(.contentTooLarge, "the body is \(length) bytes; at most \(limits.maxBody) are read (--max-body)")
+                return tooLarge(request, length: length)
             }
             let body = try await collect(request.body)
+            guard inFlight.enter(limit: limits.maxRequests) else {
+                throw Failure(.serviceUnavailable, "the server is answering \(limits.maxRequests) requests already; try again", exit: 75)
+            }
+            defer { inFlight.leave() }
             let first = body.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
             let csv = isCSV ?? (first != UInt8(ascii: "{"))
-            let rate = request.uri.queryParameters.get("rate")
+            let rate: String? = request.uri.queryParameters.get("rate")
+            let answer: @Sendable () -> Result<String, Failure> = {
+                do {
+                    return .success(try work(body, csv, rate))
+                } catch let failure as Failure {
+                    return .failure(failure)
+                } catch {
+                    return .failure(Failure(.internalServerError, "\(error)", exit: ExitStatus.software))
+                }
+            }
+            let result: Result<String, Failure>
+            if body.count <= Self.lightBody {
+                result = answer()
+            } else if let queued = await queue.run(answer) {
+                result = queued
+            } else {
+                throw Failure(
+                    .serviceUnavailable,
+                    "the server is busy with \(queue.workers + queue.waiting) large requests; try again", exit: 75)
+            }
             return Response(
                 status: .ok, headers: [.contentType: "application/json"],
-                body: .init(byteBuffer: ByteBuffer(string: try work(body, csv, rate) + "\n")))
+                body: .init(byteBuffer: ByteBuffer(string: try result.get() + "\n")))
         } catch let failure as Failure {
             return response(failure)
         } catch {
             return response(Failure(.internalServerError, "\(error)", exit: ExitStatus.software))
         }
+    }
+
+    /// The largest body answered on the task that read it (a drawing of a few thousand points: well under a
+    /// millisecond of work); larger ones wait for the queue.
+    static let lightBody = 64 << 10
+
+    /// The 413 for a body that says it is over `--max-body`: answered at once, the body dropped after it
+    /// (`ServeGate.closing`).
+    private func tooLarge(_ request: Request, length: Int) -> Response {
+        let refusal = ServeReply.failure(
+            .contentTooLarge, "the body is \(length) bytes; at most \(limits.maxBody) are read (--max-body)")
+        return ServeReply.closing(refusal.response, json: refusal.json, request: request, timeout: limits.timeout)
     }
 
     /// The body, up to `maxBody` bytes, within `timeout` seconds.
@@ -140,18 +199,12 @@ struct ServeAPI: Sendable {
     }
 
     private func response(_ failure: Failure) -> Response {
-        var headers: HTTPFields = [.contentType: "application/json"]
-        if failure.status == .serviceUnavailable { headers[.retryAfter] = "1" }
-        let json = jsonText(ErrorLineJSON(input: "request", error: failure.message, exit: failure.exit))
-        return Response(status: failure.status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: json + "\n")))
+        var response = ServeReply.failure(failure.status, failure.message, exit: failure.exit).response
+        if failure.status == .serviceUnavailable { response.headers[.retryAfter] = "1" }
+        return response
     }
 
     // MARK: Shapes
-
-    /// `{"strokes": [[[x, y], [x, y, t], …], …]}`.
-    struct ShapeRequest: Decodable {
-        let strokes: [[[Double]]]
-    }
 
     /// The drawing in the body (JSON strokes or a drawing CSV), answered as `classify shape FILE --json` prints it.
     func shapeJSON(_ body: Data, isCSV: Bool) throws(Failure) -> String {
@@ -179,45 +232,7 @@ struct ServeAPI: Sendable {
         return ShapeJSON(answer, fitted: answer.fitted(to: drawing), weights: shapeWeights).text
     }
 
-    /// The drawing of a JSON body, checked point by point as a drawing file is.
-    static func drawing(fromJSON body: Data) throws -> Drawing {
-        let request: ShapeRequest
-        do {
-            request = try JSONDecoder().decode(ShapeRequest.self, from: body)
-        } catch {
-            throw Failure(.badRequest, "the body is not {\"strokes\": [[[x, y], …], …]}: \(jsonProblem(error))")
-        }
-        var strokes: [[DrawingPoint]] = []
-        var count = 0
-        for (s, stroke) in request.strokes.enumerated() where !stroke.isEmpty {
-            var points: [DrawingPoint] = []
-            for (p, point) in stroke.enumerated() {
-                guard point.count == 2 || point.count == 3 else {
-                    throw DataError(file: "request", message: "strokes[\(s)][\(p)] has \(point.count) numbers; a point is [x, y] or [x, y, t]")
-                }
-                for (name, value) in zip(["x", "y"], point.prefix(2)) {
-                    if let problem = Drawing.coordinateProblem(value) {
-                        throw DataError(file: "request", message: "strokes[\(s)][\(p)] \(name): \(problem)")
-                    }
-                }
-                points.append(DrawingPoint(x: point[0], y: point[1], t: point.count == 3 ? point[2] : nil))
-            }
-            count += points.count
-            if count > DrawingReader.maximumPoints {
-                throw DataError(file: "request", message: "more than \(DrawingReader.maximumPoints) points; is this one drawing?")
-            }
-            strokes.append(points)
-        }
-        guard count > 0 else { throw DataError(file: "request", message: "no points: give at least one stroke with points") }
-        return Drawing(strokes: strokes)
-    }
-
     // MARK: Motion
-
-    /// `{"samples": [{"timestamp": s, "acc.x": g, …}, …]}`: a recording file's rows, its columns as keys.
-    struct MotionRequest: Decodable {
-        let samples: [[String: Double]]
-    }
 
     /// The recording in the body (CSV, or JSON samples turned into that CSV's rows), answered as
     /// `classify motion FILE --json` prints it.
@@ -233,7 +248,15 @@ struct ServeAPI: Sendable {
         if isCSV {
             csv = body
         } else {
-            csv = try Self.csv(fromJSON: body)
+            do {
+                csv = try Self.csv(fromJSON: body)
+            } catch let failure as Failure {
+                throw failure
+            } catch let error as DataError {
+                throw Failure(.unprocessableContent, error.description, exit: ExitStatus.code(for: error))
+            } catch {
+                throw Failure(.badRequest, "\(error)")
+            }
         }
         let windowing = motion.windowing
         do {
@@ -246,42 +269,6 @@ struct ServeAPI: Sendable {
         } catch {
             throw Failure(.unprocessableContent, error.description, exit: ExitStatus.code(for: error))
         }
-    }
-
-    /// JSON samples as the CSV a recording file holds: the first sample's keys are the header (every sample has
-    /// the same keys).
-    static func csv(fromJSON body: Data) throws(Failure) -> Data {
-        let request: MotionRequest
-        do {
-            request = try JSONDecoder().decode(MotionRequest.self, from: body)
-        } catch {
-            throw Failure(.badRequest, "the body is not {\"samples\": [{\"timestamp\": s, \"acc.x\": g, …}, …]}: \(jsonProblem(error))")
-        }
-        guard let first = request.samples.first else { throw Failure(.unprocessableContent, "request: no samples") }
-        let columns = first.keys.sorted()
-        var text = columns.joined(separator: ",") + "\n"
-        for (i, sample) in request.samples.enumerated() {
-            guard sample.count == columns.count, columns.allSatisfy({ sample[$0] != nil }) else {
-                throw Failure(
-                    .unprocessableContent, "request: samples[\(i)] has keys \(sample.keys.sorted()); every sample needs \(columns)")
-            }
-            text += columns.map { "\(sample[$0] ?? 0)" }.joined(separator: ",") + "\n"
-        }
-        return Data(text.utf8)
-    }
-}
-
-/// What JSONDecoder found wrong, in a line: where and what.
-private func jsonProblem(_ error: any Error) -> String {
-    guard let error = error as? DecodingError else { return "\(error)" }
-    func path(_ context: DecodingError.Context) -> String {
-        let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-        return keys.isEmpty ? "" : "at \(keys): "
-    }
-    switch error {
-    case let .typeMismatch(_, context), let .valueNotFound(_, context), let .keyNotFound(_, context), let .dataCorrupted(context):
-        return path(context) + context.debugDescription
-    @unknown default: return "\(error)"
     }
 }
 

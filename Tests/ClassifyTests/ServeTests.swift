@@ -55,6 +55,11 @@ final class ServerProcess: @unchecked Sendable {
     }
 }
 
+/// `--json` output as the server answers it: the weights file named without its folder.
+func withoutWeightsFolder(_ json: String) -> String {
+    json.replacing(/"weights":"[^"]*\/([^"\/]*)"/) { "\"weights\":\"\($0.1)\"" }
+}
+
 /// The JSON object of `text`.
 func jsonObject(_ text: String) throws -> [String: Any] {
     try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(text.prefix(300))")
@@ -80,7 +85,7 @@ struct ServeTests {
             let answer = try await server.post("v1/shape", try Data(contentsOf: file), type: "text/csv")
             let cli = try CommandRun.classifyAtRoot(["shape", "Datasets/examples/\(example).csv", "--json"])
             #expect(answer.status == 200)
-            #expect(answer.body == cli.standardOutput)
+            #expect(answer.body == withoutWeightsFolder(cli.standardOutput))
         }
         let star = try jsonObject(
             try await server.post("v1/shape", Data(contentsOf: packageRoot.appendingPathComponent("Datasets/examples/star.csv")), type: "text/csv")
@@ -150,7 +155,7 @@ struct ServeTests {
         let answer = try await server.post("v1/motion", try Data(contentsOf: file), type: "text/csv")
         let cli = try CommandRun.classifyAtRoot(["motion", "Datasets/examples/walking.csv", "--json"])
         #expect(answer.status == 200)
-        #expect(answer.body == cli.standardOutput)
+        #expect(answer.body == withoutWeightsFolder(cli.standardOutput))
         // The same rows as JSON samples, keyed by the CSV's columns.
         let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
         let header = lines[0].split(separator: ",").map(String.init)
@@ -189,31 +194,6 @@ struct ServeTests {
         #expect(try await server.get("no-such-page").status == 404)
     }
 
-    /// A body that stops arriving holds one of `--max-requests 1`: a second request meanwhile gets 503, and the
-    /// stalled one 408 once `--timeout` passes; then the server answers again.
-    @Test func aStalledBodyTimesOutAndTheRequestLimitHolds() async throws {
-        let server = try ServerProcess(["--max-requests", "1", "--timeout", "1"])
-        let port = try #require(server.base.port)
-        let head = "POST /v1/shape HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"strokes\""
-        // The stalled request is being answered (waiting for its body) once another is refused; until the server
-        // has read its head, the other is answered, and the stalled one is tried again on a new connection.
-        var busy = (status: 0, body: "")
-        var stalled = try RawConnection(port: port)
-        for attempt in 1...10 {
-            stalled = try RawConnection(port: port)
-            stalled.send(head)
-            try await Task.sleep(nanoseconds: UInt64(attempt) * 50_000_000)
-            busy = try await server.post("v1/shape", Self.circleStrokes)
-            if busy.status == 503 { break }
-        }
-        #expect(busy.status == 503, "\(busy.body)")
-        #expect((try jsonObject(busy.body)["exit"] as? Int) == 75)
-        let reply = stalled.receive()
-        #expect(reply.hasPrefix("HTTP/1.1 408"), "\(reply.prefix(200))")
-        #expect(reply.contains("did not arrive within 1.0 s"), "\(reply)")
-        #expect(try await server.post("v1/shape", Self.circleStrokes).status == 200)
-    }
-
     @Test func badOptionsAreUsageErrors() throws {
         for arguments in [["--port", "70000"], ["--tls-cert", "a.pem"], ["--json"], ["--max-body", "10"]] {
             let run = try CommandRun.classifyAtRoot(["serve"] + arguments)
@@ -227,7 +207,7 @@ struct ServeTests {
 
 /// A plain TCP connection to 127.0.0.1, for requests no HTTP client sends (a body that stops halfway).
 final class RawConnection {
-    private let descriptor: Int32
+    let descriptor: Int32
 
     init(port: Int) throws {
         #if canImport(Glibc)

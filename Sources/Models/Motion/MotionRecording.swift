@@ -60,6 +60,12 @@ public enum MotionRecordingReader {
         let (coreMotion, valueColumns, spinColumns, timeColumn) = (columns.coreMotion, columns.values, columns.spins, columns.time)
         var times: [Double] = [], values: [Double] = []
         while try reader.advance() {
+            guard times.count < maximumSamples else {
+                throw DataError(
+                    file: path, line: reader.lineNumber,
+                    message: "more than \(maximumSamples) samples, the most one recording is read in; classify it in parts "
+                        + "(or follow it with MotionStream / --follow, which keeps no more than a window)")
+            }
             try appendSensorValues(reader: reader, values: valueColumns, spins: spinColumns, to: &values)
             let time = try timeColumn.map { column throws(DataError) in try reader.number(column: column) } ?? Double(times.count) / assumedRate
             if let previous = times.last, time <= previous {
@@ -181,6 +187,11 @@ public enum MotionRecordingReader {
         }
         return text
     }
+
+    /// The most samples one recording is read in (a file, standard input or a request): 10 million, 55 hours at
+    /// 50 Hz. Checked as each row is read, so a longer input stops there rather than after all of it was parsed
+    /// (its values take 13 doubles a row).
+    package static let maximumSamples = 10_000_000
 
     /// The most samples a recording may have after resampling (55 hours at 50 Hz): a guard against timestamps
     /// spread so far apart that resampling would fill gigabytes.

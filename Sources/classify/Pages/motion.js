@@ -14,6 +14,9 @@
   const standardGravity = 9.80665;
   let samples = [];   // [t (s), acc.x, acc.y, acc.z (g), gyro.x, gyro.y, gyro.z (rad/s)]
   let origin = null, timer = null, request = 0;
+  // The largest body the server reads (its --max-body, sent with every answer as X-Max-Body): a live recording
+  // posts only its newest samples that fit in it, so that a long session is never refused as too large.
+  let maxBody = 4 << 20;
 
   document.getElementById("file").addEventListener("change", async (event) => {
     const file = event.target.files[0];
@@ -26,6 +29,8 @@
     const mine = ++request;
     try {
       const response = await fetch("/v1/motion", { method: "POST", headers: { "Content-Type": type }, body });
+      const limit = Number(response.headers.get("X-Max-Body"));
+      if (limit > 0) maxBody = limit;
       const answer = await response.json();
       if (mine === request) show(answer, response.ok, name);
     } catch (error) {
@@ -124,9 +129,30 @@
     samples.push([t, a.x / standardGravity, a.y / standardGravity, a.z / standardGravity, radians(r && r.beta), radians(r && r.gamma), radians(r && r.alpha)]);
   }
 
-  function csv() {
-    const rows = samples.map((s) => [s[0].toFixed(4)].concat(s.slice(1).map((v) => v.toFixed(5))).join(","));
-    return ["timestamp,acc.x,acc.y,acc.z,gyro.x,gyro.y,gyro.z"].concat(rows).join("\n") + "\n";
+  // The recording as CSV: all of it, or its newest samples whose text fits in `budget` bytes.
+  function csv(budget = Infinity) {
+    const header = "timestamp,acc.x,acc.y,acc.z,gyro.x,gyro.y,gyro.z";
+    const rows = [];
+    let size = header.length + 1;
+    for (let i = samples.length - 1; i >= 0; i--) {
+      const s = samples[i];
+      const row = [s[0].toFixed(4)].concat(s.slice(1).map((v) => v.toFixed(5))).join(",");
+      if (size + row.length + 1 > budget) break;
+      rows.push(row);
+      size += row.length + 1;
+    }
+    rows.reverse();
+    return [header].concat(rows).join("\n") + "\n";
+  }
+
+  // The newest samples that fit well within the server's limit, and what they cover.
+  function postLive() {
+    const body = csv(0.9 * maxBody);
+    const kept = body.split("\n").length - 2;
+    const name = kept > 0 && kept < samples.length
+      ? `this phone (the last ${((samples[samples.length - 1][0] - samples[samples.length - kept][0]) / 60).toFixed(1)} min)`
+      : "this phone";
+    post(body, "text/csv", name);
   }
 
   start.addEventListener("click", async () => {
@@ -155,7 +181,7 @@
     timer = setInterval(() => {
       const span = samples.length ? samples[samples.length - 1][0] : 0;
       if (samples.length === 0 && span === 0) detail.textContent = "No motion events yet: this device may have no motion sensors.";
-      if (span >= 5.5) post(csv(), "text/csv", "this phone");
+      if (span >= 5.5) postLive();
     }, 2000);
   });
 
@@ -165,7 +191,7 @@
     start.disabled = false;
     stop.disabled = true;
     save.disabled = samples.length === 0;
-    if (samples.length) post(csv(), "text/csv", "this phone");
+    if (samples.length) postLive();
   });
 
   save.addEventListener("click", () => {

@@ -1,0 +1,248 @@
+import DataFiles
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// What every request to `classify serve` passes before a route answers it: HTTP as RFC 9110/9112 has it, and the
+/// checks that keep other web pages away from a server on this machine.
+///
+/// - One `Host` header (400 without one, or with two).
+/// - Bound to a loopback address, the server answers only the names of this machine (`localhost`, `127.x.x.x`,
+///   `[::1]` and the `--host` given): a page whose name was made to resolve to 127.0.0.1 (DNS rebinding) gets 403
+///   instead of the pages' answers.
+/// - A request that a browser marks as coming from another origin (`Origin` not this server, or `Sec-Fetch-Site`
+///   other than `same-origin`/`none`) gets 403 before its body is read: another page cannot make the server work,
+///   whatever its content type (a `text/plain` or form post needs no preflight). Clients that are not browsers
+///   (curl, scripts) send neither header and are answered as before.
+/// - A known path with another method gets 405 and `Allow`; `HEAD` of a page gets its headers.
+/// - `Transfer-Encoding` other than `chunked` is 501, a `Content-Encoding` other than `identity` 415 (the body would
+///   be read as what it is not), and a `Content-Length` too large for any body 413 at once.
+/// - `Connection: close` (as HTTP/1.0 without keep-alive implies it) is answered with `Connection: close`, and the
+///   connection is closed after the answer.
+struct ServeGate<Router: HTTPResponder>: HTTPResponder where Router.Context == BasicRequestContext {
+    typealias Context = BasicRequestContext
+
+    let router: Router
+    /// The host names this server answers to, lowercased, or `nil` for any (bound beyond loopback).
+    let hosts: Set<String>?
+    /// Paths and the methods each takes.
+    let methods: [String: [HTTPRequest.Method]]
+    /// Seconds a refused request's body may take to be read and dropped (`--timeout`).
+    let timeout: Double
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        var response: Response
+        if let refusal = refusal(of: request) {
+            response = ServeReply.closing(refusal.response, json: refusal.json, request: request, timeout: timeout)
+        } else if request.method == .head, methods[request.uri.path]?.contains(.get) == true {
+            var head = request.head
+            head.method = .get
+            let page = try await router.respond(to: Request(head: head, body: request.body), context: context)
+            response = Response(status: page.status, headers: page.headers)
+            if let length = page.body.contentLength { response.headers[.contentLength] = "\(length)" }
+        } else {
+            response = try await router.respond(to: request, context: context)
+        }
+        if request.headers[.connection]?.lowercased() == "close" { response.headers[.connection] = "close" }
+        return response
+    }
+
+    /// The answer to a request that goes no further (with its JSON body), or `nil`.
+    func refusal(of request: Request) -> (response: Response, json: ByteBuffer)? {
+        // The first Host header is the request's authority; a second one stays among the fields.
+        let moreHosts = request.headers.contains { $0.name.canonicalName == "host" }
+        guard let authority = request.head.authority, !moreHosts else {
+            return ServeReply.failure(.badRequest, moreHosts ? "the request has more than one Host header" : "the request has no Host header")
+        }
+        let host = Self.hostName(authority)
+        if let hosts, !hosts.contains(host) && !host.hasPrefix("127.") {
+            return ServeReply.failure(
+                .forbidden,
+                "Host \(String(reflecting: authority)) is not this server: bound to a loopback address, it answers only "
+                    + "localhost, 127.0.0.1 and [::1] (another name may be a page rebinding its address to this machine); "
+                    + "to be reached by another name, start it with --host")
+        }
+        if let origin = request.headers[.origin], !Self.sameOrigin(origin, authority: authority, scheme: request.head.scheme ?? "http") {
+            return ServeReply.failure(
+                .forbidden, "requests from another origin (\(String(reflecting: origin))) are refused: use the pages this server serves")
+        }
+        let site = request.headers.first { $0.name.canonicalName == "sec-fetch-site" }?.value.lowercased()
+        if let site, site != "same-origin" && site != "none" {
+            return ServeReply.failure(.forbidden, "requests from another site (Sec-Fetch-Site: \(site)) are refused: use the pages this server serves")
+        }
+        if let allowed = methods[request.uri.path], !allowed.contains(request.method), !(request.method == .head && allowed.contains(.get)) {
+            var refusal = ServeReply.failure(
+                .methodNotAllowed, "\(request.uri.path) takes \(allowed.map(\.rawValue).joined(separator: " and ")), not \(request.method)")
+            let methods = allowed.contains(.get) ? allowed + [.head] : allowed
+            refusal.response.headers[.allow] = methods.map(\.rawValue).joined(separator: ", ")
+            return refusal
+        }
+        if let coding = request.headers[.transferEncoding], coding.lowercased() != "chunked" {
+            return ServeReply.failure(.notImplemented, "Transfer-Encoding \(String(reflecting: coding)) is not supported: send the body as it is, or chunked")
+        }
+        if let coding = request.headers[.contentEncoding], coding.lowercased() != "identity" {
+            return ServeReply.failure(.unsupportedMediaType, "Content-Encoding \(String(reflecting: coding)) is not read: send the body uncompressed")
+        }
+        if let length = request.headers[.contentLength], Int(length) == nil {
+            let digits = !length.isEmpty && length.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+            return digits
+                ? ServeReply.failure(.contentTooLarge, "the body is \(length) bytes, more than any body this server reads (--max-body)")
+                : ServeReply.failure(.badRequest, "Content-Length \(String(reflecting: length)) is not a number of bytes")
+        }
+        return nil
+    }
+
+    /// `example.com` of `Example.com:8080`, `::1` of `[::1]:8080`.
+    static func hostName(_ authority: String) -> String {
+        let lower = authority.lowercased()
+        if lower.hasPrefix("["), let end = lower.firstIndex(of: "]") {
+            return String(lower[lower.index(after: lower.startIndex)..<end])
+        }
+        if let colon = lower.lastIndex(of: ":") { return String(lower[..<colon]) }
+        return lower
+    }
+
+    /// Whether `origin` (`http://host:port`) is the server that `authority` (the Host header) names over `scheme`.
+    static func sameOrigin(_ origin: String, authority: String, scheme: String) -> Bool {
+        let lower = origin.lowercased()
+        guard let separator = lower.range(of: "://") else { return false }
+        let originScheme = String(lower[..<separator.lowerBound])
+        let defaultPort = originScheme == "https" ? ":443" : ":80"
+        func withPort(_ text: String) -> String {
+            let hasPort = text.hasPrefix("[") ? text.contains("]:") : text.contains(":")
+            return hasPort ? text : text + defaultPort
+        }
+        return originScheme == scheme && withPort(String(lower[separator.upperBound...])) == withPort(authority.lowercased())
+    }
+
+
+}
+
+/// The API's refusals: the CLI's JSON error object with a status.
+enum ServeReply {
+    /// A refusal as the API's JSON error object (the response, and its body's bytes).
+    static func failure(_ status: HTTPResponse.Status, _ message: String, exit: Int32 = ExitStatus.dataError) -> (response: Response, json: ByteBuffer) {
+        let json = ByteBuffer(string: jsonText(ErrorLineJSON(input: "request", error: message, exit: exit)) + "\n")
+        return (Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: json)), json)
+    }
+
+    /// `response` (whose body is `json`) with `Connection: close`, for a request whose body is not read. The answer
+    /// goes out at once (a client that waits for `100 Continue` sends no body), then the body is read and dropped,
+    /// up to `drainLimit` bytes within `timeout` seconds, so that a client that sends its whole body before it
+    /// reads (Python's urllib, URLSession) sees the answer instead of a broken pipe; then the connection is closed.
+    static func closing(_ response: Response, json: ByteBuffer, request: Request, timeout: Double) -> Response {
+        var headers = response.headers
+        headers[.connection] = "close"
+        let body = request.body
+        // A body that says it is longer than could be dropped, or does not say a length it could have: not waited for.
+        let declared = request.headers[.contentLength].map { Int($0) ?? Int.max } ?? 0
+        let drains = declared <= drainLimit && (declared > 0 || request.headers[.transferEncoding] != nil)
+        return Response(
+            status: response.status, headers: headers,
+            body: ResponseBody(contentLength: json.readableBytes) { (writer: inout any ResponseBodyWriter) in
+                try await writer.write(json)
+                guard drains else { return try await writer.finish(nil) }
+                _ = try? await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        var dropped = 0
+                        for try await part in body {
+                            dropped += part.readableBytes
+                            if dropped > drainLimit { break }
+                        }
+                    }
+                    group.addTask { try await Task.sleep(nanoseconds: UInt64(timeout * 1e9)) }
+                    defer { group.cancelAll() }
+                    try await group.next()
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    /// The most bytes of a refused body read and dropped before its connection is closed.
+    static let drainLimit = 64 << 20
+}
+
+/// The host names a server bound to `address` answers to: `nil` (any) unless it is a loopback address.
+func loopbackHosts(boundTo address: String) -> Set<String>? {
+    let name = address.lowercased()
+    guard name == "localhost" || name.hasPrefix("127.") || name == "::1" else { return nil }
+    return ["localhost", name, "::1", "127.0.0.1"]
+}
+
+/// HTTP/1.1 as Hummingbird's `HTTP1Channel` serves it, with `Connection: close` kept both ways: a request that asks
+/// for no keep-alive (HTTP/1.0 without `Connection: keep-alive`) is marked `Connection: close` (and an HTTP/1.0
+/// request without `Host` gets the address it reached as its host), and an answer that
+/// says `Connection: close` (that one, or an early 413 whose body was not read) closes the connection once it is
+/// written, instead of leaving it open until the idle timeout.
+struct ServeChannel: ServerChildChannel, HTTPChannelHandler {
+    typealias Value = HTTP1Channel.Value
+    let inner: HTTP1Channel
+
+    var responder: HTTPChannelHandler.Responder { inner.responder }
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try channel.pipeline.syncOperations.addHandler(ConnectionClose(), position: .after(decoder))
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await inner.handle(value: value, logger: logger)
+    }
+
+    /// Between NIO's HTTP/1 parts and Hummingbird's: marks a request head that does not keep its connection alive
+    /// with `Connection: close`, and closes the connection after an answer that says `Connection: close`.
+    final class ConnectionClose: ChannelDuplexHandler, RemovableChannelHandler {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias InboundOut = HTTPServerRequestPart
+        typealias OutboundIn = HTTPServerResponsePart
+        typealias OutboundOut = HTTPServerResponsePart
+
+        private var closing = false
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            guard case .head(var head) = unwrapInboundIn(data) else { return context.fireChannelRead(data) }
+            if !head.isKeepAlive, head.headers["connection"].first != "close" {
+                head.headers.replaceOrAdd(name: "connection", value: "close")
+            }
+            // HTTP/1.0 has no Host header of its own (HTTP/1.1 requires one): the request is for the address it reached.
+            if head.version == .http1_0, head.headers["host"].isEmpty, let address = context.channel.localAddress,
+                let ip = address.ipAddress, let port = address.port
+            {
+                head.headers.add(name: "host", value: ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)")
+            }
+            context.fireChannelRead(wrapInboundOut(.head(head)))
+        }
+
+        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+            switch unwrapOutboundIn(data) {
+            case let .head(head):
+                closing = head.headers[canonicalForm: "connection"].contains { $0.lowercased() == "close" }
+                context.write(data, promise: promise)
+            case .body:
+                context.write(data, promise: promise)
+            case .end:
+                guard closing else { return context.write(data, promise: promise) }
+                closing = false
+                let written = context.eventLoop.makePromise(of: Void.self)
+                written.futureResult.cascade(to: promise)
+                context.writeAndFlush(data, promise: written)
+                let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+                written.futureResult.whenComplete { _ in bound.value.close(promise: nil) }
+            }
+        }
+    }
+}
+
+extension HTTPServerBuilder {
+    /// HTTP/1.1 as `ServeChannel` serves it.
+    static func serve(_ configuration: HTTP1Channel.Configuration) -> HTTPServerBuilder {
+        .init { responder in ServeChannel(inner: HTTP1Channel(responder: responder, configuration: configuration)) }
+    }
+}

@@ -1,0 +1,262 @@
+import DataFiles
+import Foundation
+import Testing
+
+@testable import classify
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The JSON bodies of `classify serve`, read value by value: a syntax error says where, a repeated key is refused,
+/// and a limit stops the reading where it is passed (issue 46, H2 and L5).
+@Suite("classify serve: request bodies")
+struct ServeBodyTests {
+    /// The 400 message of `body` read as strokes, or `nil` when it is not a syntax failure.
+    static func syntaxMessage(_ body: String) -> String? {
+        do {
+            _ = try ServeAPI.drawing(fromJSON: Data(body.utf8))
+        } catch let failure as ServeAPI.Failure {
+            return failure.status == .badRequest ? failure.message : nil
+        } catch {
+            return nil
+        }
+        return nil
+    }
+
+    @Test func syntaxErrorsSayWhereAndWhat() {
+        let cases: [(body: String, says: String)] = [
+            ("{\"strokes\":[[[0,0],[10,0],[10,10],[0,10] ]}", "request:1: column 43 (byte 42): expected ',' or ']' after an element, found '}'"),
+            ("{\"strokes\":[[[NaN,0],[1,1]]]}", "column 15 (byte 14): expected a number, found 'N'"),
+            ("{\"strokes\":[[[1e400,0],[1,1]]]}", "expected a number within ±1.8e308 (a Double), found 1e400"),
+            ("{\"strokes\":[[[0,0],[1,1]]]} xyz", "expected the end of the body after its value, found 'x'"),
+            ("{\"strokes\":[[[0,0],\n[1,1]]],\n\"strokes\":[]}", "request:3: column 1 (byte 29): expected each key once in an object, found \"strokes\" again"),
+            ("{\"strokes\":[[[0,0],[1,1]]],\"x\":" + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + "}",
+             "expected at most 32 levels of nested objects and arrays"),
+            ("{\"points\":[]}", "it has no \"strokes\" member"),
+            ("[]", "expected an object {\"strokes\": [[[x, y], …], …]}, found '['"),
+        ]
+        for item in cases {
+            let message = Self.syntaxMessage(item.body)
+            #expect(message?.contains(item.says) == true, "\(item.body.prefix(60)): \(message ?? "no 400")")
+            #expect(message?.hasPrefix("the body is not {\"strokes\"") == true, "\(message ?? "no 400")")
+        }
+    }
+
+    @Test func aDrawingReadsAsItsPointsWithOtherMembersSkipped() throws {
+        let drawing = try ServeAPI.drawing(
+            fromJSON: Data("{\"name\": {\"a\": [1, \"x\", null, true]}, \"strokes\": [[[0, 0], [10, 0, 5]], [], [[3.5, -2e1]]]}".utf8))
+        #expect(drawing.strokes.count == 2)
+        #expect(drawing.strokes[0].map(\.x) == [0, 10] && drawing.strokes[0].map(\.t) == [nil, 5])
+        #expect(drawing.strokes[1].map(\.y) == [-20])
+    }
+
+    @Test func thePointLimitStopsTheReadingWhereItIsPassed() {
+        // Five points are allowed; the sixth is refused although the body goes on (and ends badly).
+        let body = "{\"strokes\": [[[0,0],[1,0],[2,0]], [[3,0],[4,0],[5,0],[6,0] this is never read"
+        #expect {
+            _ = try ServeAPI.drawing(fromJSON: Data(body.utf8), maximumPoints: 5)
+        } throws: { error in
+            (error as? DataError)?.message == "more than 5 points; is this one drawing?"
+        }
+        #expect(throws: DataError.self) { _ = try ServeAPI.drawing(fromJSON: Data("{\"strokes\": [[[0,0],[1]]]}".utf8)) }
+    }
+
+    @Test func samplesBecomeTheirRecordingsRowsWithinTheLimit() throws {
+        let csv = try ServeAPI.csv(fromJSON: Data("{\"samples\": [{\"b\": 2, \"a\": 1}, {\"a\": 3, \"b\": 4.5}]}".utf8))
+        #expect(String(decoding: csv, as: UTF8.self) == "a,b\n1.0,2.0\n3.0,4.5\n")
+        let three = "{\"samples\": [" + Array(repeating: "{\"a\": 1}", count: 3).joined(separator: ",") + ", {\"a\": nonsense"
+        #expect {
+            _ = try ServeAPI.csv(fromJSON: Data(three.utf8), maximumSamples: 3)
+        } throws: { error in
+            (error as? DataError)?.message.hasPrefix("more than 3 samples") == true
+        }
+        #expect {
+            _ = try ServeAPI.csv(fromJSON: Data("{\"samples\": [{\"a\": 1}, {\"a\": 1, \"b\": 2}]}".utf8))
+        } throws: { error in
+            (error as? DataError)?.message == "samples[1] has keys [\"a\", \"b\"]; every sample needs [\"a\"]"
+        }
+        #expect {
+            _ = try ServeAPI.csv(fromJSON: Data("{\"samples\": [{\"a,b\": 1}]}".utf8))
+        } throws: { error in
+            (error as? DataError)?.message.contains("which is no column name") == true
+        }
+        #expect {
+            _ = try ServeAPI.csv(fromJSON: Data("{\"samples\": [{\"a\": 1, \"a\": 2}]}".utf8))
+        } throws: { error in
+            (error as? ServeAPI.Failure)?.message.contains("each key once in an object") == true
+        }
+    }
+}
+
+/// The queue of large requests: a worker per slot, a line behind them, and a refusal once both are full.
+@Suite("classify serve: work queue")
+struct ServeQueueTests {
+    @Test func jobsBeyondTheWorkersAndTheLineAreRefusedAtOnce() async {
+        let queue = ServeQueue(workers: 1, waiting: 1)
+        let release = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        async let first: Int? = queue.run {
+            started.signal()
+            release.wait()
+            return 1
+        }
+        started.wait()
+        async let second: Int? = queue.run { 2 }
+        // The second waits in line (the only place); the third finds the worker busy and the line full.
+        var third: Int? = 0
+        for _ in 0..<200 {
+            third = await queue.run { 3 }
+            if third == nil { break }
+            // The second had not reached the line yet, and this one ran in its place: try again.
+        }
+        #expect(third == nil)
+        release.signal()
+        #expect(await first == 1)
+        #expect(await second == 2)
+        #expect(await queue.run { 4 } == 4)
+    }
+}
+
+/// HTTP as the RFCs and browsers' security model have it (issue 46: M2, M5, L1–L4).
+@Suite("classify serve: hostile requests")
+struct ServeHostileRequestTests {
+    static let square = "{\"strokes\": [[[0,0],[10,0],[10,10],[0,10],[0,0]]]}"
+
+    /// `request` (a head whose body follows), sent raw; returns what came back and whether the server closed.
+    static func raw(_ server: ServerProcess, _ head: String, body: String = "") throws -> (reply: String, closed: Bool) {
+        let connection = try RawConnection(port: try #require(server.base.port))
+        connection.send(head + body)
+        return connection.receiveUntilClosed()
+    }
+
+    static func post(_ headers: String, body: String = square) -> String {
+        "POST /v1/shape HTTP/1.1\r\n\(headers)Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
+    }
+
+    @Test func hostAndOriginAreChecked() async throws {
+        let server = try ServerProcess()
+        let port = try #require(server.base.port)
+        let cases: [(head: String, status: String, says: String)] = [
+            (Self.post("Connection: close\r\n"), "400", "no Host header"),
+            (Self.post("Host: 127.0.0.1\r\nHost: evil.example\r\nConnection: close\r\n"), "400", "more than one Host header"),
+            (Self.post("Host: evil.example:\(port)\r\nConnection: close\r\n"), "403", "is not this server"),
+            (Self.post("Host: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:9\r\nConnection: close\r\n"), "403", "another origin"),
+            (Self.post("Host: 127.0.0.1:\(port)\r\nSec-Fetch-Site: same-site\r\nConnection: close\r\n"), "403", "another site"),
+            (Self.post("Host: localhost:\(port)\r\nOrigin: http://localhost:\(port)\r\nConnection: close\r\n"), "200", "\"label\":\"square\""),
+            (Self.post("Host: [::1]:\(port)\r\nConnection: close\r\n"), "200", "\"label\":\"square\""),
+        ]
+        for item in cases {
+            let (reply, closed) = try Self.raw(server, item.head, body: Self.square)
+            #expect(reply.hasPrefix("HTTP/1.1 \(item.status)"), "\(item.head): \(reply.prefix(300))")
+            #expect(reply.contains(item.says), "\(item.head): \(reply.prefix(300))")
+            #expect(closed, "\(item.head): the connection stayed open after Connection: close")
+        }
+        // The answer names the weights file, not the folders it is in.
+        let answer = try jsonObject(try await server.post("v1/shape", Data(Self.square.utf8)).body)
+        let weights = try #require(answer["weights"] as? String)
+        #expect(!weights.contains("/") && weights.hasSuffix(".weights"), "\(weights)")
+    }
+
+    @Test func methodsFramingAndCodingsAreHTTPs() throws {
+        let server = try ServerProcess(["--max-body", "4096"])
+        let head = try Self.raw(server, "HEAD / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        #expect(head.reply.hasPrefix("HTTP/1.1 200") && head.reply.contains("text/html") && !head.reply.contains("<canvas"), "\(head.reply.prefix(300))")
+        let delete = try Self.raw(server, "DELETE /v1/shape HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        #expect(delete.reply.hasPrefix("HTTP/1.1 405") && delete.reply.lowercased().contains("allow: post"), "\(delete.reply.prefix(300))")
+        // HTTP/1.0 without keep-alive: answered, then closed (not held until the idle timeout).
+        let old = try Self.raw(server, "GET / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(old.reply.hasPrefix("HTTP/1.1 200") && old.reply.contains("<canvas"), "\(old.reply.prefix(300))")
+        #expect(old.closed)
+        let cases: [(head: String, body: String, status: String)] = [
+            ("POST /v1/shape HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n",
+             "5\r\nhello\r\n0\r\n\r\n", "501"),
+            (Self.post("Host: x\r\nContent-Encoding: gzip\r\nConnection: close\r\n"), Self.square, "415"),
+            ("POST /v1/shape HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 9223372036854775808\r\n\r\n", "{", "413"),
+            ("POST /v1/shape HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n", "{", "413"),
+        ]
+        for item in cases {
+            let (reply, closed) = try Self.raw(server, item.head, body: item.body)
+            #expect(reply.hasPrefix("HTTP/1.1 \(item.status)"), "\(item.head.prefix(120)): \(reply.prefix(300))")
+            #expect(closed, "\(item.head.prefix(120)): left open")
+        }
+    }
+
+    /// A client that sends its whole body before it reads (Python's urllib, URLSession) sees the 413, not a
+    /// broken pipe: the server reads and drops the body after answering.
+    @Test func aBodyOverTheLimitIsAnsweredAndDrained() async throws {
+        let server = try ServerProcess(["--max-body", "4096"])
+        let answer = try await server.post("v1/shape", Data(repeating: UInt8(ascii: "1"), count: 600_000), type: "text/csv")
+        #expect(answer.status == 413, "\(answer.body)")
+        #expect(answer.body.contains("at most 4096 are read"), "\(answer.body)")
+        #expect(try await server.post("v1/shape", Data(Self.square.utf8)).status == 200)
+    }
+
+    /// Bodies that trickle in hold no slot of `--max-requests`: a request whose body has arrived is answered
+    /// meanwhile, and the trickling ones get 408 after `--timeout`.
+    @Test func stalledBodiesHoldNoSlot() async throws {
+        let server = try ServerProcess(["--max-requests", "1", "--timeout", "1"])
+        let port = try #require(server.base.port)
+        let head = "POST /v1/shape HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"strokes\""
+        let stalled = try (0..<3).map { _ in try RawConnection(port: port) }
+        for connection in stalled { connection.send(head) }
+        let answer = try await server.post("v1/shape", Data(Self.square.utf8))
+        #expect(answer.status == 200, "\(answer.body)")
+        for connection in stalled {
+            let reply = connection.receive()
+            #expect(reply.hasPrefix("HTTP/1.1 408") && reply.contains("did not arrive within 1.0 s"), "\(reply.prefix(200))")
+        }
+    }
+
+    @Test func optionsAndTLSFilesAreCheckedBeforeTheServerStarts() throws {
+        for timeout in ["0", "0.0004", "1e-9"] {
+            let run = try CommandRun.classifyAtRoot(["serve", "--port", "0", "--timeout", timeout])
+            #expect(run.status == 64, "\(timeout): \(run.standardError)")
+            #expect(run.standardError.contains("--timeout must be 0.001–3600 seconds"), "\(run.standardError)")
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("serve-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for name in ["a", "b"] {
+            let openssl = Process()
+            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+            openssl.arguments = [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=\(name)",
+                "-keyout", folder.appendingPathComponent("\(name)-key.pem").path, "-out", folder.appendingPathComponent("\(name)-cert.pem").path,
+            ]
+            openssl.standardError = FileHandle.nullDevice
+            try openssl.run()
+            openssl.waitUntilExit()
+            #expect(openssl.terminationStatus == 0)
+        }
+        let fifo = folder.appendingPathComponent("fifo.pem").path
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let path = { (name: String) in folder.appendingPathComponent(name).path }
+        let cases: [(cert: String, key: String, status: Int32, says: String)] = [
+            (fifo, path("a-key.pem"), 65, "is not a regular file"),
+            (path("a-cert.pem"), fifo, 65, "is not a regular file"),
+            (path("missing.pem"), path("a-key.pem"), 66, "no such certificate file"),
+            (path("a-cert.pem"), path("b-key.pem"), 65, "does not belong to the certificate"),
+        ]
+        for item in cases {
+            let run = try CommandRun.classifyAtRoot(["serve", "--port", "0", "--tls-cert", item.cert, "--tls-key", item.key])
+            #expect(run.status == item.status, "\(item.says): \(run.standardError)")
+            #expect(run.standardError.contains(item.says), "\(run.standardError)")
+        }
+    }
+}
+
+extension RawConnection {
+    /// What arrives until the server closes the connection (`closed`) or 30 s pass without a byte.
+    func receiveUntilClosed() -> (reply: String, closed: Bool) {
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var received: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { return (String(decoding: received, as: UTF8.self), true) }
+            if count < 0 { return (String(decoding: received, as: UTF8.self), errno == ECONNRESET) }
+            received += buffer[0..<count]
+        }
+    }
+}
