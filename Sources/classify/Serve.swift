@@ -22,16 +22,17 @@ struct Serve: ParsableCommand {
             API: POST /v1/shape with JSON {"strokes": [[[x, y], [x, y, t], ...], ...]} or a drawing CSV \
             (Content-Type: text/csv); POST /v1/motion with a recording CSV (?rate=HZ when it has no timestamp \
             column) or JSON {"samples": [{"timestamp": s, "acc.x": g, ...}, ...]} (the CSV's columns as keys). \
-            Each answers exactly what `classify shape|motion FILE --json` prints. Bad input is a 4xx with the \
-            CLI's JSON error object ({"error": ..., "exit": 65, "input": "request"}): 400 unreadable JSON, 413 \
-            a body over --max-body, 415 another content type, 422 a drawing or recording the models refuse; \
-            503 when --max-requests are already being answered; 408 when a body takes longer than --timeout to \
-            arrive.
+            Each answers what `classify shape|motion FILE --json` prints (the weights file named without its \
+            folder). Bad input is a 4xx with the CLI's JSON error object ({"error": ..., "exit": 65, "input": \
+            "request"}): 400 unreadable JSON (with its line and column), 413 a body over --max-body, 415 another \
+            content type, 422 a drawing or recording the models refuse; 503 when --max-requests are already being \
+            answered or the queue of large requests is full; 408 when a body takes longer than --timeout to arrive.
 
-            Bound to 127.0.0.1 (this machine only) unless --host says otherwise. Browsers give motion sensors only \
-            to secure pages: https (--tls-cert and --tls-key, PEM files) or http://localhost; docs/serve.md says \
-            how to reach the server from a phone either way. --weights names a shape or a motion model (the other \
-            comes from the usual lookup). Stops on Ctrl-C.
+            Bound to 127.0.0.1 (this machine only) unless --host says otherwise; bound to loopback, it answers only \
+            the Host names localhost, 127.x.x.x and [::1]. Requests a browser marks as from another origin get \
+            403. Browsers give motion sensors only to secure pages: https (--tls-cert and --tls-key, PEM files) \
+            or http://localhost; docs/serve.md says how to reach the server from a phone either way. --weights \
+            names a shape or a motion model (the other comes from the usual lookup). Stops on Ctrl-C.
 
             Example: classify serve --port 8080   (then open http://127.0.0.1:8080/)
             """
@@ -152,7 +153,9 @@ extension Serve {
         let certificateBytes = try pemBytes(certificate, what: "certificate")
         let keyBytes = try pemBytes(key, what: "private key")
         if String(decoding: keyBytes, as: UTF8.self).contains("ENCRYPTED") {
-            throw DataError(file: key, message: "the private key is encrypted (it has a passphrase); give it without one, e.g. openssl pkey -in KEY -out plain-key.pem")
+            throw DataError(
+                file: key,
+                message: "the private key is encrypted (it has a passphrase); give it without one, e.g. openssl pkey -in KEY -out plain-key.pem")
         }
         let certificates: [NIOSSLCertificate]
         do {

@@ -111,7 +111,9 @@ extension ServeAPI {
                 }
                 if count == 0 {
                     columns = values.map(\.key).sorted()
-                    guard !columns.isEmpty else { throw DataError(file: "request", message: "samples[0] has no keys; give the columns of a recording") }
+                    guard !columns.isEmpty else {
+                        throw DataError(file: "request", message: "samples[0] has no keys; give the columns of a recording")
+                    }
                     for column in columns where !column.utf8.allSatisfy(Self.isColumnNameByte) {
                         throw DataError(
                             file: "request",

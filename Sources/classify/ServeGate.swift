@@ -72,7 +72,8 @@ struct ServeGate<Router: HTTPResponder>: HTTPResponder where Router.Context == B
         }
         let site = request.headers.first { $0.name.canonicalName == "sec-fetch-site" }?.value.lowercased()
         if let site, site != "same-origin" && site != "none" {
-            return ServeReply.failure(.forbidden, "requests from another site (Sec-Fetch-Site: \(site)) are refused: use the pages this server serves")
+            return ServeReply.failure(
+                .forbidden, "requests from another site (Sec-Fetch-Site: \(site)) are refused: use the pages this server serves")
         }
         if let allowed = methods[request.uri.path], !allowed.contains(request.method), !(request.method == .head && allowed.contains(.get)) {
             var refusal = ServeReply.failure(
@@ -82,7 +83,8 @@ struct ServeGate<Router: HTTPResponder>: HTTPResponder where Router.Context == B
             return refusal
         }
         if let coding = request.headers[.transferEncoding], coding.lowercased() != "chunked" {
-            return ServeReply.failure(.notImplemented, "Transfer-Encoding \(String(reflecting: coding)) is not supported: send the body as it is, or chunked")
+            return ServeReply.failure(
+                .notImplemented, "Transfer-Encoding \(String(reflecting: coding)) is not supported: send the body as it is, or chunked")
         }
         if let coding = request.headers[.contentEncoding], coding.lowercased() != "identity" {
             return ServeReply.failure(.unsupportedMediaType, "Content-Encoding \(String(reflecting: coding)) is not read: send the body uncompressed")
@@ -119,13 +121,14 @@ struct ServeGate<Router: HTTPResponder>: HTTPResponder where Router.Context == B
         return originScheme == scheme && withPort(String(lower[separator.upperBound...])) == withPort(authority.lowercased())
     }
 
-
 }
 
 /// The API's refusals: the CLI's JSON error object with a status.
 enum ServeReply {
     /// A refusal as the API's JSON error object (the response, and its body's bytes).
-    static func failure(_ status: HTTPResponse.Status, _ message: String, exit: Int32 = ExitStatus.dataError) -> (response: Response, json: ByteBuffer) {
+    static func failure(_ status: HTTPResponse.Status, _ message: String, exit: Int32 = ExitStatus.dataError) -> (
+        response: Response, json: ByteBuffer
+    ) {
         let json = ByteBuffer(string: jsonText(ErrorLineJSON(input: "request", error: message, exit: exit)) + "\n")
         return (Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: json)), json)
     }
