@@ -25,6 +25,9 @@ final class ServeQueue: Sendable {
         (self.workers, self.waiting) = (workers, waiting)
     }
 
+    /// How many jobs wait in line now.
+    var inLine: Int { state.withLock { $0.line.count - $0.next } }
+
     /// `work()` on a worker thread, its result once done; `nil` when `workers` jobs run and `waiting` wait already.
     func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T? {
         await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in

@@ -200,7 +200,7 @@ struct ServeTests {
             #expect(run.status == 64, "\(arguments): \(run.standardError)")
         }
         let missing = try CommandRun.classifyAtRoot(["serve", "--port", "0", "--tls-cert", "no.pem", "--tls-key", "no.key"])
-        #expect(missing.status == 65, "\(missing.standardError)")
+        #expect(missing.status == 66, "\(missing.standardError)")
         #expect(missing.standardError.contains("no.pem"))
     }
 }
