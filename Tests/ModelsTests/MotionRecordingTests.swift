@@ -23,6 +23,23 @@ struct MotionRecordingTests {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// An endless recording (a pipe that never ends) stops at the sample limit as it is read, with the line where
+    /// it was passed, having read only that far.
+    @Test func theSampleLimitStopsTheReadingWhereItIsPassed() throws {
+        let chunks = Counter()
+        let reader = try CSVReader(file: "endless") { () throws(DataError) -> Data in
+            chunks.count += 1
+            return chunks.count == 1 ? Data("acc.x,acc.y,acc.z\n".utf8) : Data(String(repeating: "0,0,1\n", count: 100).utf8)
+        }
+        #expect {
+            _ = try MotionRecordingReader.read(reader, assumedRate: 50, rate: 50, window: 256, maximumSamples: 1000)
+        } throws: { error in
+            let error = error as? DataError
+            return error?.line == 1002 && error?.message.hasPrefix("more than 1000 samples, the most one recording is read in") == true
+        }
+        #expect(chunks.count < 20, "\(chunks.count) chunks read")
+    }
+
     @Test func anyRateIsResampledTo50Hz() throws {
         let recording = try MotionRecordingReader.read(try write(coreMotion(rate: 100, seconds: 4)))
         #expect(recording.segments.count == 1)
@@ -194,4 +211,9 @@ struct MotionGridTests {
         grid.finish(to: &points)
         #expect(Double(points.count) == MotionRecordingReader.resampledCount(times, rate: 50, window: 256), "\(points.count) points")
     }
+}
+
+/// A count a closure can change.
+private final class Counter: @unchecked Sendable {
+    var count = 0
 }

@@ -52,8 +52,10 @@ public enum MotionRecordingReader {
         try read(CSVReader(file: name, bytes: bytes), assumedRate: assumedRate, rate: rate, window: window)
     }
 
-    /// The recording `reader` holds (one path for files and bytes).
-    static func read(_ reader: consuming CSVReader, assumedRate: Double, rate: Double, window: Int) throws(DataError) -> MotionRecording {
+    /// The recording `reader` holds (one path for files and bytes); reading stops at sample `maximumSamples + 1`.
+    static func read(
+        _ reader: consuming CSVReader, assumedRate: Double, rate: Double, window: Int, maximumSamples: Int = maximumSamples
+    ) throws(DataError) -> MotionRecording {
         var reader = reader
         let path = reader.file
         let columns = try recordingColumns(reader)
