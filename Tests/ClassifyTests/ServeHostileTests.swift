@@ -137,6 +137,11 @@ struct ServeHostileRequestTests {
         return connection.receiveUntilClosed()
     }
 
+    /// A drawing's head that says `length` bytes follow.
+    static func head(length: String) -> String {
+        "POST /v1/shape HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(length)\r\n\r\n"
+    }
+
     static func post(_ headers: String, body: String = square) -> String {
         "POST /v1/shape HTTP/1.1\r\n\(headers)Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
     }
@@ -182,8 +187,8 @@ struct ServeHostileRequestTests {
                 "5\r\nhello\r\n0\r\n\r\n", "501"
             ),
             (Self.post("Host: 127.0.0.1\r\nContent-Encoding: gzip\r\nConnection: close\r\n"), Self.square, "415"),
-            ("POST /v1/shape HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 9223372036854775808\r\n\r\n", "{", "413"),
-            ("POST /v1/shape HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n", "{", "413"),
+            (Self.head(length: "9223372036854775808"), "{", "413"),
+            (Self.head(length: "100000"), "{", "413"),
         ]
         for item in cases {
             let (reply, closed) = try Self.raw(server, item.head, body: item.body)
