@@ -88,6 +88,8 @@ extension GraphConverter {
     ) throws(ONNXImportError) {
         if chain.pooledToVector { try inONNXOrder(node) }
         guard constant.values.allSatisfy(\.isFinite) else { throw ONNXImportError("node \(Self.describe(node)): a constant that is not finite") }
+        // The operand holds one value of the chain's size, whatever the constant's.
+        try checkLayerValues(chain.shape.dropFirst().reduce(1, *), node)
         guard let values = broadcastToChain(constant, alignedAt: axis) else {
             throw unsupported(node, "of \(chain.shape) and a constant \(constant.shape) that does not broadcast to it (or makes it larger)")
         }

@@ -44,6 +44,7 @@ extension GraphConverter {
             fold(into: index, factors: factors, shifts: (0..<channels).map { beta[$0] - mean[$0] * factors[$0] })
             return
         }
+        try checkLayerValues(4 * channels, node)
         func stored(_ values: [Float]) -> QuantizedTensor { QuantizedTensor(quantizing: Tensor(shape: [channels], scalars: values), as: .f32) }
         append(
             .batchNorm(channels: channels, epsilon: epsilon),
