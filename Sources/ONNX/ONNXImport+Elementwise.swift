@@ -41,7 +41,11 @@ extension GraphConverter {
             // Opset 6 has no broadcasting for PRelu: one slope for all, one per channel, or one per value.
             return constant.values.count == 1 || constant.shape.count >= chain.shape.count - 1 ? nil : 1
         }
-        guard (try int(node, "broadcast") ?? 0) != 0 else {
+        let broadcast = try int(node, "broadcast") ?? 0
+        guard broadcast == 0 || broadcast == 1 else {
+            throw ONNXImportError("node \(Self.describe(node)): broadcast \(broadcast) (opset \(opset)'s broadcast is 0 or 1)")
+        }
+        guard broadcast != 0 else {
             guard constant.shape == chain.shape || constant.values.count == 1 && constant.shape.count <= 1 else {
                 throw unsupported(node, "of \(chain.shape) and \(constant.shape) without broadcast (opset \(opset) needs equal shapes)")
             }
