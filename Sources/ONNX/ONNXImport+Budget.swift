@@ -1,15 +1,17 @@
 import WeightsFormat
 
 // The import's budget: what converting one file may make, counted before each allocation, so that a small file
-// costs little whatever it declares. Two accounts, both checked before anything they count is allocated and both
-// refused at the node that would pass them:
+// costs little whatever it declares. Three accounts, each checked before anything it counts is made and refused at
+// the node that would pass it:
 // - computed constants (`Constant`, `Transpose`, `Concat`, ... of constants): `ONNXLimits.maximumFoldedElements`
 //   and `maximumFoldedBytes` in all;
 // - the layers' values (weights, biases, statistics, constant operands), from each layer's shapes before its
-//   tensors are made: `ONNXLimits.maximumLayerValues(fileBytes:)` in all. A value of the chain is free to grow
-//   (a pad makes no tensor), but each operation with a constant on it (`Neg`, `Clip`, `Max` of a scalar) holds the
+//   tensors are made: `ONNXLimits.maximumLayerValues(fileBytes:)` in all. A value of the chain is free to grow (a
+//   pad makes no tensor), but each operation with a constant on it (`Neg`, `Clip`, `Max` of a scalar) holds the
 //   chain's whole size, and a grouped, dilated or 3-D convolution its expanded weight: without this account 60
-//   `Neg`s in a 1 KB file held 2 GB before the weights reader's size check at the end refused them.
+//   `Neg`s in a 1 KB file held 2 GB before the weights reader's size check at the end refused them;
+// - the values folds rewrite (a `Mul`, `Add` or `BatchNormalization` folded into the layer before it remakes that
+//   layer's weight or bias): `ONNXLimits.maximumFoldedLayerValues` in all.
 
 /// What the import has made so far, against its limits.
 struct ImportBudget {
@@ -19,6 +21,8 @@ struct ImportBudget {
     var constants = (elements: 0, bytes: 0)
     /// Values the layers made so far hold.
     var layerValues = 0
+    /// Values folding scales and shifts into a layer has rewritten.
+    var foldedLayerValues = 0
 
     /// The most values the layers may hold in all.
     var layerValueLimit: Int { ONNXLimits.maximumLayerValues(fileBytes: fileBytes) }
@@ -37,6 +41,21 @@ extension GraphConverter {
             )
         }
         budget.constants = (elementsAfter, bytesAfter)
+    }
+
+    /// Accounts for folding `node` into layer `index`, before it is done: the layer's bias, and its weight when
+    /// `rewritingWeight`; an error naming the node when folds would pass `ONNXLimits.maximumFoldedLayerValues`.
+    mutating func spendOnFold(into index: Int, rewritingWeight: Bool, _ node: Onnx_NodeProto) throws(ONNXImportError) {
+        let count = [rewritingWeight ? "weight" : nil, "bias"].compactMap { $0 }.reduce(0) { total, role in
+            total + (tensors["\(index).\(role)"]?.shape.reduce(1, *) ?? 0)
+        }
+        // The layer holds at most 2^20 values, and what was rewritten is at most 2^22: no sum can overflow.
+        guard budget.foldedLayerValues + count <= ONNXLimits.maximumFoldedLayerValues else {
+            throw ONNXImportError(
+                "node \(Self.describe(node)): folding it into layer \(index) would rewrite \(count) more values (\(budget.foldedLayerValues) so far); folds may rewrite at most \(ONNXLimits.maximumFoldedLayerValues) in all"
+            )
+        }
+        budget.foldedLayerValues += count
     }
 
     /// Checks, before `node` makes them, that layers holding `values` more values (a layer's tensors, counted from

@@ -81,6 +81,36 @@ struct ONNXAmplificationTests {
         #expect(Graph.reason(bytes) == Self.refusal("conv3", "Conv", held: 4 * each, adding: each, bytes: bytes.count))
     }
 
+    /// Batch normalizations folded, one after another, into one dense layer (each remakes its weight and bias;
+    /// 5,000 folded so into a 1 MB layer took 13 s): the fold that would pass 2^22 rewritten values is refused. The
+    /// converter starts with its fold account nearly spent, so that two folds of a 16 × 16 layer reach the limit.
+    @Test func foldsIntoOneLayerAreCounted() throws {
+        let width = 16
+        var nodes = [Self.node("Gemm", "gemm", ["x", "W", "B"], "v0")]
+        nodes += (0..<3).map { Self.node("BatchNormalization", "bn\($0)", ["v\($0)", "s", "B", "B", "s"], $0 == 2 ? "y" : "v\($0 + 1)") }
+        let bytes = try Graph.raw(
+            [1, Int64(width)], nodes,
+            [
+                Graph.floats("W", [Float](repeating: 0.01, count: width * width), [Int64(width), Int64(width)]),
+                Graph.floats("B", [Float](repeating: 0, count: width), [Int64(width)]),
+                Graph.floats("s", [Float](repeating: 1, count: width), [Int64(width)]),
+            ])
+        let each = width * width + width, limit = ONNXLimits.maximumFoldedLayerValues
+        var converter = try GraphConverter(model: try Onnx_ModelProto(serializedBytes: bytes), raw: true, fileBytes: bytes.count)
+        converter.budget.foldedLayerValues = limit - each - 1
+        do {
+            try converter.run()
+            Issue.record("the second fold was not refused")
+        } catch {
+            #expect(
+                error.reason
+                    == "node bn1 (BatchNormalization): folding it into layer 0 would rewrite \(each) more values (\(limit - 1) so far); folds may rewrite at most \(limit) in all"
+            )
+        }
+        // Without the account spent, the same graph imports.
+        #expect(Graph.reason(bytes) == "imported")
+    }
+
     /// H1b: a recognizer (labels and a task) whose graph pads the 16×16 raster to 256×256 (free: a pad holds no
     /// tensor), then negates it 20 times: refused at the fifth `Neg`, a permanent failure of its link, so the
     /// chain answers from the next (before: SIGABRT at 2 GB with 500 of them at 1024×1024, no answer).
