@@ -114,7 +114,7 @@ public struct WeightsFileError: Error, Equatable, Sendable, CustomStringConverti
             return
                 "layer \(layer) (\(summary)) can give values up to \(String(format: "%.3g", bound)), over \(String(format: "%.3g", WeightsLimits.largestSafeMagnitude)), "
                 + "the most any layer may reach (a quarter of the float range ±3.4e38, kept for rounding and softmax): "
-                + "its weights are too large for its scores to be sure to stay finite\(retrain)"
+                + "its weights or parameters are too large for its scores to be sure to stay finite\(retrain)"
         case let .unwritable(reason):
             return "could not be written: \(reason) (any previous file there is unchanged)"
         case let .wrongMagic(found):
