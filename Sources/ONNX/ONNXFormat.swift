@@ -34,6 +34,23 @@ enum ONNXLimits {
     /// Bytes that computing constants may allocate in all (a value takes 4 bytes as a float, 8 more as an integer,
     /// 1 more as int8), checked before each allocation.
     static let maximumFoldedBytes = 48 << 20
+    /// Values the layers of a file of `fileBytes` bytes may hold in all (weights, biases, batch-norm statistics,
+    /// constant operands), counted from each layer's shapes before its tensors are made: 16 per byte of the file,
+    /// at least `minimumLayerValues`, at most `WeightsLimits.maximumParameters` (which the weights reader checks
+    /// anyway). Without it each `Neg` of a 1 KB chain was a layer holding the chain's size: 2 GB for 60 of them.
+    static func maximumLayerValues(fileBytes: Int) -> Int {
+        min(max(layerValuesPerFileByte * max(fileBytes, 0), minimumLayerValues), WeightsLimits.maximumParameters)
+    }
+    /// Values that folding scales and shifts into the layer before (`Mul`, `Add`, `BatchNormalization` after a
+    /// convolution or dense layer) may rewrite in all (2^22: four rewrites of the most parameters a model may have);
+    /// without it 5,000 `Mul`s of one scalar after a 1 MB dense layer took 13 s.
+    static let maximumFoldedLayerValues = 1 << 22
+    /// Layer values per byte of the file: room for what the import makes of one weight (a grouped, dilated or 3-D
+    /// convolution's expanded weight; a constant operation's operand broadcast to the chain's size).
+    static let layerValuesPerFileByte = 16
+    /// Layer values any file may make, however small (2^18, 1 MiB as float): a scalar `Neg`, `Clip` or `Max` is a
+    /// layer holding the chain's whole size.
+    static let minimumLayerValues = 1 << 18
     /// Messages of the file's repeated fields (nodes, attributes, initializers, value infos, metadata, ...),
     /// counted on the wire before the file is decoded.
     static let maximumMessages = 200_000

@@ -2,8 +2,8 @@ import Tensor
 
 // Nodes whose inputs are all constants, computed at load (`Constant`, `Identity`, `Transpose`, `Cast`, `Gather`,
 // `Slice`, `Concat`, `Reshape`, `Squeeze`, `Unsqueeze`, `QuantizeLinear`, `DequantizeLinear`): what exporters
-// compute shapes and weights with. Each allocation is counted against `ONNXLimits.maximumFoldedElements` and
-// `maximumFoldedBytes` before it is made.
+// compute shapes and weights with. Each allocation is counted in the import's budget (ONNXImport+Budget.swift)
+// before it is made.
 
 extension GraphConverter {
     /// A node whose inputs are all constants, computed now.
@@ -37,20 +37,6 @@ extension GraphConverter {
             throw ONNXImportError("node \(Self.describe(node)) lacks input \(index + 1)")
         }
         return value
-    }
-
-    /// Accounts for a constant of `elements` values of `bytesPerElement` that `node` is about to allocate: an error
-    /// naming the node when computing constants would pass `ONNXLimits.maximumFoldedElements` or
-    /// `maximumFoldedBytes` in all.
-    private mutating func spend(_ elements: Int, bytesPerElement: Int, _ node: Onnx_NodeProto) throws(ONNXImportError) {
-        // Each term is at most 2^22 · 13 and the totals stay under the limits: no sum or product can overflow.
-        let elementsAfter = folded.elements + elements, bytesAfter = folded.bytes + elements * bytesPerElement
-        guard elementsAfter <= ONNXLimits.maximumFoldedElements, bytesAfter <= ONNXLimits.maximumFoldedBytes else {
-            throw ONNXImportError(
-                "node \(Self.describe(node)) would make \(elements) more elements of constants (\(folded.elements) so far): computing constants may make at most \(ONNXLimits.maximumFoldedElements) elements, \(ONNXLimits.maximumFoldedBytes >> 20) MiB, in all"
-            )
-        }
-        folded = (elementsAfter, bytesAfter)
     }
 
     /// `Constant`: its tensor value, read as an initializer is.

@@ -48,6 +48,7 @@ extension GraphConverter {
         guard let count = Constant.elementCount([outChannels, inPerGroup] + kernel) else {
             throw unsupported(node, "with a weight of more than \(ONNXLimits.maximumElements) values")
         }
+        try checkLayerValues(count + outChannels, node)
         var values = [Float](repeating: 0, count: count)
         for g in 0..<group {
             for o in 0..<outPerGroup {

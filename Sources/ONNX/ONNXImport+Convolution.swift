@@ -61,6 +61,7 @@ extension GraphConverter {
         if weight.shape.count == 5 {
             try appendConvolution3D(weight: weight, biasValues: biasValues, strides: strides, node)
         } else {
+            try checkLayerValues(weight.values.count + outChannels, node)
             appendConvolution(weight: weight, biasValues: biasValues, kernel: Array(weight.shape.dropFirst(2)), strides: strides, padding: padding)
         }
     }
@@ -75,6 +76,7 @@ extension GraphConverter {
         guard let count = Constant.elementCount(shape) else {
             throw unsupported(node, "whose weight without groups and dilation, \(shape), would be larger than \(ONNXLimits.maximumElements) values")
         }
+        try checkLayerValues(count + outChannels, node)
         let taps = kernel.reduce(1, *), dilatedTaps = dilated.reduce(1, *)
         let outPerGroup = outChannels / groups
         var values = [Float](repeating: 0, count: count)
@@ -134,6 +136,7 @@ extension GraphConverter {
             throw unsupported(
                 node, "whose weight as a 2-D convolution, \([rows, kd, kh, columns]), would be larger than \(ONNXLimits.maximumElements) values")
         }
+        try checkLayerValues(count + rows, node)
         // Ours: [w′ · O + o, kd, kh, w · C + c].
         var values = [Float](repeating: 0, count: count)
         for w2 in 0..<outWidth {
@@ -245,13 +248,6 @@ extension GraphConverter {
         // by `averageDivisors`. Our `same` pool leaves its padding out, as a max or such an average does.
         let (padding, declared, ceilExtra) = try windowPadding(
             node, kernel: kernel, strides: strides, padMode: kind == .max ? .edge : .constant, sameAsOurs: !countsPadding)
-        defer {
-            if kind == .average, let declared {
-                averageDivisors(
-                    input: Array(shape.dropFirst(2)), kernel: kernel, strides: strides, pads: declared, ceilExtra: ceilExtra,
-                    countsPadding: countsPadding)
-            }
-        }
         let padded = Array(chain.shape.dropFirst(2))
         switch spatial {
         case 3:
@@ -265,22 +261,30 @@ extension GraphConverter {
             append(.pool2D(kind: kind, height: 1, width: kernel[2], strideHeight: 1, strideWidth: strides[2], padding: .valid))
             append(.reshape(shape: [outD, outH, outW, channels]))
             chain.shape = [shape[0], channels, outD, outH, outW]
-            return
         case 2:
             append(.pool2D(kind: kind, height: kernel[0], width: kernel[1], strideHeight: strides[0], strideWidth: strides[1], padding: padding))
         default:
             append(.pool1D(kind: kind, size: kernel[0], stride: strides[0], padding: padding))
         }
-        let geometry = zip(zip(padded, kernel), strides).map {
-            WindowGeometry(inputLength: $0.0, window: $0.1, stride: $1, padding: padding)
+        if spatial < 3 {
+            let geometry = zip(zip(padded, kernel), strides).map {
+                WindowGeometry(inputLength: $0.0, window: $0.1, stride: $1, padding: padding)
+            }
+            chain.shape = [shape[0], shape[1]] + geometry.map(\.outputLength)
         }
-        chain.shape = [shape[0], shape[1]] + geometry.map(\.outputLength)
+        if kind == .average, let declared {
+            try averageDivisors(
+                input: Array(shape.dropFirst(2)), kernel: kernel, strides: strides, pads: declared, ceilExtra: ceilExtra,
+                countsPadding: countsPadding, node)
+        }
     }
 
     /// After an average pool over a pad layer (which divides every window by its whole size): each output scaled by
     /// size / ONNX's divisor — the window's cells inside the input, or, counting the padding, inside the input and
     /// its declared pads (never the cells `ceil_mode` adds). Nothing when every window is whole.
-    private mutating func averageDivisors(input: [Int], kernel: [Int], strides: [Int], pads: [Int], ceilExtra: [Int], countsPadding: Bool) {
+    private mutating func averageDivisors(
+        input: [Int], kernel: [Int], strides: [Int], pads: [Int], ceilExtra: [Int], countsPadding: Bool, _ node: Onnx_NodeProto
+    ) throws(ONNXImportError) {
         let spatial = input.count
         // Per axis, each output position's factor.
         let factors = (0..<spatial).map { axis -> [Float] in
@@ -293,6 +297,7 @@ extension GraphConverter {
         }
         guard factors.contains(where: { $0.contains { $0 != 1 } }) else { return }
         let channels = chain.shape[1], sizes = factors.map(\.count)
+        try checkLayerValues(sizes.reduce(channels, *), node)
         var values: [Float] = []
         values.reserveCapacity(sizes.reduce(channels, *))
         var index = [Int](repeating: 0, count: spatial)

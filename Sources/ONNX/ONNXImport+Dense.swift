@@ -11,6 +11,7 @@ extension GraphConverter {
         guard (try int(node, "transA") ?? 0) == 0 else { throw unsupported(node, "with transA") }
         let transposed = (try int(node, "transB") ?? 0) != 0
         let alpha = try float(node, "alpha") ?? 1, beta = try float(node, "beta") ?? 1
+        try checkLayerValues(b.values.count, node)
         var weight = b
         if alpha != 1 {
             weight = Constant(shape: b.shape, values: b.values.map { $0 * alpha }, type: .float)
@@ -34,6 +35,7 @@ extension GraphConverter {
         guard inputs == chain.shape[1] else {
             throw ONNXImportError("node \(Self.describe(node)): a weight \(weight.shape) for \(chain.shape[1]) features")
         }
+        try checkLayerValues(outputs * inputs + outputs, node)
         var tensor = weightTensor(weight, ourShape: [outputs, inputs], permutation: transposed ? nil : [1, 0], rowsAxis: transposed ? 0 : 1)
         if let order = chain.pendingColumnOrder {
             // ONNX's feature c·S + s is our s·C + c.

@@ -41,7 +41,11 @@ extension GraphConverter {
             // Opset 6 has no broadcasting for PRelu: one slope for all, one per channel, or one per value.
             return constant.values.count == 1 || constant.shape.count >= chain.shape.count - 1 ? nil : 1
         }
-        guard (try int(node, "broadcast") ?? 0) != 0 else {
+        let broadcast = try int(node, "broadcast") ?? 0
+        guard broadcast == 0 || broadcast == 1 else {
+            throw ONNXImportError("node \(Self.describe(node)): broadcast \(broadcast) (opset \(opset)'s broadcast is 0 or 1)")
+        }
+        guard broadcast != 0 else {
             guard constant.shape == chain.shape || constant.values.count == 1 && constant.shape.count <= 1 else {
                 throw unsupported(node, "of \(chain.shape) and \(constant.shape) without broadcast (opset \(opset) needs equal shapes)")
             }
@@ -88,6 +92,8 @@ extension GraphConverter {
     ) throws(ONNXImportError) {
         if chain.pooledToVector { try inONNXOrder(node) }
         guard constant.values.allSatisfy(\.isFinite) else { throw ONNXImportError("node \(Self.describe(node)): a constant that is not finite") }
+        // The operand holds one value of the chain's size, whatever the constant's.
+        try checkLayerValues(chain.shape.dropFirst().reduce(1, *), node)
         guard let values = broadcastToChain(constant, alignedAt: axis) else {
             throw unsupported(node, "of \(chain.shape) and a constant \(constant.shape) that does not broadcast to it (or makes it larger)")
         }

@@ -7,9 +7,12 @@ import WeightsFormat
 
 extension GraphConverter {
     /// `spec` appended with its tensors, by role; the quantization waiting for the next layer goes with it when
-    /// its weight is int8.
+    /// its weight is int8. Their values are counted in the import's budget, which the caller checked before making
+    /// them (`checkLayerValues`).
     mutating func append(_ spec: LayerSpec, _ layerTensors: [String: QuantizedTensor] = [:]) {
         let index = layers.count
+        budget.layerValues += layerTensors.values.reduce(0) { $0 + $1.shape.reduce(1, *) }
+        assert(budget.layerValues <= budget.layerValueLimit, "layer \(index) (\(spec.summary)) was made without checking the budget")
         // A quantization of the input of a layer with int8 weights is what our integer kernels run; before any
         // other layer it only rounds, and is left out.
         if let activation = chain.pendingActivation, layerTensors["weight"]?.format == .int8 {

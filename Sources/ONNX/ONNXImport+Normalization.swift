@@ -41,9 +41,10 @@ extension GraphConverter {
         let index = layers.count - 1
         if index >= 0, biasChannels(layers[index]) == channels {
             let factors = (0..<channels).map { gamma[$0] / (variance[$0] + epsilon).squareRoot() }
-            fold(into: index, factors: factors, shifts: (0..<channels).map { beta[$0] - mean[$0] * factors[$0] })
+            try fold(into: index, factors: factors, shifts: (0..<channels).map { beta[$0] - mean[$0] * factors[$0] }, node)
             return
         }
+        try checkLayerValues(4 * channels, node)
         func stored(_ values: [Float]) -> QuantizedTensor { QuantizedTensor(quantizing: Tensor(shape: [channels], scalars: values), as: .f32) }
         append(
             .batchNorm(channels: channels, epsilon: epsilon),

@@ -28,9 +28,14 @@ extension GraphConverter {
                 // Pads for the given axes only: spread over every axis.
                 guard pads.count == 2 * axes.count else { throw unsupported(node, "with \(pads.count) pads for \(axes.count) axes") }
                 var full = [Int](repeating: 0, count: 2 * rank)
+                var seen = Set<Int>()
                 for (position, axis) in axes.enumerated() {
                     let resolved = Int(clamping: axis < 0 ? axis + Int64(rank) : axis)
                     guard (0..<rank).contains(resolved) else { throw unsupported(node, "with axis \(axis) of \(chain.shape)") }
+                    // ONNX Runtime refuses an axis given twice (read, the last pads given for it would win).
+                    guard seen.insert(resolved).inserted else {
+                        throw ONNXImportError("node \(Self.describe(node)): axis \(resolved) appears twice in its axes \(axes) (each axis once)")
+                    }
                     full[resolved] = pads[position]
                     full[rank + resolved] = pads[axes.count + position]
                 }

@@ -4,7 +4,7 @@ import WeightsFormat
 
 // A per-channel scale and shift right after a convolution or dense layer, folded into that layer's weights and
 // bias: `Add` and `Mul` of a constant here, and `BatchNormalization` (ONNXImport+Normalization.swift) through the
-// same `fold(into:factors:shifts:)`.
+// same `fold(into:factors:shifts:_:)`.
 
 extension GraphConverter {
     /// An `Add` or `Mul` of a constant (one value, or one per channel) right after a convolution or dense layer:
@@ -28,15 +28,17 @@ extension GraphConverter {
             throw unsupported(node, "of a constant \(other.shape) that is not one value per channel of \(shape)")
         }
         if node.opType == "Add" {
-            fold(into: index, factors: [Float](repeating: 1, count: channels), shifts: values)
+            try fold(into: index, factors: [Float](repeating: 1, count: channels), shifts: values, node)
         } else {
-            fold(into: index, factors: values, shifts: [Float](repeating: 0, count: channels))
+            try fold(into: index, factors: values, shifts: [Float](repeating: 0, count: channels), node)
         }
     }
 
     /// Layer `index`'s outputs become `output · factor + shift` per channel: its weight rows scaled (an int8
-    /// weight keeps its integers when every factor is positive) and its bias scaled and shifted.
-    mutating func fold(into index: Int, factors: [Float], shifts: [Float]) {
+    /// weight keeps its integers when every factor is positive) and its bias scaled and shifted, for `node`. What it
+    /// rewrites is counted in the import's budget first (`spendOnFold`).
+    mutating func fold(into index: Int, factors: [Float], shifts: [Float], _ node: Onnx_NodeProto) throws(ONNXImportError) {
+        try spendOnFold(into: index, rewritingWeight: factors.contains { $0 != 1 }, node)
         // A quantization waiting for the next int8 layer was made for the value before this change: a product by
         // one positive factor scales it the same way; anything else leaves it out (its clamp with it).
         if let activation = chain.pendingActivation, let factor = factors.first, factor > 0,

@@ -77,6 +77,10 @@ extension GraphConverter {
             return
         }
         var target = try constantInput(1, of: node)?.integers
+        // ONNX infers one axis at most: ONNX Runtime refuses a second -1 at load, and so does this (not a flatten).
+        if node.opType == "Reshape", let target, target.filter({ $0 == -1 }).count > 1 {
+            throw ONNXImportError("node \(Self.describe(node)): the shape \(target) has more than one -1 (ONNX allows one)")
+        }
         if target == nil, let axes = try ints(node, "axes") { target = axes.map(Int64.init) }
         let total = chain.shape.dropFirst().reduce(1, *)
         let flat: Bool

@@ -57,7 +57,7 @@ public enum ONNXImport {
                 exampleTask: imageInput ? "shape" : "motion")
             // A raw model (no labels, no task) keeps no preprocessing and no decision: its outputs are the graph's own.
             let raw = info.labels.isEmpty && info.task == nil && info.preprocessing == nil
-            var converter = try GraphConverter(model: model, raw: raw)
+            var converter = try GraphConverter(model: model, raw: raw, fileBytes: bytes.count)
             try converter.run()
             let outputs = converter.outputCount
             guard raw || outputs == info.labels.count else {
@@ -178,7 +178,8 @@ struct ChainState {
 /// of its own (ONNXImport+Convolution.swift, +ConvTranspose, +Dense, +Activations, +Elementwise, +Normalization, +ScaleAndShift,
 /// +Padding, +Reduction, +Shape, +Quantization), as are the layout of the chain's value (+Layout), the constants
 /// computed at load (+ComputedConstants), the initializers (+Initializers), the graph's input (+Input), the order of
-/// its nodes (+GraphOrder), the nodes' attributes (+Attributes) and the layers made (+Layers).
+/// its nodes (+GraphOrder), the nodes' attributes (+Attributes), the layers made (+Layers) and what they may cost
+/// (+Budget).
 struct GraphConverter {
     let model: Onnx_ModelProto
     let opset: Int64
@@ -198,9 +199,8 @@ struct GraphConverter {
 
     /// The initializers, and what nodes of constants computed from them.
     var constants: [String: Constant] = [:]
-    /// What computing constants has allocated so far, against `ONNXLimits.maximumFoldedElements` and
-    /// `maximumFoldedBytes`.
-    var folded = (elements: 0, bytes: 0)
+    /// What the import has made so far (computed constants, the layers' values), against its limits.
+    var budget: ImportBudget
     /// The ONNX shape (batch 1) of every value of the chain so far, for `Shape` nodes.
     var valueShapes: [String: [Int]] = [:]
     /// The value flowing through the chain now, its layout, and what a node left for a later one.
@@ -209,10 +209,11 @@ struct GraphConverter {
     var declaredBatch: Int?
 
     /// A converter for `model`, which imports the default domain once, at an opset read here; `raw` as the property
-    /// says.
-    init(model: Onnx_ModelProto, raw: Bool = false) throws(ONNXImportError) {
+    /// says; `fileBytes`, the size of the file it was read from, sets how many values its layers may hold.
+    init(model: Onnx_ModelProto, raw: Bool = false, fileBytes: Int) throws(ONNXImportError) {
         self.model = model
         self.raw = raw
+        budget = ImportBudget(fileBytes: fileBytes)
         let defaults = model.opsetImport.filter { $0.domain.isEmpty || $0.domain == "ai.onnx" }
         guard defaults.count <= 1 else {
             throw ONNXImportError(

@@ -32,9 +32,9 @@ public struct WeightsFileError: Error, Equatable, Sendable, CustomStringConverti
         /// Running the model would cost more than `WeightsLimits` allows for one input: `quantity` names what
         /// (e.g. "multiply-adds per input", "motion hop"), with its value and the limit.
         case overLimit(quantity: String, value: Double, limit: Double)
-        /// The weights' magnitudes let layer `layer`'s outputs exceed the float range for some input the
-        /// preprocessing can produce (`bound` is the proven bound on their magnitude): the scores could be
-        /// infinite or NaN.
+        /// The weights' magnitudes let layer `layer`'s outputs exceed `WeightsLimits.largestSafeMagnitude` (a quarter of
+        /// the float range) for some input the preprocessing can produce (`bound` is the proven bound on their
+        /// magnitude): the scores could be infinite or NaN.
         case mayOverflow(layer: Int, summary: String, bound: Double)
         /// The file could not be written (the previous file, if any, is untouched).
         case unwritable(String)
@@ -111,8 +111,10 @@ public struct WeightsFileError: Error, Equatable, Sendable, CustomStringConverti
         case let .overLimit(quantity, value, limit):
             return "\(quantity) is \(limitText(value)), over the limit of \(limitText(limit)) (see Weights/FORMAT.md, Limits)\(retrain)"
         case let .mayOverflow(layer, summary, bound):
-            return "layer \(layer) (\(summary)) can give values up to \(String(format: "%.3g", bound)), beyond the float range "
-                + "(±3.4e38): its weights are too large to give finite scores\(retrain)"
+            return
+                "layer \(layer) (\(summary)) can give values up to \(String(format: "%.3g", bound)), over \(String(format: "%.3g", WeightsLimits.largestSafeMagnitude)), "
+                + "the most any layer may reach (a quarter of the float range ±3.4e38, kept for rounding and softmax): "
+                + "its weights or parameters are too large for its scores to be sure to stay finite\(retrain)"
         case let .unwritable(reason):
             return "could not be written: \(reason) (any previous file there is unchanged)"
         case let .wrongMagic(found):
