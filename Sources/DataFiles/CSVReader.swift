@@ -375,7 +375,7 @@ package struct CSVReader {
     /// refilling the buffer whenever the record runs past it; `false` at the end of the file. An error is thrown at
     /// the byte where the grammar stops, so the reader goes on from there after one (`nextResult`).
     private mutating func readRecordByBytes() throws(DataError) -> Bool {
-        var grammar = CSVRecordGrammar()
+        var grammar = CSVRecordGrammar(columns: header)
         while true {
             var (at, line) = (position, lineNumber)
             let found = buffer.withUnsafeBufferPointer { bytes in

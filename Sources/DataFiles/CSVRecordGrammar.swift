@@ -27,7 +27,10 @@ package enum CSVRecord {
 /// not UTF-8 (checked once unquoted), a record of more than `CSVReader.maximumLineBytes` bytes (the second quote of a
 /// `""` not counted) and a quote still open at the end of the input are failures, each at the byte where it stops:
 /// reading goes on from there, as from the start of a line (the rest of a line cut by a NUL is a record of its own,
-/// on the next line number). A run of NULs is one failure, reading going on after its last. Blank lines before a record are skipped.
+/// on the next line number). A run of NULs is one failure, reading going on after its last — a run of at most
+/// `CSVReader.maximumLineBytes` NULs, so that an endless one (`/dev/zero` through a pipe) fails within that many
+/// bytes rather than never: a longer run is one failure for each `CSVReader.maximumLineBytes` NULs (and its rest).
+/// A NUL's failure names its column (field) when `columns` has a name for it. Blank lines before a record are skipped.
 ///
 /// A value holds a record in progress: when the bytes end before the record does and more may come, `read`
 /// returns `.needsMore`, having consumed what it could decide (a CR, or a quote in a quoted field, waits for the byte after it);
@@ -51,9 +54,17 @@ package struct CSVRecordGrammar {
     /// Whether a NUL was read and the NULs after it are being skipped (a run of NULs is one failure), and its line.
     private var inNULs = false
     private var nulLine = 0
+    /// The NULs of the run read so far, against `CSVReader.maximumLineBytes`, and the column of its first.
+    private var nulRun = 0
+    private var nulColumn: (index: Int, name: String)?
+    /// The header's column names, for the column of a NUL's failure (none: no column named).
+    private let columns: [String]
 
-    /// A grammar at the start of a record.
-    package init() {}
+    /// A grammar at the start of a record whose columns are `columns` (the header's names, trimmed; none for the
+    /// header itself).
+    package init(columns: [String] = []) {
+        self.columns = columns
+    }
 
     /// Reads the record at `position` of `bytes` (to `end`, the end of the input if `endOfInput`) after a record
     /// ending on `line`, skipping blank lines; `position` becomes where the next record starts (or, after a
@@ -84,7 +95,7 @@ package struct CSVRecordGrammar {
                 fieldEnds: &fieldEnds, maximumFields: maximumFields)
         }
         if case .needsMore = found { return found }
-        self = CSVRecordGrammar()
+        self = CSVRecordGrammar(columns: columns)
         return found
     }
 
@@ -106,10 +117,13 @@ package struct CSVRecordGrammar {
         let quote = UInt8(ascii: "\""), lf = UInt8(ascii: "\n"), cr = UInt8(ascii: "\r")
         let maximum = CSVReader.maximumLineBytes
         if inNULs {
-            // A run of NULs (binary data: a file of zeros) is one failure, found at memory speed, not one per byte.
-            while position < end && bytes[position] == 0 { position += 1 }
-            if position == end && !endOfInput { return .needsMore }
-            return .failure(Self.nulByte(file: file, line: nulLine))
+            // A run of NULs (binary data: a file of zeros) is one failure, found at memory speed, not one per byte;
+            // one of at most `maximum` NULs, so that an endless run fails all the same.
+            let start = position, limit = min(end, position + (maximum - nulRun))
+            while position < limit && bytes[position] == 0 { position += 1 }
+            nulRun += position - start
+            if position == end && !endOfInput && nulRun < maximum { return .needsMore }
+            return .failure(Self.nulByte(file: file, line: nulLine, column: nulColumn))
         }
         while true {
             guard position < end else {
@@ -189,7 +203,8 @@ package struct CSVRecordGrammar {
                     record.append(byte)
                 }
             default:  // NUL: it and the NULs right after it are one failure
-                (inNULs, nulLine) = (true, line)
+                (inNULs, nulLine, nulRun) = (true, line, 1)
+                nulColumn = fields < columns.count ? (fields + 1, columns[fields]) : nil
                 return readOn(
                     bytes, classes: classes, at: &position, end: end, endOfInput: endOfInput, line: &line, quotes: quotes, file: file,
                     into: &record, fieldEnds: &fieldEnds, maximumFields: maximumFields)
@@ -233,10 +248,13 @@ package struct CSVRecordGrammar {
         DataError(file: file, line: line, message: "a quoted field is not closed before the end of the file")
     }
 
-    /// A NUL byte outside quotes.
-    static func nulByte(file: String, line: Int) -> DataError {
-        DataError(file: file, line: line, message: "contains a NUL byte; this is binary data, not a CSV file")
+    /// A NUL byte outside quotes, on `line` in `column` (when known).
+    package static func nulByte(file: String, line: Int, column: (index: Int, name: String)? = nil) -> DataError {
+        DataError(file: file, line: line, column: column, message: nulMessage)
     }
+
+    /// What a NUL byte's failure says.
+    package static let nulMessage = "contains a NUL byte; this is binary data, not a CSV file"
 
     /// A field whose bytes are not UTF-8.
     static func notUTF8(file: String, line: Int) -> DataError { DataError(file: file, line: line, message: "is not UTF-8 text") }

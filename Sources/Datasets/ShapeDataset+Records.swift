@@ -82,7 +82,7 @@ extension DatasetRowParser {
         at start: Int, line: Int, end: Int, quotes: Bool, record: inout [UInt8], copied: inout UnsafeMutableBufferPointer<UInt8>
     ) -> (next: Int, line: Int, fields: Int?, stop: Bool) {
         var (position, line) = (start, line)
-        var grammar = CSVRecordGrammar()
+        var grammar = CSVRecordGrammar(columns: layout.header)
         switch grammar.read(
             bytes, at: &position, end: end, endOfInput: true, line: &line, quotes: quotes, file: layout.path, into: &record,
             fieldEnds: &fieldEnds)

@@ -1,3 +1,4 @@
+import DataFiles
 import Foundation
 
 /// CRC-32 (IEEE 802.3: polynomial 0xEDB88320 reflected, initial and final XOR 0xFFFFFFFF — the checksum of zip,
@@ -32,10 +33,15 @@ package struct CRC32: Sendable {
         return crc.value
     }
 
-    /// The checksum of the file at `path`, read in 1 MiB pieces, or `nil` when it cannot be read.
+    /// The checksum of the regular file at `path`, read in 1 MiB pieces, or `nil` when it cannot be read or is not a
+    /// regular file: a device (`/dev/zero`, endless) is refused by `InputFile` without being read, and a FIFO is left
+    /// whole for its one reader.
     package static func checksum(ofFile path: String) -> UInt32? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        guard let descriptor = try? InputFile.descriptor(path, as: "a file") else { return nil }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         defer { try? handle.close() }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
         var crc = CRC32()
         while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty { crc.update(chunk) }
         return crc.value

@@ -10,12 +10,26 @@ extension ModelFile {
     /// header (the file's own load reports why). The header is read as loading reads it, by
     /// `WeightsHeader(jsonBytes:)`.
     package static func recordedTraining(leadingBytes read: (Int) -> [UInt8]?) -> TrainingMetadata?? {
+        peekedHeader(leadingBytes: read).map { $0.training }
+    }
+
+    /// The kind of preprocessing (and so the task) a weights file's header records, read from the file's first
+    /// bytes only, as `recordedTraining(leadingBytes:)` reads them: `.some(nil)` when this build does not know the
+    /// kind, `nil` when the bytes are no readable preamble and header. What a folder of models is sorted by without
+    /// loading each one (`$CLASSIFY_WEIGHTS`).
+    package static func recordedPreprocessingKind(leadingBytes read: (Int) -> [UInt8]?) -> PreprocessingKind?? {
+        peekedHeader(leadingBytes: read).map { PreprocessingKind($0.preprocessing) }
+    }
+
+    /// The header of a weights file from its first bytes (`read(count)`: at most the first `count`), or `nil` when
+    /// they are no readable preamble and header.
+    private static func peekedHeader(leadingBytes read: (Int) -> [UInt8]?) -> WeightsHeader? {
         guard let start = read(preambleBytes), start.count == preambleBytes, start.prefix(magic.count).elementsEqual(magic)
         else { return nil }
         let headerLength = (12..<16).reduce(0) { $0 | Int(start[$1]) << (8 * ($1 - 12)) }
         guard headerLength <= maximumPeekedHeader, let bytes = read(preambleBytes + headerLength),
-            bytes.count == preambleBytes + headerLength, let header = try? WeightsHeader(jsonBytes: bytes[preambleBytes...])
+            bytes.count == preambleBytes + headerLength
         else { return nil }
-        return .some(header.training)
+        return try? WeightsHeader(jsonBytes: bytes[preambleBytes...])
     }
 }

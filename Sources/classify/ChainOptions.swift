@@ -12,7 +12,7 @@ struct ChainOptions: ParsableArguments {
         help: ArgumentHelp(
             "A weights file to use instead of the shipped int8 and f32 files: that model or an error (exit 70), unless --fallback.",
             discussion:
-                "Without it, each variant is looked for in $CLASSIFY_WEIGHTS (then only there, unless --fallback), then ./Weights, then the installed Weights folder, then the weights built into the tool. A $CLASSIFY_WEIGHTS folder without the shipped file names (shape-classifier.*, motion-state.*) serves its one model of the task, whatever its name."
+                "Without it, each variant is looked for in $CLASSIFY_WEIGHTS (then only there, unless --fallback), then ./Weights, then the installed Weights folder, then the weights built into the tool. A $CLASSIFY_WEIGHTS folder without the shipped file names (shape-classifier.*, motion-state.*) serves its one model of the task, whatever its name (any *.weights file; a folder of at most \(WeightsLocator.maximumFolderCandidates) weights files, whose headers are read)."
         ))
     var weights: String?
 
@@ -102,42 +102,21 @@ struct ChainOptions: ParsableArguments {
         return explicitSource == nil ? shipped + shipped.map(WeightsLocator.builtIn) : shipped
     }
 
-    /// For a `$CLASSIFY_WEIGHTS` folder (and no `--weights`) that holds no `model.*.weights`: the variants of the one
-    /// set of weights files in it whose model is of `model`'s task (int8 first, then f32, then the rest by name), or
-    /// an error naming the sets when there are several; `nil` when the folder lookup applies as it is.
+    /// For a `$CLASSIFY_WEIGHTS` folder (and no `--weights`) that holds no `model.*.weights`: the variants of its one
+    /// model of `model`'s task, whatever its name (`WeightsLocator.folderModel`), or an error when it holds several,
+    /// or none (then, with `--fallback`, `nil`: the chain goes on to the other places); `nil` when the folder lookup
+    /// applies as it is.
     func folderModel(for model: String) -> Result<[String], DataError>? {
         guard weights == nil, let folder = WeightsLocator.environmentFolder(ProcessInfo.processInfo.environment),
             let task = RecognitionTask.allCases.first(where: { $0.modelName == model })?.rawValue,
             let names = try? FileManager.default.contentsOfDirectory(atPath: folder)
         else { return nil }
-        let files = names.filter { $0.hasSuffix(".weights") && !$0.hasPrefix(".") }
-        guard !files.contains(where: { $0.hasPrefix(model + ".") }) else { return nil }
-        // Each set: PREFIX.VARIANT.weights; its task is what its first readable file's preprocessing says.
-        var sets: [String: [String]] = [:]
-        for file in files {
-            let stem = String(file.dropLast(".weights".count))
-            guard let dot = stem.lastIndex(of: "."), dot != stem.startIndex else { continue }
-            sets[String(stem[..<dot]), default: []].append(stem)
+        switch WeightsLocator.folderModel(in: folder, names: names, model: model, task: task) {
+        case nil: return nil
+        case .found(let variants)?: return .success(variants)
+        case .several(let error)?: return .failure(error)
+        case .notFound(let error)?: return fallback ? nil : .failure(error)
         }
-        let ofTask = sets.filter { _, variants in
-            variants.sorted().contains { variant in
-                let url = URL(fileURLWithPath: folder).appendingPathComponent(variant + ".weights")
-                return (try? ModelFile(contentsOf: url))?.preprocessingKind?.task == task
-            }
-        }
-        guard let (prefix, variants) = ofTask.first else { return nil }
-        guard ofTask.count == 1 else {
-            return .failure(
-                DataError(
-                    file: folder,
-                    message: "holds no \(model).*.weights and \(ofTask.count) \(task) models (\(ofTask.keys.sorted().joined(separator: ", "))); "
-                        + "$\(WeightsLocator.environmentVariable) serves one: name a file with --weights, or keep one model of the task in the folder"
-                ))
-        }
-        let order = { (variant: String) -> (Int, String) in
-            (variant == prefix + ".int8" ? 0 : variant == prefix + ".f32" ? 1 : 2, variant)
-        }
-        return .success(variants.sorted { order($0) < order($1) })
     }
 
     /// Loads the shape recognizer through the chain: each failed attempt is one `warning:` line; when every link

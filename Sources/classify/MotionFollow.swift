@@ -283,7 +283,15 @@ final class FollowedInput {
         // A pipe, a FIFO, a terminal or a socket ends when its writer does, however it is named (`-`,
         // `/dev/stdin`, a FIFO's path); only a file that can grow is waited on at its end.
         var status = stat()
-        let kind = fstat(descriptor, &status) == 0 ? status.st_mode & S_IFMT : S_IFREG
+        let known = fstat(descriptor, &status) == 0
+        let kind = known ? status.st_mode & S_IFMT : S_IFREG
+        // A device, a socket or a folder by its path is refused, as every input is (`InputFile`): `/dev/zero` never
+        // ends. Standard input is read whatever it is.
+        if path != "-", known, let refused = InputFile.refusal(status, path: path, as: "a CSV file") {
+            Glibc.close(descriptor)
+            descriptor = 0
+            throw refused
+        }
         endsAtEndOfInput = path == "-" || kind == S_IFIFO || kind == S_IFCHR || kind == S_IFSOCK
         identity = (status.st_dev, status.st_ino)
         (offset, prefix, tail, restart) = (0, [], [], nil)

@@ -41,3 +41,44 @@ struct InputArgumentTests {
         #expect(!run.standardError.contains("every model failed"), "\(run.standardError)")
     }
 }
+
+/// Devices as input (issue 46, M4): every command that reads an input file refuses a character device by its path
+/// before reading it ("is a character device, not a CSV file", exit 74), as it refuses a folder; before,
+/// `/dev/zero` ran forever or read memory full. Standard input by its path (`/dev/stdin`) is still read.
+@Suite("classify: devices as input")
+struct DeviceInputTests {
+    static let model = packageRoot.appendingPathComponent("Weights/motion-state.f32.weights").path
+
+    @Test(arguments: [
+        ["shape", "/dev/zero"], ["motion", "/dev/zero"], ["shape", "--dataset", "/dev/zero"], ["motion", "--dataset", "/dev/zero"],
+        ["evaluate", "shape", "--data", "/dev/zero"], ["evaluate", "motion", "--data", "/dev/zero"],
+        ["run", model, "--input", "/dev/zero"],
+    ])
+    func aCharacterDeviceIsRefusedBeforeItIsRead(arguments: [String]) throws {
+        let run = try CommandRun.classify(arguments)
+        #expect(run.status == 74, "\(arguments): \(run.standardError)")
+        #expect(run.standardError.hasSuffix("error: /dev/zero: is a character device, not a CSV file\n"), "\(arguments): \(run.standardError)")
+    }
+
+    @Test func aTrainingSetThatIsADeviceIsRefused() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let run = try CommandRun.classify([
+            "train", "shape", "--data", "/dev/zero", "--epochs", "1", "--out", folder.appendingPathComponent("m").path,
+        ])
+        #expect(run.status == 74, "\(run.standardError)")
+        #expect(run.standardError.contains("/dev/zero: is a character device, not a CSV file"), "\(run.standardError)")
+    }
+
+    @Test func standardInputByItsPathIsStillRead() throws {
+        let run = try CommandRun.run(CommandRun.builtClassify, ["shape", "/dev/stdin"], input: "x,y\n0,0\n100,0\n100,100\n0,100\n0,0\n")
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.hasPrefix("square  (confidence "), "\(run.standardOutput)")
+    }
+
+    @Test func nulBytesOnStandardInputAreRefusedWithTheirLineAndColumn() throws {
+        let run = try CommandRun.run(CommandRun.builtClassify, ["shape", "-"], input: "x,y\n0,0\n1,\u{0}\u{0}2\n")
+        #expect(run.status == 65, "\(run.standardError)")
+        #expect(run.standardError == "error: -:3: column 2 (y): contains a NUL byte; this is binary data, not a CSV file\n")
+    }
+}

@@ -97,4 +97,56 @@ struct WeightsPathCommandTests {
         let named = try run(["shape", star])
         #expect(named.status == 0 && named.standardOutput.contains("model shape-classifier.int8, \(models.path)/shape-classifier.int8.weights)"))
     }
+
+    /// Issue 46, L7: the folder's one model of the task is any `*.weights` file, whatever its name (`foo.weights`
+    /// served no shape, as only `PREFIX.VARIANT.weights` were looked at); a folder without one says what it holds;
+    /// a folder of more than `WeightsLocator.maximumFolderCandidates` weights files is refused without reading them
+    /// (10,001 motion models took 4 s a run, every file read whole).
+    @Test func aFolderModelIsAnyWeightsFileAndAFolderWithoutOneSaysWhatItHolds() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let models = folder.appendingPathComponent("models")
+        try FileManager.default.createDirectory(at: models, withIntermediateDirectories: true)
+        let shipped = packageRoot.appendingPathComponent("Weights")
+        try FileManager.default.copyItem(
+            at: shipped.appendingPathComponent("shape-classifier.int8.weights"), to: models.appendingPathComponent("foo.weights"))
+        var environment = ProcessInfo.processInfo.environment
+        environment["CLASSIFY_WEIGHTS"] = models.path
+        func run(_ arguments: [String]) throws -> CommandRun {
+            try CommandRun.run(CommandRun.builtClassify, arguments, directory: folder, environment: environment)
+        }
+        let shape = try run(["shape", star])
+        #expect(shape.status == 0, "\(shape.standardError)")
+        #expect(shape.standardOutput.contains("\(models.path)/foo.weights)"), "\(shape.standardOutput)")
+
+        try FileManager.default.removeItem(at: models.appendingPathComponent("foo.weights"))
+        let motion = shipped.appendingPathComponent("motion-state.f32.weights")
+        for name in ["m0.f32.weights", "m1.f32.weights", "steps.weights"] {
+            try FileManager.default.copyItem(at: motion, to: models.appendingPathComponent(name))
+        }
+        try Data("not a model".utf8).write(to: models.appendingPathComponent("junk.weights"))
+        let none = try run(["shape", star])
+        #expect(none.status == 70, "\(none.standardError)")
+        #expect(
+            none.standardError
+                == "error: \(models.path): holds 4 weights files (3 motion models, 1 unreadable), none a shape model, and no "
+                + "shape-classifier.*.weights: put a shape model there (any name ending .weights), or name one with --weights\n",
+            "\(none.standardError)")
+        let fallback = try run(["shape", star, "--fallback"])
+        #expect(fallback.status == 0, "--fallback goes on to the shipped model: \(fallback.standardError)")
+
+        let limit = WeightsLocator.maximumFolderCandidates
+        for index in 2..<(limit - 1) {
+            #expect(link(models.appendingPathComponent("m0.f32.weights").path, models.appendingPathComponent("m\(index).f32.weights").path) == 0)
+        }
+        let many = try run(["shape", star])
+        #expect(many.status == 70, "\(many.standardError)")
+        #expect(
+            many.standardError.hasPrefix(
+                "error: \(models.path): holds \(limit + 1) weights files and no shape-classifier.*.weights; $CLASSIFY_WEIGHTS serves its "
+                    + "one shape model from a folder of at most \(limit) weights files"), "\(many.standardError)")
+        try FileManager.default.removeItem(at: models.appendingPathComponent("m2.f32.weights"))
+        let atTheLimit = try run(["shape", star])
+        #expect(atTheLimit.standardError.contains("holds \(limit) weights files (\(limit - 1) motion models, 1 unreadable), none a shape model"))
+    }
 }

@@ -124,7 +124,8 @@ extension DatasetFastReaderTests {
         let (path, read) = try items(Array((Self.header + rows("a") + "b,square,0,1\(nul),1\n" + rows("b")).utf8))
         #expect(read.map(\.id) == ["a", "", "b"])
         #expect(
-            read[0].value.drawing == .failure(DataError(file: path, line: 7, message: "contains a NUL byte; this is binary data, not a CSV file")))
+            read[0].value.drawing
+                == .failure(DataError(file: path, line: 7, column: (4, "x"), message: "contains a NUL byte; this is binary data, not a CSV file")))
         #expect(read[1].value.drawing == .failure(DataError(file: path, line: 8, message: "2 fields, but the header has 5")))
         #expect(read[0].lines == 2...7 && read[1].lines == 8...8 && read[2].lines == 9...13)
     }

@@ -249,7 +249,7 @@ package struct WeightsLocator: WeightsSource {
 
 /// The bytes of the regular file at `path`, at most `limit` of them from the start; `nil` when it is not a
 /// regular file or cannot be read.
-private func leadingBytes(of path: String, limit: Int) -> [UInt8]? {
+func leadingBytes(of path: String, limit: Int) -> [UInt8]? {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard descriptor >= 0 else { return nil }
     defer { close(descriptor) }
