@@ -56,6 +56,11 @@ struct Serve: ParsableCommand {
     @Option(help: "How many API requests (whose bodies have arrived) are answered at once; more get 503.")
     var maxRequests = 512
 
+    @Option(
+        name: .customLong("max-connections-per-client"),
+        help: "How many connections one client address may hold open; more are answered 503 (this machine's own are not limited).")
+    var maxConnectionsPerClient = 64
+
     @Option(help: "Seconds a request body may take to arrive (a connection may stay idle twice as long).")
     var timeout = 10.0
 
@@ -66,6 +71,9 @@ struct Serve: ParsableCommand {
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together: give both or neither") }
         guard maxBody >= 1024 && maxBody <= 1 << 30 else { throw ValidationError("--max-body must be 1024 to 1073741824 bytes, got \(maxBody)") }
         guard maxRequests >= 1 && maxRequests <= 100_000 else { throw ValidationError("--max-requests must be 1–100000, got \(maxRequests)") }
+        guard maxConnectionsPerClient >= 1 && maxConnectionsPerClient <= 100_000 else {
+            throw ValidationError("--max-connections-per-client must be 1–100000, got \(maxConnectionsPerClient)")
+        }
         guard timeout >= 0.001 && timeout <= 3600 else {
             throw ValidationError("--timeout must be 0.001–3600 seconds, got \(timeout)")
         }
@@ -92,7 +100,8 @@ struct Serve: ParsableCommand {
             assumedRate: 50, limits: .init(maxBody: maxBody, maxRequests: maxRequests, timeout: timeout))
         // A connection with nothing to read is closed after twice --timeout: a body that stops halfway gets its 408
         // (after --timeout) before its connection is closed.
-        var server: HTTPServerBuilder = .serve(.init(idleTimeout: .milliseconds(Int64((2 * timeout * 1000).rounded(.up)))))
+        var server: HTTPServerBuilder = .serve(
+            .init(idleTimeout: .milliseconds(Int64((2 * timeout * 1000).rounded(.up)))), clients: ClientConnections(limit: maxConnectionsPerClient))
         if let tlsCert, let tlsKey {
             do {
                 server = try .tls(server, tlsConfiguration: try Self.tlsConfiguration(certificate: tlsCert, key: tlsKey))

@@ -6,6 +6,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// What every request to `classify serve` passes before a route answers it: HTTP as RFC 9110/9112 has it, and the
 /// checks that keep other web pages away from a server on this machine.
@@ -181,17 +182,79 @@ func loopbackHosts(boundTo address: String) -> Set<String>? {
 /// request without `Host` gets the address it reached as its host), and an answer that
 /// says `Connection: close` (that one, or an early 413 whose body was not read) closes the connection once it is
 /// written, instead of leaving it open until the idle timeout.
+///
+/// It also limits the connections one client address may hold open (`ClientConnections`): one more is answered 503
+/// and closed before any request is read.
 struct ServeChannel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = HTTP1Channel.Value
     let inner: HTTP1Channel
+    let clients: ClientConnections
 
     var responder: HTTPChannelHandler.Responder { inner.responder }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
+        let clients = clients
+        return inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             try channel.pipeline.syncOperations.addHandler(ConnectionClose(), position: .after(decoder))
+            // Nearer the socket than NIO's encoder, so that its raw answer reaches the socket (or TLS) as it is.
+            let encoder = try channel.pipeline.syncOperations.handler(type: HTTPResponseEncoder.self)
+            try channel.pipeline.syncOperations.addHandler(LimitPerClient(clients), position: .before(encoder))
             return value
+        }
+    }
+
+    /// Counts the connection against its client address's limit while it is open; past the limit, answers 503
+    /// (as raw bytes: no request has been read) and closes it.
+    final class LimitPerClient: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = NIOAny
+        typealias OutboundOut = ByteBuffer
+
+        private let clients: ClientConnections
+        private var counted: String?
+        private var checked = false
+
+        init(_ clients: ClientConnections) { self.clients = clients }
+
+        func handlerAdded(context: ChannelHandlerContext) {
+            if context.channel.isActive { check(context) }
+        }
+
+        func channelActive(context: ChannelHandlerContext) {
+            check(context)
+            context.fireChannelActive()
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            if let counted { clients.close(counted) }
+            counted = nil
+            context.fireChannelInactive()
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            context.fireChannelRead(data)
+        }
+
+        private func check(_ context: ChannelHandlerContext) {
+            guard !checked else { return }
+            checked = true
+            guard let address = context.channel.remoteAddress?.ipAddress else { return }
+            switch clients.open(address) {
+            case .exempt: return
+            case .counted: counted = address
+            case .refused:
+                let json =
+                    jsonText(
+                        ErrorLineJSON(
+                            input: "request",
+                            error: "\(address) has \(clients.limit) connections open already (--max-connections-per-client); try again",
+                            exit: 75)) + "\n"
+                let head =
+                    "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\nConnection: close\r\n"
+                    + "Content-Length: \(json.utf8.count)\r\n\r\n"
+                context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: head + json)), promise: nil)
+                context.close(promise: nil)
+            }
         }
     }
 
@@ -243,9 +306,53 @@ struct ServeChannel: ServerChildChannel, HTTPChannelHandler {
     }
 }
 
+/// How many connections each client address has open, and the most one address may have: one program (or one
+/// machine) cannot hold every connection the server can take. This machine's own addresses (127.0.0.0/8, ::1) are
+/// not limited: on loopback every client has the same address, and the programs there are the user's own.
+final class ClientConnections: Sendable {
+    let limit: Int
+    private let open = Mutex<[String: Int]>([:])
+
+    /// What `open(_:)` did with a connection.
+    enum Outcome: Equatable { case counted, exempt, refused }
+
+    init(limit: Int) {
+        precondition(limit >= 1, "ClientConnections: limit \(limit) ≥ 1")
+        self.limit = limit
+    }
+
+    /// Counts a connection from `address` (an IP address), unless it is this machine's or has `limit` open already.
+    func open(_ address: String) -> Outcome {
+        if Self.isLoopback(address) { return .exempt }
+        return open.withLock { open in
+            let count = open[address, default: 0]
+            guard count < limit else { return .refused }
+            open[address] = count + 1
+            return .counted
+        }
+    }
+
+    /// Ends the count of one connection from `address` that `open(_:)` counted.
+    func close(_ address: String) {
+        open.withLock { open in
+            let count = (open[address] ?? 1) - 1
+            open[address] = count > 0 ? count : nil
+        }
+    }
+
+    /// How many connections `address` has open (as counted).
+    func count(_ address: String) -> Int { open.withLock { $0[address, default: 0] } }
+
+    /// 127.0.0.0/8, ::1, and IPv4 loopback written as IPv6 (::ffff:127.x.x.x).
+    static func isLoopback(_ address: String) -> Bool {
+        let lower = address.lowercased()
+        return lower.hasPrefix("127.") || lower == "::1" || lower.hasPrefix("::ffff:127.")
+    }
+}
+
 extension HTTPServerBuilder {
-    /// HTTP/1.1 as `ServeChannel` serves it.
-    static func serve(_ configuration: HTTP1Channel.Configuration) -> HTTPServerBuilder {
-        .init { responder in ServeChannel(inner: HTTP1Channel(responder: responder, configuration: configuration)) }
+    /// HTTP/1.1 as `ServeChannel` serves it, with `clients` limiting each address's connections.
+    static func serve(_ configuration: HTTP1Channel.Configuration, clients: ClientConnections) -> HTTPServerBuilder {
+        .init { responder in ServeChannel(inner: HTTP1Channel(responder: responder, configuration: configuration), clients: clients) }
     }
 }

@@ -275,3 +275,62 @@ extension RawConnection {
         }
     }
 }
+
+/// This machine's first IPv4 address that is not loopback (a connection to it comes from it, not from 127.0.0.1),
+/// or `nil` when it has none.
+let nonLoopbackAddress: String? = {
+    var list: UnsafeMutablePointer<ifaddrs>?
+    guard getifaddrs(&list) == 0, let first = list else { return nil }
+    defer { freeifaddrs(list) }
+    var entry: UnsafeMutablePointer<ifaddrs>? = first
+    while let current = entry {
+        defer { entry = current.pointee.ifa_next }
+        guard let address = current.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET) else { continue }
+        var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+        address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ipv4 in
+            var inAddress = ipv4.pointee.sin_addr
+            _ = inet_ntop(AF_INET, &inAddress, &text, socklen_t(INET_ADDRSTRLEN))
+        }
+        let name = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if !name.hasPrefix("127.") { return name }
+    }
+    return nil
+}()
+
+/// One client address holds at most `--max-connections-per-client` connections (issue 46, M2); this machine's own
+/// loopback clients are not limited.
+@Suite("classify serve: connections per client")
+struct ServeClientLimitTests {
+    @Test func theCountOfEachAddressIsKept() {
+        let clients = ClientConnections(limit: 2)
+        #expect(clients.open("192.0.2.7") == .counted)
+        #expect(clients.open("192.0.2.7") == .counted)
+        #expect(clients.open("192.0.2.7") == .refused)
+        #expect(clients.open("192.0.2.8") == .counted)
+        #expect(clients.open("127.0.0.1") == .exempt && clients.open("::1") == .exempt && clients.open("::ffff:127.0.0.2") == .exempt)
+        clients.close("192.0.2.7")
+        #expect(clients.count("192.0.2.7") == 1)
+        #expect(clients.open("192.0.2.7") == .counted)
+    }
+
+    @Test(.enabled(if: nonLoopbackAddress != nil, "no address but loopback"))
+    func oneMoreConnectionFromAnAddressIsAnswered503() throws {
+        let address = try #require(nonLoopbackAddress)
+        let server = try ServerProcess(["--host", "0.0.0.0", "--max-connections-per-client", "2"])
+        let port = try #require(server.base.port)
+        let held = try (0..<2).map { _ in try RawConnection(port: port, address: address) }
+        // The server counts a connection once it has taken it; a request on each makes sure it has.
+        for connection in held {
+            connection.send("GET / HTTP/1.1\r\nHost: \(address)\r\n\r\n")
+            #expect(connection.receive(until: "</html>").hasPrefix("HTTP/1.1 200"))
+        }
+        let third = try RawConnection(port: port, address: address)
+        third.send("GET / HTTP/1.1\r\nHost: \(address)\r\n\r\n")
+        let refused = third.receiveUntilClosed()
+        #expect(refused.reply.hasPrefix("HTTP/1.1 503") && refused.reply.contains("has 2 connections open already"), "\(refused.reply.prefix(300))")
+        // Loopback is this machine's own: not limited.
+        let local = try RawConnection(port: port)
+        local.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        #expect(local.receiveUntilClosed().reply.hasPrefix("HTTP/1.1 200"))
+    }
+}
