@@ -23,12 +23,6 @@ package struct JSONCursor {
         Self.dataError(parser.failure(expected, at: position, found: found), file: file)
     }
 
-    /// Where the next value starts (after white space): an error about that value can point at it.
-    package mutating func position() -> Int {
-        parser.skipWhitespace()
-        return parser.index
-    }
-
     /// Steps into an object (`{`); `what` names it in an error ("an object {\"strokes\": …}").
     package mutating func beginObject(_ what: String) throws(DataError) {
         parser.skipWhitespace()

@@ -51,29 +51,38 @@ struct ServeAPI: Sendable {
     }
 
     /// `X-Max-Body`: `--max-body`, in every API answer.
-    private static let maxBodyField = HTTPField.Name("X-Max-Body") ?? .contentLength
+    private static let maxBodyField = fieldName("X-Max-Body")
 
     /// `X-Content-Type-Options`.
-    private static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options") ?? .contentType
+    private static let contentTypeOptions = fieldName("X-Content-Type-Options")
 
-    /// The paths served and the methods each takes (the gate answers others with 405).
-    static let methods: [String: [HTTPRequest.Method]] = [
-        "/": [.get], "/motion": [.get], "/style.css": [.get], "/draw.js": [.get], "/motion.js": [.get],
-        "/v1/shape": [.post], "/v1/motion": [.post],
+    /// The header field `name`, which must be a valid field name (a literal of this file).
+    private static func fieldName(_ name: String) -> HTTPField.Name {
+        guard let field = HTTPField.Name(name) else { preconditionFailure("\(name) is not an HTTP field name") }
+        return field
+    }
+
+    /// The pages: path, bytes and content type.
+    private static let pages: [(path: String, bytes: [UInt8], type: String)] = [
+        ("/", PackageResources.draw_html, "text/html; charset=utf-8"),
+        ("/motion", PackageResources.motion_html, "text/html; charset=utf-8"),
+        ("/style.css", PackageResources.style_css, "text/css; charset=utf-8"),
+        ("/draw.js", PackageResources.draw_js, "text/javascript; charset=utf-8"),
+        ("/motion.js", PackageResources.motion_js, "text/javascript; charset=utf-8"),
     ]
+
+    /// The API's paths.
+    private static let apiPaths = ["/v1/shape", "/v1/motion"]
+
+    /// The paths the router serves and the methods each takes (the gate answers others with 405).
+    static let methods: [String: [HTTPRequest.Method]] = Dictionary(
+        uniqueKeysWithValues: pages.map { ($0.path, [.get]) } + apiPaths.map { ($0, [.post]) })
 
     func router() -> Router<BasicRequestContext> {
         let router = Router()
-        let pages: [(path: RouterPath, bytes: [UInt8], type: String)] = [
-            ("/", PackageResources.draw_html, "text/html; charset=utf-8"),
-            ("/motion", PackageResources.motion_html, "text/html; charset=utf-8"),
-            ("/style.css", PackageResources.style_css, "text/css; charset=utf-8"),
-            ("/draw.js", PackageResources.draw_js, "text/javascript; charset=utf-8"),
-            ("/motion.js", PackageResources.motion_js, "text/javascript; charset=utf-8"),
-        ]
-        for page in pages {
+        for page in Self.pages {
             let body = ByteBuffer(bytes: page.bytes)
-            router.get(page.path) { _, _ in
+            router.get(RouterPath(page.path)) { _, _ in
                 Response(
                     status: .ok,
                     headers: [
@@ -84,16 +93,11 @@ struct ServeAPI: Sendable {
                     body: .init(byteBuffer: body))
             }
         }
-        // Every answer says how large a body may be (X-Max-Body), so that the motion page never sends more.
-        router.post("/v1/shape") { request, _ in
-            var response = await answer(request) { body, isCSV, _ in try shapeJSON(body, isCSV: isCSV) }
-            response.headers[Self.maxBodyField] = "\(limits.maxBody)"
-            return response
+        router.post(RouterPath(Self.apiPaths[0])) { request, _ in
+            await answer(request) { body, isCSV, _ in try shapeJSON(body, isCSV: isCSV) }
         }
-        router.post("/v1/motion") { request, _ in
-            var response = await answer(request) { body, isCSV, query in try motionJSON(body, isCSV: isCSV, rate: query) }
-            response.headers[Self.maxBodyField] = "\(limits.maxBody)"
-            return response
+        router.post(RouterPath(Self.apiPaths[1])) { request, _ in
+            await answer(request) { body, isCSV, query in try motionJSON(body, isCSV: isCSV, rate: query) }
         }
         return router
     }
@@ -106,6 +110,16 @@ struct ServeAPI: Sendable {
     /// the `queue`'s workers, off the tasks that serve every connection; when they are all busy and their line is
     /// full, 503 at once.
     private func answer(
+        _ request: Request, _ work: @escaping @Sendable (Data, Bool, String?) throws -> String
+    ) async -> Response {
+        var response = await reply(request, work)
+        // Every answer says how large a body may be, so that the motion page never sends more.
+        response.headers[Self.maxBodyField] = "\(limits.maxBody)"
+        return response
+    }
+
+    /// `answer`'s response, without the header every answer carries.
+    private func reply(
         _ request: Request, _ work: @escaping @Sendable (Data, Bool, String?) throws -> String
     ) async -> Response {
         do {
@@ -204,6 +218,16 @@ struct ServeAPI: Sendable {
         return response
     }
 
+    /// A body that could not be read as a drawing or recording: a `Failure` as it is, a `DataError` as 422 (with
+    /// the CLI's exit status), anything else as 400.
+    private static func failure(reading error: any Error) -> Failure {
+        switch error {
+        case let failure as Failure: failure
+        case let error as DataError: Failure(.unprocessableContent, error.description, exit: ExitStatus.code(for: error))
+        default: Failure(.badRequest, "\(error)")
+        }
+    }
+
     // MARK: Shapes
 
     /// The drawing in the body (JSON strokes or a drawing CSV), answered as `classify shape FILE --json` prints it.
@@ -216,12 +240,8 @@ struct ServeAPI: Sendable {
                 drawing = try Self.drawing(fromJSON: body)
             }
             if let problem = ShapeRecognizer.problem(with: drawing) { throw DataError(file: "request", message: problem) }
-        } catch let error as Failure {
-            throw error
-        } catch let error as DataError {
-            throw Failure(.unprocessableContent, error.description, exit: ExitStatus.code(for: error))
         } catch {
-            throw Failure(.badRequest, "\(error)")
+            throw Self.failure(reading: error)
         }
         let answer: ShapeAnswer
         do {
@@ -250,12 +270,8 @@ struct ServeAPI: Sendable {
         } else {
             do {
                 csv = try Self.csv(fromJSON: body)
-            } catch let failure as Failure {
-                throw failure
-            } catch let error as DataError {
-                throw Failure(.unprocessableContent, error.description, exit: ExitStatus.code(for: error))
             } catch {
-                throw Failure(.badRequest, "\(error)")
+                throw Self.failure(reading: error)
             }
         }
         let windowing = motion.windowing

@@ -14,28 +14,18 @@ extension ServeAPI {
     /// `{"strokes": [[[x, y], [x, y, t], …], …]}`: the drawing, checked point by point as a drawing file is.
     /// Other members are read past. Reading stops at point `maximumPoints + 1`.
     static func drawing(fromJSON body: Data, maximumPoints: Int = DrawingReader.maximumPoints) throws -> Drawing {
-        let shape = "{\"strokes\": [[[x, y], …], …]}"
-        var cursor = JSONCursor(ArraySlice(body), file: "request")
         var strokes: [[DrawingPoint]] = []
         var count = 0
-        var found = false
-        try syntax(shape) { () throws(DataError) in try cursor.beginObject("an object \(shape)") }
-        var keys: [String] = []
-        while let key = try syntax(shape, { () throws(DataError) in try cursor.nextKey(&keys) }) {
-            guard key == "strokes" else {
-                try syntax(shape) { () throws(DataError) in try cursor.skipValue() }
-                continue
-            }
-            found = true
-            try syntax(shape) { () throws(DataError) in try cursor.beginArray("an array of strokes") }
+        try BodyCursor.member("strokes", of: body, shape: "{\"strokes\": [[[x, y], …], …]}") { cursor in
+            try cursor.beginArray("an array of strokes")
             var s = 0
-            while try syntax(shape, { () throws(DataError) in try cursor.nextElement(after: s) }) {
+            while try cursor.nextElement(after: s) {
                 defer { s += 1 }
-                try syntax(shape) { () throws(DataError) in try cursor.beginArray("a stroke: an array of points [x, y]") }
+                try cursor.beginArray("a stroke: an array of points [x, y]")
                 var points: [DrawingPoint] = []
-                while try syntax(shape, { () throws(DataError) in try cursor.nextElement(after: points.count) }) {
+                while try cursor.nextElement(after: points.count) {
                     let p = points.count
-                    let numbers = try syntax(shape) { () throws(DataError) in try Self.point(&cursor) }
+                    let numbers = try cursor.point()
                     guard numbers.count == 2 || numbers.count == 3 else {
                         let counted = numbers.count > 3 ? "more than 3" : "\(numbers.count)"
                         throw DataError(file: "request", message: "strokes[\(s)][\(p)] has \(counted) numbers; a point is [x, y] or [x, y, t]")
@@ -54,48 +44,22 @@ extension ServeAPI {
                 if !points.isEmpty { strokes.append(points) }
             }
         }
-        try syntax(shape) { () throws(DataError) in try cursor.end() }
-        guard found else { throw Failure(.badRequest, "the body is not \(shape): it has no \"strokes\" member") }
         guard count > 0 else { throw DataError(file: "request", message: "no points: give at least one stroke with points") }
         return Drawing(strokes: strokes)
-    }
-
-    /// One point's numbers, `[x, y]` or `[x, y, t]`; at most four are kept (a fourth says there were too many).
-    private static func point(_ cursor: inout JSONCursor) throws(DataError) -> [Double] {
-        try cursor.beginArray("a point [x, y] or [x, y, t]")
-        var numbers: [Double] = []
-        numbers.reserveCapacity(3)
-        var read = 0
-        while try cursor.nextElement(after: read) {
-            let value = try cursor.number("a number")
-            if numbers.count < 4 { numbers.append(value) }
-            read += 1
-        }
-        return numbers
     }
 
     /// `{"samples": [{"timestamp": s, "acc.x": g, …}, …]}`, a recording file's rows with its columns as keys, as
     /// the CSV text of that file: the first sample's keys (sorted) are the header, and every sample must have the
     /// same keys. Reading stops at sample `maximumSamples + 1`, as a recording file's does.
     static func csv(fromJSON body: Data, maximumSamples: Int = MotionRecordingReader.maximumSamples) throws -> Data {
-        let shape = "{\"samples\": [{\"timestamp\": s, \"acc.x\": g, …}, …]}"
-        var cursor = JSONCursor(ArraySlice(body), file: "request")
         var text: [UInt8] = []
-        var columns: [String] = []
-        var index: [String: Int] = [:]
-        var found = false
         var count = 0
-        try syntax(shape) { () throws(DataError) in try cursor.beginObject("an object \(shape)") }
-        var keys: [String] = []
-        while let key = try syntax(shape, { () throws(DataError) in try cursor.nextKey(&keys) }) {
-            guard key == "samples" else {
-                try syntax(shape) { () throws(DataError) in try cursor.skipValue() }
-                continue
-            }
-            found = true
-            try syntax(shape) { () throws(DataError) in try cursor.beginArray("an array of samples") }
+        try BodyCursor.member("samples", of: body, shape: "{\"samples\": [{\"timestamp\": s, \"acc.x\": g, …}, …]}") { cursor in
+            try cursor.beginArray("an array of samples")
+            var columns: [String] = []
+            var index: [String: Int] = [:]
             var row: [Double?] = []
-            while try syntax(shape, { () throws(DataError) in try cursor.nextElement(after: count) }) {
+            while try cursor.nextElement(after: count) {
                 guard count < maximumSamples else {
                     throw DataError(
                         file: "request",
@@ -104,10 +68,9 @@ extension ServeAPI {
                 }
                 var sampleKeys: [String] = []
                 var values: [(key: String, value: Double)] = []
-                try syntax(shape) { () throws(DataError) in try cursor.beginObject("a sample {\"acc.x\": g, …}") }
-                while let name = try syntax(shape, { () throws(DataError) in try cursor.nextKey(&sampleKeys) }) {
-                    let value = try syntax(shape) { () throws(DataError) in try cursor.number("a number (\(name))") }
-                    values.append((name, value))
+                try cursor.beginObject("a sample {\"acc.x\": g, …}")
+                while let name = try cursor.nextKey(&sampleKeys) {
+                    values.append((name, try cursor.number("a number (\(name))")))
                 }
                 if count == 0 {
                     columns = values.map(\.key).sorted()
@@ -137,8 +100,6 @@ extension ServeAPI {
                 count += 1
             }
         }
-        try syntax(shape) { () throws(DataError) in try cursor.end() }
-        guard found else { throw Failure(.badRequest, "the body is not \(shape): it has no \"samples\" member") }
         guard count > 0 else { throw DataError(file: "request", message: "no samples") }
         return Data(text)
     }
@@ -155,13 +116,73 @@ extension ServeAPI {
     private static func keysProblem(_ i: Int, _ values: [(key: String, value: Double)], _ columns: [String]) -> DataError {
         DataError(file: "request", message: "samples[\(i)] has keys \(values.map(\.key).sorted()); every sample needs \(columns)")
     }
+}
 
-    /// `read()`, its syntax errors as 400 "the body is not SHAPE: request:LINE: column …".
-    private static func syntax<T>(_ shape: String, _ read: () throws(DataError) -> T) throws(Failure) -> T {
+/// A `JSONCursor` over a request body whose syntax errors are 400 "the body is not SHAPE: request:LINE: column …".
+private struct BodyCursor {
+    private var cursor: JSONCursor
+    /// The JSON the body should be, in errors: `{"strokes": [[[x, y], …], …]}`.
+    let shape: String
+
+    /// Reads `body` as one object, calls `read` at the value of its member `name` and reads past the others: 400
+    /// when the body is not such an object or has no such member (a key given twice is refused by the cursor).
+    static func member(_ name: String, of body: Data, shape: String, _ read: (inout BodyCursor) throws -> Void) throws {
+        var cursor = BodyCursor(cursor: JSONCursor(ArraySlice(body), file: "request"), shape: shape)
+        var found = false
+        try cursor.beginObject("an object \(shape)")
+        var keys: [String] = []
+        while let key = try cursor.nextKey(&keys) {
+            if key == name {
+                found = true
+                try read(&cursor)
+            } else {
+                try cursor.syntax { (cursor: inout JSONCursor) throws(DataError) in try cursor.skipValue() }
+            }
+        }
+        try cursor.syntax { (cursor: inout JSONCursor) throws(DataError) in try cursor.end() }
+        guard found else { throw ServeAPI.Failure(.badRequest, "the body is not \(shape): it has no \"\(name)\" member") }
+    }
+
+    mutating func beginObject(_ what: String) throws(ServeAPI.Failure) {
+        try syntax { (cursor: inout JSONCursor) throws(DataError) in try cursor.beginObject(what) }
+    }
+
+    mutating func nextKey(_ keys: inout [String]) throws(ServeAPI.Failure) -> String? {
+        try syntax { (cursor: inout JSONCursor) throws(DataError) in try cursor.nextKey(&keys) }
+    }
+
+    mutating func beginArray(_ what: String) throws(ServeAPI.Failure) {
+        try syntax { (cursor: inout JSONCursor) throws(DataError) in try cursor.beginArray(what) }
+    }
+
+    mutating func nextElement(after read: Int) throws(ServeAPI.Failure) -> Bool {
+        try syntax { (cursor: inout JSONCursor) throws(DataError) in try cursor.nextElement(after: read) }
+    }
+
+    mutating func number(_ what: String) throws(ServeAPI.Failure) -> Double {
+        try syntax { (cursor: inout JSONCursor) throws(DataError) in try cursor.number(what) }
+    }
+
+    /// One point's numbers, `[x, y]` or `[x, y, t]`; at most four are kept (a fourth says there were too many).
+    mutating func point() throws(ServeAPI.Failure) -> [Double] {
+        try beginArray("a point [x, y] or [x, y, t]")
+        var numbers: [Double] = []
+        numbers.reserveCapacity(3)
+        var read = 0
+        while try nextElement(after: read) {
+            let value = try number("a number")
+            if numbers.count < 4 { numbers.append(value) }
+            read += 1
+        }
+        return numbers
+    }
+
+    /// `step` on the cursor, its syntax error as the 400 of this body.
+    private mutating func syntax<T>(_ step: (inout JSONCursor) throws(DataError) -> T) throws(ServeAPI.Failure) -> T {
         do {
-            return try read()
+            return try step(&cursor)
         } catch {
-            throw Failure(.badRequest, "the body is not \(shape): \(error)")
+            throw ServeAPI.Failure(.badRequest, "the body is not \(shape): \(error)")
         }
     }
 }
