@@ -148,14 +148,22 @@ struct MotionRecordingTests {
     @Test func readingInPlaceGivesTheRecordingOfReadingByStrings() throws {
         // `read` parses fields in place; the string path (`next`, `sensorValues`, `assemble` of rows) is its twin.
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        var raw = "timestamp,acc.x,acc.y,acc.z,gyro.x,gyro.y,gyro.z\n"
-        for i in 0..<600 {
-            let t = Double(i) * 0.01 + (i % 7 == 0 ? 0.003 : 0)
-            raw += String(
-                format: "%.4f,%.5f,%.5f,%.5f,%.3f,%.3f,%.3f\n", t, 0.1 * sin(t * 9), -0.98 + 0.3 * sin(t * 11), 0.2 * cos(t * 7),
-                sin(t), cos(t), 0.5)
+        // A raw accelerometer with a gyroscope, over more rows than one of the reader's blocks (`SensorBlocks`), and one
+        // without: the reader keeps only the columns a file has.
+        func rawFile(rows: Int, gyro: Bool) throws -> String {
+            var raw = "timestamp,acc.x,acc.y,acc.z" + (gyro ? ",gyro.x,gyro.y,gyro.z" : "") + "\n"
+            for i in 0..<rows {
+                let t = Double(i) * 0.01 + (i % 7 == 0 ? 0.003 : 0)
+                raw += String(format: "%.4f,%.5f,%.5f,%.5f", t, 0.1 * sin(t * 9), -0.98 + 0.3 * sin(t * 11), 0.2 * cos(t * 7))
+                raw += gyro ? String(format: ",%.3f,%.3f,%.3f\n", sin(t), cos(t), 0.5) : "\n"
+            }
+            return try write(raw)
         }
-        for path in [root.appendingPathComponent("Datasets/examples/walking.csv").path, try write(raw)] {
+        let files = [
+            root.appendingPathComponent("Datasets/examples/walking.csv").path,
+            try rawFile(rows: SensorBlocks.blockRows + 600, gyro: true), try rawFile(rows: 600, gyro: false),
+        ]
+        for path in files {
             let recording = try MotionRecordingReader.read(path, window: 256)
             var reader = try CSVReader(path: path)
             let core = reader.optionalColumn("gravity.x") != nil
@@ -165,7 +173,8 @@ struct MotionRecordingTests {
                         "gravity.x", "gravity.y", "gravity.z", "userAcceleration.x", "userAcceleration.y",
                         "userAcceleration.z",
                     ] : ["acc.x", "acc.y", "acc.z"])
-            let spins = try reader.columns(core ? ["rotationRate.x", "rotationRate.y", "rotationRate.z"] : ["gyro.x", "gyro.y", "gyro.z"])
+            let spinNames = core ? ["rotationRate.x", "rotationRate.y", "rotationRate.z"] : ["gyro.x", "gyro.y", "gyro.z"]
+            let spins = reader.optionalColumn(spinNames[0]) == nil ? [] : try reader.columns(spinNames)
             let time = try reader.columns(["timestamp"])[0]
             var rows: [[Double]] = [], times: [Double] = []
             while let fields = try reader.next() {

@@ -59,8 +59,8 @@ public enum MotionRecordingReader {
         var reader = reader
         let path = reader.file
         let columns = try recordingColumns(reader)
-        let (coreMotion, valueColumns, spinColumns, timeColumn) = (columns.coreMotion, columns.values, columns.spins, columns.time)
-        var times: [Double] = [], values: [Double] = []
+        let timeColumn = columns.time
+        var times: [Double] = [], values = SensorBlocks(columns: columns)
         while try reader.advance() {
             guard times.count < maximumSamples else {
                 throw DataError(
@@ -68,7 +68,7 @@ public enum MotionRecordingReader {
                     message: "more than \(maximumSamples) samples, the most one recording is read in; classify it in parts "
                         + "(or follow it with MotionStream / --follow, which keeps no more than a window)")
             }
-            try appendSensorValues(reader: reader, values: valueColumns, spins: spinColumns, to: &values)
+            try values.append(reader, columns: columns)
             let time = try timeColumn.map { column throws(DataError) in try reader.number(column: column) } ?? Double(times.count) / assumedRate
             if let previous = times.last, time <= previous {
                 throw DataError(
@@ -82,9 +82,12 @@ public enum MotionRecordingReader {
             throw DataError(file: path, line: 2, message: "\(times.count) samples; a recording needs at least one window (\(window))")
         }
         let assumed = timeColumn == nil ? assumedRate : nil
-        if let problem = rateProblem(sourceRate: medianRate(times), assumedRate: assumed) { throw DataError(file: path, message: problem) }
+        let sourceRate = medianRate(times)
+        if let problem = rateProblem(sourceRate: sourceRate, assumedRate: assumed) { throw DataError(file: path, message: problem) }
         try checkSpan(times, rate: rate, window: window, file: path)
-        var recording = assemble(rows: values, times: times, coreMotion: coreMotion, rate: rate, window: window, assumedRate: assumed)
+        var recording = assemble(
+            blocks: consume values, times: times, sourceRate: sourceRate, coreMotion: columns.coreMotion, rate: rate, window: window,
+            assumedRate: assumed)
         recording.source = path
         return recording
     }
@@ -119,9 +122,8 @@ public enum MotionRecordingReader {
 
     /// `values.sorted()[values.count / 2]` (nil when empty) in linear time: quickselect with three-way partitions,
     /// since a recording's spacings are nearly all equal. The values must not be NaN.
-    static func middle(_ values: [Double]) -> Double? {
+    static func middle(_ values: consuming [Double]) -> Double? {
         guard !values.isEmpty else { return nil }
-        var values = values
         let target = values.count / 2
         var low = 0, high = values.count, rounds = 0
         while high - low > 1 {
@@ -282,11 +284,14 @@ public enum MotionRecordingReader {
     /// The nine sensor values of the record `reader.advance()` read, appended to `row`: `values` (gravity and user
     /// acceleration, or raw acceleration, then zeros up to six) and `spins` (the rotation rate, then zeros up to
     /// three), each a finite number no larger than `maximumSensorMagnitude`; read in place, without strings.
-    package static func appendSensorValues(reader: CSVReader, values: [Int], spins: [Int], to row: inout [Double]) throws(DataError) {
+    /// Unpadded, only the columns' values are appended (as `SensorBlocks` keeps them).
+    package static func appendSensorValues(
+        reader: CSVReader, values: [Int], spins: [Int], to row: inout [Double], padded: Bool = true
+    ) throws(DataError) {
         for column in values { row.append(try checkedSensorValue(reader.number(column: column), column: column, reader: reader)) }
-        for _ in values.count..<6 { row.append(0) }
+        if padded { for _ in values.count..<6 { row.append(0) } }
         for column in spins { row.append(try checkedSensorValue(reader.number(column: column), column: column, reader: reader)) }
-        for _ in spins.count..<3 { row.append(0) }
+        if padded { for _ in spins.count..<3 { row.append(0) } }
     }
 
     private static func checkedSensorValue(_ value: Double, column: Int, reader: CSVReader) throws(DataError) -> Double {
@@ -359,28 +364,44 @@ public enum MotionRecordingReader {
     static let gapNotePrefix = "a gap of "
 
     /// `assemble` of rows laid end to end, nine values each, for callers that checked them (readers, generators):
-    /// the times increasing and accepted by `checkSpan`. The samples go through the stages of MotionPipeline.swift
-    /// one at a time, as `MotionStream` takes them; only the units are decided from the whole recording.
+    /// the times increasing and accepted by `checkSpan`.
     package static func assemble(
         rows flat: [Double], times: [Double], coreMotion: Bool, rate: Double, window: Int,
         assumedRate: Double? = nil
     ) -> MotionRecording {
-        let values = SensorRows(values: flat)
+        assemble(
+            blocks: SensorBlocks(padded: flat), times: times, sourceRate: medianRate(times), coreMotion: coreMotion, rate: rate,
+            window: window, assumedRate: assumedRate)
+    }
+
+    /// The recording from checked rows (`rows` with `times`, whose median rate is `sourceRate`). The samples go
+    /// through the stages of MotionPipeline.swift one at a time, as `MotionStream` takes them; only the units are
+    /// decided from the whole recording. Each block of `rows` is freed once its samples are on the grid, so a long
+    /// recording is not held twice over.
+    static func assemble(
+        blocks rows: consuming SensorBlocks, times: [Double], sourceRate: Double?, coreMotion: Bool, rate: Double, window: Int,
+        assumedRate: Double?
+    ) -> MotionRecording {
         var notes: [String] = []
-        let (scale, unitsNote) = MotionUnits.decide(magnitudes: values.map { MotionUnits.magnitude($0[0], $0[1], $0[2]) }, coreMotion: coreMotion)
+        var magnitudes: [Double] = []
+        magnitudes.reserveCapacity(rows.count)
+        rows.forEachRow { v in magnitudes.append(MotionUnits.magnitude(v[0], v[1], v[2])) }
+        let (scale, unitsNote) = MotionUnits.decide(magnitudes: consume magnitudes, coreMotion: coreMotion)
         if let unitsNote { notes.append(unitsNote) }
         var grid = MotionGrid(rate: rate)
         var gravity: GravityFilter?
         if !coreMotion {
             // Started from the first second of the first stretch, as a stream starts it (its head ends with the stretch).
             let head = (1..<min(GravityFilter.startSamples, times.count)).first { grid.splits(gap: times[$0] - times[$0 - 1], window: window) }
-            gravity = GravityFilter(
-                start: values.prefix(head ?? GravityFilter.startSamples).map { ($0[0] * scale, $0[1] * scale, $0[2] * scale) })
+            var start: [(Double, Double, Double)] = []
+            rows.forEachRow(upTo: head ?? GravityFilter.startSamples) { v in start.append((v[0] * scale, v[1] * scale, v[2] * scale)) }
+            gravity = GravityFilter(start: start)
             notes.append(gravityFilterNote)
         }
         var segments: [[MotionSample]] = [], starts: [Double] = [], bridged: [ClosedRange<Double>] = []
         var points: [MotionSample] = []
-        for (i, v) in values.enumerated() {
+        var i = 0
+        rows.consumeRows { v in
             let time = times[i]
             if i > 0 {
                 let gap = time - times[i - 1]
@@ -393,25 +414,37 @@ public enum MotionRecordingReader {
                     bridged.append((times[i - 1] - times[0])...(time - times[0]))
                 }
             }
-            if grid.start == nil { starts.append(time - times[0]) }
+            if grid.start == nil {
+                starts.append(time - times[0])
+                points.reserveCapacity(stretchPoints(times, from: i, rate: rate, window: window))
+            }
             let sample =
                 gravity?.split((v[0] * scale, v[1] * scale, v[2] * scale), rotationRate: (v[6], v[7], v[8]), at: time)
                 ?? MotionSample(
                     gravity: (v[0] * scale, v[1] * scale, v[2] * scale), rotationRate: (v[6], v[7], v[8]),
                     userAcceleration: (v[3] * scale, v[4] * scale, v[5] * scale))
             grid.add(sample, at: time, to: &points)
+            i += 1
         }
         if !times.isEmpty {
             grid.finish(to: &points)
             segments.append(points)
         }
-        let sourceRate = medianRate(times)
         if let sourceRate, abs(sourceRate - rate) > 0.5 {
             notes.append(String(format: "resampled from %.1f Hz to %.0f Hz", sourceRate, rate))
         }
         return MotionRecording(
             segments: segments, segmentStarts: starts, rate: rate, notes: notes, sourceRate: sourceRate,
             assumedRate: assumedRate, bridgedGaps: bridged)
+    }
+
+    /// About how many grid points the stretch that starts at sample `start` makes (its span times `rate`, plus
+    /// one): room reserved for them at once, since doubling an array of a few hundred megabytes copies it.
+    private static func stretchPoints(_ times: [Double], from start: Int, rate: Double, window: Int) -> Int {
+        let grid = MotionGrid(rate: rate)
+        var end = start
+        while end + 1 < times.count && !grid.splits(gap: times[end + 1] - times[end], window: window) { end += 1 }
+        return Int(((times[end] - times[start]) * rate).rounded(.up)) + 2
     }
 
     /// The sample the fraction `f` of the way from `a` to `b` (0 gives `a`, 1 gives `b`): each field linearly.
@@ -425,16 +458,74 @@ public enum MotionRecordingReader {
     }
 }
 
-/// Rows of nine sensor values laid end to end, read as rows.
-struct SensorRows: RandomAccessCollection {
-    /// One row: `row[k]` is its value `k`, 0…8.
+/// Sensor rows as a recording's reader keeps them: only the columns the file has (the values, then the spins, if
+/// any), in blocks of `blockRows` rows, so that a long recording never doubles one large array and `assemble` can
+/// free each block as it goes.
+struct SensorBlocks: ~Copyable {
+    /// Rows per block.
+    static let blockRows = 1 << 16
+
+    /// One row as nine values (`row[k]`, 0…8): the missing columns read as zeros.
     struct Row {
-        let values: [Double], base: Int
-        subscript(k: Int) -> Double { values[base + k] }
+        let block: UnsafeBufferPointer<Double>, base: Int, valueCount: Int, spinCount: Int
+        subscript(k: Int) -> Double {
+            if k < 6 { return k < valueCount ? block[base + k] : 0 }
+            return spinCount == 0 ? 0 : block[base + valueCount + k - 6]
+        }
     }
 
-    let values: [Double]
-    var startIndex: Int { 0 }
-    var endIndex: Int { values.count / 9 }
-    subscript(row: Int) -> Row { Row(values: values, base: 9 * row) }
+    let valueCount: Int, spinCount: Int
+    private var blocks: [[Double]] = []
+    /// The number of rows.
+    private(set) var count = 0
+    private var width: Int { valueCount + spinCount }
+
+    /// No rows yet, of the columns a reader found.
+    init(columns: MotionColumns) { (valueCount, spinCount) = (columns.values.count, columns.spins.count) }
+
+    /// The rows laid end to end in `padded`, nine values each, as one block.
+    init(padded: [Double]) {
+        (valueCount, spinCount) = (6, 3)
+        blocks = [padded]
+        count = padded.count / 9
+    }
+
+    /// Reads the sensor values of the record `reader` has just read (`appendSensorValues`, unpadded).
+    mutating func append(_ reader: CSVReader, columns: MotionColumns) throws(DataError) {
+        if blocks.isEmpty || blocks[blocks.count - 1].count >= Self.blockRows * width {
+            blocks.append([])
+            blocks[blocks.count - 1].reserveCapacity(Self.blockRows * width)
+        }
+        try MotionRecordingReader.appendSensorValues(
+            reader: reader, values: columns.values, spins: columns.spins, to: &blocks[blocks.count - 1], padded: false)
+        count += 1
+    }
+
+    /// Calls `body` with the first `limit` rows (all by default), in order.
+    func forEachRow(upTo limit: Int = .max, _ body: (Row) -> Void) {
+        var left = limit
+        for block in blocks where left > 0 {
+            block.withUnsafeBufferPointer { buffer in
+                var base = 0
+                while base < buffer.count && left > 0 {
+                    body(Row(block: buffer, base: base, valueCount: valueCount, spinCount: spinCount))
+                    base += width
+                    left -= 1
+                }
+            }
+        }
+    }
+
+    /// Calls `body` with every row, in order, freeing each block once its rows are done.
+    consuming func consumeRows(_ body: (Row) -> Void) {
+        for index in blocks.indices {
+            let block = blocks[index]
+            blocks[index] = []
+            block.withUnsafeBufferPointer { buffer in
+                for base in stride(from: 0, to: buffer.count, by: width) {
+                    body(Row(block: buffer, base: base, valueCount: valueCount, spinCount: spinCount))
+                }
+            }
+        }
+    }
 }
