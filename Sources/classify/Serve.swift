@@ -101,7 +101,8 @@ struct Serve: ParsableCommand {
         // A connection with nothing to read is closed after twice --timeout: a body that stops halfway gets its 408
         // (after --timeout) before its connection is closed.
         var server: HTTPServerBuilder = .serve(
-            .init(idleTimeout: .milliseconds(Int64((2 * timeout * 1000).rounded(.up)))), clients: ClientConnections(limit: maxConnectionsPerClient))
+            .init(idleTimeout: .milliseconds(Int64((2 * timeout * 1000).rounded(.up)))), clients: ClientConnections(limit: maxConnectionsPerClient),
+            maxBody: maxBody)
         if let tlsCert, let tlsKey {
             do {
                 server = try .tls(server, tlsConfiguration: try Self.tlsConfiguration(certificate: tlsCert, key: tlsKey))

@@ -207,6 +207,8 @@ struct ServeAPI: Sendable {
             throw failure
         } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
             throw Failure(.contentTooLarge, "the body is over \(maxBody) bytes (--max-body)")
+        } catch let error as ChunkSizeGuard.ChunkTooLarge {
+            throw Failure(.contentTooLarge, error.description)
         } catch {
             throw Failure(.badRequest, "the body could not be read: \(error)")
         }

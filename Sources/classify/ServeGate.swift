@@ -189,14 +189,17 @@ struct ServeChannel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = HTTP1Channel.Value
     let inner: HTTP1Channel
     let clients: ClientConnections
+    /// `--max-body`: a chunk that says it is larger fails its request at once (`ChunkSizeGuard`).
+    let maxBody: Int
 
     var responder: HTTPChannelHandler.Responder { inner.responder }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        let clients = clients
+        let (clients, maxBody) = (clients, maxBody)
         return inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             try channel.pipeline.syncOperations.addHandler(ConnectionClose(), position: .after(decoder))
+            try channel.pipeline.syncOperations.addHandler(ChunkSizeGuard(limit: maxBody), position: .before(decoder))
             // Nearer the socket than NIO's encoder, so that its raw answer reaches the socket (or TLS) as it is.
             let encoder = try channel.pipeline.syncOperations.handler(type: HTTPResponseEncoder.self)
             try channel.pipeline.syncOperations.addHandler(LimitPerClient(clients), position: .before(encoder))
@@ -351,8 +354,11 @@ final class ClientConnections: Sendable {
 }
 
 extension HTTPServerBuilder {
-    /// HTTP/1.1 as `ServeChannel` serves it, with `clients` limiting each address's connections.
-    static func serve(_ configuration: HTTP1Channel.Configuration, clients: ClientConnections) -> HTTPServerBuilder {
-        .init { responder in ServeChannel(inner: HTTP1Channel(responder: responder, configuration: configuration), clients: clients) }
+    /// HTTP/1.1 as `ServeChannel` serves it, with `clients` limiting each address's connections and `maxBody`
+    /// the largest chunk a body may say it has.
+    static func serve(_ configuration: HTTP1Channel.Configuration, clients: ClientConnections, maxBody: Int) -> HTTPServerBuilder {
+        .init { responder in
+            ServeChannel(inner: HTTP1Channel(responder: responder, configuration: configuration), clients: clients, maxBody: maxBody)
+        }
     }
 }

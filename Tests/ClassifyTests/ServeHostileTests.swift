@@ -197,6 +197,29 @@ struct ServeHostileRequestTests {
         }
     }
 
+    /// A chunk that says it is larger than `--max-body` is answered 413 at once (not 408 after `--timeout`), and
+    /// chunked bodies within it, with extensions and trailers, pipelined behind a body of known length, are
+    /// answered as before (`ChunkSizeGuard` only watches the bytes).
+    @Test func aChunkOverTheLimitIsRefusedAtOnce() throws {
+        let server = try ServerProcess(["--max-body", "4096", "--timeout", "120"])
+        let chunked = "POST /v1/shape HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let sizes = [
+            ("ffffffffffffffff", "18446744073709551615 bytes"), ("1001", "4097 bytes"), ("100000000000000000000", "over 2^64 bytes"),
+        ]
+        for (size, said) in sizes {
+            let (reply, closed) = try Self.raw(server, chunked, body: size + "\r\n" + Self.square)
+            #expect(reply.hasPrefix("HTTP/1.1 413") && reply.contains("says it is \(said)"), "chunk size \(size): \(reply.prefix(300))")
+            #expect(closed, "chunk size \(size): left open")
+        }
+        let (first, second) = (Self.square.prefix(20), Self.square.dropFirst(20))
+        let pipelined =
+            Self.post("Host: 127.0.0.1\r\n", body: Self.square) + Self.square + chunked
+            + String(first.utf8.count, radix: 16) + ";note=1\r\n\(first)\r\n" + String(second.utf8.count, radix: 16) + "\r\n\(second)\r\n"
+            + "0\r\nX-Trailer: yes\r\n\r\n" + "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        let (reply, closed) = try Self.raw(server, pipelined)
+        #expect(reply.components(separatedBy: "HTTP/1.1 200").count == 4 && reply.contains("\"square\"") && closed, "\(reply.prefix(600))")
+    }
+
     /// A client that sends its whole body before it reads (Python's urllib, URLSession) sees the 413, not a
     /// broken pipe: the server reads and drops the body after answering.
     @Test func aBodyOverTheLimitIsAnsweredAndDrained() async throws {
