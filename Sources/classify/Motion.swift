@@ -129,9 +129,9 @@ struct Motion: ParsableCommand {
     /// window (or its JSON).
     private func recognizeOne(_ file: String, recognizer: MotionRecognizer, source: (text: String, weights: String?)) throws {
         let windowing = recognizer.windowing
-        let input: MotionRecording, timeline: MotionAnswer
+        let input: MotionSignals, timeline: MotionAnswer
         do {
-            input = try MotionRecordingReader.read(file, assumedRate: rate, rate: windowing.rate, window: windowing.window)
+            input = try MotionRecordingReader.readSignals(file, assumedRate: rate, rate: windowing.rate, window: windowing.window)
             timeline = try recognizer.recognize(input)
         } catch {
             throw inputFailure(error, input: file, json: chain.json)
@@ -169,7 +169,7 @@ struct Motion: ParsableCommand {
     /// answering model's rate and window.
     private func batchItems(
         _ files: [String], problems: [String: DataError], windowing: MotionWindowing
-    ) throws -> [(name: String, recording: @Sendable () throws(DataError) -> MotionRecording)] {
+    ) throws -> [(name: String, recording: @Sendable () throws(DataError) -> MotionSignals)] {
         let (rate, json) = (rate, chain.json)
         guard let dataset else {
             return files.map { path in
@@ -177,14 +177,17 @@ struct Motion: ParsableCommand {
                     path,
                     { () throws(DataError) in
                         if let problem = problems[path] { throw problem }
-                        return try MotionRecordingReader.read(path, assumedRate: rate, rate: windowing.rate, window: windowing.window)
+                        return try MotionRecordingReader.readSignals(path, assumedRate: rate, rate: windowing.rate, window: windowing.window)
                     }
                 )
             }
         }
         do {
             return try MotionDataset.sessions(dataset, rate: windowing.rate, window: windowing.window).map { session in
-                ("\(dataset)#\(json ? session.id : DataError.terminalSafe(session.id))", { () throws(DataError) in try session.recording.get() })
+                (
+                    "\(dataset)#\(json ? session.id : DataError.terminalSafe(session.id))",
+                    { () throws(DataError) in MotionSignals(try session.recording.get()) }
+                )
             }
         } catch {
             throw inputFailure(error, input: dataset, json: json)
@@ -193,7 +196,7 @@ struct Motion: ParsableCommand {
 
     /// One line per item, in input order, read and answered on every core. Returns the first failure's status, or 0.
     private func recognizeBatch(
-        _ items: [(name: String, recording: @Sendable () throws(DataError) -> MotionRecording)], recognizer: MotionRecognizer,
+        _ items: [(name: String, recording: @Sendable () throws(DataError) -> MotionSignals)], recognizer: MotionRecognizer,
         source: (text: String, weights: String?)
     ) -> Int32 {
         let json = chain.json
@@ -225,7 +228,7 @@ func motionHeadline(_ timeline: MotionAnswer, model: String) -> String {
 }
 
 /// The note for a recording read without timestamps: which rate was assumed; `nil` when it had timestamps.
-func rateNote(_ recording: MotionRecording, name: String) -> String? {
+func rateNote(_ recording: MotionSignals, name: String) -> String? {
     recording.assumedRate.map { "\(name): no timestamp column; assumed --rate " + String(format: "%g Hz", $0) }
 }
 

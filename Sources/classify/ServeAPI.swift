@@ -278,7 +278,7 @@ struct ServeAPI: Sendable {
         }
         let windowing = motion.windowing
         do {
-            let recording = try MotionRecordingReader.read(
+            let recording = try MotionRecordingReader.readSignals(
                 csv: csv, name: isCSV ? "request" : "request (samples[i] is line i+2)", assumedRate: rate, rate: windowing.rate,
                 window: windowing.window)
             let timeline = try motion.recognize(recording)

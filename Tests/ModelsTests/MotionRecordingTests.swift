@@ -194,6 +194,16 @@ struct MotionRecordingTests {
                 counts.0 == counts.1 && firstDifference == nil,
                 "\(path): segments of \(counts.0) and \(counts.1) samples; first different (segment, sample): \(String(describing: firstDifference))")
             #expect(recording.notes == expected.notes && recording.sourceRate == expected.sourceRate, "\(path)")
+            // What `classify motion` and `serve` answer from: the same signals, made without holding the samples.
+            let signals = try MotionRecordingReader.readSignals(path, assumedRate: 50, rate: MotionWindowing().rate, window: 256)
+            let whole = MotionSignals(recording)
+            #expect(
+                signals.segments.map(\.vertical) == whole.segments.map(\.vertical)
+                    && signals.segments.map(\.horizontal) == whole.segments.map(\.horizontal), "\(path): the signals differ")
+            #expect(
+                signals.notes == whole.notes && signals.segmentStarts == whole.segmentStarts && signals.bridgedGaps == whole.bridgedGaps
+                    && signals.sourceRate == whole.sourceRate && signals.assumedRate == whole.assumedRate && signals.source == whole.source,
+                "\(path)")
         }
     }
 

@@ -194,15 +194,20 @@ extension MotionWindowClassifier {
     /// `MotionRecordingReader.minimumSampleRate`, or without one whole window, is an error naming its rate or
     /// length and what is needed.
     package func classify(_ recording: MotionRecording, smoothing: Int = 0, model: String? = nil) throws(DataError) -> MotionAnswer {
+        try classify(MotionSignals(recording), smoothing: smoothing, model: model)
+    }
+
+    /// `classify(_:smoothing:model:)` of a recording's signals (the one path of both).
+    package func classify(_ recording: MotionSignals, smoothing: Int = 0, model: String? = nil) throws(DataError) -> MotionAnswer {
         let windowing = windowing, source = recording.source
         if let problem = MotionRecordingReader.rateProblem(sourceRate: recording.sourceRate, assumedRate: recording.assumedRate) {
             throw DataError(file: source, message: problem)
         }
-        try windowing.requireWindow(in: recording, source: source)
+        try windowing.requireWindow(longest: recording.longestSegment, source: source)
         let classes = labels.count, size = windowing.inputSize
         let (deviation, horizontal) = (windowing.logVerticalDeviationIndex, windowing.logHorizontalMeanIndex)
         var windowCount = 0
-        for segment in recording.segments { windowCount += windowing.windowCount(samples: segment.count) }
+        for segment in recording.segments { windowCount += windowing.windowCount(samples: segment.vertical.count) }
         // The answer's own storage: its windows and their calibrated probabilities, written in place. The signals,
         // inputs and scores live in a scratch kept for the next call.
         var windows: [MotionWindowPrediction] = []
@@ -210,12 +215,12 @@ extension MotionWindowClassifier {
         var all = [Double](repeating: 0, count: windowCount * classes)
         MotionScratch.pool.with(make: MotionScratch()) { scratch in
             for (segment, segmentStart) in zip(recording.segments, recording.segmentStarts) {
-                let rows = windowing.windowCount(samples: segment.count)
+                let rows = windowing.windowCount(samples: segment.vertical.count)
                 if rows == 0 { continue }
-                let (vertical, horizontalSignal) = (scratch.floats(0, segment.count), scratch.floats(1, segment.count))
                 let inputs = scratch.floats(2, rows * size), scores = scratch.floats(3, rows * classes)
-                segment.withUnsafeBufferPointer { MotionWindowing.signals($0, vertical: vertical, horizontal: horizontalSignal) }
-                windowing.windows(vertical: UnsafeBufferPointer(vertical), horizontal: UnsafeBufferPointer(horizontalSignal), into: inputs)
+                segment.vertical.withUnsafeBufferPointer { vertical in
+                    segment.horizontal.withUnsafeBufferPointer { windowing.windows(vertical: vertical, horizontal: $0, into: inputs) }
+                }
                 probabilities(UnsafeBufferPointer(inputs), rows: rows, into: scores)
                 smooth(scores, rows: rows, columns: classes, over: smoothing, sums: scratch.doubles(0, (rows + 1) * classes))
                 let row = scratch.doubles(1, classes)

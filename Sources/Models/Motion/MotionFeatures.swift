@@ -121,11 +121,9 @@ public struct MotionWindowing: Sendable, Equatable {
         count < window ? [] : Array(stride(from: 0, through: count - window, by: hop))
     }
 
-    /// Throws unless `recording` holds one whole window: the error says how long its longest stretch without a
-    /// gap is and how long a window is.
-    package func requireWindow(in recording: MotionRecording, source: String) throws(DataError) {
-        var longest = 0
-        for segment in recording.segments { longest = max(longest, segment.count) }
+    /// Throws unless a recording whose longest segment has `longest` samples holds one whole window: the error
+    /// says how long its longest stretch without a gap is and how long a window is.
+    package func requireWindow(longest: Int, source: String) throws(DataError) {
         guard longest < window else { return }
         throw DataError(
             file: source,

@@ -68,6 +68,11 @@ public struct MotionRecognizer: Recognizer {
         try engine.classify(recording, smoothing: smoothing, model: model)
     }
 
+    /// `recognize(_:)` of a recording's signals (`MotionRecordingReader.readSignals`).
+    package func recognize(_ signals: MotionSignals) throws(DataError) -> MotionAnswer {
+        try engine.classify(signals, smoothing: smoothing, model: model)
+    }
+
     /// The answers for many recordings on up to `threads` threads (fewer than 1 counts as 1), in order; a
     /// recording that cannot be recognized has its error in its place.
     public func recognize(batch recordings: [MotionRecording], threads: Int) -> MotionBatchAnswers {

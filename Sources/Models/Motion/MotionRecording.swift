@@ -52,10 +52,60 @@ public enum MotionRecordingReader {
         try read(CSVReader(file: name, bytes: bytes), assumedRate: assumedRate, rate: rate, window: window)
     }
 
+    /// The signals of the recording in `path` (`-` for standard input), as `read(_:assumedRate:rate:window:)`
+    /// reads it, made without holding its samples: what `classify motion` and `serve` answer from.
+    package static func readSignals(_ path: String, assumedRate: Double, rate: Double, window: Int) throws(DataError) -> MotionSignals {
+        try readSignals(CSVReader(path: path), assumedRate: assumedRate, rate: rate, window: window)
+    }
+
+    /// The signals of the recording in `bytes`, named `name` in the errors.
+    package static func readSignals(csv bytes: Data, name: String, assumedRate: Double, rate: Double, window: Int) throws(DataError)
+        -> MotionSignals
+    {
+        try readSignals(CSVReader(file: name, bytes: bytes), assumedRate: assumedRate, rate: rate, window: window)
+    }
+
+    /// The signals of the recording `reader` holds.
+    static func readSignals(
+        _ reader: consuming CSVReader, assumedRate: Double, rate: Double, window: Int, maximumSamples: Int = maximumSamples
+    ) throws(DataError) -> MotionSignals {
+        var builder = SignalSegments()
+        let made = try read(reader, assumedRate: assumedRate, rate: rate, window: window, maximumSamples: maximumSamples, into: &builder)
+        return MotionSignals(
+            segments: builder.segments, segmentStarts: made.segmentStarts, notes: made.notes, sourceRate: made.sourceRate,
+            assumedRate: made.assumedRate, bridgedGaps: made.bridgedGaps, source: made.source)
+    }
+
     /// The recording `reader` holds (one path for files and bytes); reading stops at sample `maximumSamples + 1`.
     static func read(
         _ reader: consuming CSVReader, assumedRate: Double, rate: Double, window: Int, maximumSamples: Int = maximumSamples
     ) throws(DataError) -> MotionRecording {
+        var builder = SampleSegments()
+        let made = try read(reader, assumedRate: assumedRate, rate: rate, window: window, maximumSamples: maximumSamples, into: &builder)
+        return made.recording(builder.segments, rate: rate)
+    }
+
+    /// What `assemble` makes of a recording besides its points, which go to a `MotionSegmentBuilder`.
+    struct Assembled {
+        var segmentStarts: [Double], notes: [String], sourceRate: Double?, assumedRate: Double?, bridgedGaps: [ClosedRange<Double>]
+        var source = "recording"
+
+        /// The recording of these and `segments`.
+        func recording(_ segments: [[MotionSample]], rate: Double) -> MotionRecording {
+            var recording = MotionRecording(
+                segments: segments, segmentStarts: segmentStarts, rate: rate, notes: notes, sourceRate: sourceRate,
+                assumedRate: assumedRate, bridgedGaps: bridgedGaps)
+            recording.source = source
+            return recording
+        }
+    }
+
+    /// Reads the rows `reader` holds, checks them and assembles them into `builder` (the one reading path of
+    /// recordings and their signals).
+    static func read<Builder: MotionSegmentBuilder>(
+        _ reader: consuming CSVReader, assumedRate: Double, rate: Double, window: Int, maximumSamples: Int,
+        into builder: inout Builder
+    ) throws(DataError) -> Assembled {
         var reader = reader
         let path = reader.file
         let columns = try recordingColumns(reader)
@@ -85,11 +135,11 @@ public enum MotionRecordingReader {
         let sourceRate = medianRate(times)
         if let problem = rateProblem(sourceRate: sourceRate, assumedRate: assumed) { throw DataError(file: path, message: problem) }
         try checkSpan(times, rate: rate, window: window, file: path)
-        var recording = assemble(
+        var made = assemble(
             blocks: consume values, times: times, sourceRate: sourceRate, coreMotion: columns.coreMotion, rate: rate, window: window,
-            assumedRate: assumed)
-        recording.source = path
-        return recording
+            assumedRate: assumed, into: &builder)
+        made.source = path
+        return made
     }
 
     /// The fastest cadence a runner reaches: about 3.5 steps a second (210 a minute, a sprint).
@@ -369,19 +419,21 @@ public enum MotionRecordingReader {
         rows flat: [Double], times: [Double], coreMotion: Bool, rate: Double, window: Int,
         assumedRate: Double? = nil
     ) -> MotionRecording {
-        assemble(
+        var builder = SampleSegments()
+        let made = assemble(
             blocks: SensorBlocks(padded: flat), times: times, sourceRate: medianRate(times), coreMotion: coreMotion, rate: rate,
-            window: window, assumedRate: assumedRate)
+            window: window, assumedRate: assumedRate, into: &builder)
+        return made.recording(builder.segments, rate: rate)
     }
 
     /// The recording from checked rows (`rows` with `times`, whose median rate is `sourceRate`). The samples go
     /// through the stages of MotionPipeline.swift one at a time, as `MotionStream` takes them; only the units are
     /// decided from the whole recording. Each block of `rows` is freed once its samples are on the grid, so a long
     /// recording is not held twice over.
-    static func assemble(
+    static func assemble<Builder: MotionSegmentBuilder>(
         blocks rows: consuming SensorBlocks, times: [Double], sourceRate: Double?, coreMotion: Bool, rate: Double, window: Int,
-        assumedRate: Double?
-    ) -> MotionRecording {
+        assumedRate: Double?, into builder: inout Builder
+    ) -> Assembled {
         var notes: [String] = []
         var magnitudes: [Double] = []
         magnitudes.reserveCapacity(rows.count)
@@ -398,17 +450,15 @@ public enum MotionRecordingReader {
             gravity = GravityFilter(start: start)
             notes.append(gravityFilterNote)
         }
-        var segments: [[MotionSample]] = [], starts: [Double] = [], bridged: [ClosedRange<Double>] = []
-        var points: [MotionSample] = []
+        var starts: [Double] = [], bridged: [ClosedRange<Double>] = []
         var i = 0
         rows.consumeRows { v in
             let time = times[i]
             if i > 0 {
                 let gap = time - times[i - 1]
                 if grid.splits(gap: gap, window: window) {
-                    grid.finish(to: &points)
-                    segments.append(points)
-                    points = []
+                    grid.finish(to: &builder.points)
+                    builder.endSegment()
                     notes.append(gapNotePrefix + String(format: "%.2f s at %.2f s splits the recording", gap, times[i - 1] - times[0]))
                 } else if MotionGrid.flags(gap: gap) {
                     bridged.append((times[i - 1] - times[0])...(time - times[0]))
@@ -416,26 +466,25 @@ public enum MotionRecordingReader {
             }
             if grid.start == nil {
                 starts.append(time - times[0])
-                points.reserveCapacity(stretchPoints(times, from: i, rate: rate, window: window))
+                builder.startSegment(expected: stretchPoints(times, from: i, rate: rate, window: window))
             }
             let sample =
                 gravity?.split((v[0] * scale, v[1] * scale, v[2] * scale), rotationRate: (v[6], v[7], v[8]), at: time)
                 ?? MotionSample(
                     gravity: (v[0] * scale, v[1] * scale, v[2] * scale), rotationRate: (v[6], v[7], v[8]),
                     userAcceleration: (v[3] * scale, v[4] * scale, v[5] * scale))
-            grid.add(sample, at: time, to: &points)
+            grid.add(sample, at: time, to: &builder.points)
+            builder.added()
             i += 1
         }
         if !times.isEmpty {
-            grid.finish(to: &points)
-            segments.append(points)
+            grid.finish(to: &builder.points)
+            builder.endSegment()
         }
         if let sourceRate, abs(sourceRate - rate) > 0.5 {
             notes.append(String(format: "resampled from %.1f Hz to %.0f Hz", sourceRate, rate))
         }
-        return MotionRecording(
-            segments: segments, segmentStarts: starts, rate: rate, notes: notes, sourceRate: sourceRate,
-            assumedRate: assumedRate, bridgedGaps: bridged)
+        return Assembled(segmentStarts: starts, notes: notes, sourceRate: sourceRate, assumedRate: assumedRate, bridgedGaps: bridged)
     }
 
     /// About how many grid points the stretch that starts at sample `start` makes (its span times `rate`, plus
