@@ -61,7 +61,9 @@ final class ChunkSizeGuard: ChannelInboundHandler, RemovableChannelHandler {
             case .head:
                 pending.append(bytes[index])
                 index += 1
-                if pending == [13, 10] {
+                if Self.endsInBareLF(pending) {
+                    state = .off  // lines ended by LF alone: framing this guard does not follow
+                } else if pending == [13, 10] {
                     pending = []  // a blank line before a request is skipped (RFC 9112 §2.2)
                 } else if pending.count >= 4 && pending.suffix(4).elementsEqual([13, 10, 13, 10]) {
                     state = Self.afterHead(pending)
@@ -74,7 +76,7 @@ final class ChunkSizeGuard: ChannelInboundHandler, RemovableChannelHandler {
                 pending.append(byte)
                 index += 1
                 if byte == 10 {
-                    guard let size = Self.chunkSize(pending) else {
+                    guard !Self.endsInBareLF(pending), let size = Self.chunkSize(pending) else {
                         state = .off
                         break
                     }
@@ -97,7 +99,9 @@ final class ChunkSizeGuard: ChannelInboundHandler, RemovableChannelHandler {
             case .trailers:
                 pending.append(bytes[index])
                 index += 1
-                if pending == [13, 10] || (pending.count >= 4 && pending.suffix(4).elementsEqual([13, 10, 13, 10])) {
+                if Self.endsInBareLF(pending) {
+                    state = .off
+                } else if pending == [13, 10] || (pending.count >= 4 && pending.suffix(4).elementsEqual([13, 10, 13, 10])) {
                     state = .head
                     pending = []
                 } else if pending.count > Self.longestHead {
@@ -106,6 +110,11 @@ final class ChunkSizeGuard: ChannelInboundHandler, RemovableChannelHandler {
             }
         }
         context.fireChannelRead(data)
+    }
+
+    /// Whether `bytes` ends with a line feed that no carriage return comes before.
+    private static func endsInBareLF(_ bytes: [UInt8]) -> Bool {
+        bytes.last == 10 && (bytes.count < 2 || bytes[bytes.count - 2] != 13)
     }
 
     /// What follows the head `bytes` (through its blank line): its body's framing, or `.off` for a head whose

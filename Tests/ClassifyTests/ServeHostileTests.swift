@@ -1,5 +1,6 @@
 import DataFiles
 import Foundation
+import Tensor
 import Testing
 
 @testable import classify
@@ -218,6 +219,52 @@ struct ServeHostileRequestTests {
             + "0\r\nX-Trailer: yes\r\n\r\n" + "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
         let (reply, closed) = try Self.raw(server, pipelined)
         #expect(reply.components(separatedBy: "HTTP/1.1 200").count == 4 && reply.contains("\"square\"") && closed, "\(reply.prefix(600))")
+    }
+
+    /// `ChunkSizeGuard` follows framing it must never get wrong: 40 pipelined requests on one connection, bodies of
+    /// known length and chunked ones (random chunk sizes, extensions, trailers), some whose bytes look like a huge
+    /// chunk size, sent in pieces of 1–40 bytes. Each is answered in order with its own status: none is 413 but a
+    /// last one whose chunk is too large (a guard that lost the framing would let it wait for `--timeout`: 408).
+    @Test func pipelinedFramingIsFollowedInPieces() throws {
+        let server = try ServerProcess(["--max-body", "4096", "--timeout", "5"])
+        var generator = SeededGenerator(seed: 46)
+        let lookalike = "ffffffffffffffff\r\n0\r\n\r\n"
+        var requests = "", expected: [String] = []
+        for index in 0..<40 {
+            let good = Int.random(in: 0..<3, using: &generator) > 0
+            let body = good ? Self.square : lookalike
+            if Bool.random(using: &generator) {
+                requests += Self.post("Host: 127.0.0.1\r\n", body: body) + body
+            } else {
+                requests +=
+                    "POST /v1/shape HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                var rest = Substring(body)
+                while !rest.isEmpty {
+                    let piece = rest.prefix(Int.random(in: 1...20, using: &generator))
+                    rest = rest.dropFirst(piece.count)
+                    let extensions = Bool.random(using: &generator) ? ";n=\(index)" : ""
+                    requests += String(piece.utf8.count, radix: 16) + extensions + "\r\n" + piece + "\r\n"
+                }
+                requests += "0\r\n" + (Bool.random(using: &generator) ? "X-Note: \(index)\r\n" : "") + "\r\n"
+            }
+            expected.append(good ? "200" : "400")
+        }
+        // Last, a chunk too large: refused at once only if the guard followed every request before it.
+        requests +=
+            "POST /v1/shape HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + "ffffffffffffffff\r\n" + Self.square
+        expected.append("413")
+        let connection = try RawConnection(port: try #require(server.base.port))
+        var bytes = Substring(requests)
+        while !bytes.isEmpty {
+            let piece = bytes.prefix(Int.random(in: 1...40, using: &generator))
+            bytes = bytes.dropFirst(piece.count)
+            connection.send(String(piece))
+            usleep(200)
+        }
+        let reply = connection.receiveUntilClosed().reply
+        let statuses = reply.components(separatedBy: "HTTP/1.1 ").dropFirst().map { String($0.prefix(3)) }
+        #expect(statuses == expected, "\(statuses.count) answers for \(expected.count) requests: \(statuses)")
     }
 
     /// A client that sends its whole body before it reads (Python's urllib, URLSession) sees the 413, not a
