@@ -90,7 +90,7 @@ struct Evaluate: ParsableCommand {
             throw failure(error)
         }
         var failures = EvaluationFailures()
-        var truth: [Int] = [], predicted: [Int] = [], confidences: [Double] = [], uncertain = 0
+        var truth: [Int] = [], predicted: [Int] = [], confidences: [Double] = [], uncertain: [Bool] = []
         for item in items {
             let answer: CompactShapeAnswer
             switch item.value {
@@ -110,7 +110,7 @@ struct Evaluate: ParsableCommand {
             truth.append(rows.index(ofTruth: item.label))
             predicted.append(rows.index(of: answer.label(classes)))
             confidences.append(answer.confidence)
-            if answer.uncertain { uncertain += 1 }
+            uncertain.append(answer.uncertain)
         }
         showReport(
             labels: rows.labels, truth: truth, predicted: predicted, confidences: confidences, uncertain: uncertain,
@@ -120,24 +120,29 @@ struct Evaluate: ParsableCommand {
         try failures.exit()
     }
 
-    /// Prints the report of `predicted` against `truth`, with the uncertain count and the reliability table: one
-    /// JSON object, or text under a heading.
+    /// Prints the report of `predicted` against `truth`, with the uncertain count (`uncertain`: each answer's
+    /// flag), the reject decision's rates (`RejectRates`) and the reliability table: one JSON object, or text
+    /// under a heading.
     func showReport(
-        labels: [String], truth: [Int], predicted: [Int], confidences: [Double], uncertain: Int,
+        labels: [String], truth: [Int], predicted: [Int], confidences: [Double], uncertain: [Bool],
         model: String, source: (text: String, weights: String?), heading: String, unit: String, failures: EvaluationFailures, items: String
     ) {
         let report = ClassificationReport(labels: labels, truth: truth, predicted: predicted)
         let reliability = ReliabilityTable(confidences: confidences, correct: zip(truth, predicted).map { $0 == $1 })
+        let rejects = RejectRates(labels: labels, truth: truth, predicted: predicted, uncertain: uncertain)
+        let uncertainCount = uncertain.count(where: { $0 })
         if json {
             print(
                 EvaluationJSON(
-                    report: report, model: model, weights: source.weights, uncertain: uncertain, reliability: reliability, failed: failures.count
+                    report: report, model: model, weights: source.weights, uncertain: uncertainCount, reject: rejects,
+                    reliability: reliability, failed: failures.count
                 )
                 .text)
         } else {
             print("\(source.text) on \(data): \(heading)")
             print(report.text)
-            print("uncertain \(uncertain) of \(truth.count) \(unit) (\(percent(Double(uncertain) / Double(max(1, truth.count)))))")
+            print("uncertain \(uncertainCount) of \(truth.count) \(unit) (\(percent(Double(uncertainCount) / Double(max(1, truth.count)))))")
+            if let rejects { print(rejects.text(unit: unit)) }
             print(reliability.text)
             if failures.count > 0 { print("failed \(failures.count) \(items), not in the figures above (each named on stderr)") }
         }
@@ -153,8 +158,8 @@ extension Evaluate {
             rule ? MotionRecognizer(engine: .cadence(CadenceRecognizer()), model: "cadence") : try chain.loadMotionRecognizer(for: [data])
         var rows = ReportRows(recognizer.answerLabels)
         let known = rows.known
-        var truth: [Int] = [], predicted: [Int] = [], confidences: [Double] = []
-        var uncertain = 0, sessionCount = 0
+        var truth: [Int] = [], predicted: [Int] = [], confidences: [Double] = [], uncertain: [Bool] = []
+        var sessionCount = 0
         var failures = EvaluationFailures()
         do {
             let sessions = try MotionDataset.sessions(data, rate: recognizer.windowing.rate, window: recognizer.windowing.window)
@@ -185,7 +190,7 @@ extension Evaluate {
                     truth.append(truthIndex)
                     predicted.append(rows.index(of: window.label))
                     confidences.append(window.confidence)
-                    if window.uncertain { uncertain += 1 }
+                    uncertain.append(window.uncertain)
                 }
             }
         } catch {
@@ -232,16 +237,19 @@ struct EvaluationJSON: Encodable {
     /// The weights file's path, or `built-in`; absent for the rule that needs none.
     let weights: String?
     let uncertain: Int?
+    /// How the reject class decided (`RejectRates`), when the answers can be `unknown`.
+    let reject: RejectRates?
     let reliability: ReliabilityTable?
     let failed: Int?
 
     init(
-        report: ClassificationReport, model: String, weights: String? = nil, uncertain: Int? = nil, reliability: ReliabilityTable? = nil,
-        failed: Int? = nil
+        report: ClassificationReport, model: String, weights: String? = nil, uncertain: Int? = nil, reject: RejectRates? = nil,
+        reliability: ReliabilityTable? = nil, failed: Int? = nil
     ) {
         self.weights = weights
         self.failed = failed
         self.uncertain = uncertain
+        self.reject = reject
         self.reliability = reliability
         accuracy = report.accuracy
         count = report.count
@@ -252,6 +260,58 @@ struct EvaluationJSON: Encodable {
     }
 
     var text: String { jsonText(self) }
+}
+
+/// The two sides of "one of the classes, or none" on a labelled file, for answers that can be `unknown`: of the
+/// items labelled with a class, how many were answered right and how many `unknown` (a real shape turned away); of
+/// the items labelled `other`, how many were flagged (`unknown`, or uncertain); and of all, how many were
+/// confidently wrong (a wrong label, not uncertain). `--json` gives the counts under `reject`.
+struct RejectRates: Encodable, Equatable {
+    /// Items labelled with one of the classes; of them, answered with their label, and answered `unknown`.
+    let classes: Int, right: Int, unknown: Int
+    /// Items labelled `other`; of them, answered `unknown` or uncertain.
+    let other: Int, flagged: Int
+    /// Items answered with a wrong label and not uncertain, of `count`.
+    let confidentlyWrong: Int, count: Int
+
+    /// The counts as they are.
+    init(classes: Int, right: Int, unknown: Int, other: Int, flagged: Int, confidentlyWrong: Int, count: Int) {
+        (self.classes, self.right, self.unknown, self.other, self.flagged) = (classes, right, unknown, other, flagged)
+        (self.confidentlyWrong, self.count) = (confidentlyWrong, count)
+    }
+
+    /// The rates of `predicted` against `truth` (rows of `labels`), with each answer's uncertain flag; `nil`
+    /// when no row is `unknown` (a model that cannot answer it, on a file without `other`).
+    init?(labels: [String], truth: [Int], predicted: [Int], uncertain: [Bool]) {
+        precondition(
+            truth.count == predicted.count && truth.count == uncertain.count,
+            "RejectRates: \(truth.count) truths, \(predicted.count) answers, \(uncertain.count) flags")
+        guard let unknownRow = labels.firstIndex(of: DecisionRule.unknownLabel) else { return nil }
+        var (classes, right, unknown, other, flagged, wrong) = (0, 0, 0, 0, 0, 0)
+        for ((said, answered), unsure) in zip(zip(truth, predicted), uncertain) {
+            if said == unknownRow {
+                other += 1
+                if answered == unknownRow || unsure { flagged += 1 }
+            } else {
+                classes += 1
+                if answered == said { right += 1 }
+                if answered == unknownRow { unknown += 1 }
+            }
+            if answered != said && !unsure { wrong += 1 }
+        }
+        (self.classes, self.right, self.unknown, self.other, self.flagged) = (classes, right, unknown, other, flagged)
+        (confidentlyWrong, count) = (wrong, truth.count)
+    }
+
+    /// Up to three lines: the classes' side, the other side (each when the file has such items), confidently wrong.
+    func text(unit: String) -> String {
+        func share(_ part: Int, _ whole: Int) -> String { "\(percent(Double(part) / Double(max(1, whole)))) (\(part) of \(whole) \(unit))" }
+        var lines: [String] = []
+        if classes > 0 { lines.append("of the classes  right \(share(right, classes)); unknown \(share(unknown, classes))") }
+        if other > 0 { lines.append("of other        flagged \(share(flagged, other)): unknown or uncertain") }
+        lines.append("confidently wrong  \(share(confidentlyWrong, count)): a wrong label or unknown, not uncertain")
+        return lines.joined(separator: "\n")
+    }
 }
 
 /// The rows of an evaluation report: the labels the model can answer, and `unknown` once a drawing or session is

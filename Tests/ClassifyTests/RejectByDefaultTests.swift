@@ -79,6 +79,10 @@ struct RejectByDefaultTests {
         let evaluate = try CommandRun.classify(["evaluate", "shape", "--data", heldOut.path, "--weights", prefix + ".f32.weights", "--json"])
         let report = try #require(try JSONSerialization.jsonObject(with: Data(evaluate.standardOutput.utf8)) as? [String: Any])
         #expect((report["accuracy"] as? Double ?? 0) >= 0.9, "\(evaluate.standardOutput)")
+        // Both sides of the reject decision: every held-out drawing is of the classes, and few are turned away.
+        let reject = try #require(report["reject"] as? [String: Int], "\(evaluate.standardOutput)")
+        #expect(reject["classes"] == report["count"] as? Int && reject["other"] == 0, "\(reject)")
+        #expect(Double(reject["unknown"] ?? .max) <= 0.1 * Double(reject["classes"] ?? 0), "\(reject)")
 
         let closed = try CommandRun.classify(["train", "shape", "--data", data.path, "--epochs", "2", "--no-reject", "--out", prefix + "-closed"])
         #expect(closed.status == 0, "\(closed.standardError)")
