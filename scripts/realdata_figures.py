@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Measures every dev-file figure of issue 32's "It must show" list for the given weights and prints them as one
-Markdown table: figure, value, the issue's target, whether it meets it, and the command behind the figure.
+"""Measures every dev-file figure of the "It must show" lists of issues 32 (motion) and 47 (shapes) for the given
+weights and prints them as one Markdown table: figure, value, the issue's target, whether it meets it, and the
+command behind the figure.
 Run it once on the weights before a change and once after, for a before/after table.
 
     scripts/realdata_figures.py                                   # the shipped weights (./Weights, as classify finds them)
@@ -31,6 +32,8 @@ Files (read from the real-data folder, never copied into the repository; derived
 shown as $TMP in the commands, and are deleted at the end):
   $1 shapes          shapes-dollar1-dev.csv, upright and turned/stretched by scripts/turn-and-stretch.py (seed 2026)
   Quick, Draw!       shapes-quickdraw-dev.csv
+  MMG                shapes-mmg-star-dev.csv (stars by 10 people) and shapes-other-mmg-dev.csv (their letters and
+                     symbols; D and P each on their own row)
   non-shapes         shapes-other-quickdraw-dev.csv (lines, moons, clouds), shapes-other-quickdraw-objects-dev.csv,
                      shapes-other-dollar1-dev.csv ($1 gestures), shapes-other-omniglot-train.csv (per alphabet too;
                      its drawings of a single point cannot be classified and are left out, as evaluate does);
@@ -194,7 +197,8 @@ def main():
 
     needed = ["shapes-dollar1-dev.csv", "shapes-quickdraw-dev.csv", "shapes-other-quickdraw-dev.csv",
               "shapes-other-quickdraw-objects-dev.csv", "shapes-other-dollar1-dev.csv",
-              "shapes-other-omniglot-train.csv", "motion-motionsense-dev.csv", "motion-motionsense-still-dev.csv",
+              "shapes-other-omniglot-train.csv", "shapes-mmg-star-dev.csv", "shapes-other-mmg-dev.csv",
+              "motion-motionsense-dev.csv", "motion-motionsense-still-dev.csv",
               "motion-motionsense-stairs-dev.csv", "motion-wisdm-watch-dev.csv", "motion-wisdm-watch-stairs-dev.csv"]
     missing = [f for f in needed if not os.path.isfile(os.path.join(args.realdata, f))]
     if missing:
@@ -206,6 +210,16 @@ def main():
     def row(figure, value, target="—", meets=None, command=""):
         mark = "—" if meets is None else ("yes" if meets else "**no**")
         rows.append((figure, value, target, mark, f"`{command}`" if command else ""))
+
+    def wrong_row(name, report, command, target=True):
+        # Issue 47: answers that are a wrong label (or `unknown` for a shape) and not uncertain, from evaluate's
+        # `reject` counts.
+        r = report.get("reject")
+        if r is None:
+            return
+        share = r["confidentlyWrong"] / max(1, r["count"])
+        row(f"{name}: confidently wrong", f"{pct(share)} ({r['confidentlyWrong']}/{r['count']})",
+            "≤ 0.5%" if target else "—", share <= 0.005 + 1e-12 if target else None, command)
 
     def ece_row(name, report, command, target=True):
         e = report["reliability"]["expectedCalibrationError"]
@@ -227,7 +241,7 @@ def main():
             run.run(tas, ["scripts/turn-and-stretch.py", run.show(dollar), "$TMP/turned.csv", "$TMP/stretched.csv"])
             for name, path, target, prefix in (("$1 upright", dollar, 0.997, ""),
                                                ("$1 turned", turned, 0.997, tas_shown + "; "),
-                                               ("$1 stretched", stretched, 0.993, tas_shown + "; ")):
+                                               ("$1 stretched", stretched, 0.997, tas_shown + "; ")):
                 report, cmd = run.evaluate("shape", path)
                 acc, n = report["accuracy"], report["count"]
                 right = round(acc * n)
@@ -237,6 +251,18 @@ def main():
                 row(f"{name}: `unknown` share", f"{pct(unk / n)} ({unk}/{n}; uncertain {report['uncertain']})",
                     "≤ 0.2%", unk / n <= 0.002, prefix + cmd)
                 ece_row(name, report, prefix + cmd)
+                wrong_row(name, report, prefix + cmd)
+
+            # MMG five-point stars (issue 47): right, turned away, calibration.
+            mmg_stars = rd("shapes-mmg-star-dev.csv")
+            report, cmd = run.evaluate("shape", mmg_stars)
+            acc, n = report["accuracy"], report["count"]
+            row("MMG stars: right (star)", f"{pct(acc)} ({round(acc * n)}/{n})", "≥ 99.5%", acc >= 0.995 - 1e-12, cmd)
+            unk, n = unknown_share(report)
+            row("MMG stars: `unknown` share", f"{pct(unk / n)} ({unk}/{n}; uncertain {report['uncertain']})", "—", None,
+                cmd)
+            ece_row("MMG stars", report, cmd)
+            wrong_row("MMG stars", report, cmd)
 
             # Quick, Draw! shapes: right, flagged.
             qd = rd("shapes-quickdraw-dev.csv")
@@ -246,15 +272,17 @@ def main():
             answers, cmd_answers = run.answers(qd)
             f = sum(flagged(a) for a in answers.values())
             row("Quick, Draw! shapes: flagged (`unknown` or uncertain)", f"{pct(f / len(answers))} ({f}/{len(answers)})",
-                "≤ 4%", f / len(answers) <= 0.04, cmd_answers)
+                "≤ 3%", f / len(answers) <= 0.03, cmd_answers)
             ece_row("Quick, Draw! shapes", report, cmd)
+            wrong_row("Quick, Draw! shapes", report, cmd)
 
             # Non-shapes: flagged, confidently a shape, calibration; Omniglot per alphabet.
             non_shapes = [
-                ("lines, moons, clouds (QD)", "shapes-other-quickdraw-dev.csv", 0.98, "category"),
-                ("objects dev (QD)", "shapes-other-quickdraw-objects-dev.csv", 0.97, "category"),
+                ("lines, moons, clouds (QD)", "shapes-other-quickdraw-dev.csv", 0.97, "category"),
+                ("objects dev (QD)", "shapes-other-quickdraw-objects-dev.csv", 0.98, "category"),
                 ("objects train (QD; may train)", "shapes-other-quickdraw-objects-train.csv", None, "category"),
-                ("$1 gestures", "shapes-other-dollar1-dev.csv", 0.99, "category"),
+                ("$1 gestures", "shapes-other-dollar1-dev.csv", 0.995, "category"),
+                ("MMG letters and symbols", "shapes-other-mmg-dev.csv", 0.99, "category"),
                 ("Omniglot", "shapes-other-omniglot-train.csv", 0.99, "alphabet"),
             ]
             for name, file, target, key in non_shapes:
@@ -303,6 +331,7 @@ def main():
                     "—" if target is None else f"≤ {100 * (1 - target):.3g}%",
                     None if target is None else (n - f) / n <= 1 - target + 1e-12, shown_filter + cmd_answers)
                 ece_row(name, report, shown_filter + cmd, target is not None)
+                wrong_row(name, report, shown_filter + cmd, target is not None)
                 groups = column(path, key)
                 per = {}
                 for drawing, a in answers.items():
@@ -322,6 +351,14 @@ def main():
                     worst = sorted(((total - fl, cat, shapes) for cat, (total, fl, shapes) in per.items() if total > fl),
                                    reverse=True)
                     details.append((name, worst, cmd_answers))
+                if file == "shapes-other-mmg-dev.csv":
+                    # Issue 47: D and P, the letters most like a shape, each at most 1% confidently a shape.
+                    for letter in ("D", "P"):
+                        total, fl, shapes = per.get(letter, [0, 0, {}])
+                        taken = ", ".join(f"{k} {v}" for k, v in sorted(shapes.items(), key=lambda kv: -kv[1]))
+                        share = (total - fl) / max(1, total)
+                        row(f"{name}, {letter}: confidently a shape", f"{pct(share)} ({total - fl}/{total})"
+                            + (f"; {taken}" if taken else ""), "≤ 1%", total > 0 and share <= 0.01 + 1e-12, cmd_answers)
 
         if "motion" in args.tasks:
             # Motion: window accuracy, wrong labels, calibration.
@@ -387,7 +424,7 @@ def main():
     print(f"- flagged = answered `unknown` or `uncertain: true` in `classify shape --dataset FILE --json`; right and "
           f"calibration error from `classify evaluate ... --json` (`accuracy`, `reliability.expectedCalibrationError`)."
           f" Measured in {elapsed:.0f} s.\n")
-    print("| figure | value | target (issue 32) | meets | command |")
+    print("| figure | value | target (issues 32, 47) | meets | command |")
     print("|---|---|---|---|---|")
     for r in rows:
         print("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
