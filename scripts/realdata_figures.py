@@ -295,8 +295,8 @@ def main():
                     # The characters that are a plain shape to a person (and single such drawings), as
                     # scripts/realdata_import.py lists them in Datasets/real/omniglot-left-out.json: left out of the
                     # figure, as they are of the training data.
-                    with open(os.path.join(ROOT, "Datasets", "real", "omniglot-left-out.json"), encoding="utf-8") as file:
-                        listed = json.load(file)
+                    with open(os.path.join(ROOT, "Datasets", "real", "omniglot-left-out.json"), encoding="utf-8") as handle:
+                        listed = json.load(handle)
                     characters = {(c["alphabet"], c["character"]) for c in listed["characters"]}
                     single = set(listed["drawings"])
                     drawers = sorted(args.omniglot_drawers or range(1, 21))

@@ -265,13 +265,14 @@ struct EvaluationJSON: Encodable {
 /// The two sides of "one of the classes, or none" on a labelled file, for answers that can be `unknown`: of the
 /// items labelled with a class, how many were answered right and how many `unknown` (a real shape turned away); of
 /// the items labelled `other`, how many were flagged (`unknown`, or uncertain); and of all, how many were
-/// confidently wrong (a wrong label, not uncertain). `--json` gives the counts under `reject`.
+/// confidently wrong (a wrong label, or `unknown` for an item of the classes, and not uncertain). `--json` gives
+/// the counts under `reject`.
 struct RejectRates: Encodable, Equatable {
     /// Items labelled with one of the classes; of them, answered with their label, and answered `unknown`.
     let classes: Int, right: Int, unknown: Int
     /// Items labelled `other`; of them, answered `unknown` or uncertain.
     let other: Int, flagged: Int
-    /// Items answered with a wrong label and not uncertain, of `count`.
+    /// Items answered with a wrong label (`unknown` for an item of the classes) and not uncertain, of `count`.
     let confidentlyWrong: Int, count: Int
 
     /// The counts as they are.

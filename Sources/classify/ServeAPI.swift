@@ -217,6 +217,9 @@ struct ServeAPI: Sendable {
     private func response(_ failure: Failure) -> Response {
         var response = ServeReply.failure(failure.status, failure.message, exit: failure.exit).response
         if failure.status == .serviceUnavailable { response.headers[.retryAfter] = "1" }
+        // A body refused part way (over --max-body as it arrived, or a chunk that says it is) is not read on: the
+        // connection cannot carry another request.
+        if failure.status == .contentTooLarge { response.headers[.connection] = "close" }
         return response
     }
 

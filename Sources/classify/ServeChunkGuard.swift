@@ -121,7 +121,8 @@ final class ChunkSizeGuard: ChannelInboundHandler, RemovableChannelHandler {
     /// framing is not followed here (an upgrade, CONNECT, a length that is not one number).
     private static func afterHead(_ bytes: [UInt8]) -> State {
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: true)
-        guard let requestLine = lines.first else { return .off }
+        // The decoder skips carriage returns and line feeds before a request line, as RFC 9112 §2.2 allows.
+        guard let requestLine = lines.first?.drop(while: { $0 == "\r" || $0 == "\n" || $0 == "\r\n" }) else { return .off }
         if requestLine.hasPrefix("CONNECT ") { return .off }
         var chunked = false, length: UInt64?, lengths = 0
         for line in lines.dropFirst() {

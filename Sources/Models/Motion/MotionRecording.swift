@@ -244,7 +244,7 @@ public enum MotionRecordingReader {
 
     /// The most samples one recording is read in (a file, standard input or a request): 10 million, 55 hours at
     /// 50 Hz. Checked as each row is read, so a longer input stops there rather than after all of it was parsed
-    /// (its values take 13 doubles a row).
+    /// (a row held until it is resampled takes 8 bytes a value of its columns and 8 for its time).
     package static let maximumSamples = 10_000_000
 
     /// The most samples a recording may have after resampling (55 hours at 50 Hz): a guard against timestamps
