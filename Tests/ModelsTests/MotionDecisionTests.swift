@@ -36,6 +36,40 @@ struct MotionDecisionTests {
             }
         ], segmentStarts: [0], rate: 50, notes: [])
 
+    /// `classify` computes a segment's window inputs a block of `MotionScratch.windowBlock` windows at a time; a
+    /// window's answer depends on its own samples alone, so the windows of a recording cut out around the block
+    /// boundary get the same bits as in the whole (labels, confidences, calibrated probabilities).
+    @Test func windowsAcrossABlockBoundaryAreThoseOfTheirOwnSamples() throws {
+        let recognizer = try MotionRecognizer.shipped()
+        let (hop, window) = (recognizer.windowing.hop, recognizer.windowing.window)
+        let windows = MotionScratch.windowBlock + 40
+        let samples = (0..<((windows - 1) * hop + window)).map { t in
+            let step = Double(t) / 50 * (1.6 + 0.6 * sin(Double(t) / 9000))  // a cadence that drifts, walking to running
+            return MotionSample(
+                gravity: (0, 0, -1), rotationRate: (0.1 * sin(step), 0, 0),
+                userAcceleration: (0.2 * cos(step * 3), 0.1 * sin(step * 5), (0.3 + 0.4 * sin(Double(t) / 5000)) * sin(step * 2 * .pi)))
+        }
+        let whole = try recognizer.recognize(MotionRecording(segments: [samples], segmentStarts: [0], rate: 50, notes: []))
+        #expect(whole.windows.count == windows)
+        #expect(Set(whole.windows.map(\.label)).count > 1, "the drifting cadence should give more than one state: \(Set(whole.windows.map(\.label)))")
+        let classes = whole.classes.count
+        for first in [0, MotionScratch.windowBlock - 10] {
+            let part = Array(samples[(first * hop)..<((first + 20 - 1) * hop + window)])
+            let cut = try recognizer.recognize(MotionRecording(segments: [part], segmentStarts: [Double(first * hop) / 50], rate: 50, notes: []))
+            #expect(cut.windows.count == 20)
+            for (index, answer) in cut.windows.enumerated() {
+                let same = whole.windows[first + index]
+                #expect(
+                    answer.label == same.label && answer.confidence == same.confidence && abs(answer.start - same.start) < 1e-9,
+                    "window \(first + index): \(answer) in the cut, \(same) in the whole")
+                #expect(
+                    Array(cut.windowProbabilities[(index * classes)..<((index + 1) * classes)])
+                        == Array(whole.windowProbabilities[((first + index) * classes)..<((first + index + 1) * classes)]),
+                    "window \(first + index)")
+            }
+        }
+    }
+
     @Test func aWindowUnderTheFloorIsUncertainAndSaysWhy() throws {
         let classifier = FixedClassifier(labels: ["walking", "running"], scores: [0.62, 0.38], decision: .legacy)
         let window = try #require(try classifier.classify(moving).windows.first)

@@ -208,8 +208,9 @@ extension MotionWindowClassifier {
         let (deviation, horizontal) = (windowing.logVerticalDeviationIndex, windowing.logHorizontalMeanIndex)
         var windowCount = 0
         for segment in recording.segments { windowCount += windowing.windowCount(samples: segment.vertical.count) }
-        // The answer's own storage: its windows and their calibrated probabilities, written in place. The signals,
-        // inputs and scores live in a scratch kept for the next call.
+        // The answer's own storage: its windows and their calibrated probabilities, written in place. The inputs
+        // (a block of windows at a time: each window's input and scores depend on its own samples alone, bit for
+        // bit), the scores and the intensities live in a scratch kept for the next call.
         var windows: [MotionWindowPrediction] = []
         windows.reserveCapacity(windowCount)
         var all = [Double](repeating: 0, count: windowCount * classes)
@@ -217,11 +218,30 @@ extension MotionWindowClassifier {
             for (segment, segmentStart) in zip(recording.segments, recording.segmentStarts) {
                 let rows = windowing.windowCount(samples: segment.vertical.count)
                 if rows == 0 { continue }
-                let inputs = scratch.floats(2, rows * size), scores = scratch.floats(3, rows * classes)
-                segment.vertical.withUnsafeBufferPointer { vertical in
-                    segment.horizontal.withUnsafeBufferPointer { windowing.windows(vertical: vertical, horizontal: $0, into: inputs) }
+                let block = min(rows, MotionScratch.windowBlock)
+                let inputs = scratch.floats(2, block * size), scores = scratch.floats(3, rows * classes)
+                let intensities = scratch.floats(0, 2 * rows)
+                var first = 0
+                while first < rows {
+                    let count = min(block, rows - first)
+                    let span = (first * windowing.hop)..<(first * windowing.hop + (count - 1) * windowing.hop + windowing.window)
+                    let blockInputs = UnsafeMutableBufferPointer(rebasing: inputs[0..<(count * size)])
+                    segment.vertical.withUnsafeBufferPointer { vertical in
+                        segment.horizontal.withUnsafeBufferPointer { horizontal in
+                            windowing.windows(
+                                vertical: UnsafeBufferPointer(rebasing: vertical[span]), horizontal: UnsafeBufferPointer(rebasing: horizontal[span]),
+                                into: blockInputs)
+                        }
+                    }
+                    probabilities(
+                        UnsafeBufferPointer(blockInputs), rows: count,
+                        into: UnsafeMutableBufferPointer(rebasing: scores[(first * classes)..<((first + count) * classes)]))
+                    for index in 0..<count {
+                        intensities[2 * (first + index)] = blockInputs[index * size + deviation]
+                        intensities[2 * (first + index) + 1] = blockInputs[index * size + horizontal]
+                    }
+                    first += count
                 }
-                probabilities(UnsafeBufferPointer(inputs), rows: rows, into: scores)
                 smooth(scores, rows: rows, columns: classes, over: smoothing, sums: scratch.doubles(0, (rows + 1) * classes))
                 let row = scratch.doubles(1, classes)
                 for index in 0..<rows {
@@ -231,7 +251,7 @@ extension MotionWindowClassifier {
                     let place = windows.count * classes
                     let window = all.withUnsafeMutableBufferPointer { all in
                         prediction(
-                            scores: UnsafeBufferPointer(row), intensity: (inputs[index * size + deviation], inputs[index * size + horizontal]),
+                            scores: UnsafeBufferPointer(row), intensity: (intensities[2 * index], intensities[2 * index + 1]),
                             from: from, to: to, bridgedGaps: recording.bridgedGaps,
                             calibrated: UnsafeMutableBufferPointer(rebasing: all[place..<(place + classes)]))
                     }
@@ -353,8 +373,11 @@ extension MotionWindowClassifier {
 }
 
 /// What `classify` needs beside the answer, kept for the next call on any recording: growable buffers of
-/// signals, inputs, scores and sums.
+/// intensities, inputs, scores and sums.
 final class MotionScratch {
+    /// The most windows whose inputs are held at once (3 MB for the shipped windowing's 194 inputs).
+    static let windowBlock = 4096
+
     /// The scratches waiting for the next call.
     static let pool = ReusePool<MotionScratch>()
     private var floatBuffers = [UnsafeMutableBufferPointer<Float>](repeating: .init(start: nil, count: 0), count: 4)
