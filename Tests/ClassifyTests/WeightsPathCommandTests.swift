@@ -10,6 +10,13 @@ import WeightsFormat
 struct WeightsPathCommandTests {
     let star = packageRoot.appendingPathComponent("Datasets/examples/star.csv").path
 
+    /// `classify ARGUMENTS`, run in `folder` with `$CLASSIFY_WEIGHTS` naming the folder `models`.
+    static func runner(weights models: URL, in folder: URL) -> ([String]) throws -> CommandRun {
+        var environment = ProcessInfo.processInfo.environment
+        environment["CLASSIFY_WEIGHTS"] = models.path
+        return { arguments in try CommandRun.run(CommandRun.builtClassify, arguments, directory: folder, environment: environment) }
+    }
+
     @Test func aFIFOIsOneWarningWithoutRetries() throws {
         // Each kind of path is checked in ModelsTests (WeightsLimitsTests); here, end to end, that the chain does
         // not retry it (it did, 10 times, with "You don't have permission") and the open does not block.
@@ -68,11 +75,7 @@ struct WeightsPathCommandTests {
         }
         try place("shape-classifier.int8.weights", as: "doodles.int8.weights")
         try place("motion-state.int8.weights", as: "steps.int8.weights")
-        var environment = ProcessInfo.processInfo.environment
-        environment["CLASSIFY_WEIGHTS"] = models.path
-        func run(_ arguments: [String]) throws -> CommandRun {
-            try CommandRun.run(CommandRun.builtClassify, arguments, directory: folder, environment: environment)
-        }
+        let run = Self.runner(weights: models, in: folder)
         let shape = try run(["shape", star])
         #expect(shape.status == 0, "\(shape.standardError)")
         #expect(
@@ -110,11 +113,7 @@ struct WeightsPathCommandTests {
         let shipped = packageRoot.appendingPathComponent("Weights")
         try FileManager.default.copyItem(
             at: shipped.appendingPathComponent("shape-classifier.int8.weights"), to: models.appendingPathComponent("foo.weights"))
-        var environment = ProcessInfo.processInfo.environment
-        environment["CLASSIFY_WEIGHTS"] = models.path
-        func run(_ arguments: [String]) throws -> CommandRun {
-            try CommandRun.run(CommandRun.builtClassify, arguments, directory: folder, environment: environment)
-        }
+        let run = Self.runner(weights: models, in: folder)
         let shape = try run(["shape", star])
         #expect(shape.status == 0, "\(shape.standardError)")
         #expect(shape.standardOutput.contains("\(models.path)/foo.weights)"), "\(shape.standardOutput)")
