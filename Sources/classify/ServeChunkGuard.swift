@@ -18,7 +18,7 @@ final class ChunkSizeGuard: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private enum State {
+    private enum State: Equatable {
         /// Reading a request head into `pending`.
         case head
         /// Skipping this many bytes of a body of known length, or of a chunk and its CRLF.
@@ -58,25 +58,21 @@ final class ChunkSizeGuard: ChannelInboundHandler, RemovableChannelHandler {
                 let step = Int(min(count, UInt64(bytes.endIndex - index)))
                 index += step
                 state = count > UInt64(step) ? .skip(count - UInt64(step), then: after) : after == .head ? .head : .chunkLine
-            case .head:
-                pending.append(bytes[index])
-                index += 1
-                if Self.endsInBareLF(pending) {
-                    state = .off  // lines ended by LF alone: framing this guard does not follow
-                } else if pending == [13, 10] {
-                    pending = []  // a blank line before a request is skipped (RFC 9112 §2.2)
-                } else if pending.count >= 4 && pending.suffix(4).elementsEqual([13, 10, 13, 10]) {
-                    state = Self.afterHead(pending)
-                    pending = []
-                } else if pending.count > Self.longestHead {
-                    state = .off
+            case .head, .chunkLine, .trailers:
+                // A line at a time: the bytes up to the next line feed (or the buffer's end) join the ones kept.
+                let feed = bytes[index...].firstIndex(of: 10)
+                let end = feed.map { $0 + 1 } ?? bytes.endIndex
+                pending.append(contentsOf: bytes[index..<end])
+                index = end
+                let longest = state == .chunkLine ? Self.longestLine : Self.longestHead
+                guard feed != nil, !Self.endsInBareLF(pending), pending.count <= longest else {
+                    // Lines ended by LF alone, and heads and lines longer than the decoder takes, are framing this
+                    // guard does not follow.
+                    if feed != nil || pending.count > longest { state = .off }
+                    break
                 }
-            case .chunkLine:
-                let byte = bytes[index]
-                pending.append(byte)
-                index += 1
-                if byte == 10 {
-                    guard !Self.endsInBareLF(pending), let size = Self.chunkSize(pending) else {
+                if state == .chunkLine {
+                    guard let size = Self.chunkSize(pending) else {
                         state = .off
                         break
                     }
@@ -93,19 +89,13 @@ final class ChunkSizeGuard: ChannelInboundHandler, RemovableChannelHandler {
                     }
                     pending = []
                     state = size == 0 ? .trailers : .skip((size ?? 0) + 2, then: .chunkLine)
-                } else if pending.count > Self.longestLine {
-                    state = .off
-                }
-            case .trailers:
-                pending.append(bytes[index])
-                index += 1
-                if Self.endsInBareLF(pending) {
-                    state = .off
-                } else if pending == [13, 10] || (pending.count >= 4 && pending.suffix(4).elementsEqual([13, 10, 13, 10])) {
-                    state = .head
+                } else if pending == [13, 10] {
+                    // A blank line before a request is skipped (RFC 9112 §2.2); one after the trailers ends them.
+                    if state == .trailers { state = .head }
                     pending = []
-                } else if pending.count > Self.longestHead {
-                    state = .off
+                } else if pending.count >= 4 && pending.suffix(4).elementsEqual([13, 10, 13, 10]) {
+                    state = state == .trailers ? .head : Self.afterHead(pending)
+                    pending = []
                 }
             }
         }
