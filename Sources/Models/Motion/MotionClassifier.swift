@@ -194,20 +194,49 @@ extension MotionWindowClassifier {
     /// `MotionRecordingReader.minimumSampleRate`, or without one whole window, is an error naming its rate or
     /// length and what is needed.
     package func classify(_ recording: MotionRecording, smoothing: Int = 0, model: String? = nil) throws(DataError) -> MotionAnswer {
-        try classify(MotionSignals(recording), smoothing: smoothing, model: model)
+        // Each segment's signals computed into the scratch when its windows are made: nothing allocated for them.
+        try classify(
+            MotionRecordingFacts(recording.source, recording.sourceRate, recording.assumedRate, recording.segmentStarts, recording.bridgedGaps),
+            lengths: { recording.segments[$0].count }, smoothing: smoothing, model: model
+        ) { index, scratch, body in
+            let segment = recording.segments[index]
+            let (vertical, horizontal) = (scratch.floats(0, segment.count), scratch.floats(1, segment.count))
+            segment.withUnsafeBufferPointer { MotionWindowing.signals($0, vertical: vertical, horizontal: horizontal) }
+            body(UnsafeBufferPointer(vertical), UnsafeBufferPointer(horizontal))
+        }
     }
 
-    /// `classify(_:smoothing:model:)` of a recording's signals (the one path of both).
+    /// `classify(_:smoothing:model:)` of a recording's signals (`MotionRecordingReader.readSignals`).
     package func classify(_ recording: MotionSignals, smoothing: Int = 0, model: String? = nil) throws(DataError) -> MotionAnswer {
+        try classify(
+            MotionRecordingFacts(recording.source, recording.sourceRate, recording.assumedRate, recording.segmentStarts, recording.bridgedGaps),
+            lengths: { recording.segments[$0].vertical.count }, smoothing: smoothing, model: model
+        ) { index, _, body in
+            let segment = recording.segments[index]
+            segment.vertical.withUnsafeBufferPointer { vertical in segment.horizontal.withUnsafeBufferPointer { body(vertical, $0) } }
+        }
+    }
+
+    /// The one classification of both: segment `i` has `lengths(i)` samples (`recording.segmentStarts.count`
+    /// segments), and `signals(i, scratch, body)` calls `body` with its vertical and horizontal signals (which it
+    /// may compute into the scratch's float buffers 0 and 1).
+    private func classify(
+        _ recording: MotionRecordingFacts, lengths: (Int) -> Int, smoothing: Int, model: String?,
+        signals: (Int, MotionScratch, (UnsafeBufferPointer<Float>, UnsafeBufferPointer<Float>) -> Void) -> Void
+    ) throws(DataError) -> MotionAnswer {
         let windowing = windowing, source = recording.source
         if let problem = MotionRecordingReader.rateProblem(sourceRate: recording.sourceRate, assumedRate: recording.assumedRate) {
             throw DataError(file: source, message: problem)
         }
-        try windowing.requireWindow(longest: recording.longestSegment, source: source)
+        let segmentCount = recording.segmentStarts.count
+        var longest = 0, windowCount = 0
+        for index in 0..<segmentCount {
+            longest = max(longest, lengths(index))
+            windowCount += windowing.windowCount(samples: lengths(index))
+        }
+        try windowing.requireWindow(longest: longest, source: source)
         let classes = labels.count, size = windowing.inputSize
         let (deviation, horizontal) = (windowing.logVerticalDeviationIndex, windowing.logHorizontalMeanIndex)
-        var windowCount = 0
-        for segment in recording.segments { windowCount += windowing.windowCount(samples: segment.vertical.count) }
         // The answer's own storage: its windows and their calibrated probabilities, written in place. The inputs
         // (a block of windows at a time: each window's input and scores depend on its own samples alone, bit for
         // bit), the scores and the intensities live in a scratch kept for the next call.
@@ -215,32 +244,30 @@ extension MotionWindowClassifier {
         windows.reserveCapacity(windowCount)
         var all = [Double](repeating: 0, count: windowCount * classes)
         MotionScratch.pool.with(make: MotionScratch()) { scratch in
-            for (segment, segmentStart) in zip(recording.segments, recording.segmentStarts) {
-                let rows = windowing.windowCount(samples: segment.vertical.count)
+            for (segmentIndex, segmentStart) in recording.segmentStarts.enumerated() {
+                let rows = windowing.windowCount(samples: lengths(segmentIndex))
                 if rows == 0 { continue }
                 let block = min(rows, MotionScratch.windowBlock)
                 let inputs = scratch.floats(2, block * size), scores = scratch.floats(3, rows * classes)
-                let intensities = scratch.floats(0, 2 * rows)
-                var first = 0
-                while first < rows {
-                    let count = min(block, rows - first)
-                    let span = (first * windowing.hop)..<(first * windowing.hop + (count - 1) * windowing.hop + windowing.window)
-                    let blockInputs = UnsafeMutableBufferPointer(rebasing: inputs[0..<(count * size)])
-                    segment.vertical.withUnsafeBufferPointer { vertical in
-                        segment.horizontal.withUnsafeBufferPointer { horizontal in
-                            windowing.windows(
-                                vertical: UnsafeBufferPointer(rebasing: vertical[span]), horizontal: UnsafeBufferPointer(rebasing: horizontal[span]),
-                                into: blockInputs)
+                let intensities = scratch.floats(4, 2 * rows)
+                signals(segmentIndex, scratch) { vertical, horizontalSignal in
+                    var first = 0
+                    while first < rows {
+                        let count = min(block, rows - first)
+                        let span = (first * windowing.hop)..<(first * windowing.hop + (count - 1) * windowing.hop + windowing.window)
+                        let blockInputs = UnsafeMutableBufferPointer(rebasing: inputs[0..<(count * size)])
+                        windowing.windows(
+                            vertical: UnsafeBufferPointer(rebasing: vertical[span]),
+                            horizontal: UnsafeBufferPointer(rebasing: horizontalSignal[span]), into: blockInputs)
+                        probabilities(
+                            UnsafeBufferPointer(blockInputs), rows: count,
+                            into: UnsafeMutableBufferPointer(rebasing: scores[(first * classes)..<((first + count) * classes)]))
+                        for index in 0..<count {
+                            intensities[2 * (first + index)] = blockInputs[index * size + deviation]
+                            intensities[2 * (first + index) + 1] = blockInputs[index * size + horizontal]
                         }
+                        first += count
                     }
-                    probabilities(
-                        UnsafeBufferPointer(blockInputs), rows: count,
-                        into: UnsafeMutableBufferPointer(rebasing: scores[(first * classes)..<((first + count) * classes)]))
-                    for index in 0..<count {
-                        intensities[2 * (first + index)] = blockInputs[index * size + deviation]
-                        intensities[2 * (first + index) + 1] = blockInputs[index * size + horizontal]
-                    }
-                    first += count
                 }
                 smooth(scores, rows: rows, columns: classes, over: smoothing, sums: scratch.doubles(0, (rows + 1) * classes))
                 let row = scratch.doubles(1, classes)
@@ -372,18 +399,27 @@ extension MotionWindowClassifier {
     }
 }
 
+/// What the answer and its errors say of a recording besides its signals.
+private struct MotionRecordingFacts {
+    let source: String, sourceRate: Double?, assumedRate: Double?, segmentStarts: [Double], bridgedGaps: [ClosedRange<Double>]
+    init(_ source: String, _ sourceRate: Double?, _ assumedRate: Double?, _ segmentStarts: [Double], _ bridgedGaps: [ClosedRange<Double>]) {
+        (self.source, self.sourceRate, self.assumedRate, self.segmentStarts, self.bridgedGaps) =
+            (source, sourceRate, assumedRate, segmentStarts, bridgedGaps)
+    }
+}
+
 /// What `classify` needs beside the answer, kept for the next call on any recording: growable buffers of
-/// intensities, inputs, scores and sums.
+/// signals, inputs, scores, intensities and sums.
 final class MotionScratch {
     /// The most windows whose inputs are held at once (3 MB for the shipped windowing's 194 inputs).
     static let windowBlock = 4096
 
     /// The scratches waiting for the next call.
     static let pool = ReusePool<MotionScratch>()
-    private var floatBuffers = [UnsafeMutableBufferPointer<Float>](repeating: .init(start: nil, count: 0), count: 4)
+    private var floatBuffers = [UnsafeMutableBufferPointer<Float>](repeating: .init(start: nil, count: 0), count: 5)
     private var doubleBuffers = [UnsafeMutableBufferPointer<Double>](repeating: .init(start: nil, count: 0), count: 2)
 
-    /// Float buffer `slot` (0…3) with `count` places (contents left from before), grown when needed.
+    /// Float buffer `slot` (0…4: vertical and horizontal signals, inputs, scores, intensities) with `count` places (contents left from before), grown when needed.
     func floats(_ slot: Int, _ count: Int) -> UnsafeMutableBufferPointer<Float> { Self.prefix(&floatBuffers[slot], count) }
 
     /// Double buffer `slot` (0…1) with `count` places, grown when needed.

@@ -34,9 +34,6 @@ package struct MotionSignals: Sendable {
         (self.segments, self.segmentStarts, self.notes) = (segments, segmentStarts, notes)
         (self.sourceRate, self.assumedRate, self.bridgedGaps, self.source) = (sourceRate, assumedRate, bridgedGaps, source)
     }
-
-    /// The number of samples in the longest segment.
-    package var longestSegment: Int { segments.map(\.vertical.count).max() ?? 0 }
 }
 
 /// Where `MotionRecordingReader.assemble` puts the grid points of each stretch: it appends them to `points`,
