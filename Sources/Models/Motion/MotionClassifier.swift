@@ -197,31 +197,31 @@ extension MotionWindowClassifier {
         // Each segment's signals computed into the scratch when its windows are made: nothing allocated for them.
         try classify(
             MotionRecordingFacts(recording.source, recording.sourceRate, recording.assumedRate, recording.segmentStarts, recording.bridgedGaps),
-            lengths: { recording.segments[$0].count }, smoothing: smoothing, model: model
-        ) { index, scratch, body in
-            let segment = recording.segments[index]
-            let (vertical, horizontal) = (scratch.floats(0, segment.count), scratch.floats(1, segment.count))
-            segment.withUnsafeBufferPointer { MotionWindowing.signals($0, vertical: vertical, horizontal: horizontal) }
-            body(UnsafeBufferPointer(vertical), UnsafeBufferPointer(horizontal))
-        }
+            smoothing: smoothing, model: model, lengths: { recording.segments[$0].count },
+            signals: { index, scratch, body in
+                let segment = recording.segments[index]
+                let (vertical, horizontal) = (scratch.floats(0, segment.count), scratch.floats(1, segment.count))
+                segment.withUnsafeBufferPointer { MotionWindowing.signals($0, vertical: vertical, horizontal: horizontal) }
+                body(UnsafeBufferPointer(vertical), UnsafeBufferPointer(horizontal))
+            })
     }
 
     /// `classify(_:smoothing:model:)` of a recording's signals (`MotionRecordingReader.readSignals`).
     package func classify(_ recording: MotionSignals, smoothing: Int = 0, model: String? = nil) throws(DataError) -> MotionAnswer {
         try classify(
             MotionRecordingFacts(recording.source, recording.sourceRate, recording.assumedRate, recording.segmentStarts, recording.bridgedGaps),
-            lengths: { recording.segments[$0].vertical.count }, smoothing: smoothing, model: model
-        ) { index, _, body in
-            let segment = recording.segments[index]
-            segment.vertical.withUnsafeBufferPointer { vertical in segment.horizontal.withUnsafeBufferPointer { body(vertical, $0) } }
-        }
+            smoothing: smoothing, model: model, lengths: { recording.segments[$0].vertical.count },
+            signals: { index, _, body in
+                let segment = recording.segments[index]
+                segment.vertical.withUnsafeBufferPointer { vertical in segment.horizontal.withUnsafeBufferPointer { body(vertical, $0) } }
+            })
     }
 
     /// The one classification of both: segment `i` has `lengths(i)` samples (`recording.segmentStarts.count`
     /// segments), and `signals(i, scratch, body)` calls `body` with its vertical and horizontal signals (which it
     /// may compute into the scratch's float buffers 0 and 1).
     private func classify(
-        _ recording: MotionRecordingFacts, lengths: (Int) -> Int, smoothing: Int, model: String?,
+        _ recording: MotionRecordingFacts, smoothing: Int, model: String?, lengths: (Int) -> Int,
         signals: (Int, MotionScratch, (UnsafeBufferPointer<Float>, UnsafeBufferPointer<Float>) -> Void) -> Void
     ) throws(DataError) -> MotionAnswer {
         let windowing = windowing, source = recording.source
