@@ -13,6 +13,8 @@ import Foundation
 ///   class as `best`. The class works for any label set: it is learned from data, not a hand rule.
 /// - **Uncertain.** Below `uncertainBelow` calibrated confidence in the winning real class (after the reject
 ///   class has taken its share), an answer is uncertain.
+/// - **Shape odds** (shape models only, optional). Whether a drawing is a shape at all, refitted on drawings that
+///   did not train the network, with how well the nearest class's outline explains it when that helps (`ShapeOdds`).
 public struct DecisionRule: Codable, Equatable, Sendable {
     /// The label of the reject class in training data and weights files.
     public static let otherLabel = "other"
@@ -27,12 +29,70 @@ public struct DecisionRule: Codable, Equatable, Sendable {
     public var rejectLabel: String?
     /// Below this calibrated confidence an answer is uncertain.
     public var uncertainBelow: Double
+    /// Whether a drawing is a shape at all, refitted on drawings that did not train the network, for a shape model
+    /// with a reject class; `nil` leaves it to the network.
+    public var shapeOdds: ShapeOdds?
 
     /// Creates a rule.
-    public init(temperature: Double = 1, rejectLabel: String? = nil, uncertainBelow: Double = defaultUncertainBelow) {
+    public init(
+        temperature: Double = 1, rejectLabel: String? = nil, uncertainBelow: Double = defaultUncertainBelow, shapeOdds: ShapeOdds? = nil
+    ) {
         self.temperature = temperature
         self.rejectLabel = rejectLabel
         self.uncertainBelow = uncertainBelow
+        self.shapeOdds = shapeOdds
+    }
+
+    /// The odds that a drawing is a shape at all, for a shape model with a reject class, fitted on drawings that
+    /// did not train the network — real shapes and real non-shapes weighing the same — instead of taking the
+    /// network's word for it. When the network's calibrated probability of the reject class, `p`, is at least
+    /// `from`, the probability that the drawing is one of the real classes becomes
+    ///
+    ///     σ(network · log((1 − p) / p) + outline · (−log d) + bias)
+    ///
+    /// and the real classes share it in the network's proportions. `d` is how badly the fitted outline of the
+    /// nearest class (circle, triangle, square or star) explains the drawing — `FittedShape.relativeDistance`, held
+    /// within 0.001…10, 10 when no outline fits: evidence the network lacks, weighed only when `outline` is above 0
+    /// (then the outline is fitted only for drawings at or over `from`).
+    public struct ShapeOdds: Codable, Equatable, Sendable {
+        /// The weight of the network's log-odds that the drawing is a shape.
+        public var network: Double
+        /// The weight of −log of the outline's relative distance; 0 leaves the outline out.
+        public var outline: Double
+        /// The constant term: where the decision stands.
+        public var bias: Double
+        /// The reject class's probability from which the odds are refitted (below it the network decides alone).
+        public var from: Double
+
+        /// Creates the odds' weights.
+        public init(network: Double, outline: Double = 0, bias: Double, from: Double = 0) {
+            (self.network, self.outline, self.bias, self.from) = (network, outline, bias, from)
+        }
+
+        /// The range `relativeDistance` is held within.
+        public static let distanceRange = 0.001...10.0
+
+        /// The probability that a drawing is one of the real classes, given the reject class's calibrated
+        /// probability `p` and the outline's relative distance (`nil`: no outline fits; not read when `outline` is 0).
+        public func shapeProbability(rejectProbability p: Double, relativeDistance: Double?) -> Double {
+            let clamped = min(max(p, 1e-12), 1 - 1e-12)
+            var z = network * log((1 - clamped) / clamped) + bias
+            if outline > 0 {
+                let range = Self.distanceRange
+                z -= outline * log(relativeDistance.map { min(max($0, range.lowerBound), range.upperBound) } ?? range.upperBound)
+            }
+            return 1 / (1 + exp(-z))
+        }
+
+        /// Why the weights cannot be used, or `nil`.
+        func problem() -> String? {
+            guard [network, outline, bias, from].allSatisfy(\.isFinite) else { return "the decision's shapeOdds hold a non-finite weight" }
+            guard network > 0, network <= 100 else { return "the decision's shapeOdds network weight \(network) is outside 0…100 (0 excluded)" }
+            guard outline >= 0, outline <= 100 else { return "the decision's shapeOdds outline weight \(outline) is outside 0…100" }
+            guard abs(bias) <= 1000 else { return "the decision's shapeOdds bias \(bias) is outside −1000…1000" }
+            guard (0...1).contains(from) else { return "the decision's shapeOdds 'from' \(from) is outside 0…1" }
+            return nil
+        }
     }
 
     /// The rule of a file written without one: no calibration, no reject class, the default floor.
@@ -57,6 +117,10 @@ public struct DecisionRule: Codable, Equatable, Sendable {
         if let rejectLabel, labels.filter({ $0 != rejectLabel }).count < 1 {
             return "a model needs a class besides its reject class '\(rejectLabel)'"
         }
+        if let shapeOdds {
+            if let problem = shapeOdds.problem() { return problem }
+            guard rejectLabel != nil else { return "the decision's shapeOdds need a reject class" }
+        }
         return nil
     }
 
@@ -65,5 +129,10 @@ public struct DecisionRule: Codable, Equatable, Sendable {
         String(format: "temperature %g, ", temperature)
             + (rejectLabel.map { "'\($0)' answers unknown, " } ?? "no reject class, ")
             + String(format: "uncertain below %g%%", 100 * uncertainBelow)
+            + (shapeOdds.map {
+                String(
+                    format: ", shape odds refitted (network %.3g, outline %.3g, bias %.3g, from %g%%)", $0.network, $0.outline, $0.bias, 100 * $0.from
+                )
+            } ?? "")
     }
 }

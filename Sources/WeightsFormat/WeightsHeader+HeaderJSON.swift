@@ -59,13 +59,25 @@ extension TrainingMetadata {
 }
 
 extension DecisionRule {
-    /// `{"temperature": 1.3, "rejectLabel": "other", "uncertainBelow": 0.7}`; `rejectLabel` optional.
+    /// `{"temperature": 1.3, "rejectLabel": "other", "uncertainBelow": 0.7, "shapeOdds": {…}}`; `rejectLabel` and
+    /// `shapeOdds` optional.
     init(headerJSON json: HeaderJSON) throws(HeaderJSONError) {
         let members = try json.members()
         self.init(
             temperature: try members.double("temperature"),
             rejectLabel: try members.optionalString("rejectLabel"),
-            uncertainBelow: try members.double("uncertainBelow"))
+            uncertainBelow: try members.double("uncertainBelow"),
+            shapeOdds: try members.optional("shapeOdds", ShapeOdds.init(headerJSON:)))
+    }
+}
+
+extension DecisionRule.ShapeOdds {
+    /// `{"network": 1.1, "outline": 2.3, "bias": 7.4, "from": 0.01}`.
+    init(headerJSON json: HeaderJSON) throws(HeaderJSONError) {
+        let members = try json.members()
+        self.init(
+            network: try members.double("network"), outline: try members.double("outline"), bias: try members.double("bias"),
+            from: try members.double("from"))
     }
 }
 

@@ -456,6 +456,9 @@ public struct MotionClassifier: MotionWindowClassifier {
     public init(file: ModelFile) throws(DataError) {
         self.file = file
         if let problem = file.otherTaskProblem("motion") { throw DataError(file: file.name, message: problem) }
+        if file.decision?.shapeOdds != nil {
+            throw DataError(file: file.name, message: "the decision rule holds shape odds, which are for shape models, not motion")
+        }
         windowing = try MotionWindowing(parameters: file.preprocessing)
         guard file.input.shape == [windowing.inputSize], !file.labels.isEmpty else {
             throw DataError(

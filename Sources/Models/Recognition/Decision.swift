@@ -115,10 +115,19 @@ extension Decision {
         raw: UnsafeBufferPointer<Double>, rejectIndex: Int?, rule: DecisionRule,
         calibrated p: UnsafeMutableBufferPointer<Double>
     ) -> (best: Int, unknown: Bool, confidence: Double, uncertain: Bool) {
+        guard calibrate(raw: raw, rule: rule, into: p) else { return (0, true, 0, true) }
+        return choose(calibrated: UnsafeBufferPointer(p), rejectIndex: rejectIndex, rule: rule)
+    }
+
+    /// `decide`'s first half: the calibrated probabilities of `raw` written to `calibrated`; `false` (and every
+    /// probability 0) when a score is not finite.
+    package static func calibrate(
+        raw: UnsafeBufferPointer<Double>, rule: DecisionRule, into p: UnsafeMutableBufferPointer<Double>
+    ) -> Bool {
         precondition(raw.count == p.count && !raw.isEmpty, "Decision.decide: \(raw.count) scores, \(p.count) places")
         if raw.contains(where: { !$0.isFinite }) {
             p.update(repeating: 0)
-            return (0, true, 0, true)
+            return false
         }
         if rule.temperature == 1 {
             for i in raw.indices { p[i] = raw[i] }
@@ -136,9 +145,22 @@ extension Decision {
             }
             for i in raw.indices { p[i] /= total }
         }
+        return true
+    }
+
+    /// The nearest real class of calibrated probabilities `p`: its index (the first when there is none besides the
+    /// reject class at `rejectIndex`).
+    package static func nearest(calibrated p: UnsafeBufferPointer<Double>, rejectIndex: Int?) -> Int {
         var best = -1
         for i in p.indices where i != rejectIndex && (best < 0 || p[best] < p[i]) { best = i }
-        if best < 0 { best = 0 }
+        return max(best, 0)
+    }
+
+    /// `decide`'s second half: the winner among calibrated probabilities `p`.
+    package static func choose(
+        calibrated p: UnsafeBufferPointer<Double>, rejectIndex: Int?, rule: DecisionRule
+    ) -> (best: Int, unknown: Bool, confidence: Double, uncertain: Bool) {
+        let best = nearest(calibrated: p, rejectIndex: rejectIndex)
         if let rejectIndex, p[rejectIndex] > p[best] {
             return (best, true, p[rejectIndex], p[rejectIndex] < rule.uncertainBelow)
         }

@@ -101,7 +101,16 @@ public struct ShapeBatchAnswers: RecognitionBatch {
     public func answer(at index: Int) -> Result<ShapeAnswer, DataError> {
         if let error = errors[index] { return .failure(error) }
         if let answer = geometric[index] { return .success(answer) }
+        // The decision the worker made (its shape odds weighed the drawing), in words.
         let raw = scores[(index * scoreCount)..<((index + 1) * scoreCount)].map(Double.init)
-        return .success(ShapeAnswer(Decision(labels: classes, probabilities: raw, rule: rule), model: model, attempts: attempts, view: nil))
+        let calibrated = Array(probabilities(at: index)), compact = answers[index]
+        let decision = raw.withUnsafeBufferPointer { raw in
+            calibrated.withUnsafeBufferPointer { calibrated in
+                Decision(
+                    labels: classes, raw: raw, calibrated: calibrated,
+                    decided: (compact.best, compact.isUnknown, compact.confidence, compact.uncertain), rule: rule)
+            }
+        }
+        return .success(ShapeAnswer(decision, model: model, attempts: attempts, view: nil))
     }
 }

@@ -37,7 +37,7 @@ extension ShapeRecognizer {
     }
 
     /// The one way from a drawing to an answer: validation, the rasterizer, the compiled plan and the decision
-    /// rule (or the geometric recognizer). `ShapeRecognizer.recognize(_:)`, `recognize(batch:threads:)`,
+    /// rule with its shape odds (or the geometric recognizer). `ShapeRecognizer.recognize(_:)`, `recognize(batch:threads:)`,
     /// `classify shape` (one drawing, files, `--dataset`), `classify evaluate` and the benchmarks all answer
     /// through a worker's `Scratch` (`recognize(_:)` borrows one from the recognizer's pool).
     ///
@@ -169,7 +169,15 @@ extension ShapeRecognizer {
             rasterizer.rasterize(drawing, into: image)
             compiled.plan.run(UnsafeBufferPointer(image), into: scores, workspace: workspace)
             for i in raw.indices { raw[i] = Double(scores[i]) }
-            let decided = Decision.decide(raw: UnsafeBufferPointer(raw), rejectIndex: rejectIndex, rule: rule, calibrated: calibrated)
+            let decided: (best: Int, unknown: Bool, confidence: Double, uncertain: Bool)
+            if Decision.calibrate(raw: UnsafeBufferPointer(raw), rule: rule, into: calibrated) {
+                if let odds = rule.shapeOdds, let rejectIndex {
+                    odds.weigh(drawing, labels: classes, rejectIndex: rejectIndex, calibrated: calibrated)
+                }
+                decided = Decision.choose(calibrated: UnsafeBufferPointer(calibrated), rejectIndex: rejectIndex, rule: rule)
+            } else {
+                decided = (0, true, 0, true)
+            }
             return (
                 CompactShapeAnswer(best: decided.best, isUnknown: decided.unknown, confidence: decided.confidence, uncertain: decided.uncertain), nil
             )
