@@ -31,6 +31,8 @@ public struct ExportPlan: Sendable {
     let contents: [[UInt8]]
     /// The share of the validation examples the f32 model answers `uncertain` under the files' decision rule.
     public let validationUncertain: Double
+    /// The shape odds fitted for the decision, with their curve (`nil` when none were fitted).
+    public let shapeOddsFit: ShapeOddsFit?
 
     /// Writes the weights files and `extra` files (the curves) as one set, under the run's lock
     /// (`withOutputLock`): every file is staged (written and flushed beside its target) before any is renamed
@@ -74,16 +76,29 @@ private func removeLeftovers(of url: URL) {
 /// format, decodes each file's bytes back and measures its accuracy on `validation`, so the figures are those of
 /// the files as shipped; nothing is written (see `ExportPlan.write`). Every file carries the same decision rule:
 /// the reject class `other` when the labels have it, and a temperature fitted on `validation` (never on test
-/// data), so that the files' confidences are calibrated; and the same run identity: the checksum of the f32
-/// file encoded without it.
+/// data), so that the files' confidences are calibrated; for a shape model of circle, triangle, square and star
+/// with a reject class, shape odds fitted on `outOfFold` answers, or else on `validationDrawings` (`ShapeOddsFit`);
+/// and the same run identity:
+/// the checksum of the f32 file encoded without it.
 public func prepareExport(
     _ network: Network, task: RecognitionTask, name: String, classNames: [String], inputShape: [Int], preprocessing: [String: JSONValue],
-    training metadata: TrainingMetadata, validation: Examples, formats: [StorageFormat], prefix: URL
+    training metadata: TrainingMetadata, validation: Examples, validationDrawings: [HeldOutDrawing] = [], outOfFold: ShapeOddsData? = nil,
+    formats: [StorageFormat], prefix: URL
 ) throws(WeightsFileError) -> ExportPlan {
     let model = network.exportedModel()
     let validationProbabilities = probabilities(of: model, on: validation.inputs)
     let temperature = DecisionRule.fitTemperature(probabilities: validationProbabilities, truth: validation.labels)
-    let decision = DecisionRule.default(labels: classNames, temperature: (temperature * 1000).rounded() / 1000)
+    var decision = DecisionRule.default(labels: classNames, temperature: (temperature * 1000).rounded() / 1000)
+    var shapeOddsFit: ShapeOddsFit?
+    if task == .shape, let rejectIndex = decision.rejectLabel.flatMap(classNames.firstIndex(of:)), !validationDrawings.isEmpty {
+        let data =
+            outOfFold
+            ?? ShapeOddsData(
+                drawings: validationDrawings, probabilities: validationDrawings.map { decision.calibrated(validationProbabilities[$0.row]) },
+                truth: validationDrawings.map { validation.labels[$0.row] }, origin: "the validation split")
+        shapeOddsFit = ShapeOddsFit.fit(data, classNames: classNames, rejectIndex: rejectIndex, rule: decision)
+        decision.shapeOdds = shapeOddsFit?.odds
+    }
     let uncertain = validationProbabilities.count { Decision(labels: classNames, probabilities: $0, rule: decision).uncertain }
     func file(_ format: StorageFormat, training: TrainingMetadata) throws(WeightsFileError) -> ModelFile {
         var file = try ModelFile(
@@ -113,7 +128,7 @@ public func prepareExport(
     }
     return ExportPlan(
         run: identified.run ?? "", variants: variants, contents: contents,
-        validationUncertain: Double(uncertain) / Double(max(1, validationProbabilities.count)))
+        validationUncertain: Double(uncertain) / Double(max(1, validationProbabilities.count)), shapeOddsFit: shapeOddsFit)
 }
 
 /// The run identity of an f32 file's bytes (encoded without a run): `crc32:` and the 8 hex digits of the

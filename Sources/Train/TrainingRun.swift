@@ -11,6 +11,9 @@ public struct PreparedData: Sendable {
     public let examples: Examples
     /// `2400 drawings`, `24 sessions, 1800 windows`.
     public let groupsDescription: String
+    /// A shape dataset's drawings in the order of the examples' groups (drawing `g` is group `g`), each with the
+    /// index of its file; empty for motion.
+    public let drawings: [(drawing: Drawing, source: Int)]
 
     /// Reads a dataset file for `task` into examples labelled by `classNames` (or by the dataset's own labels).
     public init(
@@ -45,6 +48,7 @@ public struct PreparedData: Sendable {
                         drawings, classNames: names, rasterizer: rasterizer, file: path, augment: augment, seed: seed &+ UInt64(index)))
             }
             groupsDescription = "\(files.map(\.count).reduce(0, +)) drawings"
+            drawings = files.enumerated().flatMap { source, file in file.map { ($0.drawing, source) } }
         case .motion:
             var files: [[LabeledSession]] = []
             for path in paths {
@@ -62,6 +66,7 @@ public struct PreparedData: Sendable {
                 parts.append(try MotionDataset.examples(sessions, classNames: names, windowing: windowing, file: path))
             }
             groupsDescription = "\(files.map(\.count).reduce(0, +)) sessions, \(parts.map(\.count).reduce(0, +)) windows"
+            drawings = []
         }
         examples = Examples(concatenating: parts)
     }
@@ -206,6 +211,11 @@ public struct TrainingRun: Sendable {
         /// The built-in negatives made for the reject class `other` when the data had none and `reject` is set; trained
         /// only when `isUsed` (enough of them far from the user's examples).
         public let negatives: BuiltInNegatives?
+        /// The held-out drawings of a shape run as drawn (each once, not its augmented copies), which the decision
+        /// rule's shape odds are fitted on without out-of-fold answers; empty for motion.
+        public let heldOutDrawings: [HeldOutDrawing]
+        /// The training files' drawings (shape): drawing `g` is group `g` of `all`; empty for motion.
+        public let drawings: [(drawing: Drawing, source: Int)]
     }
 
     /// Reads the training (and validation) data and splits it. Two training files with the same bytes are an
@@ -230,6 +240,14 @@ public struct TrainingRun: Sendable {
         var (training, heldOut) = try trainingSplit(
             user, validation: validationData?.examples, seed: configuration.seed,
             unit: task.dataUnit, file: dataDescription)
+        // The held-out drawings as drawn: the first example of each held-out group is its drawing unaugmented.
+        let heldOutSource = validationData ?? trainingData
+        var seen = Set<Int>()
+        let heldOutDrawings = heldOut.groups.enumerated().compactMap { row, group -> HeldOutDrawing? in
+            guard seen.insert(group).inserted, heldOutSource.drawings.indices.contains(group) else { return nil }
+            let (drawing, source) = heldOutSource.drawings[group]
+            return HeldOutDrawing(row: row, drawing: drawing, source: source)
+        }
         var all = user
         var negatives: BuiltInNegatives?
         // Data with classes to learn and no reject class of its own gets the built-in negatives as `other`, a fifth
@@ -251,28 +269,87 @@ public struct TrainingRun: Sendable {
         let summary =
             "training \(name) on \(dataDescription): \(trainingData.groupsDescription), \(all.classNames.count) classes "
             + "(\(all.classNames.joined(separator: ", "))); \(training.count) training and \(heldOut.count) validation examples"
-        return Data(all: all, training: training, heldOut: heldOut, summary: summary, checksums: checksums, negatives: negatives)
+        return Data(
+            all: all, training: training, heldOut: heldOut, summary: summary, checksums: checksums, negatives: negatives,
+            heldOutDrawings: heldOutDrawings, drawings: trainingData.drawings)
     }
 
     /// Trains the task's network on `data` (the learning rate cosine-decayed to a tenth over the run's steps),
     /// keeping the best epoch on the held-out part; `report` hears every epoch. Returns the result and the
     /// held-out report of the best epoch's network.
     public func train(_ data: Data, report: (TrainingEvent) -> Void = { _ in }) -> (result: TrainingResult, report: ClassificationReport) {
-        var configuration = configuration
-        (configuration.epochs, configuration.patience) = schedule(for: data)
-        let steps = configuration.epochs * ((data.training.count + configuration.batchSize - 1) / configuration.batchSize)
-        configuration.optimizer.schedule = .cosine(totalSteps: steps, minimumFactor: 0.1)
-        let network = Network(converting: task.layers(classes: data.all.classNames.count, seed: configuration.seed, inputShape: inputShape))
-        let result = Train.train(network, on: data.training, validation: data.heldOut, configuration: configuration, report: report)
+        let result = train(
+            on: data.training, validation: data.heldOut, classes: data.all.classNames.count, schedule: schedule(for: data), seed: configuration.seed,
+            report: report)
         let classification = ClassificationReport(
             labels: data.all.classNames, truth: data.heldOut.labels, predicted: result.network.logits(data.heldOut.inputs).argmax(axis: 1))
         return (result, classification)
     }
 
+    /// A network trained on `training` with early stopping on `validation`: the run's schedule (`epochs`, `patience`),
+    /// its learning rate cosine-decayed to a tenth over the steps, initialized and shuffled by `seed`.
+    private func train(
+        on training: Examples, validation: Examples, classes: Int, schedule: (epochs: Int, patience: Int), seed: UInt64,
+        report: (TrainingEvent) -> Void
+    ) -> TrainingResult {
+        var configuration = configuration
+        (configuration.epochs, configuration.patience, configuration.seed) = (schedule.epochs, schedule.patience, seed)
+        let steps = configuration.epochs * ((training.count + configuration.batchSize - 1) / configuration.batchSize)
+        configuration.optimizer.schedule = .cosine(totalSteps: steps, minimumFactor: 0.1)
+        let network = Network(converting: task.layers(classes: classes, seed: seed, inputShape: inputShape))
+        return Train.train(network, on: training, validation: validation, configuration: configuration, report: report)
+    }
+
+    /// Every training drawing answered by a network that did not train on it, for fitting the decision rule's
+    /// shape odds on real shapes and real non-shapes alike (a validation split holds few of the hard ones):
+    /// the drawings (by group) fall into `folds` seeded folds, and each fold's drawings, as drawn, are answered by a
+    /// network trained on the other folds as the run trains (its own fifth held out for early stopping and the
+    /// temperature that calibrates its answers). `nil` for motion, fewer than 2 folds, or no drawings. `report`
+    /// hears each fold's number (from 1) and its training events.
+    public func outOfFold(_ data: Data, folds: Int, report: (Int, TrainingEvent) -> Void = { _, _ in }) -> ShapeOddsData? {
+        guard task == .shape, folds >= 2, !data.drawings.isEmpty else { return nil }
+        var distinct: [Int] = []
+        var seen = Set<Int>()
+        for group in data.all.groups where seen.insert(group).inserted { distinct.append(group) }
+        var generator = SeededGenerator(seed: configuration.seed ^ 0x464F_4C44_5345_4544)
+        shuffle(&distinct, generator: &generator)
+        let foldOf = Dictionary(uniqueKeysWithValues: distinct.enumerated().map { ($1, $0 % folds) })
+        let schedule = schedule(for: data)
+        var drawings: [HeldOutDrawing] = [], probabilities: [[Double]] = [], truth: [Int] = []
+        for fold in 0..<folds {
+            let rest = data.all.subset(data.all.groups.indices.filter { foldOf[data.all.groups[$0]] != fold })
+            let (training, held) = rest.splitByGroup(validationFraction: 0.2, seed: configuration.seed &+ UInt64(fold + 1))
+            let result = train(
+                on: training, validation: held, classes: data.all.classNames.count, schedule: schedule,
+                seed: configuration.seed &+ UInt64(fold + 1)
+            ) { report(fold + 1, $0) }
+            let model = result.network.exportedModel()
+            let temperature = DecisionRule.fitTemperature(probabilities: Train.probabilities(of: model, on: held.inputs), truth: held.labels)
+            let rule = DecisionRule(temperature: temperature)
+            // The first row of each of the fold's groups is its drawing as drawn.
+            var firsts: [Int] = []
+            var taken = Set<Int>()
+            for (row, group) in data.all.groups.enumerated()
+            where foldOf[group] == fold && data.drawings.indices.contains(group) && taken.insert(group).inserted {
+                firsts.append(row)
+            }
+            let answers = Train.probabilities(of: model, on: data.all.subset(firsts).inputs)
+            for (row, answer) in zip(firsts, answers) {
+                let group = data.all.groups[row]
+                drawings.append(HeldOutDrawing(row: row, drawing: data.drawings[group].drawing, source: data.drawings[group].source))
+                probabilities.append(rule.calibrated(answer))
+                truth.append(data.all.labels[row])
+            }
+        }
+        return ShapeOddsData(drawings: drawings, probabilities: probabilities, truth: truth, origin: "\(folds)-fold answers")
+    }
+
     /// Writes the weights files (f32 and each of `formats`, each decoded back and evaluated on the held-out part)
     /// and the curves as one set under the output lock; `waiting` is called when another run holds the lock.
     /// Returns the plan written (its run identity and variants).
-    public func export(_ result: TrainingResult, report: ClassificationReport, data: Data, waiting: () -> Void = {}) throws -> ExportPlan {
+    public func export(
+        _ result: TrainingResult, report: ClassificationReport, data: Data, outOfFold: ShapeOddsData? = nil, waiting: () -> Void = {}
+    ) throws -> ExportPlan {
         // The checksums taken when the files were read (a file changed or removed since does not change them); one
         // that could not be taken is `unavailable` in its place.
         let checksum =
@@ -284,8 +361,8 @@ public struct TrainingRun: Sendable {
         let preprocessing = task.preprocessing(rasterizer: rasterizer, windowing: windowing)
         let plan = try prepareExport(
             result.network, task: task, name: name, classNames: data.all.classNames, inputShape: inputShape,
-            preprocessing: preprocessing, training: metadata, validation: data.heldOut, formats: formats,
-            prefix: URL(fileURLWithPath: out))
+            preprocessing: preprocessing, training: metadata, validation: data.heldOut, validationDrawings: data.heldOutDrawings,
+            outOfFold: outOfFold, formats: formats, prefix: URL(fileURLWithPath: out))
         let curves = TrainingCurves.svg(result.history, title: "\(name) — \(dataDescription)", run: plan.run)
         try plan.write(adding: [(URL(fileURLWithPath: out + ".curves.svg"), Array(curves.utf8))], prefix: URL(fileURLWithPath: out), waiting: waiting)
         return plan

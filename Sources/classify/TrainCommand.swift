@@ -91,6 +91,16 @@ struct TrainCommand: ParsableCommand {
     )
     var augment = 0
 
+    @Option(
+        help: ArgumentHelp(
+            "shape: fit the decision's shape odds on every training drawing answered by a network trained without it, in this many "
+                + "folds (each one more training run); 0 fits them on the validation split.",
+            discussion:
+                "A shape model of circle, triangle, square and star with a reject class decides 'a shape at all' with odds fitted on drawings "
+                + "the network did not train on, real shapes and real non-shapes weighing the same (and the fitted outline when it helps). "
+                + "The validation split holds few hard real shapes; 4 folds give every drawing of the data an honest answer."))
+    var decisionFolds = 0
+
     @Flag(
         inversion: .prefixedNo,
         help: ArgumentHelp(
@@ -137,6 +147,9 @@ struct TrainCommand: ParsableCommand {
             throw ValidationError("--patience must be between 1 and \(Self.epochRange.upperBound), got \(patience)")
         }
         guard augment >= 0 && augment <= 64 else { throw ValidationError("--augment must be between 0 and 64 copies, got \(augment)") }
+        guard decisionFolds == 0 || (2...10).contains(decisionFolds) else {
+            throw ValidationError("--decision-folds must be 0 (fit on the validation split) or 2 to 10 folds, got \(decisionFolds)")
+        }
         guard maxStretch >= 1 && maxStretch <= 100 else { throw ValidationError("--max-stretch must be between 1 and 100, got \(maxStretch)") }
         guard imageSize >= 8 && imageSize <= 128 else { throw ValidationError("--image-size must be between 8 and 128, got \(imageSize)") }
         guard window >= 8 && window <= 4096 else { throw ValidationError("--window must be between 8 and 4096 samples, got \(window)") }
@@ -222,8 +235,16 @@ struct TrainCommand: ParsableCommand {
             "best epoch \(result.bestEpoch) of \(result.history.count): validation accuracy \(percent(best?.validationAccuracy ?? report.accuracy)) (\(ending))"
         )
         print(report.text)
+        let outOfFold = run.outOfFold(prepared, folds: decisionFolds) { fold, event in
+            // One line per epoch: the folds are as many runs again as the model's own.
+            if case .epoch(let record, let epochs) = event {
+                reportNote(
+                    "decision fold \(fold)/\(decisionFolds) (a network without its drawings): epoch \(record.epoch)/\(epochs), "
+                        + "validation \(record.validationAccuracy.map(percent) ?? "-")")
+            }
+        }
         do {
-            try export(run, result: result, report: report, prepared: prepared, epochs: schedule.epochs)
+            try export(run, result: result, report: report, prepared: prepared, outOfFold: outOfFold, epochs: schedule.epochs)
         } catch {
             throw failure(error)
         }
@@ -261,9 +282,10 @@ struct TrainCommand: ParsableCommand {
     /// Writes the weights (each variant with its size and validation accuracy), the decision and the curves, then
     /// the warnings about the run.
     private func export(
-        _ run: TrainingRun, result: TrainingResult, report: ClassificationReport, prepared: TrainingRun.Data, epochs: Int
+        _ run: TrainingRun, result: TrainingResult, report: ClassificationReport, prepared: TrainingRun.Data, outOfFold: ShapeOddsData?,
+        epochs: Int
     ) throws {
-        let plan = try run.export(result, report: report, data: prepared) {
+        let plan = try run.export(result, report: report, data: prepared, outOfFold: outOfFold) {
             reportWarning("another training run is writing \(out).*; waiting for it to finish")
         }
         let variants = plan.variants
@@ -281,6 +303,24 @@ struct TrainCommand: ParsableCommand {
         }
         if let decision = variants.first?.decision {
             print("decision  \(decision.summary) (temperature fitted on the validation examples)")
+        }
+        if plan.shapeOddsFit == nil, decisionFolds > 0 {
+            print(
+                "shape odds  none fitted: they need the classes circle, triangle, square or star with 'other', at least 20 drawings "
+                    + "of each side, and answers whose odds say something; the network's own odds decide")
+        }
+        if let fit = plan.shapeOddsFit {
+            print(
+                "shape odds  fitted on \(fit.origin): \(fit.shapes) shapes, \(fit.nonShapes) non-shapes, each file weighing the same; "
+                    + (fit.odds.outline > 0
+                        ? String(format: "the outline weighs %.3g", fit.odds.outline)
+                        : String(format: "the outline left out (its weight came out %.3g)", fit.outlineWeight)))
+            print("  shapes right / non-shapes unknown or uncertain, as the bias moves from the chosen point:")
+            print("    network alone  \(percent(fit.networkAlone.shapesRight)) / \(percent(fit.networkAlone.nonShapesFlagged))")
+            for point in fit.curve {
+                let label = point.shift == 0 ? "chosen point" : String(format: "bias %+g", point.shift)
+                print("    \(label)  \(percent(point.shapesRight)) / \(percent(point.nonShapesFlagged))")
+            }
         }
         print("curves  \(out).curves.svg")
         let floor = variants.first?.decision?.uncertainBelow ?? DecisionRule.legacy.uncertainBelow

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WeightsFormat
 
 @testable import classify
 
@@ -55,6 +56,38 @@ struct TrainEvaluateTests {
         #expect(object["model"] as? String == "a.int8", "the link's name, as classify shape reports it")
         #expect(object["uncertain"] as? Int != nil && object["reliability"] as? [String: Any] != nil)
         #expect(object["perClass"] as? [String: Any] != nil && object["accuracy"] as? Double != nil)
+    }
+
+    /// `--decision-folds K` answers every drawing with a network trained without it and fits the decision's shape odds
+    /// there: the report names the folds and the curve, the files carry the odds, and the network itself is the one
+    /// a run without folds trains (the same f32 weights). A fold count of 1 is refused before any work.
+    @Test func decisionFoldsFitTheShapeOdds() throws {
+        let folder = try testFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let generate = try CommandRun.classify(["generate", "shape", "--count", "240", "--seed", "3", "--out", folder.path])
+        #expect(generate.status == 0, "\(generate.standardError)")
+        let data = folder.appendingPathComponent("shapes/train.csv").path
+        func train(_ prefix: String, _ extra: [String]) throws -> CommandRun {
+            try CommandRun.classify(
+                [
+                    "train", "shape", "--data", data, "--epochs", "20", "--augment", "2", "--seed", "2", "--out",
+                    folder.appendingPathComponent(prefix).path,
+                ]
+                    + extra)
+        }
+        let folds = try train("folds", ["--decision-folds", "2"]), plain = try train("plain", [])
+        #expect(folds.status == 0 && plain.status == 0, "\(folds.standardError)\(plain.standardError)")
+        #expect(folds.standardOutput.contains("shape odds  fitted on 2-fold answers: "), "\(folds.standardOutput)")
+        #expect(folds.standardOutput.contains("    network alone  ") && folds.standardOutput.contains("    chosen point  "))
+        #expect(folds.standardError.contains("decision fold 2/2 (a network without its drawings): epoch 1/20"))
+        #expect(!plain.standardError.contains("decision fold"))
+        let inspect = try CommandRun.classify(["inspect", folder.appendingPathComponent("folds.f32.weights").path])
+        #expect(inspect.standardOutput.contains(", shape odds refitted (network "), "\(inspect.standardOutput)")
+        let weights = { (prefix: String) in try ModelFile(contentsOf: folder.appendingPathComponent("\(prefix).f32.weights")).tensors }
+        #expect(try weights("folds") == weights("plain"), "the folds train networks of their own; the model's network is the same")
+
+        let one = try train("one", ["--decision-folds", "1"])
+        #expect(one.status == 64 && one.standardError.contains("--decision-folds must be 0 (fit on the validation split) or 2 to 10 folds, got 1"))
     }
 
     @Test func motionTrainsAndEvaluatesPerWindow() throws {
