@@ -77,26 +77,20 @@ private func removeLeftovers(of url: URL) {
 /// the files as shipped; nothing is written (see `ExportPlan.write`). Every file carries the same decision rule:
 /// the reject class `other` when the labels have it, and a temperature fitted on `validation` (never on test
 /// data), so that the files' confidences are calibrated; for a shape model of circle, triangle, square and star
-/// with a reject class, shape odds fitted on `outOfFold` answers, or else on `validationDrawings` (`ShapeOddsFit`);
-/// and the same run identity:
+/// with a reject class, shape odds fitted on `outOfFold` answers when given (`ShapeOddsFit`); and the same run
+/// identity:
 /// the checksum of the f32 file encoded without it.
 public func prepareExport(
     _ network: Network, task: RecognitionTask, name: String, classNames: [String], inputShape: [Int], preprocessing: [String: JSONValue],
-    training metadata: TrainingMetadata, validation: Examples, validationDrawings: [HeldOutDrawing] = [], outOfFold: ShapeOddsData? = nil,
-    formats: [StorageFormat], prefix: URL
+    training metadata: TrainingMetadata, validation: Examples, outOfFold: ShapeOddsData? = nil, formats: [StorageFormat], prefix: URL
 ) throws(WeightsFileError) -> ExportPlan {
     let model = network.exportedModel()
     let validationProbabilities = probabilities(of: model, on: validation.inputs)
     let temperature = DecisionRule.fitTemperature(probabilities: validationProbabilities, truth: validation.labels)
     var decision = DecisionRule.default(labels: classNames, temperature: (temperature * 1000).rounded() / 1000)
     var shapeOddsFit: ShapeOddsFit?
-    if task == .shape, let rejectIndex = decision.rejectLabel.flatMap(classNames.firstIndex(of:)), !validationDrawings.isEmpty {
-        let data =
-            outOfFold
-            ?? ShapeOddsData(
-                drawings: validationDrawings, probabilities: validationDrawings.map { decision.calibrated(validationProbabilities[$0.row]) },
-                truth: validationDrawings.map { validation.labels[$0.row] }, origin: "the validation split")
-        shapeOddsFit = ShapeOddsFit.fit(data, classNames: classNames, rejectIndex: rejectIndex, rule: decision)
+    if task == .shape, let rejectIndex = decision.rejectLabel.flatMap(classNames.firstIndex(of:)), let outOfFold {
+        shapeOddsFit = ShapeOddsFit.fit(outOfFold, classNames: classNames, rejectIndex: rejectIndex, rule: decision)
         decision.shapeOdds = shapeOddsFit?.odds
     }
     let uncertain = validationProbabilities.count { Decision(labels: classNames, probabilities: $0, rule: decision).uncertain }

@@ -5,7 +5,7 @@ import WeightsFormat
 /// A drawing of a shape run that a network answered without having trained on it: where its (unaugmented) example
 /// stands among the examples answered, the drawing, and which training file it came from.
 public struct HeldOutDrawing: Sendable {
-    /// Its row among the examples answered (the held-out split, or the run's examples for out-of-fold answers).
+    /// Its row among the examples answered (the run's examples, for out-of-fold answers).
     public let row: Int
     /// The drawing as the file holds it.
     public let drawing: Drawing
@@ -27,7 +27,7 @@ public struct ShapeOddsData: Sendable {
     public var probabilities: [[Double]]
     /// Each drawing's label.
     public var truth: [Int]
-    /// Where the answers came from, for the report: `the validation split`, `4-fold answers`.
+    /// Where the answers came from, for the report: `4-fold answers`.
     public var origin: String
 
     /// Creates one.

@@ -211,9 +211,6 @@ public struct TrainingRun: Sendable {
         /// The built-in negatives made for the reject class `other` when the data had none and `reject` is set; trained
         /// only when `isUsed` (enough of them far from the user's examples).
         public let negatives: BuiltInNegatives?
-        /// The held-out drawings of a shape run as drawn (each once, not its augmented copies), which the decision
-        /// rule's shape odds are fitted on without out-of-fold answers; empty for motion.
-        public let heldOutDrawings: [HeldOutDrawing]
         /// The training files' drawings (shape): drawing `g` is group `g` of `all`; empty for motion.
         public let drawings: [(drawing: Drawing, source: Int)]
     }
@@ -240,14 +237,6 @@ public struct TrainingRun: Sendable {
         var (training, heldOut) = try trainingSplit(
             user, validation: validationData?.examples, seed: configuration.seed,
             unit: task.dataUnit, file: dataDescription)
-        // The held-out drawings as drawn: the first example of each held-out group is its drawing unaugmented.
-        let heldOutSource = validationData ?? trainingData
-        var seen = Set<Int>()
-        let heldOutDrawings = heldOut.groups.enumerated().compactMap { row, group -> HeldOutDrawing? in
-            guard seen.insert(group).inserted, heldOutSource.drawings.indices.contains(group) else { return nil }
-            let (drawing, source) = heldOutSource.drawings[group]
-            return HeldOutDrawing(row: row, drawing: drawing, source: source)
-        }
         var all = user
         var negatives: BuiltInNegatives?
         // Data with classes to learn and no reject class of its own gets the built-in negatives as `other`, a fifth
@@ -271,7 +260,7 @@ public struct TrainingRun: Sendable {
             + "(\(all.classNames.joined(separator: ", "))); \(training.count) training and \(heldOut.count) validation examples"
         return Data(
             all: all, training: training, heldOut: heldOut, summary: summary, checksums: checksums, negatives: negatives,
-            heldOutDrawings: heldOutDrawings, drawings: trainingData.drawings)
+            drawings: trainingData.drawings)
     }
 
     /// Trains the task's network on `data` (the learning rate cosine-decayed to a tenth over the run's steps),
@@ -361,8 +350,8 @@ public struct TrainingRun: Sendable {
         let preprocessing = task.preprocessing(rasterizer: rasterizer, windowing: windowing)
         let plan = try prepareExport(
             result.network, task: task, name: name, classNames: data.all.classNames, inputShape: inputShape,
-            preprocessing: preprocessing, training: metadata, validation: data.heldOut, validationDrawings: data.heldOutDrawings,
-            outOfFold: outOfFold, formats: formats, prefix: URL(fileURLWithPath: out))
+            preprocessing: preprocessing, training: metadata, validation: data.heldOut, outOfFold: outOfFold,
+            formats: formats, prefix: URL(fileURLWithPath: out))
         let curves = TrainingCurves.svg(result.history, title: "\(name) — \(dataDescription)", run: plan.run)
         try plan.write(adding: [(URL(fileURLWithPath: out + ".curves.svg"), Array(curves.utf8))], prefix: URL(fileURLWithPath: out), waiting: waiting)
         return plan

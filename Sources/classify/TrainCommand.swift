@@ -94,11 +94,11 @@ struct TrainCommand: ParsableCommand {
     @Option(
         help: ArgumentHelp(
             "shape: fit the decision's shape odds on every training drawing answered by a network trained without it, in this many "
-                + "folds (each one more training run); 0 fits them on the validation split.",
+                + "folds (each one more training run); 0, the default, fits none (the network's own odds decide).",
             discussion:
                 "A shape model of circle, triangle, square and star with a reject class decides 'a shape at all' with odds fitted on drawings "
                 + "the network did not train on, real shapes and real non-shapes weighing the same (and the fitted outline when it helps). "
-                + "The validation split holds few hard real shapes; 4 folds give every drawing of the data an honest answer."))
+                + "4 folds give every drawing of the data an honest answer. The refit softens confident answers: see docs/shapes.md."))
     var decisionFolds = 0
 
     @Flag(
@@ -148,7 +148,7 @@ struct TrainCommand: ParsableCommand {
         }
         guard augment >= 0 && augment <= 64 else { throw ValidationError("--augment must be between 0 and 64 copies, got \(augment)") }
         guard decisionFolds == 0 || (2...10).contains(decisionFolds) else {
-            throw ValidationError("--decision-folds must be 0 (fit on the validation split) or 2 to 10 folds, got \(decisionFolds)")
+            throw ValidationError("--decision-folds must be 0 (no shape odds) or 2 to 10 folds, got \(decisionFolds)")
         }
         guard maxStretch >= 1 && maxStretch <= 100 else { throw ValidationError("--max-stretch must be between 1 and 100, got \(maxStretch)") }
         guard imageSize >= 8 && imageSize <= 128 else { throw ValidationError("--image-size must be between 8 and 128, got \(imageSize)") }

@@ -83,11 +83,13 @@ struct TrainEvaluateTests {
         #expect(!plain.standardError.contains("decision fold"))
         let inspect = try CommandRun.classify(["inspect", folder.appendingPathComponent("folds.f32.weights").path])
         #expect(inspect.standardOutput.contains(", shape odds refitted (network "), "\(inspect.standardOutput)")
+        let plainInspect = try CommandRun.classify(["inspect", folder.appendingPathComponent("plain.f32.weights").path])
+        #expect(!plainInspect.standardOutput.contains("shape odds"), "without --decision-folds the network's own odds decide")
         let weights = { (prefix: String) in try ModelFile(contentsOf: folder.appendingPathComponent("\(prefix).f32.weights")).tensors }
         #expect(try weights("folds") == weights("plain"), "the folds train networks of their own; the model's network is the same")
 
         let one = try train("one", ["--decision-folds", "1"])
-        #expect(one.status == 64 && one.standardError.contains("--decision-folds must be 0 (fit on the validation split) or 2 to 10 folds, got 1"))
+        #expect(one.status == 64 && one.standardError.contains("--decision-folds must be 0 (no shape odds) or 2 to 10 folds, got 1"))
     }
 
     @Test func motionTrainsAndEvaluatesPerWindow() throws {
