@@ -74,35 +74,41 @@ extension ShapeOddsFit {
         guard !real.isEmpty, real.allSatisfy({ GeometricRecognizer.labels.contains(classNames[$0]) }) else { return nil }
         let shapes = truth.count { $0 != rejectIndex }
         guard shapes >= minimumEach, truth.count - shapes >= minimumEach else { return nil }
-        // Each drawing's weight: its side weighs 1/2, shared equally among that side's sources, then among the
-        // source's drawings.
-        var counts: [Bool: [Int: Int]] = [:]
-        for (drawing, label) in zip(drawings, truth) { counts[label != rejectIndex, default: [:]][drawing.source, default: 0] += 1 }
-        let weights = drawings.indices.map { index in
-            let sources = counts[truth[index] != rejectIndex] ?? [:]
-            return 0.5 / Double(sources.count) / Double(sources[drawings[index].source] ?? 1)
+        // Each drawing's weight among `indices`: its side weighs 1/2, shared equally among that side's sources, then
+        // among the source's drawings.
+        func weights(_ indices: [Int]) -> [Int: Double] {
+            var counts: [Bool: [Int: Int]] = [:]
+            for index in indices { counts[truth[index] != rejectIndex, default: [:]][drawings[index].source, default: 0] += 1 }
+            return Dictionary(
+                uniqueKeysWithValues: indices.map { index in
+                    let sources = counts[truth[index] != rejectIndex] ?? [:]
+                    return (index, 0.5 / Double(sources.count) / Double(sources[drawings[index].source] ?? 1))
+                })
         }
+        let everyWeight = weights(Array(drawings.indices))
         func logOdds(_ row: [Double]) -> Double {
             let p = min(max(row[rejectIndex], 1e-12), 1 - 1e-12)
             return log((1 - p) / p)
         }
         // With the outline, over the drawings it would be consulted for.
         let from = 0.01
-        let range = DecisionRule.ShapeOdds.distanceRange
         var distances = [Double?](repeating: nil, count: drawings.count)
+        let consulted = probabilities.indices.filter { probabilities[$0][rejectIndex] >= from }
+        let consultedWeight = weights(consulted)
         var rows: [(offset: Double, features: [Double], y: Double, w: Double)] = []
-        for (index, row) in probabilities.enumerated() where row[rejectIndex] >= from {
+        for index in consulted {
+            let row = probabilities[index]
             let best = row.withUnsafeBufferPointer { Decision.nearest(calibrated: $0, rejectIndex: rejectIndex) }
             distances[index] = FittedShape.fit(drawings[index].drawing, as: classNames[best])?.relativeDistance
-            let d = distances[index].map { min(max($0, range.lowerBound), range.upperBound) } ?? range.upperBound
-            rows.append((0, [logOdds(row), -log(d), 1], truth[index] != rejectIndex ? 1 : 0, weights[index]))
+            let d = DecisionRule.ShapeOdds.heldDistance(distances[index])
+            rows.append((0, [logOdds(row), -log(d), 1], truth[index] != rejectIndex ? 1 : 0, consultedWeight[index] ?? 0))
         }
         var odds: DecisionRule.ShapeOdds
         let withOutline = logisticRegression(rows)
         if let beta = withOutline, beta[0] > 0, beta[1] > 0 {
             odds = DecisionRule.ShapeOdds(network: beta[0], outline: beta[1], bias: beta[2], from: from)
         } else {
-            let all = probabilities.indices.map { (0.0, [logOdds(probabilities[$0]), 1], truth[$0] != rejectIndex ? 1.0 : 0, weights[$0]) }
+            let all = probabilities.indices.map { (0.0, [logOdds(probabilities[$0]), 1], truth[$0] != rejectIndex ? 1.0 : 0, everyWeight[$0] ?? 0) }
             guard let beta = logisticRegression(all), beta[0] > 0 else { return nil }
             odds = DecisionRule.ShapeOdds(network: beta[0], bias: beta[1])
         }
@@ -118,12 +124,13 @@ extension ShapeOddsFit {
                     odds?.weigh(calibrated: p, rejectIndex: rejectIndex) { _ in distances[index] }
                     return Decision.choose(calibrated: UnsafeBufferPointer(p), rejectIndex: rejectIndex, rule: rule)
                 }
+                let w = everyWeight[index] ?? 0
                 if truth[index] == rejectIndex {
-                    otherWeight += weights[index]
-                    if decided.unknown || decided.uncertain { flagged += weights[index] }
+                    otherWeight += w
+                    if decided.unknown || decided.uncertain { flagged += w }
                 } else {
-                    shapeWeight += weights[index]
-                    if !decided.unknown && decided.best == truth[index] { right += weights[index] }
+                    shapeWeight += w
+                    if !decided.unknown && decided.best == truth[index] { right += w }
                 }
             }
             return (right / max(shapeWeight, 1e-300), flagged / max(otherWeight, 1e-300))

@@ -305,9 +305,11 @@ public struct TrainingRun: Sendable {
         let foldOf = Dictionary(uniqueKeysWithValues: distinct.enumerated().map { ($1, $0 % folds) })
         let schedule = schedule(for: data)
         var drawings: [HeldOutDrawing] = [], probabilities: [[Double]] = [], truth: [Int] = []
-        for fold in 0..<folds {
+        for fold in 0..<folds where foldOf.values.contains(fold) {
             let rest = data.all.subset(data.all.groups.indices.filter { foldOf[data.all.groups[$0]] != fold })
             let (training, held) = rest.splitByGroup(validationFraction: 0.2, seed: configuration.seed &+ UInt64(fold + 1))
+            // A fold of data too small to split again is left unanswered (its drawings give the fit nothing).
+            guard training.count > 0, held.count > 0 else { continue }
             let result = train(
                 on: training, validation: held, classes: data.all.classNames.count, schedule: schedule,
                 seed: configuration.seed &+ UInt64(fold + 1)

@@ -72,15 +72,20 @@ public struct DecisionRule: Codable, Equatable, Sendable {
         /// The range `relativeDistance` is held within.
         public static let distanceRange = 0.001...10.0
 
+        /// `distance` held within `distanceRange`; no distance, or one that is not a finite number (an outline
+        /// fitted to a drawing at the edge of the number range), is the worst.
+        public static func heldDistance(_ distance: Double?) -> Double {
+            guard let distance, distance.isFinite else { return distanceRange.upperBound }
+            return min(max(distance, distanceRange.lowerBound), distanceRange.upperBound)
+        }
+
         /// The probability that a drawing is one of the real classes, given the reject class's calibrated
-        /// probability `p` and the outline's relative distance (`nil`: no outline fits; not read when `outline` is 0).
+        /// probability `p` and the outline's relative distance (`nil`: no outline fits; not read when `outline` is 0;
+        /// held by `heldDistance`).
         public func shapeProbability(rejectProbability p: Double, relativeDistance: Double?) -> Double {
             let clamped = min(max(p, 1e-12), 1 - 1e-12)
             var z = network * log((1 - clamped) / clamped) + bias
-            if outline > 0 {
-                let range = Self.distanceRange
-                z -= outline * log(relativeDistance.map { min(max($0, range.lowerBound), range.upperBound) } ?? range.upperBound)
-            }
+            if outline > 0 { z -= outline * log(Self.heldDistance(relativeDistance)) }
             return 1 / (1 + exp(-z))
         }
 

@@ -136,19 +136,41 @@ struct ShapeOddsTests {
         }
     }
 
+    /// A drawing at the edge of the number range (nearly flat: its fitted ellipse's ratio of radii would overflow)
+    /// gets a finite distance or the worst one, never NaN, and an answer with a finite confidence through odds that
+    /// read the outline.
+    @Test func extremeOutlinesNeverGiveNaN() throws {
+        let flat = drawing([(0, 0), (1, 0), (2, 1e-160), (1, 2e-160)])
+        if let fit = FittedShape.fit(flat, as: "circle") { #expect(!fit.relativeDistance.isNaN, "\(fit.relativeDistance)") }
+        #expect(DecisionRule.ShapeOdds.heldDistance(.nan) == 10 && DecisionRule.ShapeOdds.heldDistance(.infinity) == 10)
+        #expect(DecisionRule.ShapeOdds.heldDistance(nil) == 10 && DecisionRule.ShapeOdds.heldDistance(1e-9) == 0.001)
+        let reading = try shipped(odds: DecisionRule.ShapeOdds(network: 1, outline: 2, bias: 0, from: 0))
+        for drawing in [flat, drawing([(0, 0), (1e14, 1), (2e14, 0), (1e14, -1)])] {
+            let answer = try reading.recognize(drawing)
+            #expect(answer.confidence.isFinite && answer.probabilities.allSatisfy { $0.probability.isFinite }, "\(answer.probabilities)")
+        }
+    }
+
     /// The distance to an ellipse (Eberly's root, by Newton's method) is the distance to the ellipse as a fine polygon (the
     /// reference: 4,096 sides) within 0.2% of the larger radius, inside, outside, near the centre and on thin ellipses.
     @Test func ellipseDistanceMatchesAFinePolygon() {
         var generator = SeededGenerator(seed: 9)
-        for radii in [(50.0, 50.0), (80, 20), (100, 3), (5, 60)] {
+        for radii in [(50.0, 50.0), (80, 20), (100, 3), (5, 60), (1e6, 1e-3)] {
             let sides = 4096
             let polygon = (0..<sides).map { k in
                 let t = Double(k) / Double(sides) * 2 * .pi
                 return (x: radii.0 * cos(t), y: radii.1 * sin(t))
             }
             let segments = polygon.indices.map { (polygon[$0], polygon[($0 + 1) % sides]) }
-            for _ in 0..<200 {
-                let (u, v) = (generator.nextUniform(in: -1.6..<1.6) * radii.0, generator.nextUniform(in: -1.6..<1.6) * radii.1)
+            // Random points, and points on the axes or a rounding error off them (where a start at the left end of
+            // Eberly's function divides by zero).
+            let onAxes = [(0.3, 0.0), (1.2, 0.0), (0.0, 0.4), (0.0, 1.3), (-0.7, 1e-17), (0.9, -1e-12), (1e-300, 0.5), (0.0, 0.0)].map {
+                ($0.0 * radii.0, $0.1 * radii.1)
+            }
+            for index in 0..<(200 + onAxes.count) {
+                let (u, v) =
+                    index < onAxes.count
+                    ? onAxes[index] : (generator.nextUniform(in: -1.6..<1.6) * radii.0, generator.nextUniform(in: -1.6..<1.6) * radii.1)
                 let fast = FittedShape.squaredDistance(u: u, v: v, radii: radii).squareRoot()
                 let reference = FittedShape.squaredDistance(from: (u, v), to: segments).squareRoot()
                 #expect(abs(fast - reference) <= 0.002 * max(radii.0, radii.1), "radii \(radii), point (\(u), \(v)): \(fast) vs \(reference)")

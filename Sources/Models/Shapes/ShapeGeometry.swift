@@ -241,9 +241,12 @@ public struct FittedShape: Sendable, Equatable {
         let swapped = radii.0 < radii.1
         let (e0, e1) = swapped ? (radii.1, radii.0) : (radii.0, radii.1)
         let (y0, y1) = swapped ? (abs(v), abs(u)) : (abs(u), abs(v))
-        guard e1 > 0 else { return y1 * y1 + max(0, y0 - e0) * max(0, y0 - e0) }
+        // An ellipse thinner than a billionth of its length is its long axis, a segment (its ratio would overflow).
+        guard e1 > 1e-9 * e0 else { return y1 * y1 + max(0, y0 - e0) * max(0, y0 - e0) }
         let (x0, x1): (Double, Double)
-        if y1 > 0 && y0 > 0 {
+        // A point within a millionth of the minor radius of the major axis is on it: its distance differs from the
+        // closed form's by less than that, and Newton's steps from so near the left end would need too many to rise.
+        if y1 > 1e-6 * e1 && y0 > 0 {
             // In units of e1²: F(s) = (r z0 / (s + r))² + (z1 / (s + 1))² − 1 with r = (e0 / e1)², from s = z1 − 1.
             let (z0, z1, r) = (y0 / e0, y1 / e1, (e0 / e1) * (e0 / e1))
             var s = z1 - 1
@@ -257,7 +260,7 @@ public struct FittedShape: Sendable, Equatable {
                 s = next
             }
             (x0, x1) = (r * y0 / (s + r), y1 / (s + 1))
-        } else if y1 > 0 {
+        } else if y1 > 1e-6 * e1 {
             (x0, x1) = (0, e1)
         } else if e0 * y0 < e0 * e0 - e1 * e1 {
             // On the major axis inside the evolute: the nearest point is off the axis.
