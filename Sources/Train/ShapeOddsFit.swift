@@ -2,19 +2,17 @@ import Foundation
 import Models
 import WeightsFormat
 
-/// A drawing of a shape run that a network answered without having trained on it: where its (unaugmented) example
-/// stands among the examples answered, the drawing, and which training file it came from.
+/// A drawing of a shape run that a network answered without having trained on it, and which training file it came
+/// from.
 public struct HeldOutDrawing: Sendable {
-    /// Its row among the examples answered (the run's examples, for out-of-fold answers).
-    public let row: Int
     /// The drawing as the file holds it.
     public let drawing: Drawing
     /// The index of the file it came from (a source: generated drawings, Quick, Draw!, Omniglot, …).
     public let source: Int
 
     /// Creates one.
-    public init(row: Int, drawing: Drawing, source: Int) {
-        (self.row, self.drawing, self.source) = (row, drawing, source)
+    public init(drawing: Drawing, source: Int) {
+        (self.drawing, self.source) = (drawing, source)
     }
 }
 
@@ -86,10 +84,7 @@ extension ShapeOddsFit {
                 })
         }
         let everyWeight = weights(Array(drawings.indices))
-        func logOdds(_ row: [Double]) -> Double {
-            let p = min(max(row[rejectIndex], 1e-12), 1 - 1e-12)
-            return log((1 - p) / p)
-        }
+        func logOdds(_ row: [Double]) -> Double { DecisionRule.ShapeOdds.logOdds(rejectProbability: row[rejectIndex]) }
         // With the outline, over the drawings it would be consulted for.
         let from = 0.01
         var distances = [Double?](repeating: nil, count: drawings.count)
@@ -117,10 +112,8 @@ extension ShapeOddsFit {
         func shares(_ odds: DecisionRule.ShapeOdds?) -> (shapesRight: Double, nonShapesFlagged: Double) {
             var (right, flagged, shapeWeight, otherWeight) = (0.0, 0.0, 0.0, 0.0)
             for (index, row) in probabilities.enumerated() {
-                let decided = row.withUnsafeBufferPointer { row in
-                    let p = UnsafeMutableBufferPointer<Double>.allocate(capacity: row.count)
-                    defer { p.deallocate() }
-                    _ = p.initialize(from: row)
+                var p = row
+                let decided = p.withUnsafeMutableBufferPointer { p in
                     odds?.weigh(calibrated: p, rejectIndex: rejectIndex) { _ in distances[index] }
                     return Decision.choose(calibrated: UnsafeBufferPointer(p), rejectIndex: rejectIndex, rule: rule)
                 }

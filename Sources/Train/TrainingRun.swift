@@ -12,7 +12,7 @@ public struct PreparedData: Sendable {
     /// `2400 drawings`, `24 sessions, 1800 windows`.
     public let groupsDescription: String
     /// A shape dataset's drawings in the order of the examples' groups (drawing `g` is group `g`), each with the
-    /// index of its file; empty for motion.
+    /// index of its file, when asked for (`keepDrawings`); empty otherwise and for motion.
     public let drawings: [(drawing: Drawing, source: Int)]
 
     /// Reads a dataset file for `task` into examples labelled by `classNames` (or by the dataset's own labels).
@@ -28,7 +28,7 @@ public struct PreparedData: Sendable {
     /// the files together. The second file's augmented copies use `seed + 1`, and so on.
     public init(
         _ paths: [String], task: RecognitionTask, classNames: [String]?, rasterizer: ShapeRasterizer, windowing: MotionWindowing,
-        augment: Int = 0, seed: UInt64 = 1
+        augment: Int = 0, seed: UInt64 = 1, keepDrawings: Bool = false
     ) throws(DataError) {
         precondition(!paths.isEmpty, "PreparedData needs at least one dataset file, got 0")
         var parts: [Examples] = []
@@ -48,7 +48,7 @@ public struct PreparedData: Sendable {
                         drawings, classNames: names, rasterizer: rasterizer, file: path, augment: augment, seed: seed &+ UInt64(index)))
             }
             groupsDescription = "\(files.map(\.count).reduce(0, +)) drawings"
-            drawings = files.enumerated().flatMap { source, file in file.map { ($0.drawing, source) } }
+            drawings = keepDrawings ? files.enumerated().flatMap { source, file in file.map { ($0.drawing, source) } } : []
         case .motion:
             var files: [[LabeledSession]] = []
             for path in paths {
@@ -134,6 +134,9 @@ public struct TrainingRun: Sendable {
     public var augment: Int
     /// Whether data without an `other` label gets the built-in negatives as its reject class (`BuiltInNegatives`).
     public var reject = true
+    /// Shape: the folds of `outOfFold` (0: no shape odds; the training drawings are kept for them only when 2 or
+    /// more).
+    public var decisionFolds = 0
     /// Quantized formats to write besides f32.
     public var formats: [StorageFormat]
     /// The output prefix (`my-models/shape-classifier`).
@@ -211,7 +214,8 @@ public struct TrainingRun: Sendable {
         /// The built-in negatives made for the reject class `other` when the data had none and `reject` is set; trained
         /// only when `isUsed` (enough of them far from the user's examples).
         public let negatives: BuiltInNegatives?
-        /// The training files' drawings (shape): drawing `g` is group `g` of `all`; empty for motion.
+        /// The training files' drawings (shape, with `decisionFolds` of 2 or more): drawing `g` is group `g` of `all`;
+        /// empty otherwise.
         public let drawings: [(drawing: Drawing, source: Int)]
     }
 
@@ -228,7 +232,7 @@ public struct TrainingRun: Sendable {
         }
         let trainingData = try PreparedData(
             data, task: task, classNames: nil, rasterizer: rasterizer, windowing: windowing,
-            augment: augment, seed: configuration.seed)
+            augment: augment, seed: configuration.seed, keepDrawings: decisionFolds >= 2)
         let validationData = try validation.map { path throws(DataError) in
             try PreparedData(path, task: task, classNames: trainingData.examples.classNames, rasterizer: rasterizer, windowing: windowing)
         }
@@ -291,11 +295,12 @@ public struct TrainingRun: Sendable {
 
     /// Every training drawing answered by a network that did not train on it, for fitting the decision rule's
     /// shape odds on real shapes and real non-shapes alike (a validation split holds few of the hard ones):
-    /// the drawings (by group) fall into `folds` seeded folds, and each fold's drawings, as drawn, are answered by a
+    /// the drawings (by group) fall into `decisionFolds` seeded folds, and each fold's drawings, as drawn, are answered by a
     /// network trained on the other folds as the run trains (its own fifth held out for early stopping and the
     /// temperature that calibrates its answers). `nil` for motion, fewer than 2 folds, or no drawings. `report`
     /// hears each fold's number (from 1) and its training events.
-    public func outOfFold(_ data: Data, folds: Int, report: (Int, TrainingEvent) -> Void = { _, _ in }) -> ShapeOddsData? {
+    public func outOfFold(_ data: Data, report: (Int, TrainingEvent) -> Void = { _, _ in }) -> ShapeOddsData? {
+        let folds = decisionFolds
         guard task == .shape, folds >= 2, !data.drawings.isEmpty else { return nil }
         var distinct: [Int] = []
         var seen = Set<Int>()
@@ -327,7 +332,7 @@ public struct TrainingRun: Sendable {
             let answers = Train.probabilities(of: model, on: data.all.subset(firsts).inputs)
             for (row, answer) in zip(firsts, answers) {
                 let group = data.all.groups[row]
-                drawings.append(HeldOutDrawing(row: row, drawing: data.drawings[group].drawing, source: data.drawings[group].source))
+                drawings.append(HeldOutDrawing(drawing: data.drawings[group].drawing, source: data.drawings[group].source))
                 probabilities.append(rule.calibrated(answer))
                 truth.append(data.all.labels[row])
             }

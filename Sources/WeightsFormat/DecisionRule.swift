@@ -69,6 +69,13 @@ public struct DecisionRule: Codable, Equatable, Sendable {
             (self.network, self.outline, self.bias, self.from) = (network, outline, bias, from)
         }
 
+        /// The network's log-odds that a drawing is one of the real classes, log((1 − p) / p), for the reject
+        /// class's calibrated probability `p` held within 1e-12…1 − 1e-12 (so that a certain answer stays finite).
+        public static func logOdds(rejectProbability p: Double) -> Double {
+            let clamped = min(max(p, 1e-12), 1 - 1e-12)
+            return log((1 - clamped) / clamped)
+        }
+
         /// The range `relativeDistance` is held within.
         public static let distanceRange = 0.001...10.0
 
@@ -83,8 +90,7 @@ public struct DecisionRule: Codable, Equatable, Sendable {
         /// probability `p` and the outline's relative distance (`nil`: no outline fits; not read when `outline` is 0;
         /// held by `heldDistance`).
         public func shapeProbability(rejectProbability p: Double, relativeDistance: Double?) -> Double {
-            let clamped = min(max(p, 1e-12), 1 - 1e-12)
-            var z = network * log((1 - clamped) / clamped) + bias
+            var z = network * Self.logOdds(rejectProbability: p) + bias
             if outline > 0 { z -= outline * log(Self.heldDistance(relativeDistance)) }
             return 1 / (1 + exp(-z))
         }

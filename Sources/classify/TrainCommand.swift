@@ -204,11 +204,13 @@ struct TrainCommand: ParsableCommand {
 
     /// The run the options describe (the pipeline lives in Train: `TrainingRun`).
     var trainingRun: TrainingRun {
-        TrainingRun(
+        var run = TrainingRun(
             task: task, data: data, validation: validation, epochs: epochs, batchSize: batchSize, seed: seed, patience: patience,
             learningRate: learningRate, rasterizer: ShapeRasterizer(size: imageSize, canonical: canonical, maxStretch: maxStretch),
             windowing: MotionWindowing(window: window, hop: hop, lags: lags), augment: augment, formats: formats, out: out,
             name: name, reject: reject)
+        run.decisionFolds = decisionFolds
+        return run
     }
 
     func run() throws {
@@ -235,7 +237,7 @@ struct TrainCommand: ParsableCommand {
             "best epoch \(result.bestEpoch) of \(result.history.count): validation accuracy \(percent(best?.validationAccuracy ?? report.accuracy)) (\(ending))"
         )
         print(report.text)
-        let outOfFold = run.outOfFold(prepared, folds: decisionFolds) { fold, event in
+        let outOfFold = run.outOfFold(prepared) { fold, event in
             // One line per epoch: the folds are as many runs again as the model's own.
             if case .epoch(let record, let epochs) = event {
                 reportNote(

@@ -16,7 +16,7 @@ struct ShapeOddsFitTests {
         var drawings: [HeldOutDrawing] = [], probabilities: [[Double]] = [], truth: [Int] = []
         let tiny = Drawing(strokes: [[DrawingPoint(x: 0, y: 0), DrawingPoint(x: 1, y: 0), DrawingPoint(x: 0, y: 1)]])
         func add(_ p: [Double], _ label: Int, source: Int) {
-            drawings.append(HeldOutDrawing(row: drawings.count, drawing: tiny, source: source))
+            drawings.append(HeldOutDrawing(drawing: tiny, source: source))
             probabilities.append(p)
             truth.append(label)
         }
@@ -47,7 +47,7 @@ struct ShapeOddsFitTests {
     /// No fit for classes that have no outline (a heart), or with too few shapes or non-shapes.
     @Test func noFitWithoutOutlinesOrData() {
         let tiny = Drawing(strokes: [[DrawingPoint(x: 0, y: 0), DrawingPoint(x: 1, y: 0), DrawingPoint(x: 0, y: 1)]])
-        let drawings = (0..<100).map { HeldOutDrawing(row: $0, drawing: tiny, source: 0) }
+        let drawings = (0..<100).map { _ in HeldOutDrawing(drawing: tiny, source: 0) }
         let probabilities = (0..<100).map { $0 % 2 == 0 ? [0.6, 0.4] : [0.3, 0.7] }
         let truth = (0..<100).map { $0 % 2 }
         let data = ShapeOddsData(drawings: drawings, probabilities: probabilities, truth: truth, origin: "test")
