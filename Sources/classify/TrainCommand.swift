@@ -150,6 +150,9 @@ struct TrainCommand: ParsableCommand {
         guard decisionFolds == 0 || (2...10).contains(decisionFolds) else {
             throw ValidationError("--decision-folds must be 0 (no shape odds) or 2 to 10 folds, got \(decisionFolds)")
         }
+        guard decisionFolds == 0 || task == .shape else {
+            throw ValidationError("--decision-folds is for shape models (the odds of 'a shape at all'); a motion model has no shape odds")
+        }
         guard maxStretch >= 1 && maxStretch <= 100 else { throw ValidationError("--max-stretch must be between 1 and 100, got \(maxStretch)") }
         guard imageSize >= 8 && imageSize <= 128 else { throw ValidationError("--image-size must be between 8 and 128, got \(imageSize)") }
         guard window >= 8 && window <= 4096 else { throw ValidationError("--window must be between 8 and 4096 samples, got \(window)") }

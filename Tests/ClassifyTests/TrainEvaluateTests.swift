@@ -88,6 +88,10 @@ struct TrainEvaluateTests {
         let weights = { (prefix: String) in try ModelFile(contentsOf: folder.appendingPathComponent("\(prefix).f32.weights")).tensors }
         #expect(try weights("folds") == weights("plain"), "the folds train networks of their own; the model's network is the same")
 
+        let motion = try CommandRun.classify([
+            "train", "motion", "--data", "unread.csv", "--decision-folds", "2", "--out", folder.appendingPathComponent("motion").path,
+        ])
+        #expect(motion.status == 64 && motion.standardError.contains("--decision-folds is for shape models"), "\(motion.standardError)")
         let one = try train("one", ["--decision-folds", "1"])
         #expect(one.status == 64 && one.standardError.contains("--decision-folds must be 0 (no shape odds) or 2 to 10 folds, got 1"))
     }
