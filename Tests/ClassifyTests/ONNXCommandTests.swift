@@ -28,10 +28,11 @@ struct ONNXCommandTests {
     }
 
     /// A shape CNN trained by Keras on our training rasters, exported with tf2onnx and evaluated by `classify
-    /// evaluate --weights model.onnx`: the accuracy Keras reported for it, within half a point.
-    @Test func aKerasModelEvaluatesAsKerasReported() throws {
+    /// evaluate --weights model.onnx`: the accuracy its reference reported for it on today's test file (Keras when
+    /// the model was trained, ONNX Runtime on the exported graph since the test file was regenerated), within half a point.
+    @Test func aKerasModelEvaluatesAsItsReferenceReported() throws {
         let record = try JSONSerialization.jsonObject(with: Data(contentsOf: Self.fixtures.appendingPathComponent("keras-shape-cnn.accuracy.json")))
-        let keras = try #require((record as? [String: Any])?["keras_accuracy"] as? Double)
+        let keras = try #require((record as? [String: Any])?["reference_accuracy"] as? Double)
         let run = try CommandRun.classifyAtRoot([
             "evaluate", "shape", "--weights", Self.fixtures.appendingPathComponent("keras-shape-cnn.onnx").path, "--data",
             "Datasets/shapes/test.csv", "--json",
@@ -39,7 +40,7 @@ struct ONNXCommandTests {
         #expect(run.status == 0, "\(run.standardError)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
         let accuracy = try #require(report["accuracy"] as? Double)
-        #expect(abs(accuracy - keras) <= 0.005, "ours \(accuracy), Keras \(keras)")
+        #expect(abs(accuracy - keras) <= 0.005, "ours \(accuracy), the reference \(keras)")
     }
 
     /// Export and import on the command line: the shipped models exported, imported back into weights files whose

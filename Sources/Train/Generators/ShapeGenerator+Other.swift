@@ -12,7 +12,7 @@ extension ShapeGenerator {
     static let otherKinds = [
         "line", "zigzag", "spiral", "squiggle", "arrow", "heart", "letter", "lightning",
         "cloud", "moon", "arc", "polygon", "cross", "check", "eight", "scribble",
-        "gesture", "object", "object", "object",
+        "gesture", "object", "object", "object", "stem and bowl",
     ]
 
     mutating func drawOther(by person: Person) -> Drawing {
@@ -66,6 +66,9 @@ extension ShapeGenerator {
             aspect = logUniform(0.8, 1.25)
         case "letter":
             pieces = letter()
+        case "stem and bowl":
+            pieces = stemAndBowl()
+            aspect = logUniform(0.5, 1.1)
         case "lightning":
             let w = uniform(0.15, 0.35)
             pieces = [polyline([(0.7, 0.0), (0.5 - w, 0.55), (0.5 + w, 0.45), (0.3, 1.0)])]
@@ -112,7 +115,7 @@ extension ShapeGenerator {
             let sharp = Person(
                 cornerRounding: min(person.cornerRounding, 0.05), tremor: person.tremor, wobble: person.wobble,
                 speed: person.speed, sampleRate: person.sampleRate, clockwise: person.clockwise,
-                multiStroke: person.multiStroke, closing: person.closing)
+                multiStroke: person.multiStroke, closing: person.closing, bow: person.bow)
             pieces = [polygon(&vertices, person: sharp).0]
             aspect = logUniform(0.8, 1.25)
         case "cross":
@@ -151,16 +154,7 @@ extension ShapeGenerator {
             pieces = [walk]
         }
         let size = logUniform(40, 320)
-        let placed = place(pieces, size: size, aspect: aspect, person: person)
-        var strokes: [[DrawingPoint]] = []
-        var offset = 0.0
-        for piece in placed where piece.count >= 2 {
-            for stroke in timed(piece, corners: [], person: person, size: size, label: ShapeDataset.otherLabel).strokes {
-                strokes.append(stroke.map { DrawingPoint(x: $0.x, y: $0.y, t: ($0.t ?? 0) + offset) })
-            }
-            offset = (strokes.last?.last?.t ?? offset) + uniform(150, 500).rounded()
-        }
-        return Drawing(strokes: strokes)
+        return timed(pieces: place(pieces, size: size, aspect: aspect, person: person), person: person, size: size, label: ShapeDataset.otherLabel)
     }
 
     /// One-stroke marks that people draw as commands or symbols and that run close to a shape's outline: an "x"
@@ -262,6 +256,38 @@ extension ShapeGenerator {
         }
         if let last = corners.last { path.append(last) }
         return path
+    }
+
+    /// A letter of a stem and bowls — D, P, B, R or b — as people write them: the stem down, then each bowl from
+    /// the stem out and back, round, squarish or pointed (a superellipse of exponent 1 to 5), starting a little
+    /// off the stem and often ending short of it; three in ten in one stroke, up the stem and round. A D whose
+    /// bowl is round is half a circle with a side, and a pointed one is a triangle with a curved side: without
+    /// them the reject class took a hurried D or P for a circle or a triangle.
+    mutating func stemAndBowl() -> [[(Double, Double)]] {
+        let width = uniform(0.45, 0.95), exponent = logUniform(1, 5)
+        func bowl(_ top: Double, _ bottom: Double) -> [(Double, Double)] {
+            let (middle, half) = ((top + bottom) / 2, (bottom - top) / 2)
+            let (start, end) = (normal(0.03), uniform(-0.02, 0.25) * width)
+            return (0...40).map { i in
+                let angle = -Double.pi / 2 + Double.pi * Double(i) / 40
+                let (c, s) = (cos(angle), sin(angle))
+                let x = width * pow(abs(c), 2 / exponent), y = half * (s < 0 ? -1 : 1) * pow(abs(s), 2 / exponent)
+                let lead = i < 20 ? start * (1 - Double(i) / 20) : end * (Double(i) - 20) / 20
+                return (x + lead, middle + y)
+            }
+        }
+        let waist = 0.5 + normal(0.05)
+        var bowls: [[(Double, Double)]]
+        switch generator.nextIndex(below: 5) {
+        case 0, 1: bowls = [bowl(0, 1)]  // D
+        case 2: bowls = [bowl(0, waist)]  // P
+        case 3: bowls = [bowl(0, waist), bowl(waist, 1)]  // B
+        default: bowls = [bowl(0, waist) + polyline([(0.1, waist), (width, 1)]).dropFirst()]  // R
+        }
+        if chance(0.15) { bowls = [bowl(waist, 1)] }  // b
+        let stem = polyline([(0, 0), (0, 1)])
+        if chance(0.3) { return [Array(stem.reversed()) + bowls[0]] + bowls.dropFirst() }
+        return [stem] + bowls
     }
 
     /// One of a few capital letters and digits, as strokes in the unit square.

@@ -24,6 +24,7 @@ public struct ShapeGenerator: Sendable {
         let clockwise: Bool  // preferred direction
         let multiStroke: Double  // chance of drawing a polygon in several strokes
         let closing: Double  // typical closing gap (−) or overlap (+), fraction of the perimeter
+        let bow: Double  // how far a straight side bulges, fraction of its length (standard deviation)
     }
 
     /// A drawing with its label and person.
@@ -51,7 +52,7 @@ public struct ShapeGenerator: Sendable {
             cornerRounding: chance(0.4) ? uniform(0, 0.04) : uniform(0.03, 0.22),
             tremor: logUniform(0.001, 0.012), wobble: uniform(0, 0.035), speed: logUniform(1.5, 8),
             sampleRate: uniform(30, 80), clockwise: chance(0.5), multiStroke: chance(0.7) ? 0.05 : uniform(0.2, 0.7),
-            closing: uniform(-0.12, 0.06))
+            closing: uniform(-0.12, 0.06), bow: chance(0.5) ? uniform(0, 0.015) : uniform(0.015, 0.06))
     }
 
     /// `peopleCount` people drawing `perPerson` shapes each, cycling through the four classes.
@@ -71,12 +72,14 @@ public struct ShapeGenerator: Sendable {
 
     mutating func draw(_ label: String, by person: Person) -> Drawing {
         if label == ShapeDataset.otherLabel { return drawOther(by: person) }
-        // The outline in unit coordinates (y down), as a closed path or as polygon corners.
-        var path: [(Double, Double)]
+        // The outline in unit coordinates (y down), as a closed path or as polygon corners; or, for a shape drawn
+        // as separate strokes (a circle in two arcs, a star as five lines), as `pieces`.
+        var path: [(Double, Double)] = []
         var corners: [Int] = []
+        var pieces: [[(Double, Double)]] = []
         switch label {
         case "circle":
-            path = ellipse(person: person)
+            if chance(0.08) { pieces = twoArcs() } else { path = ellipse(person: person) }
         case "triangle":
             // Isosceles-ish, scalene, right and obtuse: the apex anywhere from well left to well right of the base.
             let apexX = chance(0.5) ? 0.5 + normal(0.12) : uniform(-0.9, 1.9)
@@ -93,13 +96,17 @@ public struct ShapeGenerator: Sendable {
             var points: [(Double, Double)] = []
             var overshoot = 0.08
             if chance(0.5) {
-                // A pentagram in one line: every second vertex of a (careless) pentagon.
+                // A pentagram in one line: every second vertex of a pentagon, careless in two of five: points
+                // pulled far out or in and off their angle, as quick hands place them ($1's s05, MMG's subject 10).
+                let care = chance(0.4) ? uniform(1.5, 3) : 1
                 for k in 0..<5 {
-                    let angle = -Double.pi / 2 + Double(k * 2 % 5) * 2 * Double.pi / 5 * 1 + spin
-                    let radius = 1 + normal(0.07)
-                    points.append((0.5 + 0.5 * radius * cos(angle + normal(0.05)), 0.5 + 0.5 * radius * sin(angle + normal(0.05))))
+                    let angle = -Double.pi / 2 + Double(k * 2 % 5) * 2 * Double.pi / 5 + spin
+                    let radius = 1 + normal(0.07 * care)
+                    points.append((0.5 + 0.5 * radius * cos(angle + normal(0.05 * care)), 0.5 + 0.5 * radius * sin(angle + normal(0.05 * care))))
                 }
                 overshoot = 0.3  // quick pentagrams run on past their points
+                // One in eight is five separate lines, each from a point to the next, run short of or past it.
+                if chance(0.12) { pieces = separateLines(points) }
             } else {
                 // The outline of a star, as most doodled stars are: ten corners, points and notches in turn.
                 let inner = uniform(0.3, 0.6)
@@ -109,7 +116,7 @@ public struct ShapeGenerator: Sendable {
                     points.append((0.5 + 0.5 * radius * cos(angle), 0.5 + 0.5 * radius * sin(angle)))
                 }
             }
-            (path, corners) = polygon(&points, person: person, overshoot: overshoot)
+            if pieces.isEmpty { (path, corners) = polygon(&points, person: person, overshoot: overshoot) }
         }
         // Any rotation; stretched along a random axis (ellipses up to 2.6:1, rectangles to 3.2:1, triangles to 8:1,
         // stars to 1.7:1) and slightly sheared; any size and place.
@@ -124,8 +131,21 @@ public struct ShapeGenerator: Sendable {
             let flat = logUniform(3.2, 8)
             aspect = chance(0.8) ? logUniform(1 / 3.2, 3.2) : (chance(0.5) ? flat : 1 / flat)
         }
-        path = place([path], size: size, aspect: aspect, person: person)[0]
-        var drawing = timed(path, corners: corners, person: person, size: size, label: label)
+        var drawing: Drawing
+        if pieces.isEmpty {
+            path = place([path], size: size, aspect: aspect, person: person)[0]
+            drawing = timed(path, corners: corners, person: person, size: size, label: label)
+        } else {
+            // Placed as one path, so that the hand's wobble runs on across the pen lifts instead of bending
+            // each short line on its own; then cut back into its pieces.
+            let placed = place([Array(pieces.joined())], size: size, aspect: aspect, person: person)[0]
+            var rest = placed[...]
+            let strokes = pieces.map { piece in
+                defer { rest = rest.dropFirst(piece.count) }
+                return Array(rest.prefix(piece.count))
+            }
+            drawing = timed(pieces: strokes, person: person, size: size, label: label)
+        }
         if chance(0.05) {
             // A stray mark: a dot or a tick within the shape's box (a circle's centre, a slip of the pen).
             let xs = drawing.strokes.flatMap { $0.map(\.x) }, ys = drawing.strokes.flatMap { $0.map(\.y) }
@@ -187,21 +207,58 @@ public struct ShapeGenerator: Sendable {
         }
         // Three in ten end with a hook as the pen leaves: a short tail turning into the middle (or, a fifth of the
         // time, flicking out), as real circles drawn fast do ($1's s02 circles); without it the reject class took them.
-        if chance(0.3), path.count > 2 {
-            let n = path.count
-            var (x, y) = path[n - 1]
-            var heading = atan2(path[n - 1].1 - path[n - 2].1, path[n - 1].0 - path[n - 2].0)
-            let turn = (chance(0.8) ? 1.0 : -1.0) * direction * uniform(0.5, 1.8)
-            let length = uniform(0.08, 0.3)
-            let pieces = 20
-            for _ in 0..<pieces {
-                heading += turn / Double(pieces)
-                x += length / Double(pieces) * cos(heading)
-                y += length / Double(pieces) * sin(heading)
-                path.append((x, y))
-            }
+        if chance(0.3) { hook(&path, turning: direction) }
+        // One in eight starts with one: the pen lands inside and sweeps out into the circle ($1's s02 again).
+        if chance(0.12) {
+            path.reverse()
+            hook(&path, turning: -direction)
+            path.reverse()
         }
         return path
+    }
+
+    /// Appends a short curved tail to `path`, turning into the middle (`turning` is the way round the path goes)
+    /// four times in five and out otherwise.
+    mutating func hook(_ path: inout [(Double, Double)], turning direction: Double) {
+        let n = path.count
+        guard n > 2 else { return }
+        var (x, y) = path[n - 1]
+        var heading = atan2(path[n - 1].1 - path[n - 2].1, path[n - 1].0 - path[n - 2].0)
+        let turn = (chance(0.8) ? 1.0 : -1.0) * direction * uniform(0.5, 1.8)
+        let length = uniform(0.08, 0.3)
+        let pieces = 20
+        for _ in 0..<pieces {
+            heading += turn / Double(pieces)
+            x += length / Double(pieces) * cos(heading)
+            y += length / Double(pieces) * sin(heading)
+            path.append((x, y))
+        }
+    }
+
+    /// A circle in two strokes: both halves from about the same top point down either side, meeting (or not
+    /// quite, or crossing) at the bottom.
+    mutating func twoArcs() -> [[(Double, Double)]] {
+        let top = -Double.pi / 2 + normal(0.3)
+        let squash = 1 + normal(0.05)
+        return [1.0, -1.0].map { side in
+            let from = top + normal(0.06), sweep = Double.pi * (1 + normal(0.07))
+            return (0...100).map { i in
+                let angle = from + side * sweep * Double(i) / 100
+                return (0.5 + 0.5 * cos(angle), 0.5 + 0.5 * squash * sin(angle))
+            }
+        }
+    }
+
+    /// A five-pointed star as five strokes, one for each line of the pentagram through `points` (in drawing
+    /// order); each line stops short of or runs past its ends, and one in four is drawn the other way.
+    mutating func separateLines(_ points: [(Double, Double)]) -> [[(Double, Double)]] {
+        (0..<points.count).map { k in
+            let (p, q) = (points[k], points[(k + 1) % points.count])
+            let (early, late) = (uniform(-0.06, 0.04), uniform(-0.04, 0.12))
+            let a = (p.0 + (q.0 - p.0) * early, p.1 + (q.1 - p.1) * early)
+            let b = (p.0 + (q.0 - p.0) * (1 + late), p.1 + (q.1 - p.1) * (1 + late))
+            return chance(0.25) ? polyline([b, a]) : polyline([a, b])
+        }
     }
 
     /// A closed polygon traced from a random vertex, either way round, with rounded or overshot corners and a
@@ -225,17 +282,32 @@ public struct ShapeGenerator: Sendable {
         var path: [(Double, Double)] = []
         var corners: [Int] = []
         let rounding = max(0, person.cornerRounding + normal(0.03))
+        // One drawing in sixteen goes over a side again: back along it part of the way, and on once more.
+        let retraced = chance(1.0 / 16) ? 1 + generator.nextIndex(below: max(1, loop.count - 3)) : -1
         for i in 0..<(loop.count - 1) {
             let (p, q) = (loop[i], loop[i + 1])
             let length = hypot(q.0 - p.0, q.1 - p.1)
             let cut = i == 0 || i == loop.count - 2 ? 0 : min(rounding, 0.45)
             let overshoot = chance(0.25) ? uniform(0, most) : 0
             let steps = max(4, Int(length * 60))
+            // Sides are not ruled: each bulges to one side by a few percent of its length, as the person's hand does.
+            let bow = normal(person.bow)
+            let side = (-(q.1 - p.1), q.0 - p.0)
+            func point(_ f: Double, _ offset: Double = 0) -> (Double, Double) {
+                let out = bow * sin(Double.pi * f) + offset
+                return (p.0 + (q.0 - p.0) * f + side.0 * out, p.1 + (q.1 - p.1) * f + side.1 * out)
+            }
             for s in 0...steps {
                 let f = Double(s) / Double(steps)
                 if i > 0 && f < cut { continue }
                 if f > 1 - cut && i < loop.count - 2 { break }
-                path.append((p.0 + (q.0 - p.0) * f, p.1 + (q.1 - p.1) * f))
+                path.append(point(f))
+            }
+            if i == retraced {
+                let back = uniform(0.3, 0.9), apart = normal(0.015)
+                let end = 1 - cut
+                for s in 1...steps { path.append(point(end - back * Double(s) / Double(steps), apart)) }
+                for s in 1...steps { path.append(point(end - back + back * Double(s) / Double(steps), apart / 2)) }
             }
             if overshoot > 0 && i < loop.count - 2 {
                 path.append((q.0 + (q.0 - p.0) * overshoot, q.1 + (q.1 - p.1) * overshoot))
@@ -299,6 +371,20 @@ public struct ShapeGenerator: Sendable {
             start = cut + (chance(0.5) ? 1 : 0)
         }
         strokes.append(Array(points[start...]))
+        return Drawing(strokes: strokes)
+    }
+
+    /// Pieces drawn one after another, each timed as its own path (and perhaps lifted again within it), with a
+    /// pause between them.
+    mutating func timed(pieces: [[(Double, Double)]], person: Person, size: Double, label: String) -> Drawing {
+        var strokes: [[DrawingPoint]] = []
+        var offset = 0.0
+        for piece in pieces where piece.count >= 2 {
+            for stroke in timed(piece, corners: [], person: person, size: size, label: label).strokes {
+                strokes.append(stroke.map { DrawingPoint(x: $0.x, y: $0.y, t: ($0.t ?? 0) + offset) })
+            }
+            offset = (strokes.last?.last?.t ?? offset) + uniform(150, 500).rounded()
+        }
         return Drawing(strokes: strokes)
     }
 }
