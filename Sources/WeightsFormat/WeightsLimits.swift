@@ -10,18 +10,18 @@ import Tensor
 /// Motion costs are per input sample as well as per window: a recording of `n` samples at the file's `rate` has
 /// `n / hop` windows, so a file with a small hop multiplies every per-window cost.
 package enum WeightsLimits {
-    /// The largest weights file (1 MiB). The shipped files are 7.9–41 KB. Checked on the open file's size before
+    /// The largest weights file (1 MiB). The shipped files are 7.9–78 KB. Checked on the open file's size before
     /// anything past the 24-byte preamble is read.
     package static let maximumFileBytes = 1 << 20
-    /// Weights and other parameters in all layers (2^20, 4 MiB as float). Shipped: 6,306 (motion), 9,845 (shape).
+    /// Weights and other parameters in all layers (2^20, 4 MiB as float). Shipped: 6,306 (motion), 18,917 (shape).
     package static let maximumParameters = 1 << 20
-    /// Multiply-adds and comparisons of the whole network for one input (2^26 ≈ 67 million). Shipped: 0.31
+    /// Multiply-adds and comparisons of the whole network for one input (2^26 ≈ 67 million). Shipped: 0.56
     /// million (shape, per drawing), 6,306 (motion, per window).
     package static let maximumOperations = 1 << 26
     /// Floats one layer allocates for one input: its output, or a convolution's unrolled patches (2^20, 4 MiB).
-    /// Shipped: 6,912 (shape), 32 (motion).
+    /// Shipped: 9,216 (shape), 32 (motion).
     package static let maximumLayerElements = 1 << 20
-    /// Floats all layers allocate for one input, input included (2^22, 16 MiB). Shipped: 20,010 (shape), 262
+    /// Floats all layers allocate for one input, input included (2^22, 16 MiB). Shipped: 26,682 (shape), 262
     /// (motion).
     package static let maximumActivationElements = 1 << 22
     /// Inputs per output of a layer that runs in 8-bit integers: 255 · 127 · 65,536 still fits an `Int32` sum.

@@ -48,7 +48,7 @@ struct WeightsPathCommandTests {
         let path = folder.appendingPathComponent("extreme.weights").path
         try Data(bytes).write(to: URL(fileURLWithPath: path))
 
-        let refusal = "warning: extreme: \(path): layer 3 (Conv2D 12→24 3x3 stride 1x1 same) can give values up to"
+        let refusal = "warning: extreme: \(path): layer 3 (Conv2D 16→32 3x3 stride 1x1 same) can give values up to"
         let fallback = try CommandRun.classify(["shape", star, "--weights", path, "--json", "--fallback"])
         #expect(fallback.status == 0)
         #expect(fallback.standardError.hasPrefix(refusal), "\(fallback.standardError)")

@@ -319,7 +319,7 @@ struct WeightsLimitsTests {
                 quantizing: Tensor(shape: weight.shape, scalars: weight.dequantized().scalars.map { $0 < 0 ? -1e30 : 1e30 }), as: .f32)
         }
         let bytes = file.encoded()
-        guard case .mayOverflow(3, "Conv2D 12→24 3x3 stride 1x1 same", let bound)? = problem(decoding: bytes) else {
+        guard case .mayOverflow(3, "Conv2D 16→32 3x3 stride 1x1 same", let bound)? = problem(decoding: bytes) else {
             Issue.record("got \(String(describing: problem(decoding: bytes)))")
             return
         }

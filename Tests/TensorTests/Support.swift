@@ -53,8 +53,9 @@ func randomTensor(_ shape: [Int], seed: UInt64 = 0) -> Tensor {
     return Tensor(randomNormal: shape, generator: &generator)
 }
 
-/// The shipped shape network's layers (16×16×1 → conv 12/24/32 with max pooling → GAP → dense 5), with weights
-/// from `generator`: what the plan tests compile.
+/// The shape network shipped before issue 47 (16×16×1 → conv 12/24/32 with max pooling → GAP → dense 5; channel
+/// counts that are not all multiples of 16, unlike today's 16/32/48), with weights from `generator`: what the plan
+/// tests compile. The shipped weights themselves are run by the Models and Classify tests.
 func shapeNetworkLayers(_ generator: inout SeededGenerator, softmax: Bool = true) -> [any Layer] {
     [
         Conv2D(inChannels: 1, outChannels: 12, kernel: (3, 3), padding: .same, generator: &generator), Activation(.relu),

@@ -22,7 +22,9 @@ struct GeneratorTests {
         for label in ShapeGenerator.labels { #expect(samples.filter { $0.label == label }.count == 40) }
         #expect(Set(samples.map(\.person)).count == 10)
         #expect(samples.contains { $0.drawing.strokes.count > 1 }, "some drawings take several strokes")
+        // A quick short line is a handful of touch samples (of 3,000 drawings of `classify generate shape`,
+        // seeds 1–7, the fewest has 5 points); every drawing has a few, and none is absurdly long.
         let points = samples.map(\.drawing.pointCount)
-        #expect(points.min() ?? 0 >= 10 && points.max() ?? 0 <= 2000)
+        #expect(points.min() ?? 0 >= 4 && points.max() ?? 0 <= 2000, "\(points.min() ?? 0)…\(points.max() ?? 0) points")
     }
 }

@@ -14,7 +14,7 @@ Each fixture NAME has NAME.onnx, NAME.onnx.json (the sidecar: labels and task), 
 model's input layout) and NAME.outputs.csv (ORT's outputs, one row per input, 9 significant digits; for a graph that
 does not end in Softmax, their softmax, as the import appends one). The Keras
 shape CNN also has NAME.accuracy.json: Keras's own accuracy on Datasets/shapes/test.csv, or, after `--keras-accuracy-only`
-(for a regenerated test file; needs onnxruntime alone), ONNX Runtime's on the same exported graph.
+(for a regenerated test file; needs onnxruntime and a built classify), ONNX Runtime's on the same exported graph.
 """
 import argparse
 import csv
@@ -356,7 +356,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--classify", default=os.path.join(ROOT, ".build/release/classify"))
     parser.add_argument("--keras-accuracy-only", action="store_true",
-                        help="only rewrite keras-shape-cnn.accuracy.json for today's test file (needs onnxruntime alone)")
+                        help="only rewrite keras-shape-cnn.accuracy.json for today's test file (needs onnxruntime and --classify)")
     arguments = parser.parse_args()
     os.makedirs(OUT, exist_ok=True)
     if arguments.keras_accuracy_only:
