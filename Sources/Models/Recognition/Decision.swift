@@ -110,18 +110,21 @@ extension Decision {
     /// written to `calibrated` (as many as `raw`), and the winner returned — the nearest real class's index, whether
     /// the reject class won (`unknown`), the confidence and whether it is uncertain. `rejectIndex` is where
     /// `rule.rejectLabel` stands in the labels. The initializer, every shape answer and every motion window are
-    /// decided by it; the reasons are left to `reason(labels:calibrated:best:unknown:rule:)`.
+    /// decided by it; the reasons are left to `reason(labels:calibrated:best:unknown:rule:)`. `weigh` may change
+    /// the calibrated probabilities before the winner is chosen (a shape model's `DecisionRule.ShapeOdds`); it is
+    /// not called when a score is not finite.
     package static func decide(
         raw: UnsafeBufferPointer<Double>, rejectIndex: Int?, rule: DecisionRule,
-        calibrated p: UnsafeMutableBufferPointer<Double>
+        calibrated p: UnsafeMutableBufferPointer<Double>, weigh: (UnsafeMutableBufferPointer<Double>) -> Void = { _ in }
     ) -> (best: Int, unknown: Bool, confidence: Double, uncertain: Bool) {
         guard calibrate(raw: raw, rule: rule, into: p) else { return (0, true, 0, true) }
+        weigh(p)
         return choose(calibrated: UnsafeBufferPointer(p), rejectIndex: rejectIndex, rule: rule)
     }
 
     /// `decide`'s first half: the calibrated probabilities of `raw` written to `calibrated`; `false` (and every
     /// probability 0) when a score is not finite.
-    package static func calibrate(
+    static func calibrate(
         raw: UnsafeBufferPointer<Double>, rule: DecisionRule, into p: UnsafeMutableBufferPointer<Double>
     ) -> Bool {
         precondition(raw.count == p.count && !raw.isEmpty, "Decision.decide: \(raw.count) scores, \(p.count) places")

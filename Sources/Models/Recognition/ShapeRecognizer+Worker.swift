@@ -169,14 +169,8 @@ extension ShapeRecognizer {
             rasterizer.rasterize(drawing, into: image)
             compiled.plan.run(UnsafeBufferPointer(image), into: scores, workspace: workspace)
             for i in raw.indices { raw[i] = Double(scores[i]) }
-            let decided: (best: Int, unknown: Bool, confidence: Double, uncertain: Bool)
-            if Decision.calibrate(raw: UnsafeBufferPointer(raw), rule: rule, into: calibrated) {
-                if let odds = rule.shapeOdds, let rejectIndex {
-                    odds.weigh(drawing, labels: classes, rejectIndex: rejectIndex, calibrated: calibrated)
-                }
-                decided = Decision.choose(calibrated: UnsafeBufferPointer(calibrated), rejectIndex: rejectIndex, rule: rule)
-            } else {
-                decided = (0, true, 0, true)
+            let decided = Decision.decide(raw: UnsafeBufferPointer(raw), rejectIndex: rejectIndex, rule: rule, calibrated: calibrated) { p in
+                if let odds = rule.shapeOdds, let rejectIndex { odds.weigh(drawing, labels: classes, rejectIndex: rejectIndex, calibrated: p) }
             }
             return (
                 CompactShapeAnswer(best: decided.best, isUnknown: decided.unknown, confidence: decided.confidence, uncertain: decided.uncertain), nil
