@@ -124,6 +124,34 @@ struct MotionStillAndRateTests {
             }
         }
         #expect(try MotionRecordingReader.read(try write(rows(spacing: 0.1, count: 100))).sourceRate.map { abs($0 - 10) < 1e-6 } == true)
+        // Two minutes at 10 Hz with two-decimal timestamps (a WISDM watch recording taken every other sample): the
+        // median spacing is 0.09999999999999432 s, a rate a hair under 10 Hz, and the recording is accepted.
+        let tenHertz =
+            "timestamp,acc.x,acc.y,acc.z\n"
+            + (0..<1200).map { String(format: "%.2f,0,%.3f,-1", Double($0) / 10, 0.5 * sin(Double($0))) }.joined(separator: "\n") + "\n"
+        let read = try MotionRecordingReader.read(try write(tenHertz))
+        #expect(read.sourceRate.map { $0 < 10 && $0 > 9.999 } == true, "the median rate is just under 10 Hz: \(String(describing: read.sourceRate))")
+        #expect(MotionRecordingReader.rateProblem(sourceRate: 9.95) == nil)
+        #expect(MotionRecordingReader.rateProblem(sourceRate: 9.85) != nil)
+    }
+
+    @Test func aStreamAtTenHertzIsReadAndOneSlowerIsUncertain() throws {
+        // A raw accelerometer on the wrist bobbing at a running step (2.8 Hz), streamed at 10 Hz and at 9 Hz. A
+        // window of 5.12 s holds 51 samples at 10 Hz (an arrival rate of 9.96 Hz): that is 10 Hz, not too slow.
+        func reasons(rate: Double) throws -> [String?] {
+            var stream = MotionStream(recognizer: try MotionRecognizer.shipped())
+            var windows: [MotionWindowPrediction] = []
+            for k in 0..<Int(30 * rate) {
+                let t = Double(k) / rate
+                let sample = MotionStreamSample(time: t, acceleration: (0.1, 1 + 0.8 * sin(2 * Double.pi * 2.8 * t), 0.05))
+                for case let .window(window) in try stream.append(sample) { windows.append(window) }
+            }
+            #expect(windows.count > 10, "30 s make more than 10 windows at \(rate) Hz, got \(windows.count)")
+            return windows.map(\.reason)
+        }
+        let tooSlow = { (reason: String?) in reason?.hasPrefix("samples arrived at") == true }
+        #expect(try reasons(rate: 10).allSatisfy { !tooSlow($0) })
+        #expect(try reasons(rate: 9).allSatisfy(tooSlow))
     }
 
     @Test func windowsAcrossAGapTooLongToBridgeAreUncertain() throws {

@@ -353,7 +353,7 @@ extension MotionWindowClassifier {
                         model)
                 }
             }
-            if let arrivalRate, arrivalRate < MotionRecordingReader.minimumSampleRate {
+            if let arrivalRate, !MotionRecordingReader.resolvesStride(rate: arrivalRate) {
                 window.uncertain = true
                 window.reason = String(
                     format: "samples arrived at %.1f Hz in this window; resolving a stride of up to %.1f steps a "

@@ -155,6 +155,11 @@ public enum MotionRecordingReader {
     /// 50–100 Hz. The threshold comes from this reasoning, not from any data set.
     public static let minimumSampleRate = 10.0
 
+    /// Whether samples at `rate` (Hz) are fast enough: at least `minimumSampleRate` less 1%, so that a 10 Hz
+    /// recording is accepted whatever its timestamps' rounding (steps of 0.1 s written as decimals differ from 0.1 s
+    /// by up to 1e-14 s, so their median rate can be 9.999…) or a sensor clock's drift; under 9.9 Hz is refused.
+    package static func resolvesStride(rate: Double) -> Bool { rate >= minimumSampleRate * 0.99 }
+
     /// The highest sample rate (Hz) accepted: 10 kHz. Core Motion delivers at most 100 Hz and raw phone IMUs a
     /// few kHz; samples closer than 0.1 ms are timestamps in a unit larger than seconds (a spreadsheet's date
     /// serial counts days) or not timestamps at all, and would be read as a recording of a few milliseconds.
@@ -225,7 +230,7 @@ public enum MotionRecordingReader {
             }
             return text
         }
-        guard sourceRate < minimumSampleRate else { return nil }
+        guard !resolvesStride(rate: sourceRate) else { return nil }
         let need = String(
             format: ", too slow to resolve a stride; the lowest rate accepted is %.0f Hz (over twice the fastest running "
                 + "cadence, %.1f steps a second)", minimumSampleRate, fastestStepRate)
@@ -497,7 +502,7 @@ public enum MotionRecordingReader {
     }
 
     /// The sample the fraction `f` of the way from `a` to `b` (0 gives `a`, 1 gives `b`): each field linearly.
-    static func interpolate(_ a: MotionSample, _ b: MotionSample, _ f: Double) -> MotionSample {
+    package static func interpolate(_ a: MotionSample, _ b: MotionSample, _ f: Double) -> MotionSample {
         func mix(_ p: (x: Double, y: Double, z: Double), _ q: (x: Double, y: Double, z: Double)) -> (Double, Double, Double) {
             (p.x + (q.x - p.x) * f, p.y + (q.y - p.y) * f, p.z + (q.z - p.z) * f)
         }
