@@ -117,6 +117,12 @@ struct TrainCommand: ParsableCommand {
     @Option(help: "motion: autocorrelation lags per signal (samples; 96 reaches a 1.9 s period at 50 Hz).")
     var lags = 96
 
+    @Option(
+        help:
+            "motion: average each autocorrelation over this many neighbouring lags (odd; 0 or 1 for none), so that the network reads the gait's period rather than one sensor's curve (docs/motion.md, issue 48)."
+    )
+    var lagSmoothing = 0
+
     /// The epochs (and patience) a run may ask for: far beyond what the shipped models need (30), and small
     /// enough that step counts cannot overflow.
     static let epochRange = 1...100_000
@@ -159,6 +165,9 @@ struct TrainCommand: ParsableCommand {
         guard hop >= 1 && hop <= window else { throw ValidationError("--hop must be between 1 and the window (\(window)), got \(hop)") }
         guard lags >= 1 && lags < window else {
             throw ValidationError("--lags must be between 1 and the window less one (\(window - 1)), got \(lags)")
+        }
+        guard lagSmoothing >= 0 && lagSmoothing <= lags && (lagSmoothing <= 1 || lagSmoothing % 2 == 1) else {
+            throw ValidationError("--lag-smoothing must be 0, 1 or an odd number of lags up to --lags (\(lags)), got \(lagSmoothing)")
         }
         for name in (quantize ?? "").split(separator: ",") where StorageFormat(rawValue: name.trimmingCharacters(in: .whitespaces)) == nil {
             throw ValidationError(
@@ -210,7 +219,8 @@ struct TrainCommand: ParsableCommand {
         var run = TrainingRun(
             task: task, data: data, validation: validation, epochs: epochs, batchSize: batchSize, seed: seed, patience: patience,
             learningRate: learningRate, rasterizer: ShapeRasterizer(size: imageSize, canonical: canonical, maxStretch: maxStretch),
-            windowing: MotionWindowing(window: window, hop: hop, lags: lags), augment: augment, formats: formats, out: out,
+            windowing: MotionWindowing(window: window, hop: hop, lags: lags, lagSmoothing: lagSmoothing), augment: augment, formats: formats,
+            out: out,
             name: name, reject: reject)
         run.decisionFolds = decisionFolds
         return run

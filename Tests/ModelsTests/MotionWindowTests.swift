@@ -1,6 +1,8 @@
+import DataFiles
 import Foundation
 import Tensor
 import Testing
+import WeightsFormat
 
 @testable import Models
 
@@ -119,6 +121,30 @@ struct MotionWindowTests {
         for count in [window, window + 1, window + 2 * hop + 3, window + 5 * hop] {
             let (vertical, horizontal) = noisySignals(count: count, period: Double(window) / 3.3, seed: UInt64(window * 1000 + hop + count))
             expectFastPathsMatchReference(windowing, vertical: vertical, horizontal: horizontal, "noisy gait")
+        }
+    }
+
+    @Test(arguments: [(256, 64, 96, 9), (256, 64, 96, 3), (256, 64, 96, 95), (64, 17, 33, 33), (50, 7, 9, 9), (300, 3, 150, 1), (17, 17, 1, 1)])
+    func smoothedLagsMatchTheReference(window: Int, hop: Int, lags: Int, smoothing: Int) {
+        // Each autocorrelation the mean of its neighbours (fewer at the ends, all of them when the smoothing spans
+        // every lag), in both fast paths and the naive twin; and the header carries it.
+        let windowing = MotionWindowing(window: window, hop: hop, lags: lags, lagSmoothing: smoothing)
+        for count in [window, window + 2 * hop + 3] {
+            let (vertical, horizontal) = noisySignals(count: count, period: Double(window) / 3.3, seed: UInt64(window + smoothing + count))
+            expectFastPathsMatchReference(windowing, vertical: vertical, horizontal: horizontal, "smoothed \(smoothing)")
+        }
+        #expect((try? MotionWindowing(parameters: windowing.parameters)) == windowing)
+        #expect((windowing.parameters["lagSmoothing"] != nil) == (smoothing > 1), "a header without smoothing is the one before issue 48")
+    }
+
+    @Test func aHeaderWithABadLagSmoothingIsRefused() {
+        for bad: JSONValue in [.number(8), .number(-1), .number(97), .number(2.5), .string("9")] {
+            var parameters = MotionWindowing().parameters
+            parameters["lagSmoothing"] = bad
+            #expect(
+                throws: DataError(
+                    file: "weights", message: "the preprocessing header's lagSmoothing must be 0, 1 or an odd number of lags up to lags (96)")
+            ) { try MotionWindowing(parameters: parameters) }
         }
     }
 

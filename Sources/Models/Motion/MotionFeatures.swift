@@ -44,7 +44,9 @@ public struct MotionSample: Sendable, Equatable {
 /// - the natural logarithm of the vertical standard deviation and of the horizontal mean (how hard the gait is),
 ///
 /// `2 · lags + 2` values in all. The autocorrelation is normalized by the lag-0 energy (the biased estimate), so
-/// it lies in −1…1 and does not grow with intensity; a window with no motion gives zeros.
+/// it lies in −1…1 and does not grow with intensity; a window with no motion gives zeros. With `lagSmoothing` k > 1,
+/// each autocorrelation is the mean of itself and its neighbours up to k / 2 lags on either side (fewer at the ends):
+/// the network then reads the period, not the fine shape of one sensor's curve.
 public struct MotionWindowing: Sendable, Equatable {
     /// Samples per window.
     public var window: Int
@@ -54,15 +56,22 @@ public struct MotionWindowing: Sendable, Equatable {
     public var rate: Double
     /// Autocorrelation lags per signal (1…lags).
     public var lags: Int
+    /// Lags each autocorrelation is averaged over (odd, at most `lags`); 0 or 1 for none. Models before issue 48
+    /// have none.
+    public var lagSmoothing: Int
 
     /// The two intensity values' floor (g): keeps the logarithm finite for a still phone.
     package static let intensityFloor = 0.001
 
     /// Creates the windowing.
-    public init(window: Int = 256, hop: Int = 64, rate: Double = 50, lags: Int = 96) {
+    public init(window: Int = 256, hop: Int = 64, rate: Double = 50, lags: Int = 96, lagSmoothing: Int = 0) {
         shapePrecondition(
             window >= 2 && hop >= 1 && lags >= 1 && lags < window,
             "MotionWindowing: window \(window), hop \(hop), lags \(lags) (need window ≥ 2, hop ≥ 1, 1 ≤ lags < window)")
+        shapePrecondition(
+            lagSmoothing >= 0 && lagSmoothing <= max(1, lags) && (lagSmoothing <= 1 || lagSmoothing % 2 == 1),
+            "MotionWindowing: lagSmoothing \(lagSmoothing) with \(lags) lags (need 0, 1 or an odd number up to lags)")
+        self.lagSmoothing = lagSmoothing > 1 ? lagSmoothing : 0  // 1 is none, as 0
         self.window = window
         self.hop = hop
         self.rate = rate
@@ -87,7 +96,7 @@ public struct MotionWindowing: Sendable, Equatable {
             "kind": .string("motion-autocorrelation"), "window": .number(Double(window)), "hop": .number(Double(hop)),
             "rate": .number(rate), "lags": .number(Double(lags)),
             "features": .string("vertical-autocorrelation,horizontal-autocorrelation,log-vertical-sd,log-horizontal-mean"),
-        ]
+        ].merging(lagSmoothing > 1 ? ["lagSmoothing": .number(Double(lagSmoothing))] : [:]) { a, _ in a }
     }
 
     /// The windowing a weights file's `preprocessing` header describes, or why it cannot be built.
@@ -103,7 +112,16 @@ public struct MotionWindowing: Sendable, Equatable {
                 message: "the preprocessing header does not describe motion windows: expected kind "
                     + "motion-autocorrelation, window 8–4096, hop 1…window, lags 1…window−1 and rate 0–10000 Hz")
         }
-        self.init(window: Int(window), hop: Int(hop), rate: rate, lags: Int(lags))
+        var smoothing = 0.0
+        if let given = parameters["lagSmoothing"] {
+            guard case .number(let k) = given, k >= 0, k <= lags, k == k.rounded(), k <= 1 || Int(k) % 2 == 1 else {
+                throw DataError(
+                    file: "weights",
+                    message: "the preprocessing header's lagSmoothing must be 0, 1 or an odd number of lags up to lags (\(Int(lags)))")
+            }
+            smoothing = k
+        }
+        self.init(window: Int(window), hop: Int(hop), rate: rate, lags: Int(lags), lagSmoothing: Int(smoothing))
     }
 
     /// The three orientation-free signals of one sample: vertical and horizontal user acceleration (g) and the

@@ -37,6 +37,17 @@ extension MotionWindowing {
             window <= PreprocessingKernels.autocorrelationStackWindow
             ? nil : UnsafeMutableBufferPointer<Double>.allocate(capacity: window + PreprocessingKernels.autocorrelationPad)
         defer { scratch?.deallocate() }
+        // The smoothing's copy of one signal's autocorrelations, on the stack (empty for windowings that do not smooth).
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: lagSmoothing > 1 ? lags : 0) { smoothing in
+            rows(count: count, vertical: v, horizontal: h, into: out, scratch: scratch, smoothing: smoothing, level: level)
+        }
+    }
+
+    /// The rows of `windows(vertical:horizontal:into:level:)`, `count` of them, with its scratch buffers.
+    private func rows(
+        count: Int, vertical v: UnsafePointer<Float>, horizontal h: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>,
+        scratch: UnsafeMutableBufferPointer<Double>?, smoothing: UnsafeMutableBufferPointer<Double>, level: Kernels.Level
+    ) {
         let noise = Double(window) * Self.noiseEnergyPerSample
         for index in 0..<count {
             let start = index * hop, row = out + index * inputSize
@@ -47,6 +58,23 @@ extension MotionWindowing {
             // The intensities: the vertical signal's standard deviation and the horizontal one's mean.
             row[2 * lags] = Float(log(max((energy / Double(window)).squareRoot(), Self.intensityFloor)))
             row[2 * lags + 1] = Float(log(max(mean, Self.intensityFloor)))
+            if lagSmoothing > 1 {
+                smooth(row, scratch: smoothing)
+                smooth(row + lags, scratch: smoothing)
+            }
+        }
+    }
+
+    /// Replaces `lags` autocorrelations at `values` by their means over `lagSmoothing` lags (fewer at the ends),
+    /// summed in Double from the left; `scratch` holds `lags` Doubles.
+    private func smooth(_ values: UnsafeMutablePointer<Float>, scratch: UnsafeMutableBufferPointer<Double>) {
+        for k in 0..<lags { scratch[k] = Double(values[k]) }
+        let half = lagSmoothing / 2
+        for k in 0..<lags {
+            let low = max(0, k - half), high = min(lags - 1, k + half)
+            var sum = 0.0
+            for j in low...high { sum += scratch[j] }
+            values[k] = Float(sum / Double(high - low + 1))
         }
     }
 

@@ -14,7 +14,8 @@ extension MotionWindowing {
     /// The naive twin of `input` and `windows`: one window's input by the definition, in plain loops accumulating in
     /// Double — each signal less its mean, Σ_{t < W−l} c_t·c_{t+l} / Σ c_t² for l = 1…lags (zeros when
     /// Σ c_t² ≤ W · `noiseEnergyPerSample`), then ln(vertical SD) and ln(horizontal mean), floored at
-    /// `intensityFloor`. Slow on purpose; it shares no code with the fast paths.
+    /// `intensityFloor`; with `lagSmoothing` k > 1 each autocorrelation is the mean of those within k / 2 lags. Slow on
+    /// purpose; it shares no code with the fast paths.
     func referenceInput(
         vertical: UnsafeBufferPointer<Float>, horizontal: UnsafeBufferPointer<Float>,
         into output: UnsafeMutableBufferPointer<Float>
@@ -29,10 +30,17 @@ extension MotionWindowing {
             let mean = sum / Double(window)
             var energy = 0.0
             for t in 0..<window { energy += (Double(signal[t]) - mean) * (Double(signal[t]) - mean) }
+            var correlations = [Double](repeating: 0, count: lags)
             for lag in 1...lags {
                 var total = 0.0
                 for t in 0..<(window - lag) { total += (Double(signal[t]) - mean) * (Double(signal[t + lag]) - mean) }
-                output[channel * lags + lag - 1] = energy > Double(window) * Self.noiseEnergyPerSample ? Float(total / energy) : 0
+                correlations[lag - 1] = energy > Double(window) * Self.noiseEnergyPerSample ? total / energy : 0
+            }
+            // With lagSmoothing k > 1: each the mean of the ones within k / 2 lags of it.
+            for k in 0..<lags {
+                let reach = lagSmoothing > 1 ? lagSmoothing / 2 : 0
+                let near = correlations[max(0, k - reach)...min(lags - 1, k + reach)]
+                output[channel * lags + k] = Float(near.reduce(0, +) / Double(near.count))
             }
             let level = channel == 0 ? (energy / Double(window)).squareRoot() : mean
             output[2 * lags + channel] = Float(log(max(level, Self.intensityFloor)))
