@@ -18,8 +18,13 @@ What goes in, and what stays out for validation (Datasets/README.md says the sam
 - shapes-omniglot-circles.csv: drawers 1–15 of the characters that are circles (OMNIGLOT_CIRCLES), labelled `circle`.
 - omniglot-left-out.json: the Omniglot characters and single drawings left out as plain shapes, with why (the
   real-data figures and tests leave them out too).
-- motion-wisdm-watch.csv, motion-wisdm-watch-stairs.csv: WISDM watch subjects 1600–1611; 1612–1624 stay out and
-  validate (scripts/wisdm-watch-split.sh writes them).
+- motion-wisdm-watch.csv, motion-wisdm-watch-stairs.csv: every WISDM watch subject, 1600–1624 (issue 48: until
+  then 1600–1611, with 1612–1624 left out to validate); a recipe is measured on people who did not train it by
+  k-fold over people (scripts/motion_kfold.py leaves each fold's people out of every file here).
+- motion-wisdm-watch-transitions.csv: per subject, standing still then walking, standing then running, and each the
+  other way round (1.5–4 s of standing, 20 s of the gait, drawn from TRANSITION_SEED), labelled with the gait: a
+  window with steps in it is walking or running, and a live feed must not show a brief `walking` between standing
+  and running (issue 48). Sessions are named w<subject>-<gait>-<order> so that the k-fold finds their person.
 The $1 and MotionSense files are validation only and are never read here.
 
 Only the columns that train are kept (drawing,label,stroke,x,y,t; session,label,timestamp,acc.x,acc.y,acc.z), and
@@ -32,6 +37,7 @@ import csv
 import io
 import json
 import os
+import random
 import sys
 
 # Omniglot characters that are a plain shape to a person, looked at drawing by drawing (a grid of all 20 drawers
@@ -73,7 +79,8 @@ QUICKDRAW_SHAPE_DRAWINGS = {
     "qd-moon-001", "qd-moon-010", "qd-moon-034", "qd-moon-035",
 }
 OMNIGLOT_TRAIN_DRAWERS = range(1, 16)
-WISDM_TRAIN_SUBJECTS = range(1600, 1612)
+WISDM_TRAIN_SUBJECTS = range(1600, 1625)
+TRANSITION_SEED = 48
 
 SHAPE_COLUMNS = ["drawing", "label", "stroke", "x", "y", "t"]
 MOTION_COLUMNS = ["session", "label", "timestamp", "acc.x", "acc.y", "acc.z"]
@@ -151,6 +158,24 @@ def motion(path, keep):
             sys.exit(f"error: {path}:{line}: {error}")
 
 
+def transitions(path, keep):
+    """The spliced sessions of motion-wisdm-watch-transitions.csv, from the watch file's rows (20 Hz)."""
+    sessions = {}
+    for record in motion(path, keep):
+        sessions.setdefault(record[0], []).append(record)
+    draw = random.Random(TRANSITION_SEED)
+    for subject in sorted({name[1:5] for name in sessions}):
+        still = sessions.get(f"w{subject}-E") or sessions.get(f"w{subject}-D")
+        for activity, label in (("A", "walking"), ("B", "running")):
+            gait = sessions.get(f"w{subject}-{activity}")
+            if not still or not gait:
+                continue
+            stand = int(draw.uniform(1.5, 4) * 20)
+            for order, rows in (("after-standing", still[:stand] + gait[:400]), ("before-standing", gait[:400] + still[:stand])):
+                for k, row in enumerate(rows):
+                    yield [f"w{subject}-{label}-{order}", label, number(str(k / 20), 2)] + row[3:]
+
+
 def omniglot_keeps(row):
     drawer = int(row["drawer"])
     return (drawer in OMNIGLOT_TRAIN_DRAWERS and (row["alphabet"], row["character"]) not in OMNIGLOT_SHAPES
@@ -196,6 +221,7 @@ def main():
         ("shapes-omniglot-circles.csv", SHAPE_COLUMNS, shapes(source("shapes-other-omniglot-train.csv"), 2, omniglot_circle)),
         ("motion-wisdm-watch.csv", MOTION_COLUMNS, motion(source("motion-wisdm-watch-dev.csv"), subject)),
         ("motion-wisdm-watch-stairs.csv", MOTION_COLUMNS, motion(source("motion-wisdm-watch-stairs-dev.csv"), subject)),
+        ("motion-wisdm-watch-transitions.csv", MOTION_COLUMNS, transitions(source("motion-wisdm-watch-dev.csv"), subject)),
     ]
     for name, header, records in made:
         count = write(arguments.out, name, header, records)
