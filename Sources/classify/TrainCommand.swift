@@ -166,7 +166,7 @@ struct TrainCommand: ParsableCommand {
         guard lags >= 1 && lags < window else {
             throw ValidationError("--lags must be between 1 and the window less one (\(window - 1)), got \(lags)")
         }
-        guard lagSmoothing >= 0 && lagSmoothing <= lags && (lagSmoothing <= 1 || lagSmoothing % 2 == 1) else {
+        guard MotionWindowing.allowsLagSmoothing(lagSmoothing, lags: lags) else {
             throw ValidationError("--lag-smoothing must be 0, 1 or an odd number of lags up to --lags (\(lags)), got \(lagSmoothing)")
         }
         for name in (quantize ?? "").split(separator: ",") where StorageFormat(rawValue: name.trimmingCharacters(in: .whitespaces)) == nil {

@@ -60,6 +60,9 @@ public struct MotionWindowing: Sendable, Equatable {
     /// have none.
     public var lagSmoothing: Int
 
+    /// Whether `k` lags of smoothing suit `lags` autocorrelations: 0 or 1 (none), or an odd number up to `lags`.
+    package static func allowsLagSmoothing(_ k: Int, lags: Int) -> Bool { k == 0 || k == 1 || (k % 2 == 1 && k > 1 && k <= lags) }
+
     /// The two intensity values' floor (g): keeps the logarithm finite for a still phone.
     package static let intensityFloor = 0.001
 
@@ -69,7 +72,7 @@ public struct MotionWindowing: Sendable, Equatable {
             window >= 2 && hop >= 1 && lags >= 1 && lags < window,
             "MotionWindowing: window \(window), hop \(hop), lags \(lags) (need window ≥ 2, hop ≥ 1, 1 ≤ lags < window)")
         shapePrecondition(
-            lagSmoothing >= 0 && lagSmoothing <= max(1, lags) && (lagSmoothing <= 1 || lagSmoothing % 2 == 1),
+            Self.allowsLagSmoothing(lagSmoothing, lags: lags),
             "MotionWindowing: lagSmoothing \(lagSmoothing) with \(lags) lags (need 0, 1 or an odd number up to lags)")
         self.lagSmoothing = lagSmoothing > 1 ? lagSmoothing : 0  // 1 is none, as 0
         self.window = window
@@ -114,7 +117,7 @@ public struct MotionWindowing: Sendable, Equatable {
         }
         var smoothing = 0.0
         if let given = parameters["lagSmoothing"] {
-            guard case .number(let k) = given, k >= 0, k <= lags, k == k.rounded(), k <= 1 || Int(k) % 2 == 1 else {
+            guard case .number(let k) = given, k >= 0, k <= lags, k == k.rounded(), Self.allowsLagSmoothing(Int(k), lags: Int(lags)) else {
                 throw DataError(
                     file: "weights",
                     message: "the preprocessing header's lagSmoothing must be 0, 1 or an odd number of lags up to lags (\(Int(lags)))")

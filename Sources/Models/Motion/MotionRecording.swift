@@ -502,7 +502,7 @@ public enum MotionRecordingReader {
     }
 
     /// The sample the fraction `f` of the way from `a` to `b` (0 gives `a`, 1 gives `b`): each field linearly.
-    package static func interpolate(_ a: MotionSample, _ b: MotionSample, _ f: Double) -> MotionSample {
+    static func interpolate(_ a: MotionSample, _ b: MotionSample, _ f: Double) -> MotionSample {
         func mix(_ p: (x: Double, y: Double, z: Double), _ q: (x: Double, y: Double, z: Double)) -> (Double, Double, Double) {
             (p.x + (q.x - p.x) * f, p.y + (q.y - p.y) * f, p.z + (q.z - p.z) * f)
         }
