@@ -147,3 +147,8 @@ func planNote(_ plan: InferencePlan) -> String {
     "\(plan.stepDescriptions.count) steps, \(plan.integerSteps) in 8-bit integers, kernels \(plan.level)"
         + (plan.isAllocationFree ? "" : ", some steps fall back to layer forward (allocates)")
 }
+
+/// The kernel level a report ran at, and whether `ODML_KERNEL_LEVEL` chose it.
+var kernelsNote: String {
+    Kernels.levelNote ?? "\(Kernels.level) (Kernels.level, the best this CPU runs; \(Kernels.levelVariable) forces a lower one)"
+}

@@ -36,7 +36,7 @@ struct MotionBenchmark {
     func run() throws -> ModelReport {
         BLAS.maxThreads = 1
         var report = ModelReport(title: "bench motion")
-        report.notes.append(("kernels", "\(Kernels.level) (Kernels.level, the best this CPU runs)"))
+        report.notes.append(("kernels", kernelsNote))
         report.notes.append(("weights", weights.description))
         let int8 = try MotionVariant(weights, format: "int8"), f32 = try MotionVariant(weights, format: "f32")
         for variant in [int8, f32] { report.notes.append(("\(variant.format) plan", planNote(variant.plan.plan))) }
@@ -116,6 +116,20 @@ struct MotionBenchmark {
                     return features[0]
                 }
             ])
+        // What the shipped model's lag smoothing costs, in the same run: the same autocorrelations without it.
+        var unsmoothed = windowing
+        unsmoothed.lagSmoothing = 0
+        if windowing.lagSmoothing > 1 {
+            report.time(
+                plan,
+                [
+                    Workload(name: "motion: window autocorrelations, lag smoothing off") {
+                        unsmoothed.input(
+                            vertical: UnsafeBufferPointer(verticalBuffer), horizontal: UnsafeBufferPointer(horizontalBuffer), into: features)
+                        return features[0]
+                    }
+                ])
+        }
         report.time(
             plan,
             [int8, f32].map { variant in

@@ -38,7 +38,7 @@ struct ShapeBenchmark {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let drawings = Self.drawings()
         var report = ModelReport(title: "bench shape")
-        report.notes.append(("kernels", "\(Kernels.level) (Kernels.level, the best this CPU runs)"))
+        report.notes.append(("kernels", kernelsNote))
         report.notes.append(("weights", weights.description))
         let int8 = try ShapeVariant(weights, format: "int8"), f32 = try ShapeVariant(weights, format: "f32")
         for variant in [int8, f32] { report.notes.append(("\(variant.format) plan", planNote(variant.plan.plan))) }

@@ -1,5 +1,13 @@
 import CKernels
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The engine's only door to its hand-written C kernels (Sources/CKernels): every `odml_*` call is in this file.
 ///
 /// Each kernel exists for several instruction-set levels; `Kernels.level` is the highest this CPU runs, chosen
@@ -30,11 +38,38 @@ public enum Kernels {
         }
     }
 
-    /// The highest level this CPU runs.
-    public static let level: Level = Level(rawValue: Int(odml_cpu_level())) ?? .portable
+    /// The highest level this CPU runs, whatever `ODML_KERNEL_LEVEL` says.
+    public static let cpuLevel: Level = Level(rawValue: Int(odml_cpu_level())) ?? .portable
 
-    /// The levels this CPU runs, lowest first (what tests compare).
-    public static var availableLevels: [Level] { Level.allCases.filter { $0 <= level } }
+    /// The environment variable that caps the level every default path uses, so that each level this CPU runs
+    /// can be measured on one machine: `portable`, `avx2`, `avx512` or `avx512-vnni`.
+    public static let levelVariable = "ODML_KERNEL_LEVEL"
+
+    /// The level every path uses unless told otherwise: `cpuLevel`, or the lower level `ODML_KERNEL_LEVEL` names
+    /// (see `chooseLevel`), chosen once at start-up.
+    public static let level: Level = chooseLevel(cpu: cpuLevel, requested: getenv(levelVariable).map { String(cString: $0) }).level
+
+    /// What `ODML_KERNEL_LEVEL` did, for reports: nil when it is not set, else a sentence such as "avx2, forced by
+    /// ODML_KERNEL_LEVEL (this CPU runs avx512-vnni)".
+    public static let levelNote: String? = chooseLevel(cpu: cpuLevel, requested: getenv(levelVariable).map { String(cString: $0) }).note
+
+    /// The level for a CPU that runs `cpu` when `requested` names one (case-insensitive; empty is not set): the
+    /// named level when the CPU runs it; `cpu` when it names a higher one (its instructions would stop the process)
+    /// or no level at all. The note says which happened.
+    package static func chooseLevel(cpu: Level, requested: String?) -> (level: Level, note: String?) {
+        guard let requested, !requested.isEmpty else { return (cpu, nil) }
+        let names = Level.allCases.map(\.description).joined(separator: ", ")
+        guard let named = Level.allCases.first(where: { $0.description == requested.lowercased() }) else {
+            return (cpu, "\(cpu): \(levelVariable)=\(requested) names no level (\(names)), ignored")
+        }
+        guard named <= cpu else {
+            return (cpu, "\(cpu): \(levelVariable)=\(requested) is above what this CPU runs, ignored")
+        }
+        return (named, "\(named), forced by \(levelVariable) (this CPU runs \(cpu))")
+    }
+
+    /// The levels this CPU runs, lowest first (what tests compare), whatever `ODML_KERNEL_LEVEL` says.
+    public static var availableLevels: [Level] { Level.allCases.filter { $0 <= cpuLevel } }
 
     /// A direct 2-D convolution of one image; see `odml_conv2d_f32_args` in CKernels.h for every field.
     static func conv2D(_ arguments: odml_conv2d_f32_args, level: Level) {
