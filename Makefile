@@ -1,7 +1,7 @@
 # make demo · make test · make lint · make bench — each but lint installs OpenBLAS first when it is missing.
 SWIFT ?= swift
 
-.PHONY: demo test lint format bench bench-cli deps install fuzz docs browser-deps browser-test load-test
+.PHONY: demo test lint format bench bench-cli deps install fuzz docs browser-deps browser-test load-test arm64-deps arm64-check
 
 PREFIX ?= /usr/local
 
@@ -30,10 +30,25 @@ demo: deps
 	@echo "$$ .build/release/classify inspect Weights/shape-classifier.int8.weights"
 	@.build/release/classify inspect Weights/shape-classifier.int8.weights
 
-test: deps browser-deps
+test: deps browser-deps arm64-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 	$(BROWSER_VENV)/bin/python scripts/browser_test.py --classify .build/debug/classify
+	python3 scripts/kernels_cross_check.py --sysroot $(ARM64_SYSROOT)
+
+# The C kernels built for ARM64 with the Swift toolchain's clang and run under qemu-user, against the same kernels on
+# this machine (scripts/kernels_cross_check.py): Debian's aarch64 C library and qemu-user, installed when missing.
+ARM64_SYSROOT = /usr/aarch64-linux-gnu
+arm64-deps:
+	@if ! command -v qemu-aarch64 >/dev/null || [ ! -e $(ARM64_SYSROOT)/lib/crt1.o ] || ! ls /usr/lib/gcc-cross/aarch64-linux-gnu/*/crtbegin.o >/dev/null 2>&1; then \
+		echo "installing qemu-user and the aarch64 C library with apt-get (for the ARM64 check of the C kernels)"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		command -v apt-get >/dev/null || { echo "error: no apt-get here; install qemu-user and an aarch64 C library by hand" >&2; exit 1; }; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq qemu-user libc6-dev-arm64-cross libgcc-12-dev-arm64-cross >/dev/null; \
+	fi
+
+arm64-check: arm64-deps
+	python3 scripts/kernels_cross_check.py --sysroot $(ARM64_SYSROOT)
 
 # The pages of `classify serve` in headless Chromium (Debian's chromium package), driven by Playwright from PyPI in
 # a venv of its own (.build-browser/venv): both installed here when missing. `make browser-test` runs it alone.

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""The C kernels built for ARM64 and run under qemu-user, against the same kernels on this machine (issue 49).
+
+    python3 scripts/kernels_cross_check.py [--clang clang] [--qemu qemu-aarch64] [--sysroot /usr/aarch64-linux-gnu]
+
+Builds Tests/KernelsCrossCheck/kernels_check.c with every file of Sources/CKernels and Sources/CPreprocessing twice
+with the same clang: for this machine and for aarch64-linux-gnu (Debian's libc6-dev-arm64-cross and
+libgcc-12-dev-arm64-cross; `make arm64-deps` installs them and qemu-user). Each build runs every kernel on the same
+fixed inputs and prints every output exactly. The ARM64 build has no kernels of its own yet: it runs the portable C,
+which clang turns into NEON code, with fused multiply-adds wherever C leaves it free to (as the AVX2 level does here).
+
+Checks, per case:
+- kernels that promise the same bits at every level (motion signals, autocorrelation, rasterizer, quantization,
+  pooling, the 8-bit convolution's 8-bit output, the backward passes of ReLU and max pooling, bias gradients): the
+  ARM64 output equals this machine's portable level bit for bit;
+- kernels whose float rounding the compiler may fuse (float convolutions and dense layers, the 8-bit kernels'
+  float outputs, weight gradients): every ARM64 value within 2e-6 · max(1, |value here|) of the portable level's.
+It also says, per case, whether ARM64 matched this machine's AVX2 level bit for bit (information, not a check).
+Exits 1 when a check fails, 2 when the tools are missing or a build fails.
+"""
+import argparse
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DRIVER = os.path.join(ROOT, "Tests", "KernelsCrossCheck", "kernels_check.c")
+# Cases whose outputs a compiler may round differently (fused multiply-adds), and how far apart they may be.
+FUSED = ("conv2d_f32/0", "conv2d_f32/1", "conv2d_f32/2", "dense_f32", "dense_f32_rows", "conv2d_i8/0", "conv2d_i8/1",
+         "dense_i8", "weight_gradient/weights")
+BOUND = 2e-6
+
+
+def load(text):
+    """{(case, level): [value, …]} from a run's output."""
+    cases = {}
+    for line in text.splitlines():
+        parts = line.split()
+        name, level, count = parts[0], int(parts[1]), int(parts[2])
+        if len(parts) - 3 != count:
+            sys.exit(f"error: case {name} level {level}: {len(parts) - 3} values, the line says {count}")
+        cases[(name, level)] = parts[3:]
+    return cases
+
+
+def fused(name):
+    return any(name == f or name.startswith(f + "/") for f in FUSED)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clang", default="clang")
+    parser.add_argument("--qemu", default="qemu-aarch64")
+    parser.add_argument("--sysroot", default="/usr/aarch64-linux-gnu")
+    args = parser.parse_args()
+    for tool in (args.clang, args.qemu):
+        if not shutil.which(tool):
+            print(f"error: {tool} not found (make arm64-deps installs qemu-user; clang comes with Swift)", file=sys.stderr)
+            return 2
+    if not os.path.isdir(args.sysroot):
+        print(f"error: {args.sysroot}: no aarch64 C library (make arm64-deps installs libc6-dev-arm64-cross)",
+              file=sys.stderr)
+        return 2
+    sources = [DRIVER] + sorted(glob.glob(os.path.join(ROOT, "Sources", "CKernels", "*.c"))) + sorted(
+        glob.glob(os.path.join(ROOT, "Sources", "CPreprocessing", "*.c")))
+    includes = ["-I" + os.path.join(ROOT, "Sources", "CKernels", "include"),
+                "-I" + os.path.join(ROOT, "Sources", "CPreprocessing", "include")]
+    with tempfile.TemporaryDirectory() as tmp:
+        host, arm = os.path.join(tmp, "check-host"), os.path.join(tmp, "check-arm64")
+        builds = [
+            [args.clang, "-O2", "-std=gnu11", *includes, *sources, "-lm", "-o", host],
+            [args.clang, "--target=aarch64-linux-gnu", "-fuse-ld=lld", "-O2", "-std=gnu11", *includes, *sources, "-lm",
+             "-o", arm],
+        ]
+        for argv in builds:
+            done = subprocess.run(argv, capture_output=True, text=True)
+            if done.returncode != 0:
+                print(f"error: the build failed: {' '.join(argv)}\n{done.stderr}", file=sys.stderr)
+                return 2
+        here = subprocess.run([host, "all"], capture_output=True, text=True, check=True).stdout
+        there = subprocess.run([args.qemu, "-L", args.sysroot, arm], capture_output=True, text=True, check=True).stdout
+    ours, theirs = load(here), load(there)
+    levels = sorted({level for _, level in ours})
+    failures = 0
+    print(f"ARM64 (qemu-user) against this machine's kernels, levels 0-{levels[-1]} here (0 portable, 1 AVX2, "
+          f"2 AVX-512, 3 AVX-512 VNNI)")
+    print(f"{'case':30s} {'values':>6s}  {'check':42s} ARM64 = AVX2 here")
+    for (name, _), values in theirs.items():
+        reference = ours.get((name, 0))
+        if reference is None or len(reference) != len(values):
+            print(f"{name:30s} FAIL: not run here, or a different count")
+            failures += 1
+            continue
+        if fused(name):
+            worst = max((abs(float.fromhex(a) - float.fromhex(b)) / max(1.0, abs(float.fromhex(b)))
+                         for a, b in zip(values, reference)), default=0.0)
+            differ = sum(a != b for a, b in zip(values, reference))
+            ok = worst <= BOUND
+            check = f"{differ} differ, at most {worst:.2e} (≤ {BOUND:.0e})"
+        else:
+            differ = sum(a != b for a, b in zip(values, reference))
+            ok = differ == 0
+            check = "same bits" if ok else f"{differ} values differ (same bits promised)"
+        avx2 = ours.get((name, 1))
+        same_avx2 = "-" if avx2 is None else ("yes" if avx2 == values else "no")
+        print(f"{name:30s} {len(values):6d}  {('' if ok else 'FAIL: ') + check:42s} {same_avx2}")
+        failures += 0 if ok else 1
+    missing = {name for name, _ in ours} - {name for name, _ in theirs}
+    for name in sorted(missing):
+        print(f"{name:30s} FAIL: not run on ARM64")
+        failures += 1
+    print(f"{len(theirs)} cases, {failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
