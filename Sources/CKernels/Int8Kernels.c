@@ -1,5 +1,5 @@
 // 8-bit integer kernels (see CKernels.h for the contracts): the convolution body (Int8Conv.inc) is compiled for
-// a portable dot product, for AVX2, and for AVX-512 VNNI's vpdpbusd.
+// a portable dot product, for AVX2 (exact 16-bit multiply-adds, vpmaddwd), and for AVX-512 VNNI's vpdpbusd.
 #include "ODMLCommon.h"
 #if ODML_X86
 #include <immintrin.h>
@@ -61,6 +61,26 @@ typedef uint8_t odml_v8u __attribute__((ext_vector_type(8)));
 #undef ODML_I8_SUFFIX
 
 #if ODML_X86
+#undef ODML_DOT
+/// The same sums with AVX2's exact 16-bit multiply-adds (vpmaddwd): the weight block's bytes regrouped per 128-bit
+/// half from (lane, k0…k3) to (k0 k1 of lanes 0–3, then k2 k3), its 64-bit quarters to (k0 k1 of all 8 lanes, then
+/// k2 k3), each half widened to 16 bits; the activations' 4 bytes widened and broadcast as (a0, a1) and (a2, a3)
+/// pairs; two vpmaddwd then give each lane a0·w0 + a1·w1 and a2·w2 + a3·w3 in 32 bits. No sum saturates (unlike
+/// vpmaddubsw's 16-bit pairs), so the result is the portable one, bit for bit. Within `tile`, whose loops are
+/// unrolled, the weight regrouping depends only on the block and the activation widening only on the pixel.
+#define ODML_DOT(acc, group, w) do {                                                                        \
+    __m256i w_;                                                                                             \
+    __builtin_memcpy(&w_, (w), 32);                                                                         \
+    const __m256i pairs_ = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(w_, _mm256_setr_epi8(              \
+        0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15)), \
+        0xD8);                                                                                              \
+    const __m256i w01_ = _mm256_cvtepi8_epi16(_mm256_castsi256_si128(pairs_));                              \
+    const __m256i w23_ = _mm256_cvtepi8_epi16(_mm256_extracti128_si256(pairs_, 1));                         \
+    const __m128i a16_ = _mm_cvtepu8_epi16(_mm_cvtsi32_si128(group));                                       \
+    const __m256i a01_ = _mm256_broadcastd_epi32(a16_), a23_ = _mm256_broadcastd_epi32(_mm_srli_si128(a16_, 4)); \
+    (acc) = (odml_v8i)_mm256_add_epi32(                                                                     \
+        (__m256i)(acc), _mm256_add_epi32(_mm256_madd_epi16(w01_, a01_), _mm256_madd_epi16(w23_, a23_)));    \
+} while (0)
 #define ODML_I8_TARGET ODML_TARGET_AVX2
 #define ODML_I8_SUFFIX avx2
 #include "Int8Conv.inc"
