@@ -152,8 +152,12 @@ static void check_int8(int level) {
         scale[o] = uniform(1e-4f, 1e-3f);
         bias[o] = uniform(-0.5f, 0.5f);
     }
-    for (int variant = 0; variant < 3; variant++) {
-        const int pool = variant == 1, eight = variant == 2;
+    // Variants 3–5: the same with weights in −63…63, marked narrow (AVX2's vpmaddubsw path; the sums are the same).
+    for (int variant = 0; variant < 6; variant++) {
+        if (variant == 3) {
+            for (int i = 0; i < groups * padded * 4; i++) weights[i] = (int8_t)(weights[i] / 2);
+        }
+        const int pool = variant % 3 == 1, eight = variant % 3 == 2;
         const int oh = h - k + 1, ow = w - k + 1, ph = pool ? oh / 2 : oh, pw = pool ? ow / 2 : ow;
         float *output = zeroed(sizeof(float) * ph * pw * cout);
         uint8_t *output8 = zeroed((size_t)ph * pw * 16);
@@ -161,7 +165,7 @@ static void check_int8(int level) {
         a.input = input, a.inRowStride = w * cin, a.inChannels = cin, a.kernelHeight = k, a.kernelWidth = k;
         a.strideHeight = 1, a.strideWidth = 1, a.outHeight = oh, a.outWidth = ow, a.outChannels = cout;
         a.weights = weights, a.correction = correction, a.scale = scale, a.bias = bias;
-        a.relu = variant != 0, a.maxPool2x2 = pool;
+        a.relu = variant % 3 != 0, a.maxPool2x2 = pool, a.narrowWeights = variant >= 3;
         if (eight) {
             a.output8 = output8, a.outRowStride = pw * 16, a.outPixelStride = 16, a.outInverseScale = 30, a.outZeroPoint = 3;
         } else {
@@ -187,7 +191,7 @@ static void check_int8(int level) {
     for (int i = 0; i < (paddedIn / 4) * padded * 4; i++) dense[i] = (int8_t)(next_unit() * 255 - 127);
     float *x = zeroed(sizeof(float) * in), *y = zeroed(sizeof(float) * cout);
     fill(x, in, -2, 3);
-    odml_dense_i8(x, in, 50, 90, paddedIn, dense, correction, scale, bias, cout, y, 1, level);
+    odml_dense_i8(x, in, 50, 90, paddedIn, dense, correction, scale, bias, cout, y, 1, 0, level);
     print_floats("dense_i8", level, y, cout);
     free(input), free(weights), free(correction), free(scale), free(bias), free(values), free(bytes), free(dense), free(x),
         free(y);

@@ -8,14 +8,16 @@ import WeightsFormat
 /// Relative error of int8 outputs against f32: the L2 norm of the difference over the L2 norm of the f32 output.
 ///
 /// Per-row absmax int8 is at the MSE optimum for Gaussian-like weights (a search over clipping scales gains under
-/// 1%), and leaves a relative weight error of amax / (√12 · 127 · σ) ≈ 0.7% for rows of 100–600 weights. One
-/// layer therefore stays within 1%. Through a chain of layers the errors compound, and an untrained network's
-/// near-zero logits amplify them: measured 0.9%, 2.7% and 3.7% on the logits of this file's 54.5k-weight test
-/// model for three seeds. The whole-model limit is set above that, to catch a wrong scale or axis (which gives
-/// errors of 10% and more) without claiming a precision int8 does not have.
+/// 1%), and with the 7-bit magnitudes `int8` writes (`StorageFormat.int8Magnitude`, 63, since issue 49) leaves a
+/// relative weight error of amax / (√12 · 63 · σ) ≈ 1.4% for rows of 100–600 weights (0.7% at 127): one layer
+/// measured 1.50% here, held under 2%. Through a chain of layers the errors compound, and an untrained network's
+/// near-zero logits amplify them: 7.3% on the logits of this file's 54.5k-weight test model (3.7% at 127; 0.9%,
+/// 2.7% and 3.7% for three seeds then). The whole-model limit is set above that, to catch a wrong scale or axis
+/// (errors of tens of percent) without claiming a precision int8 does not have; what a trained model loses is
+/// measured on the dev files with the classifiers themselves (docs/tensor.md).
 enum Int8OutputRelativeError {
-    static let singleLayer = 0.01
-    static let wholeUntrainedModel = 0.05
+    static let singleLayer = 0.02
+    static let wholeUntrainedModel = 0.09
 }
 
 func relativeL2(_ actual: Tensor, _ expected: Tensor) -> Double {
@@ -144,7 +146,7 @@ struct WeightsFileTests {
         }
     }
 
-    @Test func oneInt8LayerStaysWithinOnePercent() {
+    @Test func oneInt8LayerStaysWithinTwoPercent() {
         let dense = Dense(weight: randomTensor([128, 576], seed: 14), bias: randomTensor([128], seed: 15))
         let input = randomTensor([64, 576], seed: 16)
         let relative = relativeL2(QuantizedDense(quantizing: dense, as: .int8)(input), dense(input))

@@ -103,6 +103,40 @@ private struct FakeQuantize: Layer {
         check([conv], quantized: [0: Self.signed], inputShape: [17, 3], tolerance: Tolerance.kernelRelative, "int8 conv1d")
     }
 
+    /// Weights written before issue 49 reach ±127 (and an imported model's −128): such a layer is not narrow, and
+    /// AVX2 sums it with 16-bit multiply-adds instead of `vpmaddubsw`, whose pairs could saturate. Every level gives
+    /// the same values, and they match the layer's float spelling.
+    @Test func fullRangeWeightsTakeTheExactWidePath() {
+        var g = SeededGenerator(seed: 33)
+        for (inChannels, outChannels) in [(4, 16), (7, 9), (16, 32)] {
+            let rows = outChannels, columns = 9 * inChannels
+            var values = (0..<(rows * columns)).map { _ in Int8(truncatingIfNeeded: Int(g.next() % 255) - 127) }
+            values[0] = -128
+            values[1] = 127
+            let weight = QuantizedTensor(
+                int8Scales: (0..<rows).map { Float($0 + 1) / 2000 }, values: values, shape: [outChannels, 3, 3, inChannels])
+            let conv = QuantizedConv2D(weight: weight, bias: randomTensor([outChannels], seed: 5), stride: (1, 1), padding: .same)
+            var quantization = Self.signed
+            quantization.layer = 0
+            let batch = randomTensor([2, 6, 7, inChannels], seed: 22)
+            let expected = Sequential([FakeQuantize(quantization: quantization), conv.dequantized()])(batch)
+            var answers: [[Float]] = []
+            for level in Kernels.availableLevels {
+                let plan = InferencePlan(Sequential([conv]), inputShape: [6, 7, inChannels], quantization: [quantization], level: level)
+                #expect(plan.integerSteps == 1, "\(plan.stepDescriptions)")
+                let got = plan.run(batch)
+                expectCloseOnUnitScale(got, expected, relativeTolerance: Tolerance.kernelRelative, "\(inChannels)→\(outChannels) at \(level)")
+                answers.append(got.scalars)
+            }
+            // The sums are exact at every level; only the float scaling after them may round differently.
+            for (level, answer) in zip(Kernels.availableLevels, answers) {
+                expectClose(
+                    Tensor(shape: [answer.count], scalars: answer), Tensor(shape: [answers[0].count], scalars: answers[0]),
+                    relativeTolerance: 1e-6, "\(inChannels)→\(outChannels): \(level) against portable")
+            }
+        }
+    }
+
     @Test func chainedIntegerLayersRequantizeBetweenThem() {
         // The shipped shape architecture with its two middle convolutions in 8 bits: the first writes bytes for the
         // second directly. A requantized value may land one step away from the reference's where rounding ties

@@ -2,13 +2,13 @@ import Tensor
 import Testing
 
 /// Round-trip RMSE limits on N(0, 1) weights, per format. Where a bound is known it is the reason for the limit:
-/// binary16 keeps 11 significant bits; int8 per row of 256 N(0,1) values has a step of max|w|/127 ≈ 0.025, so
-/// RMSE ≈ step/√12 ≈ 0.008; q4 per block of 32 has a step of max|w|/7 ≈ 0.3, so ≈ 0.09. The palettes are
+/// binary16 keeps 11 significant bits; int8 per row of 256 N(0,1) values has a step of max|w|/63 ≈ 0.046 (7-bit
+/// magnitudes, `StorageFormat.int8Magnitude`), so RMSE ≈ step/√12 ≈ 0.013; q4 per block of 32 has a step of max|w|/7 ≈ 0.3, so ≈ 0.09. The palettes are
 /// held a few percent above the optimum for a Gaussian: Lloyd–Max RMSE 0.3428 at 4 levels and 0.0975 at 16
 /// (MSE 0.1175, 0.009497), Panter–Dite √(2.72 · 4^-B) ≈ 0.0258 at 64 and 0.0064 at 256.
 enum RoundTripRMSE {
     static let f16: Double = 3e-4
-    static let int8: Double = 0.011
+    static let int8: Double = 0.015
     static let q4: Double = 0.11
     static let lut2: Double = 0.35
     static let lut4: Double = 0.1

@@ -93,7 +93,8 @@ void odml_pool2d_f32(const odml_pool2d_f32_args *args, int level);
 /// `y = (Σ q·w + correction[o]) · scale[o] + bias[o]`, where `correction[o] = −zeroPoint · Σ w` and `scale[o] =
 /// inputScale · weightScale[o]`; then ReLU and 2×2 max pooling as in the float kernel. The result is written as
 /// float to `output` or, when `output8` is set, requantized to `output8` as
-/// `clamp(round(y · outInverseScale) + outZeroPoint, 0, 255)`.
+/// `clamp(round(y · outInverseScale) + outZeroPoint, 0, 255)`. `narrowWeights` set promises that every weight lies
+/// in −63…63 (the caller checks): AVX2 then sums with vpmaddubsw, exact for such weights; the results are the same.
 typedef struct {
     const uint8_t *input;
     ptrdiff_t inRowStride;
@@ -111,6 +112,7 @@ typedef struct {
     int outZeroPoint;
     int relu;
     int maxPool2x2;
+    int narrowWeights;
 } odml_conv2d_i8_args;
 
 void odml_conv2d_i8(const odml_conv2d_i8_args *args, int level);
@@ -130,7 +132,7 @@ void odml_quantize_u8(const float *input, int pixels, int channels, ptrdiff_t in
 /// writing `outFeatures` floats to `output`. The same values as those two calls.
 void odml_dense_i8(const float *input, int inFeatures, float inverseScale, int zeroPoint, int paddedIn,
                    const int8_t *weights, const int32_t *correction, const float *scale, const float *bias,
-                   int outFeatures, float *output, int relu, int level);
+                   int outFeatures, float *output, int relu, int narrowWeights, int level);
 
 // The training kernels (weight gradients), in their own header.
 #include "TrainKernels.h"

@@ -83,7 +83,8 @@ extension InferencePlan {
                                 outWidth: Int32(count), outChannels: Int32(step.outChannels), weights: weights,
                                 correction: correction, scale: scale, bias: bias, output: place(output), output8: nil,
                                 outRowStride: count * step.outChannels, outPixelStride: step.outChannels, outInverseScale: 1,
-                                outZeroPoint: 0, relu: step.relu ? 1 : 0, maxPool2x2: 0), level: level)
+                                outZeroPoint: 0, relu: step.relu ? 1 : 0, maxPool2x2: 0, narrowWeights: step.numbers.narrow ? 1 : 0),
+                            level: level)
                     }
                 case let .dense(input, output, weights, bias, outFeatures, relu):
                     // Each row's sums in the single sample's order whatever the block, so that a window answers the

@@ -104,15 +104,16 @@ public enum Kernels {
     static let integerDenseMaxInput = Int(ODML_DENSE_I8_MAX_INPUT)
 
     /// An 8-bit dense layer of one float sample: the input quantized, then the integer dot products, in one call;
-    /// see `odml_dense_i8` (the step's weights and numbers are an `IntegerConvolutionStep`'s, a 1×1 convolution).
+    /// see `odml_dense_i8` (the step's weights and numbers are an `IntegerConvolutionStep`'s, a 1×1 convolution;
+    /// `narrowWeights` only when every weight lies in −63…63).
     static func integerDense(
         _ input: UnsafePointer<Float>, inFeatures: Int, quantization: ActivationQuantization, paddedIn: Int,
         weights: UnsafePointer<Int8>, correction: UnsafePointer<Int32>, scale: UnsafePointer<Float>, bias: UnsafePointer<Float>,
-        outFeatures: Int, output: UnsafeMutablePointer<Float>, relu: Bool, level: Level
+        outFeatures: Int, output: UnsafeMutablePointer<Float>, relu: Bool, narrowWeights: Bool, level: Level
     ) {
         odml_dense_i8(
             input, Int32(inFeatures), 1 / quantization.scale, Int32(quantization.zeroPoint), Int32(paddedIn), weights,
-            correction, scale, bias, Int32(outFeatures), output, relu ? 1 : 0, Int32(level.rawValue))
+            correction, scale, bias, Int32(outFeatures), output, relu ? 1 : 0, narrowWeights ? 1 : 0, Int32(level.rawValue))
     }
 
     /// `pixels` pixels of `channels` floats (`pixelStride` apart) quantized to pixels of `outChannels` bytes.

@@ -76,8 +76,11 @@ enum Step: Sendable, CustomStringConvertible {
             /// Input scale × weight scale per output channel (padded).
             let scale: [Float]
             let bias: [Float]
+            /// Whether every weight lies in −63…63, so that AVX2 may sum with `vpmaddubsw` (`narrowWeights`).
+            let narrow: Bool
             init(weights: [Int8], correction: [Int32], scale: [Float], bias: [Float]) {
                 (self.weights, self.correction, self.scale, self.bias) = (weights, correction, scale, bias)
+                narrow = weights.allSatisfy { $0 >= -63 && $0 <= 63 }
             }
         }
         let numbers: Numbers

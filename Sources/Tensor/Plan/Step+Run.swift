@@ -101,7 +101,8 @@ extension Step {
                         output8: requantize == nil ? nil : destination.interiorBytes(base),
                         outRowStride: destination.rowStride, outPixelStride: destination.channels,
                         outInverseScale: requantize.map { 1 / $0.scale } ?? 1, outZeroPoint: Int32(requantize?.zeroPoint ?? 0),
-                        relu: step.relu ? 1 : 0, maxPool2x2: step.maxPool ? 1 : 0), level: level)
+                        relu: step.relu ? 1 : 0, maxPool2x2: step.maxPool ? 1 : 0, narrowWeights: step.numbers.narrow ? 1 : 0),
+                    level: level)
             }
         case let .integerDense(input, output, step, quantization):
             let (source, destination) = (activations[input], activations[output])
@@ -109,7 +110,7 @@ extension Step {
                 Kernels.integerDense(
                     base + source.interior, inFeatures: source.count, quantization: quantization, paddedIn: step.inChannels,
                     weights: weights, correction: correction, scale: scale, bias: bias, outFeatures: step.outChannels,
-                    output: base + destination.interior, relu: step.relu, level: level)
+                    output: base + destination.interior, relu: step.relu, narrowWeights: step.numbers.narrow, level: level)
             }
         case let .fallback(input, output, layer, inputShape, _):
             let (source, destination) = (activations[input], activations[output])

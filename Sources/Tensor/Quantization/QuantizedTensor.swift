@@ -213,13 +213,14 @@ private func encodeInt8(_ values: UnsafeBufferPointer<Float>, rows: Int, columns
     for r in 0..<rows {
         var largest: Float = 0
         for j in 0..<columns { largest = Swift.max(largest, abs(values[r * columns + j])) }
-        scales[r] = largest / 127
+        scales[r] = largest / StorageFormat.int8Magnitude
         bytes.appendLittleEndian(scales[r].bitPattern)
     }
     for r in 0..<rows {
         let scale = scales[r]
         for j in 0..<columns {
-            let q = scale > 0 ? Swift.min(Swift.max((values[r * columns + j] / scale).rounded(), -127), 127) : 0
+            let limit = StorageFormat.int8Magnitude
+            let q = scale > 0 ? Swift.min(Swift.max((values[r * columns + j] / scale).rounded(), -limit), limit) : 0
             bytes.append(UInt8(bitPattern: Int8(q)))
         }
     }

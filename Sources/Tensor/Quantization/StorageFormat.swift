@@ -30,6 +30,12 @@ public enum StorageFormat: String, Sendable, Codable, CaseIterable {
     /// Palettized: 8-bit indices into a 256-entry table.
     case lut8
 
+    /// The largest magnitude `int8` writes: 63, so that a product pair a0·w0 + a1·w1 of 8-bit activations (0…255)
+    /// stays within ±32,130 and AVX2 sums it exactly with `vpmaddubsw` (at 127 it can saturate, and AVX2 needs 16-bit
+    /// multiply-adds at about twice the time). Files written with 127 (before issue 49), or any value of −128…127,
+    /// still load and run: a layer with a weight beyond ±63 takes the 16-bit path.
+    public static let int8Magnitude: Float = 63
+
     /// Elements per `q4` block.
     public static let q4BlockElements = 32
     /// Bytes per `q4` block: a binary16 scale and 32 nibbles.

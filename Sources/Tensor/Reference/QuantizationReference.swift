@@ -16,14 +16,14 @@ extension Reference {
             var scales: [Float] = []
             for r in 0..<rows {
                 let row = tensor.scalars[(r * columns)..<((r + 1) * columns)]
-                scales.append((row.map { abs($0) }.max() ?? 0) / 127)
+                scales.append((row.map { abs($0) }.max() ?? 0) / StorageFormat.int8Magnitude)
                 put32(scales[r].bitPattern)
             }
             for r in 0..<rows {
                 for j in 0..<columns {
                     var q: Float = 0
                     if scales[r] > 0 { q = (tensor.scalars[r * columns + j] / scales[r]).rounded() }
-                    q = max(-127, min(127, q))
+                    q = max(-StorageFormat.int8Magnitude, min(StorageFormat.int8Magnitude, q))
                     bytes.append(UInt8(bitPattern: Int8(q)))
                 }
             }
