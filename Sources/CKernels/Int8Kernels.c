@@ -1,5 +1,6 @@
 // 8-bit integer kernels (see CKernels.h for the contracts): the convolution body (Int8Conv.inc) is compiled for
-// a portable dot product, for AVX2 (exact 16-bit multiply-adds, vpmaddwd), and for AVX-512 VNNI's vpdpbusd.
+// a portable dot product, twice for AVX2 (exact 16-bit multiply-adds, vpmaddwd, for any weights; vpmaddubsw for
+// layers whose weights lie in −63…63, `narrowWeights`), and for AVX-512 VNNI's vpdpbusd.
 #include "ODMLCommon.h"
 #if ODML_X86
 #include <immintrin.h>

@@ -178,6 +178,32 @@ static void check_int8(int level) {
         else print_floats(name, level, output, (size_t)ph * pw * cout);
         free(output), free(output8);
     }
+    // The narrow path's edge: activations 255 against weights ±63, every pair at ±32,130 (vpmaddubsw saturates at
+    // ±32,767), and a layer of −64 weights (not narrow: the 16-bit path).
+    {
+        enum { side = 3, channels = 16, outs = 16 };
+        uint8_t edge[side * side * channels];
+        for (int i = 0; i < side * side * channels; i++) edge[i] = i % 5 == 4 ? 0 : 255;
+        int8_t w63[channels / 4 * outs * 4], w64[channels / 4 * outs * 4];
+        for (int i = 0; i < channels / 4 * outs * 4; i++) {
+            w63[i] = (i / 8) % 2 ? -63 : 63;
+            w64[i] = (i / 8) % 3 ? -64 : 63;
+        }
+        int32_t zeros[outs] = {0};
+        float ones[outs], nothing[outs] = {0}, out[side * side * outs];
+        for (int o = 0; o < outs; o++) ones[o] = 1;
+        for (int variant = 0; variant < 2; variant++) {
+            odml_conv2d_i8_args a = {0};
+            a.input = edge, a.inRowStride = side * channels, a.inChannels = channels;
+            a.kernelHeight = a.kernelWidth = a.strideHeight = a.strideWidth = 1;
+            a.outHeight = a.outWidth = side, a.outChannels = outs;
+            a.weights = variant ? w64 : w63, a.correction = zeros, a.scale = ones, a.bias = nothing;
+            a.output = out, a.outRowStride = side * outs, a.outPixelStride = outs;
+            a.narrowWeights = variant == 0;
+            odml_conv2d_i8(&a, level);
+            print_floats(variant ? "conv2d_i8/edge-64" : "conv2d_i8/edge-63", level, out, side * side * outs);
+        }
+    }
     // Quantization, halves included (x · 4 lands on .5 for a quarter of these).
     const int pixels = 37, channels = 6, outChannels = 8;
     float *values = zeroed(sizeof(float) * pixels * channels);

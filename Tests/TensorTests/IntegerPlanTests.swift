@@ -53,6 +53,8 @@ private struct FakeQuantize: Layer {
         for level in Kernels.availableLevels {
             let plan = InferencePlan(Sequential(compact), inputShape: inputShape, quantization: scales, level: level)
             #expect(plan.integerSteps == scales.count, "\(context): \(plan.stepDescriptions)", sourceLocation: sourceLocation)
+            // Weights the encoder writes are 7-bit, so every 8-bit step takes AVX2's vpmaddubsw path.
+            #expect(plan.narrowIntegerSteps == scales.count, "\(context): \(plan.stepDescriptions)", sourceLocation: sourceLocation)
             #expect(plan.isAllocationFree, "\(context): \(plan.stepDescriptions)", sourceLocation: sourceLocation)
             expectCloseOnUnitScale(
                 plan.run(batch), expected, relativeTolerance: tolerance, "\(context) at \(level)",
@@ -124,6 +126,7 @@ private struct FakeQuantize: Layer {
             for level in Kernels.availableLevels {
                 let plan = InferencePlan(Sequential([conv]), inputShape: [6, 7, inChannels], quantization: [quantization], level: level)
                 #expect(plan.integerSteps == 1, "\(plan.stepDescriptions)")
+                #expect(plan.narrowIntegerSteps == 0, "±127 weights must not take the vpmaddubsw path")
                 let got = plan.run(batch)
                 expectCloseOnUnitScale(got, expected, relativeTolerance: Tolerance.kernelRelative, "\(inChannels)→\(outChannels) at \(level)")
                 answers.append(got.scalars)

@@ -63,6 +63,8 @@ public struct InferencePlan: Sendable {
 
     /// How many steps run in 8-bit integers.
     public var integerSteps: Int { steps.filter(\.isInteger).count }
+    /// How many of the 8-bit steps have weights within −63…63 (every one, for weights `int8` writes since issue 49).
+    var narrowIntegerSteps: Int { steps.filter(\.isNarrowInteger).count }
 
     /// One line per step: what runs, e.g. `conv 3x3 12→24 + relu (direct)`.
     public var stepDescriptions: [String] { steps.map(\.description) }

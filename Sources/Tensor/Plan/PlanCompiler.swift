@@ -131,6 +131,13 @@ enum Step: Sendable, CustomStringConvertible {
         default: false
         }
     }
+    /// An 8-bit step whose weights all lie in −63…63 (AVX2 sums it with `vpmaddubsw`).
+    var isNarrowInteger: Bool {
+        switch self {
+        case .integerConvolution(_, _, let step), .integerDense(_, _, let step, _): step.numbers.narrow
+        default: false
+        }
+    }
 
     var description: String {
         switch self {
