@@ -2,11 +2,13 @@
 """The C kernels built for ARM64 and run under qemu-user, against the same kernels on this machine (issue 49).
 
     python3 scripts/kernels_cross_check.py [--clang clang] [--qemu qemu-aarch64] [--sysroot /usr/aarch64-linux-gnu]
+                                           [--weights Weights]
 
 Builds Tests/KernelsCrossCheck/kernels_check.c with every file of Sources/CKernels and Sources/CPreprocessing twice
 with the same clang: for this machine and for aarch64-linux-gnu (Debian's libc6-dev-arm64-cross and
 libgcc-12-dev-arm64-cross; `make arm64-deps` installs them and qemu-user). Each build runs every kernel on the same
-fixed inputs and prints every output exactly. The ARM64 build has no kernels of its own yet: it runs the portable C,
+fixed inputs and prints every output exactly, among them the shipped models' 8-bit layers with their real weights
+(every `*.int8.weights` of --weights, packed here as the plan packs them). The ARM64 build has no kernels of its own yet: it runs the portable C,
 which clang turns into NEON code, with fused multiply-adds wherever C leaves it free to (as the AVX2 level does here).
 
 Checks, per case:
@@ -22,8 +24,10 @@ Exits 1 when a check fails, 2 when the tools are missing or a build fails.
 """
 import argparse
 import glob
+import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -51,7 +55,46 @@ def load(text):
 
 
 def fused(name):
-    return any(name == f or name.startswith(f + "/") for f in FUSED)
+    return any(name == f or name.startswith(f + "/") for f in FUSED) or (
+        name.startswith("real/") and name.endswith("/floats"))
+
+
+def fused_bytes(name):
+    return name in FUSED_BYTES or (name.startswith("real/") and name.endswith("/bytes"))
+
+
+def shipped_layers(folder):
+    """The shipped int8 models' 8-bit layers as kernels_check.c reads them: per layer its shape, its weights packed
+    as the plan packs them (`PlanCompiler+Integer.swift`: `[kh][kw · cin / 4][paddedOut][4]`, input channels padded to
+    a multiple of 4) and its weight scales. A dense layer is a 1×1 convolution."""
+    lines = []
+    for path in sorted(glob.glob(os.path.join(folder, "*.int8.weights"))):
+        data = open(path, "rb").read()
+        header_length = struct.unpack_from("<I", data, 12)[0]
+        header = json.loads(data[24:24 + header_length])
+        start = (24 + header_length + 31) // 32 * 32
+        model = os.path.basename(path).split(".")[0]
+        for tensor in header["tensors"]:
+            if tensor["format"] != "int8":
+                continue
+            shape = tensor["shape"]
+            out, (kh, kw, cin) = shape[0], (shape[1:] if len(shape) == 4 else (1, 1, shape[1]))
+            blob = data[start + tensor["offset"]:start + tensor["offset"] + tensor["length"]]
+            scales = struct.unpack_from(f"<{out}f", blob, 0)
+            values = struct.unpack_from(f"<{out * kh * kw * cin}b", blob, 4 * out)
+            cin4, padded = (cin + 3) // 4 * 4, (out + 7) // 8 * 8
+            groups = kw * cin4 // 4
+            packed = [0] * (kh * groups * padded * 4)
+            for o in range(out):
+                for ky in range(kh):
+                    for kx in range(kw):
+                        for c in range(cin):
+                            r = kx * cin4 + c
+                            packed[((ky * groups + r // 4) * padded + o) * 4 + r % 4] = values[((o * kh + ky) * kw + kx) * cin + c]
+            lines.append(f"layer {model}:{tensor['name']} {kh} {kw} {cin4} {out}")
+            lines.append(" ".join(map(str, packed)))
+            lines.append(" ".join(float(x).hex() for x in scales))
+    return "\n".join(lines) + "\n"
 
 
 def compare(name, values, reference):
@@ -60,7 +103,7 @@ def compare(name, values, reference):
     if len(values) != len(reference):
         return False, f"{len(values)} values against {len(reference)}"
     differ = sum(a != b for a, b in zip(values, reference))
-    if name in FUSED_BYTES:
+    if fused_bytes(name):
         worst = max((abs(int(a, 16) - int(b, 16)) for a, b in zip(values, reference)), default=0)
         return worst <= 1, f"{differ} differ, by at most {worst} (≤ 1 step)"
     if not fused(name):
@@ -82,6 +125,8 @@ def main():
     parser.add_argument("--clang", default="clang")
     parser.add_argument("--qemu", default="qemu-aarch64")
     parser.add_argument("--sysroot", default="/usr/aarch64-linux-gnu")
+    parser.add_argument("--weights", default=os.path.join(ROOT, "Weights"),
+                        help="the folder whose *.int8.weights layers also run (default: the shipped Weights/)")
     args = parser.parse_args()
     for tool in (args.clang, args.qemu):
         if not shutil.which(tool):
@@ -107,24 +152,31 @@ def main():
             if done.returncode != 0:
                 print(f"error: the build failed: {' '.join(argv)}\n{done.stderr}", file=sys.stderr)
                 return 2
-        here = subprocess.run([host, "all"], capture_output=True, text=True, check=True).stdout
-        there = subprocess.run([args.qemu, "-L", args.sysroot, arm], capture_output=True, text=True, check=True).stdout
+        layers = os.path.join(tmp, "layers.txt")
+        if not glob.glob(os.path.join(args.weights, "*.int8.weights")):
+            print(f"error: {args.weights}: no *.int8.weights to take real layers from", file=sys.stderr)
+            return 2
+        with open(layers, "w") as file:
+            file.write(shipped_layers(args.weights))
+        here = subprocess.run([host, "all", layers], capture_output=True, text=True, check=True).stdout
+        there = subprocess.run([args.qemu, "-L", args.sysroot, arm, "portable", layers], capture_output=True, text=True,
+                               check=True).stdout
     ours, theirs = load(here), load(there)
     levels = sorted({level for _, level in ours})
     failures = 0
     print(f"ARM64 (qemu-user) against this machine's kernels, levels 0-{levels[-1]} here (0 portable, 1 AVX2, "
           f"2 AVX-512, 3 AVX-512 VNNI)")
-    print(f"{'case':30s} {'values':>6s}  {'check':42s} ARM64 = AVX2 here")
+    print(f"{'case':40s} {'values':>6s}  {'check':42s} ARM64 = AVX2 here")
     for (name, _), values in theirs.items():
         reference = ours.get((name, 0))
         if reference is None or len(reference) != len(values):
-            print(f"{name:30s} FAIL: not run here, or a different count")
+            print(f"{name:40s} FAIL: not run here, or a different count")
             failures += 1
             continue
         ok, check = compare(name, values, reference)
         avx2 = ours.get((name, 1))
         same_avx2 = "-" if avx2 is None else ("yes" if avx2 == values else "no")
-        print(f"{name:30s} {len(values):6d}  {('' if ok else 'FAIL: ') + check:42s} {same_avx2}")
+        print(f"{name:40s} {len(values):6d}  {('' if ok else 'FAIL: ') + check:42s} {same_avx2}")
         failures += 0 if ok else 1
     # This machine's own levels against its portable one, by the same rules (the Swift tests compare them too;
     # here the narrow-weight AVX2 path and every kernel are covered from C).
@@ -134,16 +186,16 @@ def main():
             continue
         ok, check = compare(name, values, reference)
         if not ok:
-            print(f"{name:30s} FAIL: level {level} here against the portable level: {check}")
+            print(f"{name:40s} FAIL: level {level} here against the portable level: {check}")
             failures += 1
     for name in sorted({name for name, level in ours if level == 0}):
         for level in levels[1:]:
             if (name, level) not in ours:
-                print(f"{name:30s} FAIL: not run at level {level} here")
+                print(f"{name:40s} FAIL: not run at level {level} here")
                 failures += 1
     missing = {name for name, _ in ours} - {name for name, _ in theirs}
     for name in sorted(missing):
-        print(f"{name:30s} FAIL: not run on ARM64")
+        print(f"{name:40s} FAIL: not run on ARM64")
         failures += 1
     print(f"{len(theirs)} cases, {failures} failed")
     return 1 if failures else 0

@@ -4,7 +4,8 @@
 // qemu-user) and compares the two: the ARM64 build against the same cases here, bit for bit where the kernels
 // promise the same bits at every level, within a stated bound where they leave the rounding to the compiler.
 //
-// Usage: kernels_check [all]   (without `all`: the portable level only; with it, every level this CPU runs)
+// Usage: kernels_check [all|portable] [LAYERS]   (`all`: every level this CPU runs, else the portable level only;
+// LAYERS: the shipped models' 8-bit layers as scripts/kernels_cross_check.py writes them)
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,8 +302,82 @@ static void check_training(int level) {
     free(input), free(dOut), free(dWeight), free(dBias), free(out), free(dIn), free(dPoolIn);
 }
 
+/// The shipped models' 8-bit layers with their real weights, from the text file `path` that
+/// scripts/kernels_cross_check.py writes: per layer a line `layer NAME KH KW CIN COUT` (CIN a multiple of 4), then
+/// its packed weights (`KH · KW · CIN · paddedOut` integers, the plan's `[KH][KW · CIN / 4][paddedOut][4]`) and its
+/// `COUT` weight scales (C99 hex floats). Each runs on fixed bytes (zero point 128) over a 5×6 image, to floats and
+/// to bytes; narrow when every weight lies in −63…63, as the plan decides.
+static void check_real_layers(const char *path, int level) {
+    FILE *file = fopen(path, "r");
+    if (!file) {
+        fprintf(stderr, "kernels_check: %s: cannot open\n", path);
+        exit(2);
+    }
+    char name[64];
+    int kh, kw, cin, cout;
+    while (fscanf(file, " layer %63s %d %d %d %d", name, &kh, &kw, &cin, &cout) == 5) {
+        if (kh < 1 || kw < 1 || cin < 4 || cin % 4 || cout < 1 || kh > 7 || kw > 7 || cin > 4096 || cout > 4096) {
+            fprintf(stderr, "kernels_check: %s: layer %s has an unexpected shape\n", path, name);
+            exit(2);
+        }
+        const int padded = (cout + 7) & ~7, count = kh * kw * cin * padded;
+        int8_t *weights = zeroed((size_t)count);
+        float *scale = zeroed(sizeof(float) * padded), *bias = zeroed(sizeof(float) * padded);
+        int32_t *correction = zeroed(sizeof(int32_t) * padded);
+        int narrow = 1;
+        for (int i = 0; i < count; i++) {
+            int value;
+            if (fscanf(file, "%d", &value) != 1 || value < -128 || value > 127) {
+                fprintf(stderr, "kernels_check: %s: layer %s: weight %d is missing or out of range\n", path, name, i);
+                exit(2);
+            }
+            weights[i] = (int8_t)value;
+            narrow &= value >= -63 && value <= 63;
+            correction[(i / 4) % padded] -= 128 * value;
+        }
+        for (int o = 0; o < cout; o++) {
+            double value;
+            if (fscanf(file, "%la", &value) != 1) {
+                fprintf(stderr, "kernels_check: %s: layer %s: scale %d is missing\n", path, name, o);
+                exit(2);
+            }
+            scale[o] = (float)value * 0.02f;
+            bias[o] = 0.01f * (float)(o % 7) - 0.03f;
+        }
+        const int h = kh == 1 && kw == 1 ? 1 : 5, w = kh == 1 && kw == 1 ? 1 : 6, oh = h - kh + 1, ow = w - kw + 1;
+        uint8_t *input = zeroed((size_t)h * w * cin), *output8 = zeroed((size_t)oh * ow * padded);
+        for (int i = 0; i < h * w * cin; i++) input[i] = (uint8_t)(next_unit() * 256);
+        float *output = zeroed(sizeof(float) * oh * ow * cout);
+        for (int eight = 0; eight < 2; eight++) {
+            odml_conv2d_i8_args a = {0};
+            a.input = input, a.inRowStride = w * cin, a.inChannels = cin, a.kernelHeight = kh, a.kernelWidth = kw;
+            a.strideHeight = a.strideWidth = 1, a.outHeight = oh, a.outWidth = ow, a.outChannels = cout;
+            a.weights = weights, a.correction = correction, a.scale = scale, a.bias = bias, a.relu = 1;
+            a.narrowWeights = narrow;
+            if (eight) {
+                a.output8 = output8, a.outRowStride = ow * padded, a.outPixelStride = padded, a.outInverseScale = 20;
+                a.outZeroPoint = 0;
+            } else {
+                a.output = output, a.outRowStride = ow * cout, a.outPixelStride = cout;
+            }
+            odml_conv2d_i8(&a, level);
+            char label[96];
+            snprintf(label, sizeof label, "real/%s/%s", name, eight ? "bytes" : "floats");
+            if (eight) print_bytes(label, level, output8, (size_t)oh * ow * padded);
+            else print_floats(label, level, output, (size_t)oh * ow * cout);
+        }
+        free(weights), free(scale), free(bias), free(correction), free(input), free(output8), free(output);
+    }
+    if (!feof(file)) {
+        fprintf(stderr, "kernels_check: %s: cannot read past a layer's header\n", path);
+        exit(2);
+    }
+    fclose(file);
+}
+
 int main(int argc, char **argv) {
     const int top = argc > 1 && strcmp(argv[1], "all") == 0 ? odml_cpu_level() : ODML_LEVEL_PORTABLE;
+    const char *layers = argc > 2 ? argv[2] : NULL;
     for (int level = 0; level <= top; level++) {
         state = 0x9E3779B97F4A7C15ull;  // every level sees the same inputs
         check_conv_f32(level);
@@ -312,6 +387,7 @@ int main(int argc, char **argv) {
         check_motion(level);
         check_raster(level);
         check_training(level);
+        if (layers) check_real_layers(layers, level);
     }
     return 0;
 }
