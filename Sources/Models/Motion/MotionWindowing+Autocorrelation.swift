@@ -66,15 +66,36 @@ extension MotionWindowing {
     }
 
     /// Replaces `lags` autocorrelations at `values` by their means over `lagSmoothing` lags (fewer at the ends),
-    /// summed in Double from the left; `scratch` holds `lags` Doubles.
+    /// summed in Double from the left, starting from 0; `scratch` holds `lags` Doubles. Lags whose neighbours all
+    /// exist go eight at a time, each lane adding its own neighbours in the same order as the one-at-a-time loop, so
+    /// every lag gets the same bits either way.
     private func smooth(_ values: UnsafeMutablePointer<Float>, scratch: UnsafeMutableBufferPointer<Double>) {
-        for k in 0..<lags { scratch[k] = Double(values[k]) }
-        let half = lagSmoothing / 2
-        for k in 0..<lags {
+        guard let base = scratch.baseAddress, lags > 0 else { return }
+        for k in 0..<lags { base[k] = Double(values[k]) }
+        let half = lagSmoothing / 2, divisor = Double(lagSmoothing)
+        var k = 0
+        func one(_ k: Int) {
             let low = max(0, k - half), high = min(lags - 1, k + half)
             var sum = 0.0
-            for j in low...high { sum += scratch[j] }
+            for j in low...high { sum += base[j] }
             values[k] = Float(sum / Double(high - low + 1))
+        }
+        while k < min(half, lags) {
+            one(k)
+            k += 1
+        }
+        while k + 8 <= lags - half {
+            var sum = SIMD8<Double>(repeating: 0)
+            for j in (k - half)...(k + half) {
+                sum += UnsafeRawPointer(base + j).loadUnaligned(as: SIMD8<Double>.self)
+            }
+            let mean = sum / divisor
+            for i in 0..<8 { values[k + i] = Float(mean[i]) }
+            k += 8
+        }
+        while k < lags {
+            one(k)
+            k += 1
         }
     }
 
