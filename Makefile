@@ -34,11 +34,12 @@ test: deps browser-deps arm64-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 	$(BROWSER_VENV)/bin/python scripts/browser_test.py --classify .build/debug/classify
-	python3 scripts/kernels_cross_check.py --sysroot $(ARM64_SYSROOT)
+	$(ARM64_CHECK)
 
 # The C kernels built for ARM64 with the Swift toolchain's clang and run under qemu-user, against the same kernels on
 # this machine (scripts/kernels_cross_check.py): Debian's aarch64 C library and qemu-user, installed when missing.
 ARM64_SYSROOT = /usr/aarch64-linux-gnu
+ARM64_CHECK = python3 scripts/kernels_cross_check.py --sysroot $(ARM64_SYSROOT)
 arm64-deps:
 	@if ! command -v qemu-aarch64 >/dev/null || [ ! -e $(ARM64_SYSROOT)/lib/crt1.o ] || ! ls /usr/lib/gcc-cross/aarch64-linux-gnu/*/crtbegin.o >/dev/null 2>&1; then \
 		echo "installing qemu-user and the aarch64 C library with apt-get (for the ARM64 check of the C kernels)"; \
@@ -48,7 +49,7 @@ arm64-deps:
 	fi
 
 arm64-check: arm64-deps
-	python3 scripts/kernels_cross_check.py --sysroot $(ARM64_SYSROOT)
+	$(ARM64_CHECK)
 
 # The pages of `classify serve` in headless Chromium (Debian's chromium package), driven by Playwright from PyPI in
 # a venv of its own (.build-browser/venv): both installed here when missing. `make browser-test` runs it alone.

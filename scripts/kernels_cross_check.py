@@ -136,6 +136,9 @@ def main():
         print(f"error: {args.sysroot}: no aarch64 C library (make arm64-deps installs libc6-dev-arm64-cross)",
               file=sys.stderr)
         return 2
+    if not glob.glob(os.path.join(args.weights, "*.int8.weights")):
+        print(f"error: {args.weights}: no *.int8.weights to take real layers from", file=sys.stderr)
+        return 2
     sources = [DRIVER] + sorted(glob.glob(os.path.join(ROOT, "Sources", "CKernels", "*.c"))) + sorted(
         glob.glob(os.path.join(ROOT, "Sources", "CPreprocessing", "*.c")))
     includes = ["-I" + os.path.join(ROOT, "Sources", "CKernels", "include"),
@@ -153,9 +156,6 @@ def main():
                 print(f"error: the build failed: {' '.join(argv)}\n{done.stderr}", file=sys.stderr)
                 return 2
         layers = os.path.join(tmp, "layers.txt")
-        if not glob.glob(os.path.join(args.weights, "*.int8.weights")):
-            print(f"error: {args.weights}: no *.int8.weights to take real layers from", file=sys.stderr)
-            return 2
         with open(layers, "w") as file:
             file.write(shipped_layers(args.weights))
         here = subprocess.run([host, "all", layers], capture_output=True, text=True, check=True).stdout
@@ -169,8 +169,8 @@ def main():
     print(f"{'case':40s} {'values':>6s}  {'check':42s} ARM64 = AVX2 here")
     for (name, _), values in theirs.items():
         reference = ours.get((name, 0))
-        if reference is None or len(reference) != len(values):
-            print(f"{name:40s} FAIL: not run here, or a different count")
+        if reference is None:
+            print(f"{name:40s} FAIL: not run here")
             failures += 1
             continue
         ok, check = compare(name, values, reference)

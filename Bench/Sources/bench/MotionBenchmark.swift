@@ -117,9 +117,9 @@ struct MotionBenchmark {
                 }
             ])
         // What the shipped model's lag smoothing costs, in the same run: the same autocorrelations without it.
-        var unsmoothed = windowing
-        unsmoothed.lagSmoothing = 0
         if windowing.lagSmoothing > 1 {
+            var unsmoothed = windowing
+            unsmoothed.lagSmoothing = 0
             report.time(
                 plan,
                 [

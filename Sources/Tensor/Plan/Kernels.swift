@@ -10,8 +10,9 @@ import CKernels
 
 /// The engine's only door to its hand-written C kernels (Sources/CKernels): every `odml_*` call is in this file.
 ///
-/// Each kernel exists for several instruction-set levels; `Kernels.level` is the highest this CPU runs, chosen
-/// once at start-up, and tests pass lower levels to check every variant against the naive references.
+/// Each kernel exists for several instruction-set levels; `Kernels.level` is the highest this CPU runs (or the
+/// lower one `ODML_KERNEL_LEVEL` names), chosen once at start-up, and tests pass lower levels to check every
+/// variant against the naive references.
 public enum Kernels {
     /// Instruction-set levels the kernels are compiled for, each including the ones below it.
     public enum Level: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
@@ -45,13 +46,16 @@ public enum Kernels {
     /// can be measured on one machine: `portable`, `avx2`, `avx512` or `avx512-vnni`.
     public static let levelVariable = "ODML_KERNEL_LEVEL"
 
+    /// The level and note `ODML_KERNEL_LEVEL` gives on this CPU, read once at start-up.
+    private static let chosen = chooseLevel(cpu: cpuLevel, requested: getenv(levelVariable).map { String(cString: $0) })
+
     /// The level every path uses unless told otherwise: `cpuLevel`, or the lower level `ODML_KERNEL_LEVEL` names
-    /// (see `chooseLevel`), chosen once at start-up.
-    public static let level: Level = chooseLevel(cpu: cpuLevel, requested: getenv(levelVariable).map { String(cString: $0) }).level
+    /// (see `chooseLevel`).
+    public static let level: Level = chosen.level
 
     /// What `ODML_KERNEL_LEVEL` did, for reports: nil when it is not set, else a sentence such as "avx2, forced by
     /// ODML_KERNEL_LEVEL (this CPU runs avx512-vnni)".
-    public static let levelNote: String? = chooseLevel(cpu: cpuLevel, requested: getenv(levelVariable).map { String(cString: $0) }).note
+    public static let levelNote: String? = chosen.note
 
     /// The level for a CPU that runs `cpu` when `requested` names one (case-insensitive; empty is not set): the
     /// named level when the CPU runs it; `cpu` when it names a higher one (its instructions would stop the process)
