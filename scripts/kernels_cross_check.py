@@ -8,8 +8,10 @@ Builds Tests/KernelsCrossCheck/kernels_check.c with every file of Sources/CKerne
 with the same clang: for this machine and for aarch64-linux-gnu (Debian's libc6-dev-arm64-cross and
 libgcc-12-dev-arm64-cross; `make arm64-deps` installs them and qemu-user). Each build runs every kernel on the same
 fixed inputs and prints every output exactly, among them the shipped models' 8-bit layers with their real weights
-(every `*.int8.weights` of --weights, packed here as the plan packs them). The ARM64 build has no kernels of its own yet: it runs the portable C,
-which clang turns into NEON code, with fused multiply-adds wherever C leaves it free to (as the AVX2 level does here).
+(every `*.int8.weights` of --weights, packed here as the plan packs them). The ARM64 build runs its portable C (which
+clang turns into NEON code, with fused multiply-adds wherever C leaves it free to, as the AVX2 level does here) and its
+8-bit kernels with the dot product instructions: `sdot` (level 4, neon-dotprod) and `usdot` (level 5, neon-i8mm),
+chosen by getauxval as on a phone; qemu's `max` CPU runs all three, `cortex-a76` the first two, `cortex-a72` the first.
 
 Checks, per case:
 - kernels that promise the same bits at every level (motion signals, autocorrelation, rasterizer, quantization,
@@ -18,6 +20,8 @@ Checks, per case:
 - kernels whose float rounding the compiler may fuse (float convolutions and dense layers, the 8-bit kernels'
   float outputs, weight gradients): every ARM64 value within 2e-6 · max(1, |value here|) of the portable level's
   (a NaN or an infinity passes only where both print the same); their 8-bit outputs within one step.
+- every ARM64 level equals ARM64's portable level bit for bit, in every case;
+- the detection chose the expected levels on each qemu CPU.
 It also says, per case, whether ARM64 matched this machine's AVX2 level bit for bit (information, not a check), and
 holds every level this machine runs to its portable level by the same two rules.
 Exits 1 when a check fails, 2 when the tools are missing or a build fails.
@@ -40,6 +44,8 @@ FUSED = ("conv2d_f32/0", "conv2d_f32/1", "conv2d_f32/2", "dense_f32", "dense_f32
 BOUND = 2e-6
 # 8-bit outputs of a float computation the compiler may fuse: a value at a rounding tie can land one step apart.
 FUSED_BYTES = ("conv2d_f32/3", "conv2d_i8/2", "conv2d_i8/5")
+# The qemu CPUs the ARM64 build runs on, and the levels its detection must choose there.
+ARM_CPUS = {"max": [0, 4, 5], "cortex-a76": [0, 4], "cortex-a72": [0]}
 
 
 def load(text):
@@ -159,11 +165,21 @@ def main():
         with open(layers, "w") as file:
             file.write(shipped_layers(args.weights))
         here = subprocess.run([host, "all", layers], capture_output=True, text=True, check=True).stdout
-        there = subprocess.run([args.qemu, "-L", args.sysroot, arm, "portable", layers], capture_output=True, text=True,
-                               check=True).stdout
-    ours, theirs = load(here), load(there)
+        # qemu's CPUs: `max` has dotprod and i8mm (levels 0, 4 and 5 run), cortex-a76 dotprod only, cortex-a72
+        # neither: each run says which levels the kernels' own detection (getauxval) chose.
+        runs = {}
+        for cpu in ARM_CPUS:
+            runs[cpu] = subprocess.run([args.qemu, "-cpu", cpu, "-L", args.sysroot, arm, "all", layers],
+                                       capture_output=True, text=True, check=True).stdout
+    ours, everything = load(here), load(runs["max"])
+    theirs = {key: values for key, values in everything.items() if key[1] == 0}
     levels = sorted({level for _, level in ours})
     failures = 0
+    for cpu, expected in ARM_CPUS.items():
+        ran = sorted({level for _, level in load(runs[cpu])})
+        if ran != expected:
+            print(f"FAIL: ARM64 {cpu}: levels {ran} ran, expected {expected}")
+            failures += 1
     print(f"ARM64 (qemu-user) against this machine's kernels, levels 0-{levels[-1]} here (0 portable, 1 AVX2, "
           f"2 AVX-512, 3 AVX-512 VNNI)")
     print(f"{'case':40s} {'values':>6s}  {'check':42s} ARM64 = AVX2 here")
@@ -178,6 +194,16 @@ def main():
         same_avx2 = "-" if avx2 is None else ("yes" if avx2 == values else "no")
         print(f"{name:40s} {len(values):6d}  {('' if ok else 'FAIL: ') + check:42s} {same_avx2}")
         failures += 0 if ok else 1
+    # ARM64's own levels (NEON dot products) against its portable one: the same bits in every case, since the
+    # 8-bit sums are exact and the rest is the same C.
+    for level, label in ((4, "neon-dotprod"), (5, "neon-i8mm")):
+        cases = {name: values for (name, at), values in everything.items() if at == level}
+        bad = [name for name, values in cases.items() if values != theirs.get((name, 0))]
+        missing = sorted({name for name, _ in theirs} - set(cases))
+        for name in bad + missing:
+            print(f"{name:40s} FAIL: ARM64 {label} is not the same bits as ARM64 portable")
+        failures += len(bad) + len(missing)
+        print(f"ARM64 {label}: {len(cases)} cases, {len(cases) - len(bad)} the same bits as ARM64 portable")
     # This machine's own levels against its portable one, by the same rules (the Swift tests compare them too;
     # here the narrow-weight AVX2 path and every kernel are covered from C).
     for (name, level), values in sorted(ours.items()):

@@ -5,6 +5,9 @@
 #if ODML_X86
 #include <immintrin.h>
 #endif
+#if ODML_ARM64
+#include <arm_neon.h>
+#endif
 
 typedef int8_t odml_v32c __attribute__((ext_vector_type(32)));
 typedef int8_t odml_v8c __attribute__((ext_vector_type(8)));
@@ -120,7 +123,49 @@ typedef uint8_t odml_v8u __attribute__((ext_vector_type(8)));
 #undef ODML_DOT
 #endif
 
+#if ODML_ARM64
+typedef int32_t odml_v4i __attribute__((ext_vector_type(4)));
+/// acc (8 lanes, two NEON registers) += `DOT4(lanes, a, w)` for each half: the 4-byte dot products of the 16 bytes
+/// `a` (the broadcast activations) with 16 weight bytes.
+#define ODML_DOT_NEON(acc, group, w, DOT4) do {                                                             \
+    const uint8x16_t a_ = vreinterpretq_u8_s32(vdupq_n_s32(group));                                        \
+    const int32x4_t lo_ = DOT4((int32x4_t)__builtin_shufflevector((acc), (acc), 0, 1, 2, 3), a_, vld1q_s8((w)));       \
+    const int32x4_t hi_ = DOT4((int32x4_t)__builtin_shufflevector((acc), (acc), 4, 5, 6, 7), a_, vld1q_s8((w) + 16));  \
+    (acc) = __builtin_shufflevector((odml_v4i)lo_, (odml_v4i)hi_, 0, 1, 2, 3, 4, 5, 6, 7);                  \
+} while (0)
+/// With i8mm: usdot multiplies unsigned activations by signed weights, as vpdpbusd does.
+#define ODML_USDOT4(lanes, a, w) vusdotq_s32((lanes), (a), (w))
+/// With dotprod only (sdot, signed by signed): Σ a·w = Σ (a − 128)·w + 128·Σ w, the second term as −sdot(−128, w).
+/// Exact in 32 bits, so the portable sums bit for bit.
+#define ODML_SDOT4(lanes, a, w) ({                                                                          \
+    const int8x16_t w_ = (w);                                                                               \
+    vsubq_s32(vdotq_s32((lanes), vreinterpretq_s8_u8(veorq_u8((a), vdupq_n_u8(0x80))), w_),                 \
+              vdotq_s32(vdupq_n_s32(0), vdupq_n_s8(-128), w_));                                             \
+})
+
+#undef ODML_DOT
+#define ODML_DOT(acc, group, w) ODML_DOT_NEON(acc, group, w, ODML_SDOT4)
+#define ODML_I8_TARGET ODML_TARGET_DOTPROD
+#define ODML_I8_SUFFIX dotprod
+#include "Int8Conv.inc"
+#undef ODML_I8_TARGET
+#undef ODML_I8_SUFFIX
+#undef ODML_DOT
+
+#define ODML_DOT(acc, group, w) ODML_DOT_NEON(acc, group, w, ODML_USDOT4)
+#define ODML_I8_TARGET ODML_TARGET_I8MM
+#define ODML_I8_SUFFIX i8mm
+#include "Int8Conv.inc"
+#undef ODML_I8_TARGET
+#undef ODML_I8_SUFFIX
+#undef ODML_DOT
+#endif
+
 void odml_conv2d_i8(const odml_conv2d_i8_args *args, int level) {
+#if ODML_ARM64
+    if (level == ODML_LEVEL_NEON_I8MM) { conv2d_i8_i8mm(args); return; }
+    if (level == ODML_LEVEL_NEON_DOTPROD) { conv2d_i8_dotprod(args); return; }
+#endif
 #if ODML_X86
     if (level >= ODML_LEVEL_AVX512_VNNI) { conv2d_i8_vnni(args); return; }
     if (level >= ODML_LEVEL_AVX2 && args->narrowWeights) { conv2d_i8_avx2narrow(args); return; }

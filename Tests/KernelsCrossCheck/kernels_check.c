@@ -4,7 +4,8 @@
 // qemu-user) and compares the two: the ARM64 build against the same cases here, bit for bit where the kernels
 // promise the same bits at every level, within a stated bound where they leave the rounding to the compiler.
 //
-// Usage: kernels_check [all|portable] [LAYERS]   (`all`: every level this CPU runs, else the portable level only;
+// Usage: kernels_check [all|portable] [LAYERS]   (`all`: every level this CPU runs — on ARM64 under qemu, whose CPU has
+// dotprod and i8mm, levels 0, 4 and 5 — else the portable level only;
 // LAYERS: the shipped models' 8-bit layers as scripts/kernels_cross_check.py writes them)
 #include <math.h>
 #include <stdio.h>
@@ -239,15 +240,18 @@ static void check_motion(int level) {
     odml_motion_signals(samples, count, 9 * sizeof(double), 0, 6 * sizeof(double), vertical, horizontal, level);
     print_floats("motion_signals/vertical", level, vertical, count);
     print_floats("motion_signals/horizontal", level, horizontal, count);
-    const int window = 256, lags = 96;
-    float *signal = zeroed(sizeof(float) * window), *out = zeroed(sizeof(float) * lags);
-    for (int t = 0; t < window; t++) signal[t] = (float)(0.4 * sin(t * 0.37) + 0.3 * next_unit() + 0.05);
-    double *scratch = zeroed(sizeof(double) * (window + ODML_AUTOCORRELATION_PAD)), stats[2];
+    const int window = 256, lags = 96, long_window = 700;
+    float *signal = zeroed(sizeof(float) * long_window), *out = zeroed(sizeof(float) * 150);
+    for (int t = 0; t < long_window; t++) signal[t] = (float)(0.4 * sin(t * 0.37) + 0.3 * next_unit() + 0.05);
+    double *scratch = zeroed(sizeof(double) * (long_window + ODML_AUTOCORRELATION_PAD)), stats[2];
     odml_window_autocorrelation(signal, window, lags, 1e-6, scratch, out, &stats[0], &stats[1], level);
     print_floats("autocorrelation/scratch", level, out, lags);
     print_doubles("autocorrelation/mean-energy", level, stats, 2);
     odml_window_autocorrelation(signal, 100, 37, 1e-6, NULL, out, &stats[0], &stats[1], level);
     print_floats("autocorrelation/stack", level, out, 37);
+    // A longer window, and lags past one pass of tiles.
+    odml_window_autocorrelation(signal, long_window, 150, 1e-6, scratch, out, &stats[0], &stats[1], level);
+    print_floats("autocorrelation/long", level, out, 150);
     free(samples), free(vertical), free(horizontal), free(signal), free(out), free(scratch);
 }
 
@@ -378,7 +382,9 @@ static void check_real_layers(const char *path, int level) {
 int main(int argc, char **argv) {
     const int top = argc > 1 && strcmp(argv[1], "all") == 0 ? odml_cpu_level() : ODML_LEVEL_PORTABLE;
     const char *layers = argc > 2 ? argv[2] : NULL;
+    // The levels of this architecture up to the CPU's: x86-64 1–3, ARM64 4–5, portable on both.
     for (int level = 0; level <= top; level++) {
+        if (level > ODML_LEVEL_PORTABLE && (level >= ODML_LEVEL_NEON_DOTPROD) != (top >= ODML_LEVEL_NEON_DOTPROD)) continue;
         state = 0x9E3779B97F4A7C15ull;  // every level sees the same inputs
         check_conv_f32(level);
         check_dense_f32(level);

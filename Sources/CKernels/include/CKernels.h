@@ -12,12 +12,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// Instruction-set levels, each including the ones below it.
+/// Instruction-set levels, each including the ones below it on its own architecture (x86-64: 1–3, ARM64: 4–5;
+/// portable on both).
 enum {
     ODML_LEVEL_PORTABLE = 0,      // plain C (the compiler's baseline target)
     ODML_LEVEL_AVX2 = 1,          // AVX2 + FMA
     ODML_LEVEL_AVX512 = 2,        // AVX-512 F, BW, VL
     ODML_LEVEL_AVX512_VNNI = 3,   // plus AVX-512 VNNI (8-bit dot products)
+    ODML_LEVEL_NEON_DOTPROD = 4,  // ARM64: NEON (every ARM64 CPU) with the dot product instructions (sdot)
+    ODML_LEVEL_NEON_I8MM = 5,     // ARM64: plus the 8-bit matrix multiply ones (usdot, unsigned by signed)
 };
 
 /// The highest level this CPU runs.

@@ -38,6 +38,14 @@ ODML_INLINE void odml_store8f_partial(float *p, odml_v8f v, int count) {
 #define ODML_X86 0
 #endif
 
+#if defined(__aarch64__)
+#define ODML_ARM64 1
+#define ODML_TARGET_DOTPROD __attribute__((target("dotprod")))
+#define ODML_TARGET_I8MM __attribute__((target("dotprod,i8mm")))
+#else
+#define ODML_ARM64 0
+#endif
+
 /// Defines `name_portable`, `name_avx2`, `name_avx512` (on x86-64) around the always-inline body `impl`, and
 /// `name(args, level)` that calls the one for `level`.
 #if ODML_X86

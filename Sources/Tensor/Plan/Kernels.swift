@@ -14,7 +14,8 @@ import CKernels
 /// lower one `ODML_KERNEL_LEVEL` names), chosen once at start-up, and tests pass lower levels to check every
 /// variant against the naive references.
 public enum Kernels {
-    /// Instruction-set levels the kernels are compiled for, each including the ones below it.
+    /// Instruction-set levels the kernels are compiled for, each including the ones below it on its architecture:
+    /// x86-64's `avx2` … `avx512VNNI`, ARM64's `neonDotprod` and `neonI8mm`, and `portable` on both.
     public enum Level: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
         /// Plain C for the compiler's baseline target (any CPU).
         case portable = 0
@@ -24,17 +25,30 @@ public enum Kernels {
         case avx512 = 2
         /// AVX-512 with VNNI 8-bit dot products.
         case avx512VNNI = 3
+        /// ARM64 NEON with the dot product instructions (`sdot`; Linux's HWCAP_ASIMDDP).
+        case neonDotprod = 4
+        /// ARM64 NEON with dot products and the 8-bit matrix multiply instructions (`usdot`; HWCAP2_I8MM).
+        case neonI8mm = 5
 
         /// Lower instruction sets first.
         public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
 
-        /// The level's name: `portable`, `avx2`, `avx512`, `avx512-vnni`.
+        /// Whether the level is one of ARM64's.
+        var isARM: Bool { self >= .neonDotprod }
+
+        /// Whether a CPU whose highest level is `cpu` runs this level: `portable`, or a level of the same
+        /// architecture up to `cpu`.
+        public func runs(on cpu: Level) -> Bool { self == .portable || (isARM == cpu.isARM && self <= cpu) }
+
+        /// The level's name: `portable`, `avx2`, `avx512`, `avx512-vnni`, `neon-dotprod`, `neon-i8mm`.
         public var description: String {
             switch self {
             case .portable: "portable"
             case .avx2: "avx2"
             case .avx512: "avx512"
             case .avx512VNNI: "avx512-vnni"
+            case .neonDotprod: "neon-dotprod"
+            case .neonI8mm: "neon-i8mm"
             }
         }
     }
@@ -43,7 +57,7 @@ public enum Kernels {
     public static let cpuLevel: Level = Level(rawValue: Int(odml_cpu_level())) ?? .portable
 
     /// The environment variable that caps the level every default path uses, so that each level this CPU runs
-    /// can be measured on one machine: `portable`, `avx2`, `avx512` or `avx512-vnni`.
+    /// can be measured on one machine: `portable`, `avx2`, `avx512`, `avx512-vnni`, `neon-dotprod` or `neon-i8mm`.
     public static let levelVariable = "ODML_KERNEL_LEVEL"
 
     /// The level and note `ODML_KERNEL_LEVEL` gives on this CPU, read once at start-up.
@@ -58,22 +72,22 @@ public enum Kernels {
     public static let levelNote: String? = chosen.note
 
     /// The level for a CPU that runs `cpu` when `requested` names one (case-insensitive; empty is not set): the
-    /// named level when the CPU runs it; `cpu` when it names a higher one (its instructions would stop the process)
-    /// or no level at all. The note says which happened.
+    /// named level when the CPU runs it; `cpu` when it names a higher one or another architecture's (its instructions
+    /// would stop the process) or no level at all. The note says which happened.
     package static func chooseLevel(cpu: Level, requested: String?) -> (level: Level, note: String?) {
         guard let requested, !requested.isEmpty else { return (cpu, nil) }
         let names = Level.allCases.map(\.description).joined(separator: ", ")
         guard let named = Level.allCases.first(where: { $0.description == requested.lowercased() }) else {
             return (cpu, "\(cpu): \(levelVariable)=\(requested) names no level (\(names)), ignored")
         }
-        guard named <= cpu else {
-            return (cpu, "\(cpu): \(levelVariable)=\(requested) is above what this CPU runs, ignored")
+        guard named.runs(on: cpu) else {
+            return (cpu, "\(cpu): \(levelVariable)=\(requested) is not a level this CPU runs, ignored")
         }
         return (named, "\(named), forced by \(levelVariable) (this CPU runs \(cpu))")
     }
 
     /// The levels this CPU runs, lowest first (what tests compare), whatever `ODML_KERNEL_LEVEL` says.
-    public static var availableLevels: [Level] { Level.allCases.filter { $0 <= cpuLevel } }
+    public static var availableLevels: [Level] { Level.allCases.filter { $0.runs(on: cpuLevel) } }
 
     /// A direct 2-D convolution of one image; see `odml_conv2d_f32_args` in CKernels.h for every field.
     static func conv2D(_ arguments: odml_conv2d_f32_args, level: Level) {
