@@ -42,28 +42,37 @@ enum PreprocessingKernels {
         odml_motion_signals(samples, Int32(count), stride, gravityOffset, accelerationOffset, vertical, horizontal, Int32(level.rawValue))
     }
 
-    /// Zeros `autocorrelation` keeps after the window in its scratch: it needs `window + autocorrelationPad` doubles.
+    /// Zeros `autocorrelation` keeps after the window in its scratch.
     static let autocorrelationPad = Int(ODML_AUTOCORRELATION_PAD)
+
+    /// The doubles of scratch `autocorrelation` needs for `window` values and `lags` lags.
+    static func autocorrelationScratch(window: Int, lags: Int) -> Int { lags + window + autocorrelationPad }
 
     /// The longest window `autocorrelation` computes with a scratch of its own (uninitialized, on the C stack).
     static let autocorrelationStackWindow = Int(ODML_AUTOCORRELATION_STACK_WINDOW)
 
     /// One window's autocorrelation at lags 1…`lags` normalized by its energy (zeros when the energy is at most
-    /// `noiseEnergy`) into `output` (`lags` floats); returns the window's mean and energy. `scratch` (`window +
-    /// autocorrelationPad` doubles) may be `nil` for windows up to `autocorrelationStackWindow`. Every `level` gives
-    /// the same bits. See `odml_window_autocorrelation` in CPreprocessing.h.
+    /// `noiseEnergy`), each then the mean over the `smoothing` lags around it (0 or 1: none), into `output` (`lags`
+    /// floats); returns the window's mean and energy. `scratch` (`autocorrelationScratch(window:lags:)` doubles) may
+    /// be `nil` for windows up to `autocorrelationStackWindow`. Every `level` gives the same bits. See
+    /// `odml_window_autocorrelation` in CPreprocessing.h.
     static func autocorrelation(
-        _ signal: UnsafePointer<Float>, window: Int, lags: Int, noiseEnergy: Double, scratch: UnsafeMutableBufferPointer<Double>?,
-        into output: UnsafeMutablePointer<Float>, level: Kernels.Level = Kernels.level
+        _ signal: UnsafePointer<Float>, window: Int, lags: Int, smoothing: Int, noiseEnergy: Double,
+        scratch: UnsafeMutableBufferPointer<Double>?, into output: UnsafeMutablePointer<Float>, level: Kernels.Level = Kernels.level
     ) -> (mean: Double, energy: Double) {
         precondition(
             window >= 2 && window <= Int(Int32.max) / 2 && lags >= 1 && lags < window
-                && (scratch.map { $0.count >= window + autocorrelationPad && $0.baseAddress != nil } ?? (window <= autocorrelationStackWindow)),
-            "PreprocessingKernels.autocorrelation: window \(window), lags \(lags), scratch \(scratch?.count ?? 0) (need 1 ≤ lags < window "
-                + "and window + \(autocorrelationPad) doubles of scratch, or none up to window \(autocorrelationStackWindow))")
+                && (smoothing <= 1 || (smoothing % 2 == 1 && smoothing <= lags))
+                && (scratch.map { $0.count >= autocorrelationScratch(window: window, lags: lags) && $0.baseAddress != nil }
+                    ?? (window <= autocorrelationStackWindow)),
+            "PreprocessingKernels.autocorrelation: window \(window), lags \(lags), smoothing \(smoothing), scratch "
+                + "\(scratch?.count ?? 0) (need 1 ≤ lags < window, smoothing 0, 1 or odd up to lags, and "
+                + "\(autocorrelationScratch(window: window, lags: lags)) doubles of scratch, or none up to window "
+                + "\(autocorrelationStackWindow))")
         var mean = 0.0, energy = 0.0
         odml_window_autocorrelation(
-            signal, Int32(window), Int32(lags), noiseEnergy, scratch?.baseAddress, output, &mean, &energy, Int32(level.rawValue))
+            signal, Int32(window), Int32(lags), Int32(smoothing), noiseEnergy, scratch?.baseAddress, output, &mean, &energy,
+            Int32(level.rawValue))
         return (mean, energy)
     }
 }

@@ -243,14 +243,16 @@ static void check_motion(int level) {
     const int window = 256, lags = 96, long_window = 700;
     float *signal = zeroed(sizeof(float) * long_window), *out = zeroed(sizeof(float) * 150);
     for (int t = 0; t < long_window; t++) signal[t] = (float)(0.4 * sin(t * 0.37) + 0.3 * next_unit() + 0.05);
-    double *scratch = zeroed(sizeof(double) * (long_window + ODML_AUTOCORRELATION_PAD)), stats[2];
-    odml_window_autocorrelation(signal, window, lags, 1e-6, scratch, out, &stats[0], &stats[1], level);
+    double *scratch = zeroed(sizeof(double) * (150 + long_window + ODML_AUTOCORRELATION_PAD)), stats[2];
+    odml_window_autocorrelation(signal, window, lags, 0, 1e-6, scratch, out, &stats[0], &stats[1], level);
     print_floats("autocorrelation/scratch", level, out, lags);
     print_doubles("autocorrelation/mean-energy", level, stats, 2);
-    odml_window_autocorrelation(signal, 100, 37, 1e-6, NULL, out, &stats[0], &stats[1], level);
+    odml_window_autocorrelation(signal, 100, 37, 0, 1e-6, NULL, out, &stats[0], &stats[1], level);
     print_floats("autocorrelation/stack", level, out, 37);
-    // A longer window, and lags past one pass of tiles.
-    odml_window_autocorrelation(signal, long_window, 150, 1e-6, scratch, out, &stats[0], &stats[1], level);
+    odml_window_autocorrelation(signal, window, lags, 9, 1e-6, NULL, out, &stats[0], &stats[1], level);
+    print_floats("autocorrelation/smoothed", level, out, lags);
+    // A longer window, lags past one pass of tiles, smoothing 5 with the caller's scratch.
+    odml_window_autocorrelation(signal, long_window, 150, 5, 1e-6, scratch, out, &stats[0], &stats[1], level);
     print_floats("autocorrelation/long", level, out, 150);
     free(samples), free(vertical), free(horizontal), free(signal), free(out), free(scratch);
 }

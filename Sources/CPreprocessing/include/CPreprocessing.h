@@ -56,13 +56,15 @@ void odml_motion_signals(const void *samples, int count, ptrdiff_t stride, ptrdi
 /// The longest window `odml_window_autocorrelation` takes without a scratch of the caller's.
 #define ODML_AUTOCORRELATION_STACK_WINDOW 4096
 
-/// One window's normalized autocorrelation: `signal` (`window` floats) less its mean, in double, is written to
-/// `scratch` (`window + ODML_AUTOCORRELATION_PAD` doubles; NULL for windows up to
-/// ODML_AUTOCORRELATION_STACK_WINDOW: then the kernel's own stack), with zeros after it; `output[l − 1]` for
-/// l = 1…lags (lags < window) receives Σ_{t < window − l} c_t·c_{t+l} / Σ c_t² (zeros when Σ c_t² ≤
-/// `noiseEnergy`); `mean` and `energy` receive the mean and Σ c_t². The lag sums are double fused multiply-adds in
-/// a fixed order (even and odd t apart): every `level` gives the same bits.
-void odml_window_autocorrelation(const float *signal, int window, int lags, double noiseEnergy, double *scratch,
-                                 float *output, double *mean, double *energy, int level);
+/// One window's normalized autocorrelation: `signal` (`window` floats) less its mean (in double, rounded to float) is
+/// written to `scratch` (`lags + window + ODML_AUTOCORRELATION_PAD` doubles, the window's part used as floats; NULL
+/// for windows up to ODML_AUTOCORRELATION_STACK_WINDOW: then the kernel's own stack), with zeros after it;
+/// `output[l − 1]` for l = 1…lags (lags < window) receives Σ_{t < window − l} c_t·c_{t+l} / Σ c_t² (zeros when
+/// Σ c_t² ≤ `noiseEnergy`); `mean` and `energy` receive the mean and Σ c_t², both in double. The lag sums are float
+/// fused multiply-adds in an order the code fixes (even and odd t apart), not the vector width. With `smoothing`
+/// k > 1 (odd, at most lags), each output is then the mean of those within k / 2 lags of it (fewer at the ends),
+/// summed in double from the left and divided by how many. Every `level` gives the same bits.
+void odml_window_autocorrelation(const float *signal, int window, int lags, int smoothing, double noiseEnergy,
+                                 double *scratch, float *output, double *mean, double *energy, int level);
 
 #endif
