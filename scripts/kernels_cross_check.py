@@ -10,7 +10,7 @@ libgcc-12-dev-arm64-cross; `make arm64-deps` installs them and qemu-user). Each 
 fixed inputs and prints every output exactly, among them the shipped models' 8-bit layers with their real weights
 (every `*.int8.weights` of --weights, packed here as the plan packs them). The ARM64 build runs its portable C (which
 clang turns into NEON code, with fused multiply-adds wherever C leaves it free to, as the AVX2 level does here) and its
-8-bit kernels with the dot product instructions: `sdot` (level 4, neon-dotprod) and `usdot` (level 5, neon-i8mm),
+8-bit kernels with the dot product instructions: `sdot` (level 5, neon-dotprod) and `usdot` (level 6, neon-i8mm),
 chosen by getauxval as on a phone; qemu's `max` CPU runs all three, `cortex-a76` the first two, `cortex-a72` the first.
 
 Checks, per case:
@@ -45,7 +45,7 @@ BOUND = 2e-6
 # 8-bit outputs of a float computation the compiler may fuse: a value at a rounding tie can land one step apart.
 FUSED_BYTES = ("conv2d_f32/3", "conv2d_i8/2", "conv2d_i8/5")
 # The qemu CPUs the ARM64 build runs on, and the levels its detection must choose there.
-ARM_CPUS = {"max": [0, 4, 5], "cortex-a76": [0, 4], "cortex-a72": [0]}
+ARM_CPUS = {"max": [0, 5, 6], "cortex-a76": [0, 5], "cortex-a72": [0]}
 
 
 def load(text):
@@ -165,7 +165,7 @@ def main():
         with open(layers, "w") as file:
             file.write(shipped_layers(args.weights))
         here = subprocess.run([host, "all", layers], capture_output=True, text=True, check=True).stdout
-        # qemu's CPUs: `max` has dotprod and i8mm (levels 0, 4 and 5 run), cortex-a76 dotprod only, cortex-a72
+        # qemu's CPUs: `max` has dotprod and i8mm (levels 0, 5 and 6 run), cortex-a76 dotprod only, cortex-a72
         # neither: each run says which levels the kernels' own detection (getauxval) chose.
         runs = {}
         for cpu in ARM_CPUS:
@@ -180,8 +180,9 @@ def main():
         if ran != expected:
             print(f"FAIL: ARM64 {cpu}: levels {ran} ran, expected {expected}")
             failures += 1
-    print(f"ARM64 (qemu-user) against this machine's kernels, levels 0-{levels[-1]} here (0 portable, 1 AVX2, "
-          f"2 AVX-512, 3 AVX-512 VNNI)")
+    names = {0: "portable", 1: "avx2", 2: "avx-vnni", 3: "avx512", 4: "avx512-vnni"}
+    print(f"ARM64 (qemu-user) against this machine's kernels, levels here: "
+          f"{', '.join(f'{level} {names.get(level, level)}' for level in levels)}")
     print(f"{'case':40s} {'values':>6s}  {'check':42s} ARM64 = AVX2 here")
     for (name, _), values in theirs.items():
         reference = ours.get((name, 0))
@@ -196,7 +197,7 @@ def main():
         failures += 0 if ok else 1
     # ARM64's own levels (NEON dot products) against its portable one: the same bits in every case, since the
     # 8-bit sums are exact and the rest is the same C.
-    for level, label in ((4, "neon-dotprod"), (5, "neon-i8mm")):
+    for level, label in ((5, "neon-dotprod"), (6, "neon-i8mm")):
         cases = {name: values for (name, at), values in everything.items() if at == level}
         bad = [name for name, values in cases.items() if values != theirs.get((name, 0))]
         missing = sorted({name for name, _ in theirs} - set(cases))

@@ -1,6 +1,7 @@
 // 8-bit integer kernels (see CKernels.h for the contracts): the convolution body (Int8Conv.inc) is compiled for
 // a portable dot product, twice for AVX2 (exact 16-bit multiply-adds, vpmaddwd, for any weights; vpmaddubsw for
-// layers whose weights lie in −63…63, `narrowWeights`), and for AVX-512 VNNI's vpdpbusd.
+// layers whose weights lie in −63…63, `narrowWeights`), for AVX-VNNI's and AVX-512 VNNI's vpdpbusd, and for ARM64's
+// sdot and usdot.
 #include "ODMLCommon.h"
 #if ODML_X86
 #include <immintrin.h>
@@ -108,6 +109,20 @@ typedef uint8_t odml_v8u __attribute__((ext_vector_type(8)));
 #undef ODML_I8_SUFFIX
 #undef ODML_DOT
 
+/// AVX-VNNI (no AVX-512): vpdpbusd's VEX form on 256 bits, unsigned activations by signed weights, four products a
+/// lane summed in 32 bits without saturation: the portable sums, one instruction for 32 products.
+#define ODML_DOT(acc, group, w) do {                                                                        \
+    __m256i w_;                                                                                             \
+    __builtin_memcpy(&w_, (w), 32);                                                                         \
+    (acc) = (odml_v8i)_mm256_dpbusd_avx_epi32((__m256i)(acc), _mm256_set1_epi32(group), w_);                \
+} while (0)
+#define ODML_I8_TARGET ODML_TARGET_AVXVNNI
+#define ODML_I8_SUFFIX avxvnni
+#include "Int8Conv.inc"
+#undef ODML_I8_TARGET
+#undef ODML_I8_SUFFIX
+#undef ODML_DOT
+
 #define ODML_DOT(acc, group, w) do {                                                                        \
     __m256i w_;                                                                                             \
     __builtin_memcpy(&w_, (w), 32);                                                                         \
@@ -167,9 +182,10 @@ void odml_conv2d_i8(const odml_conv2d_i8_args *args, int level) {
     if (level == ODML_LEVEL_NEON_DOTPROD) { conv2d_i8_dotprod(args); return; }
 #endif
 #if ODML_X86
-    if (level >= ODML_LEVEL_AVX512_VNNI) { conv2d_i8_vnni(args); return; }
-    if (level >= ODML_LEVEL_AVX2 && args->narrowWeights) { conv2d_i8_avx2narrow(args); return; }
-    if (level >= ODML_LEVEL_AVX2) { conv2d_i8_avx2(args); return; }
+    if (level == ODML_LEVEL_AVX512_VNNI) { conv2d_i8_vnni(args); return; }
+    if (level == ODML_LEVEL_AVX_VNNI) { conv2d_i8_avxvnni(args); return; }
+    if (odml_level_avx2(level) && args->narrowWeights) { conv2d_i8_avx2narrow(args); return; }
+    if (odml_level_avx2(level)) { conv2d_i8_avx2(args); return; }
 #endif
     (void)level;
     conv2d_i8_portable(args);

@@ -5,7 +5,7 @@
 // promise the same bits at every level, within a stated bound where they leave the rounding to the compiler.
 //
 // Usage: kernels_check [all|portable] [LAYERS]   (`all`: every level this CPU runs — on ARM64 under qemu, whose CPU has
-// dotprod and i8mm, levels 0, 4 and 5 — else the portable level only;
+// dotprod and i8mm, levels 0, 5 and 6 — else the portable level only;
 // LAYERS: the shipped models' 8-bit layers as scripts/kernels_cross_check.py writes them)
 #include <math.h>
 #include <stdio.h>
@@ -382,11 +382,11 @@ static void check_real_layers(const char *path, int level) {
 }
 
 int main(int argc, char **argv) {
-    const int top = argc > 1 && strcmp(argv[1], "all") == 0 ? odml_cpu_level() : ODML_LEVEL_PORTABLE;
+    const int all = argc > 1 && strcmp(argv[1], "all") == 0;
     const char *layers = argc > 2 ? argv[2] : NULL;
-    // The levels of this architecture up to the CPU's: x86-64 1–3, ARM64 4–5, portable on both.
-    for (int level = 0; level <= top; level++) {
-        if (level > ODML_LEVEL_PORTABLE && (level >= ODML_LEVEL_NEON_DOTPROD) != (top >= ODML_LEVEL_NEON_DOTPROD)) continue;
+    // Every level this CPU runs (odml_cpu_runs: x86-64 1–4, ARM64 5–6, portable on both), or portable alone.
+    for (int level = 0; level < ODML_LEVEL_COUNT; level++) {
+        if (all ? !odml_cpu_runs(level) : level != ODML_LEVEL_PORTABLE) continue;
         state = 0x9E3779B97F4A7C15ull;  // every level sees the same inputs
         check_conv_f32(level);
         check_dense_f32(level);

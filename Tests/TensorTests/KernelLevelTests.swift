@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Tensor
@@ -30,7 +31,7 @@ import Testing
         #expect(unknown.level == .avx512)
         #expect(
             unknown.note
-                == "avx512: ODML_KERNEL_LEVEL=neon names no level (portable, avx2, avx512, avx512-vnni, neon-dotprod, neon-i8mm), ignored")
+                == "avx512: ODML_KERNEL_LEVEL=neon names no level (portable, avx2, avx-vnni, avx512, avx512-vnni, neon-dotprod, neon-i8mm), ignored")
     }
 
     @Test func anotherArchitecturesLevelIsIgnored() {
@@ -45,8 +46,41 @@ import Testing
         #expect(Kernels.Level.allCases.filter { $0.runs(on: .avx512) } == [.portable, .avx2, .avx512])
     }
 
+    /// AVX-VNNI is a feature of its own: a CPU with AVX-512 may have it (Sapphire Rapids) or not (Ice Lake, Zen 4),
+    /// and one with it may lack AVX-512 (Alder Lake).
+    @Test func avxVNNIIsForcedOnlyWhereTheCPUHasIt() {
+        #expect(Kernels.Level.allCases.filter { $0.runs(on: .avxVNNI) } == [.portable, .avx2, .avxVNNI])
+        #expect(Kernels.Level.allCases.filter { $0.runs(on: .avx512VNNI) } == [.portable, .avx2, .avx512, .avx512VNNI])
+        let alderLake = Kernels.chooseLevel(cpu: .avxVNNI, requested: "avx512")
+        #expect(alderLake.level == .avxVNNI)
+        #expect(alderLake.note == "avx-vnni: ODML_KERNEL_LEVEL=avx512 is not a level this CPU runs, ignored")
+        #expect(Kernels.chooseLevel(cpu: .avx512VNNI, requested: "avx-vnni").level == .avx512VNNI)
+        let sapphireRapids: [Kernels.Level] = [.portable, .avx2, .avxVNNI, .avx512, .avx512VNNI]
+        let forced = Kernels.chooseLevel(cpu: .avx512VNNI, available: sapphireRapids, requested: "avx-vnni")
+        #expect(forced.level == .avxVNNI)
+        #expect(forced.note == "avx-vnni, forced by ODML_KERNEL_LEVEL (this CPU runs avx512-vnni)")
+    }
+
     @Test func testsCompareEveryLevelTheCPURuns() {
-        #expect(Kernels.availableLevels.last == Kernels.cpuLevel)
-        #expect(Kernels.level <= Kernels.cpuLevel)
+        #expect(Kernels.availableLevels.contains(Kernels.cpuLevel))
+        #expect(Kernels.cpuLevel.included.allSatisfy { Kernels.availableLevels.contains($0) })
+        #expect(Kernels.availableLevels.contains(Kernels.level))
+    }
+
+    /// The C detection agrees with what Linux says the CPU has (/proc/cpuinfo's flags), level by level.
+    @Test func theLevelsAreTheFlagsLinuxReports() throws {
+        #if os(Linux) && arch(x86_64)
+            let info = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+            let line = try #require(info.split(separator: "\n").first { $0.hasPrefix("flags") })
+            let flags = Set(line.split(separator: " ").map(String.init))
+            let avx2 = flags.isSuperset(of: ["avx2", "fma"])
+            let avx512 = avx2 && flags.isSuperset(of: ["avx512f", "avx512bw", "avx512vl"])
+            var expected: [Kernels.Level] = [.portable]
+            if avx2 { expected.append(.avx2) }
+            if avx2 && flags.contains("avx_vnni") { expected.append(.avxVNNI) }
+            if avx512 { expected.append(.avx512) }
+            if avx512 && flags.contains("avx512_vnni") { expected.append(.avx512VNNI) }
+            #expect(Kernels.availableLevels == expected, "flags: \(flags.filter { $0.hasPrefix("avx") || $0 == "fma" }.sorted())")
+        #endif
     }
 }

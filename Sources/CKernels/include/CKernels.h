@@ -3,7 +3,7 @@
 // call is in Sources/Tensor/Plan/Kernels.swift. (The recognizers' preprocessing kernels are CPreprocessing's.)
 //
 // Each kernel is compiled several times, for a portable baseline and for wider instruction sets (AVX2 with FMA,
-// AVX-512, AVX-512 VNNI) through per-function target attributes, and the caller picks the level at run time
+// AVX-VNNI, AVX-512, AVX-512 VNNI, NEON dot products) through per-function target attributes, and the caller picks the level at run time
 // (odml_cpu_level) — no compiler flags, so the package builds anywhere. Every kernel has a naive twin in the
 // tests.
 #ifndef ODML_CKERNELS_H
@@ -12,19 +12,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// Instruction-set levels, each including the ones below it on its own architecture (x86-64: 1–3, ARM64: 4–5;
-/// portable on both).
+/// Instruction-set levels. On x86-64, AVX2 (1) is the base of every level above it; AVX-VNNI (2) adds the 256-bit
+/// 8-bit dot product to it without AVX-512 (Alder Lake and later client CPUs, Zen 5; a CPU may have it, AVX-512, or
+/// both), AVX-512 (3) and AVX-512 VNNI (4) include each other's lower ones. On ARM64, dotprod (5) and i8mm (6) build
+/// on NEON. Portable runs on both. `odml_cpu_runs` says which ones this CPU runs.
 enum {
     ODML_LEVEL_PORTABLE = 0,      // plain C (the compiler's baseline target)
     ODML_LEVEL_AVX2 = 1,          // AVX2 + FMA
-    ODML_LEVEL_AVX512 = 2,        // AVX-512 F, BW, VL
-    ODML_LEVEL_AVX512_VNNI = 3,   // plus AVX-512 VNNI (8-bit dot products)
-    ODML_LEVEL_NEON_DOTPROD = 4,  // ARM64: NEON (every ARM64 CPU) with the dot product instructions (sdot)
-    ODML_LEVEL_NEON_I8MM = 5,     // ARM64: plus the 8-bit matrix multiply ones (usdot, unsigned by signed)
+    ODML_LEVEL_AVX_VNNI = 2,      // AVX2 + FMA + AVX-VNNI (VEX vpdpbusd on 256 bits), no AVX-512
+    ODML_LEVEL_AVX512 = 3,        // AVX-512 F, BW, VL
+    ODML_LEVEL_AVX512_VNNI = 4,   // plus AVX-512 VNNI (8-bit dot products)
+    ODML_LEVEL_NEON_DOTPROD = 5,  // ARM64: NEON (every ARM64 CPU) with the dot product instructions (sdot)
+    ODML_LEVEL_NEON_I8MM = 6,     // ARM64: plus the 8-bit matrix multiply ones (usdot, unsigned by signed)
+    ODML_LEVEL_COUNT = 7
 };
 
-/// The highest level this CPU runs.
+/// The level this CPU runs best: AVX-512 VNNI, AVX-512, AVX-VNNI, AVX2 or portable on x86-64; i8mm, dotprod or
+/// portable on ARM64.
 int odml_cpu_level(void);
+
+/// Whether this CPU runs `level` (1 or 0): any level of its own architecture whose instructions it has.
+int odml_cpu_runs(int level);
 
 /// A direct 2-D convolution over one channels-last image, float.
 ///

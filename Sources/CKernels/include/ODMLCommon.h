@@ -34,9 +34,17 @@ ODML_INLINE void odml_store8f_partial(float *p, odml_v8f v, int count) {
 #define ODML_TARGET_AVX2 __attribute__((target("avx2,fma")))
 #define ODML_TARGET_AVX512 __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl")))
 #define ODML_TARGET_VNNI __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni")))
+#define ODML_TARGET_AVXVNNI __attribute__((target("avx2,fma,avxvnni")))
 #else
 #define ODML_X86 0
 #endif
+
+/// Whether `level` is an x86-64 level with AVX-512 (F, BW, VL), and one with AVX2 and FMA (every x86-64 level but
+/// portable); an ARM64 level is neither.
+ODML_INLINE int odml_level_avx512(int level) { return level == ODML_LEVEL_AVX512 || level == ODML_LEVEL_AVX512_VNNI; }
+ODML_INLINE int odml_level_avx2(int level) {
+    return level == ODML_LEVEL_AVX2 || level == ODML_LEVEL_AVX_VNNI || odml_level_avx512(level);
+}
 
 #if defined(__aarch64__)
 #define ODML_ARM64 1
@@ -47,15 +55,15 @@ ODML_INLINE void odml_store8f_partial(float *p, odml_v8f v, int count) {
 #endif
 
 /// Defines `name_portable`, `name_avx2`, `name_avx512` (on x86-64) around the always-inline body `impl`, and
-/// `name(args, level)` that calls the one for `level`.
+/// `name(args, level)` that calls the one for `level` (AVX-VNNI's is AVX2's: only the 8-bit kernels differ).
 #if ODML_X86
 #define ODML_DISPATCH(name, impl, Args)                                                  \
     static void name##_portable(Args a) { impl(a); }                                     \
     ODML_TARGET_AVX2 static void name##_avx2(Args a) { impl(a); }                        \
     ODML_TARGET_AVX512 static void name##_avx512(Args a) { impl(a); }                    \
     static void name##_dispatch(Args a, int level) {                                     \
-        if (level >= ODML_LEVEL_AVX512) name##_avx512(a);                                \
-        else if (level >= ODML_LEVEL_AVX2) name##_avx2(a);                               \
+        if (odml_level_avx512(level)) name##_avx512(a);                                  \
+        else if (odml_level_avx2(level)) name##_avx2(a);                                 \
         else name##_portable(a);                                                         \
     }
 #else

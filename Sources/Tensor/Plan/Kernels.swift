@@ -14,37 +14,56 @@ import CKernels
 /// lower one `ODML_KERNEL_LEVEL` names), chosen once at start-up, and tests pass lower levels to check every
 /// variant against the naive references.
 public enum Kernels {
-    /// Instruction-set levels the kernels are compiled for, each including the ones below it on its architecture:
-    /// x86-64's `avx2` … `avx512VNNI`, ARM64's `neonDotprod` and `neonI8mm`, and `portable` on both.
+    /// Instruction-set levels the kernels are compiled for: x86-64's `avx2`, `avxVNNI`, `avx512` and `avx512VNNI`,
+    /// ARM64's `neonDotprod` and `neonI8mm`, and `portable` on both. Every x86-64 level includes AVX2, and
+    /// `avx512VNNI` includes `avx512`; AVX-VNNI is a CPU feature of its own (Alder Lake and later, Zen 5 have it,
+    /// earlier AVX-512 CPUs do not), so which levels a CPU runs is `Kernels.availableLevels`.
     public enum Level: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
         /// Plain C for the compiler's baseline target (any CPU).
         case portable = 0
         /// AVX2 with FMA.
         case avx2 = 1
+        /// AVX2 with FMA and AVX-VNNI's 256-bit 8-bit dot products (`vpdpbusd` in its VEX form), without AVX-512.
+        case avxVNNI = 2
         /// AVX-512 F, BW and VL.
-        case avx512 = 2
+        case avx512 = 3
         /// AVX-512 with VNNI 8-bit dot products.
-        case avx512VNNI = 3
+        case avx512VNNI = 4
         /// ARM64 NEON with the dot product instructions (`sdot`; Linux's HWCAP_ASIMDDP).
-        case neonDotprod = 4
+        case neonDotprod = 5
         /// ARM64 NEON with dot products and the 8-bit matrix multiply instructions (`usdot`; HWCAP2_I8MM).
-        case neonI8mm = 5
+        case neonI8mm = 6
 
-        /// Lower instruction sets first.
+        /// Lower instruction sets first (a listing order: `avxVNNI` is not part of `avx512`).
         public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
 
         /// Whether the level is one of ARM64's.
-        var isARM: Bool { self >= .neonDotprod }
+        var isARM: Bool { self == .neonDotprod || self == .neonI8mm }
 
-        /// Whether a CPU whose highest level is `cpu` runs this level: `portable`, or a level of the same
-        /// architecture up to `cpu`.
-        public func runs(on cpu: Level) -> Bool { self == .portable || (isARM == cpu.isARM && self <= cpu) }
+        /// The levels a level's instructions include, itself among them: `avx512VNNI` runs `avx512`, `avx2` and
+        /// `portable`; `avxVNNI` runs `avx2` and `portable`.
+        var included: [Level] {
+            switch self {
+            case .portable: [.portable]
+            case .avx2: [.portable, .avx2]
+            case .avxVNNI: [.portable, .avx2, .avxVNNI]
+            case .avx512: [.portable, .avx2, .avx512]
+            case .avx512VNNI: [.portable, .avx2, .avx512, .avx512VNNI]
+            case .neonDotprod: [.portable, .neonDotprod]
+            case .neonI8mm: [.portable, .neonDotprod, .neonI8mm]
+            }
+        }
 
-        /// The level's name: `portable`, `avx2`, `avx512`, `avx512-vnni`, `neon-dotprod`, `neon-i8mm`.
+        /// Whether a CPU whose best level is `cpu` surely runs this level: one that level's instructions include.
+        /// (A CPU may run more: `availableLevels` asks the CPU itself, as for AVX-VNNI beside AVX-512.)
+        public func runs(on cpu: Level) -> Bool { cpu.included.contains(self) }
+
+        /// The level's name: `portable`, `avx2`, `avx-vnni`, `avx512`, `avx512-vnni`, `neon-dotprod`, `neon-i8mm`.
         public var description: String {
             switch self {
             case .portable: "portable"
             case .avx2: "avx2"
+            case .avxVNNI: "avx-vnni"
             case .avx512: "avx512"
             case .avx512VNNI: "avx512-vnni"
             case .neonDotprod: "neon-dotprod"
@@ -53,17 +72,22 @@ public enum Kernels {
         }
     }
 
-    /// The highest level this CPU runs, whatever `ODML_KERNEL_LEVEL` says.
+    /// The best level this CPU runs, whatever `ODML_KERNEL_LEVEL` says: the 512-bit ones first, then AVX-VNNI, AVX2.
     public static let cpuLevel: Level = Level(rawValue: Int(odml_cpu_level())) ?? .portable
 
-    /// The environment variable that caps the level every default path uses, so that each level this CPU runs
-    /// can be measured on one machine: `portable`, `avx2`, `avx512`, `avx512-vnni`, `neon-dotprod` or `neon-i8mm`.
+    /// The levels this CPU runs, lowest first (what tests compare), whatever `ODML_KERNEL_LEVEL` says.
+    public static let availableLevels: [Level] = Level.allCases.filter { odml_cpu_runs(Int32($0.rawValue)) != 0 }
+
+    /// The environment variable that picks the level every default path uses, so that each level this CPU runs
+    /// can be measured on one machine: `portable`, `avx2`, `avx-vnni`, `avx512`, `avx512-vnni`, `neon-dotprod` or
+    /// `neon-i8mm`.
     public static let levelVariable = "ODML_KERNEL_LEVEL"
 
     /// The level and note `ODML_KERNEL_LEVEL` gives on this CPU, read once at start-up.
-    private static let chosen = chooseLevel(cpu: cpuLevel, requested: getenv(levelVariable).map { String(cString: $0) })
+    private static let chosen = chooseLevel(
+        cpu: cpuLevel, available: availableLevels, requested: getenv(levelVariable).map { String(cString: $0) })
 
-    /// The level every path uses unless told otherwise: `cpuLevel`, or the lower level `ODML_KERNEL_LEVEL` names
+    /// The level every path uses unless told otherwise: `cpuLevel`, or the other level `ODML_KERNEL_LEVEL` names
     /// (see `chooseLevel`).
     public static let level: Level = chosen.level
 
@@ -71,23 +95,26 @@ public enum Kernels {
     /// ODML_KERNEL_LEVEL (this CPU runs avx512-vnni)".
     public static let levelNote: String? = chosen.note
 
-    /// The level for a CPU that runs `cpu` when `requested` names one (case-insensitive; empty is not set): the
-    /// named level when the CPU runs it; `cpu` when it names a higher one or another architecture's (its instructions
-    /// would stop the process) or no level at all. The note says which happened.
-    package static func chooseLevel(cpu: Level, requested: String?) -> (level: Level, note: String?) {
+    /// The level for a CPU whose best level is `cpu` and that runs `available` when `requested` names one
+    /// (case-insensitive; empty is not set): the named level when it is available; `cpu` when it names one the CPU
+    /// lacks or another architecture's (its instructions would stop the process) or no level at all. The note says
+    /// which happened.
+    package static func chooseLevel(cpu: Level, available: [Level], requested: String?) -> (level: Level, note: String?) {
         guard let requested, !requested.isEmpty else { return (cpu, nil) }
         let names = Level.allCases.map(\.description).joined(separator: ", ")
         guard let named = Level.allCases.first(where: { $0.description == requested.lowercased() }) else {
             return (cpu, "\(cpu): \(levelVariable)=\(requested) names no level (\(names)), ignored")
         }
-        guard named.runs(on: cpu) else {
+        guard available.contains(named) else {
             return (cpu, "\(cpu): \(levelVariable)=\(requested) is not a level this CPU runs, ignored")
         }
         return (named, "\(named), forced by \(levelVariable) (this CPU runs \(cpu))")
     }
 
-    /// The levels this CPU runs, lowest first (what tests compare), whatever `ODML_KERNEL_LEVEL` says.
-    public static var availableLevels: [Level] { Level.allCases.filter { $0.runs(on: cpuLevel) } }
+    /// `chooseLevel(cpu:available:requested:)` for a CPU that runs just what `cpu` includes.
+    package static func chooseLevel(cpu: Level, requested: String?) -> (level: Level, note: String?) {
+        chooseLevel(cpu: cpu, available: cpu.included, requested: requested)
+    }
 
     /// A direct 2-D convolution of one image; see `odml_conv2d_f32_args` in CKernels.h for every field.
     static func conv2D(_ arguments: odml_conv2d_f32_args, level: Level) {
