@@ -148,7 +148,9 @@ func planNote(_ plan: InferencePlan) -> String {
         + (plan.isAllocationFree ? "" : ", some steps fall back to layer forward (allocates)")
 }
 
-/// The kernel level a report ran at, and whether `ODML_KERNEL_LEVEL` chose it.
+/// The kernel level a report ran at, whether `ODML_KERNEL_LEVEL` chose it, and every level this CPU runs.
 var kernelsNote: String {
-    Kernels.levelNote ?? "\(Kernels.level) (Kernels.level, the best this CPU runs; \(Kernels.levelVariable) forces a lower one)"
+    let levels = Kernels.availableLevels.map(\.description).joined(separator: ", ")
+    let chosen = Kernels.levelNote ?? "\(Kernels.level) (Kernels.level, the best this CPU runs)"
+    return "\(chosen); this CPU runs \(levels): \(Kernels.levelVariable)=NAME measures another"
 }

@@ -4,12 +4,15 @@ import Tensor
 /// one thread keeps them: what "inference alone" times and what must not allocate.
 final class PlanRunner {
     let compiled: CompiledModel
-    var plan: InferencePlan { compiled.plan }
+    /// The compiled model's plan, copied once: reading `compiled.plan` per call would copy (retain and release)
+    /// its arrays inside every timed run.
+    let plan: InferencePlan
     private let workspace: InferenceWorkspace
     private let output: UnsafeMutableBufferPointer<Float>
 
     init(_ compiled: CompiledModel) {
         self.compiled = compiled
+        plan = compiled.plan
         workspace = compiled.plan.makeWorkspace()
         output = .allocate(capacity: compiled.plan.outputCount)
         output.initialize(repeating: 0)

@@ -86,16 +86,13 @@ extension InferencePlan {
                                 outZeroPoint: 0, relu: step.relu ? 1 : 0, maxPool2x2: 0, narrowWeights: step.numbers.narrow ? 1 : 0),
                             level: level)
                     }
-                case let .dense(input, output, weights, bias, outFeatures, relu):
+                case let .dense(input, output, numbers, outFeatures, relu):
                     // Each row's sums in the single sample's order whatever the block, so that a window answers the
                     // same in a stream (one row) as in a recording.
-                    weights.withUnsafeBufferPointer { weights in
-                        bias.withUnsafeBufferPointer { bias in
-                            guard let weights = weights.baseAddress, let bias = bias.baseAddress else { return }
-                            Kernels.dense(
-                                rows: count, input: place(input), inFeatures: activations[input].count, weights: weights,
-                                bias: bias, outFeatures: outFeatures, output: place(output), relu: relu, level: level)
-                        }
+                    _ = numbers.withPointers { weights, bias in
+                        Kernels.dense(
+                            rows: count, input: place(input), inFeatures: activations[input].count, weights: weights,
+                            bias: bias, outFeatures: outFeatures, output: place(output), relu: relu, level: level)
                     }
                 case let .activation(input, output, function):
                     let width = activations[input].count

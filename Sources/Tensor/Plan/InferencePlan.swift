@@ -87,8 +87,11 @@ public struct InferencePlan: Sendable {
                 + "\(describeShape(inputShape)) → \(describeShape(outputShape)) needs \(inputCount), \(outputCount), \(workspaceCount)")
         let base = workspace.storage
         activations[0].store(input, base: base)
-        // By index, so that no step (and none of its arrays) is copied and retained per run.
-        for index in steps.indices { steps[index].run(base: base, activations: activations, level: level) }
+        // Through the buffer, so that each step is borrowed in place: indexing the array hands `run` a copy of the
+        // step, whose arrays are retained and released every run (a third of a small plan's time).
+        steps.withUnsafeBufferPointer { steps in
+            for index in steps.indices { steps[index].run(base: base, activations: activations, level: level) }
+        }
         activations[activations.count - 1].load(into: output, base: base)
     }
 

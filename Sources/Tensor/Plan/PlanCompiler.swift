@@ -4,8 +4,9 @@ import CKernels
 enum Step: Sendable, CustomStringConvertible {
     /// A direct convolution; `weights` packed `[kh][kw][in][paddedToEight(out)]`, `bias` padded likewise.
     case convolution(input: Int, output: Int, ConvolutionStep)
-    /// `output = relu?(bias + input · weights)`, weights packed `[in][paddedToEight(out)]`.
-    case dense(input: Int, output: Int, weights: [Float], bias: [Float], outFeatures: Int, relu: Bool)
+    /// `output = relu?(bias + input · weights)`, weights packed `[in][paddedToEight(out)]` (in one object, as a
+    /// convolution's).
+    case dense(input: Int, output: Int, numbers: ConvolutionStep.Numbers, outFeatures: Int, relu: Bool)
     /// Unpadded max or average pooling.
     case pool(input: Int, output: Int, kind: PoolingKind, window: (height: Int, width: Int), stride: (height: Int, width: Int))
     /// The mean over all cells, per channel.
@@ -26,10 +27,20 @@ enum Step: Sendable, CustomStringConvertible {
 
     struct ConvolutionStep: Sendable {
         /// The packed numbers in one object: every run binds the step (a copy), which then retains one reference
-        /// rather than one per array.
+        /// rather than one per array. Dense steps keep theirs in one too.
         final class Numbers: Sendable {
             let weights: [Float], bias: [Float]
             init(weights: [Float], bias: [Float]) { (self.weights, self.bias) = (weights, bias) }
+
+            /// `body` with the kernel's view of the weights and biases, in place.
+            func withPointers<R>(_ body: (UnsafePointer<Float>, UnsafePointer<Float>) -> R) -> R? {
+                weights.withUnsafeBufferPointer { weights in
+                    bias.withUnsafeBufferPointer { bias in
+                        guard let weights = weights.baseAddress, let bias = bias.baseAddress else { return nil }
+                        return body(weights, bias)
+                    }
+                }
+            }
         }
         let numbers: Numbers
         var weights: [Float] { numbers.weights }
@@ -55,14 +66,7 @@ enum Step: Sendable, CustomStringConvertible {
         }
 
         /// `body` with the kernel's view of the weights and biases, in place.
-        func withPointers<R>(_ body: (UnsafePointer<Float>, UnsafePointer<Float>) -> R) -> R? {
-            numbers.weights.withUnsafeBufferPointer { weights in
-                numbers.bias.withUnsafeBufferPointer { bias in
-                    guard let weights = weights.baseAddress, let bias = bias.baseAddress else { return nil }
-                    return body(weights, bias)
-                }
-            }
-        }
+        func withPointers<R>(_ body: (UnsafePointer<Float>, UnsafePointer<Float>) -> R) -> R? { numbers.withPointers(body) }
     }
 
     /// The packed weights and per-channel numbers of an 8-bit convolution (see `odml_conv2d_i8_args`).
@@ -145,8 +149,8 @@ enum Step: Sendable, CustomStringConvertible {
             "conv \(c.kernel.height)x\(c.kernel.width) stride \(c.stride.height)x\(c.stride.width) \(c.inChannels)→\(c.outChannels)"
                 + (c.relu ? " + relu" : "") + (c.maxPool ? " + max pool 2x2" : "") + (c.requantize != nil ? " → int8" : "")
                 + " (direct)"
-        case let .dense(_, _, weights, _, out, relu):
-            "dense \(weights.count / Swift.max(paddedToEight(out), 1))→\(out)" + (relu ? " + relu" : "")
+        case let .dense(_, _, numbers, out, relu):
+            "dense \(numbers.weights.count / Swift.max(paddedToEight(out), 1))→\(out)" + (relu ? " + relu" : "")
         case let .pool(_, _, kind, window, stride):
             "\(kind == .max ? "max" : "average") pool \(window.height)x\(window.width) stride \(stride.height)x\(stride.width)"
         case .globalAverage: "global average pool"
@@ -231,7 +235,10 @@ struct PlanCompiler {
                 for o in 0..<outFeatures { for k in 0..<inFeatures { weights[k * padded + o] = w[o * inFeatures + k] } }
             }
             for o in 0..<outFeatures { bias[o] = dense.bias.scalars[o] }
-            addStep(.dense(input: input, output: input + 1, weights: weights, bias: bias, outFeatures: outFeatures, relu: false))
+            addStep(
+                .dense(
+                    input: input, output: input + 1, numbers: Step.ConvolutionStep.Numbers(weights: weights, bias: bias),
+                    outFeatures: outFeatures, relu: false))
         case let pool as Pool2D
         where pool.kind == .max && pool.padding == .valid && pool.size == (2, 2) && pool.stride == (2, 2)
             && fuseMaxPool(outputShape):
@@ -271,8 +278,8 @@ struct PlanCompiler {
             fused.relu = true
             steps[index] = .convolution(input: input, output: output, fused)
             return true
-        case let .dense(input, output, weights, bias, out, false):
-            steps[index] = .dense(input: input, output: output, weights: weights, bias: bias, outFeatures: out, relu: true)
+        case let .dense(input, output, numbers, out, false):
+            steps[index] = .dense(input: input, output: output, numbers: numbers, outFeatures: out, relu: true)
             return true
         case let .integerConvolution(input, output, step) where !step.relu && step.requantize == nil:
             var fused = step

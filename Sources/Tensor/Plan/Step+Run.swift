@@ -21,15 +21,12 @@ extension Step {
                         outInverseScale: requantize.map { 1 / $0.scale } ?? 1, outZeroPoint: Int32(requantize?.zeroPoint ?? 0)),
                     level: level)
             }
-        case let .dense(input, output, weights, bias, outFeatures, relu):
+        case let .dense(input, output, numbers, outFeatures, relu):
             let (source, destination) = (activations[input], activations[output])
-            weights.withUnsafeBufferPointer { weights in
-                bias.withUnsafeBufferPointer { bias in
-                    guard let weights = weights.baseAddress, let bias = bias.baseAddress else { return }
-                    Kernels.dense(
-                        input: base + source.interior, inFeatures: source.count, weights: weights, bias: bias,
-                        outFeatures: outFeatures, output: base + destination.interior, relu: relu, level: level)
-                }
+            _ = numbers.withPointers { weights, bias in
+                Kernels.dense(
+                    input: base + source.interior, inFeatures: source.count, weights: weights, bias: bias,
+                    outFeatures: outFeatures, output: base + destination.interior, relu: relu, level: level)
             }
         case let .pool(input, output, kind, window, stride):
             let (source, destination) = (activations[input], activations[output])
