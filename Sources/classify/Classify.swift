@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ONNX
+import Tensor
 
 /// The `classify` command-line tool: classifies drawings and motion recordings, trains, evaluates and
 /// inspects models.
@@ -36,6 +37,8 @@ struct Classify: ParsableCommand {
         var status: Int32 = 0
         do {
             var command = try parseAsRoot()
+            // After parsing, so that --quiet silences it like every note.
+            if let note = Kernels.ignoredLevelNote { reportNote(note) }
             try command.run()
         } catch {
             let message = fullMessage(for: error)

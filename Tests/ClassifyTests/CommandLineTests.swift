@@ -72,6 +72,25 @@ extension Process {
 
 @Suite("classify binary")
 struct CommandLineTests {
+    /// A kernel level asked for and not used is said (once, as a note), not silently dropped; one that is used
+    /// gives the same answer without a word.
+    @Test func anIgnoredKernelLevelIsSaid() throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["ODML_KERNEL_LEVEL"] = "avx9"
+        let example = ["shape", packageRoot.appendingPathComponent("Datasets/examples/circle.csv").path]
+        let ignored = try CommandRun.run(CommandRun.builtClassify, example, environment: environment)
+        #expect(ignored.status == 0)
+        let notes = ignored.standardError.split(separator: "\n").filter { $0.contains("ODML_KERNEL_LEVEL") }
+        #expect(notes.count == 1 && notes[0].hasPrefix("note: ") && notes[0].contains("avx9 names no level"), "\(ignored.standardError)")
+        environment["ODML_KERNEL_LEVEL"] = "portable"
+        let used = try CommandRun.run(CommandRun.builtClassify, example, environment: environment)
+        #expect(used.status == 0 && !used.standardError.contains("ODML_KERNEL_LEVEL"), "\(used.standardError)")
+        #expect(used.standardOutput.split(separator: " ").first == "circle" && ignored.standardOutput.split(separator: " ").first == "circle")
+        environment["ODML_KERNEL_LEVEL"] = "neon-i8mm"
+        let quiet = try CommandRun.run(CommandRun.builtClassify, example + ["--quiet"], environment: environment)
+        #expect(!quiet.standardError.contains("ODML_KERNEL_LEVEL"), "\(quiet.standardError)")
+    }
+
     @Test func versionPrintsAndSucceeds() throws {
         let run = try CommandRun.classify(["--version"])
         #expect(run.status == 0)

@@ -95,6 +95,15 @@ public enum Kernels {
     /// ODML_KERNEL_LEVEL (this CPU runs avx512-vnni)".
     public static let levelNote: String? = chosen.note
 
+    /// `levelNote` when `ODML_KERNEL_LEVEL` is set and ignored (it names no level, or one this CPU does not run):
+    /// what a command-line tool says once on standard error, so that a typo does not pass for a measurement.
+    public static let ignoredLevelNote: String? = {
+        guard let requested = getenv(levelVariable).map({ String(cString: $0) }), !requested.isEmpty,
+            !availableLevels.contains(where: { $0.description == requested.lowercased() })
+        else { return nil }
+        return levelNote
+    }()
+
     /// The level for a CPU whose best level is `cpu` and that runs `available` when `requested` names one
     /// (case-insensitive; empty is not set): the named level when it is available; `cpu` when it names one the CPU
     /// lacks or another architecture's (its instructions would stop the process) or no level at all. The note says
