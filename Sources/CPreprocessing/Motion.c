@@ -87,6 +87,7 @@ ODML_INLINE odml_v16f odml_load16f(const float *p) { odml_v16f v; __builtin_memc
 /// Tiles of 16 lags a pass over t (one broadcast of c_t feeds them all): ODML_AUTOCORRELATION_PAD must cover
 /// 16 · ODML_LAG_TILES + 1 zeros past the window.
 #define ODML_LAG_TILES 3
+_Static_assert(ODML_AUTOCORRELATION_PAD >= 16 * ODML_LAG_TILES + 1, "the lag tiles read past the window's padding");
 
 /// Lags l0 … l0 + 16·tiles − 1 of the centred window `c` (zeros from `window` on): Σ_{t < window − l0} c_t · c_{t+l}
 /// in float, scaled by `inverse`, into `out` (only the lags up to `last`). Each lag's sum is two chains of fused

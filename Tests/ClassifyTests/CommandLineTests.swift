@@ -86,7 +86,7 @@ struct CommandLineTests {
         let used = try CommandRun.run(CommandRun.builtClassify, example, environment: environment)
         #expect(used.status == 0 && !used.standardError.contains("ODML_KERNEL_LEVEL"), "\(used.standardError)")
         #expect(used.standardOutput.split(separator: " ").first == "circle" && ignored.standardOutput.split(separator: " ").first == "circle")
-        environment["ODML_KERNEL_LEVEL"] = "neon-i8mm"
+        environment["ODML_KERNEL_LEVEL"] = "avx9"
         let quiet = try CommandRun.run(CommandRun.builtClassify, example + ["--quiet"], environment: environment)
         #expect(!quiet.standardError.contains("ODML_KERNEL_LEVEL"), "\(quiet.standardError)")
     }

@@ -3,7 +3,7 @@ import Testing
 
 @testable import Tensor
 
-/// `ODML_KERNEL_LEVEL`: a lower level is used, anything else is ignored with a note that says why.
+/// `ODML_KERNEL_LEVEL`: a level this CPU runs is used, anything else is ignored with a note that says why.
 @Suite struct KernelLevelTests {
     @Test func notSetOrEmptyKeepsTheCPUsLevel() {
         for cpu in Kernels.Level.allCases {
@@ -67,7 +67,7 @@ import Testing
         #expect(Kernels.availableLevels.contains(Kernels.level))
     }
 
-    /// The C detection agrees with what Linux says the CPU has (/proc/cpuinfo's flags), level by level.
+    /// The C detection agrees with what Linux says the CPU has (/proc/cpuinfo's flags or features), level by level.
     @Test func theLevelsAreTheFlagsLinuxReports() throws {
         #if os(Linux) && arch(x86_64)
             let info = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
@@ -81,6 +81,15 @@ import Testing
             if avx512 { expected.append(.avx512) }
             if avx512 && flags.contains("avx512_vnni") { expected.append(.avx512VNNI) }
             #expect(Kernels.availableLevels == expected, "flags: \(flags.filter { $0.hasPrefix("avx") || $0 == "fma" }.sorted())")
+        #elseif os(Linux) && arch(arm64)
+            // ARM64 Linux lists the HWCAP names on its "Features" lines: asimddp (dotprod), i8mm.
+            let info = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+            let line = try #require(info.split(separator: "\n").first { $0.hasPrefix("Features") })
+            let features = Set(line.split(separator: " ").map(String.init))
+            var expected: [Kernels.Level] = [.portable]
+            if features.contains("asimddp") { expected.append(.neonDotprod) }
+            if features.contains("asimddp") && features.contains("i8mm") { expected.append(.neonI8mm) }
+            #expect(Kernels.availableLevels == expected, "features: \(features.sorted())")
         #endif
     }
 }

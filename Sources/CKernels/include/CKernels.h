@@ -14,7 +14,7 @@
 
 /// Instruction-set levels. On x86-64, AVX2 (1) is the base of every level above it; AVX-VNNI (2) adds the 256-bit
 /// 8-bit dot product to it without AVX-512 (Alder Lake and later client CPUs, Zen 5; a CPU may have it, AVX-512, or
-/// both), AVX-512 (3) and AVX-512 VNNI (4) include each other's lower ones. On ARM64, dotprod (5) and i8mm (6) build
+/// both), AVX-512 (3) includes AVX2, and AVX-512 VNNI (4) includes AVX-512; neither includes AVX-VNNI. On ARM64, dotprod (5) and i8mm (6) build
 /// on NEON. Portable runs on both. `odml_cpu_runs` says which ones this CPU runs.
 enum {
     ODML_LEVEL_PORTABLE = 0,      // plain C (the compiler's baseline target)

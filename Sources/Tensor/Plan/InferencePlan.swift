@@ -39,6 +39,9 @@ public struct InferencePlan: Sendable {
     public init(
         _ model: Sequential, inputShape: [Int], quantization: [ActivationQuantization] = [], level: Kernels.Level = Kernels.level
     ) {
+        precondition(
+            Kernels.availableLevels.contains(level),
+            "InferencePlan: kernel level \(level) is not one this CPU runs (\(Kernels.availableLevels.map(\.description)))")
         _ = model.outputShape(for: [1] + inputShape)  // the layers' own shape checks, with their messages
         var compiler = PlanCompiler(inputShape: inputShape)
         let scales = Dictionary(quantization.map { ($0.layer, $0) }, uniquingKeysWith: { first, _ in first })

@@ -10,9 +10,9 @@ import CKernels
 
 /// The engine's only door to its hand-written C kernels (Sources/CKernels): every `odml_*` call is in this file.
 ///
-/// Each kernel exists for several instruction-set levels; `Kernels.level` is the highest this CPU runs (or the
-/// lower one `ODML_KERNEL_LEVEL` names), chosen once at start-up, and tests pass lower levels to check every
-/// variant against the naive references.
+/// Each kernel exists for several instruction-set levels; `Kernels.level` is the best this CPU runs (or the other
+/// one it runs that `ODML_KERNEL_LEVEL` names), chosen once at start-up, and tests pass every level in
+/// `availableLevels` to check each variant against the naive references.
 public enum Kernels {
     /// Instruction-set levels the kernels are compiled for: x86-64's `avx2`, `avxVNNI`, `avx512` and `avx512VNNI`,
     /// ARM64's `neonDotprod` and `neonI8mm`, and `portable` on both. Every x86-64 level includes AVX2, and
@@ -34,7 +34,8 @@ public enum Kernels {
         /// ARM64 NEON with dot products and the 8-bit matrix multiply instructions (`usdot`; HWCAP2_I8MM).
         case neonI8mm = 6
 
-        /// Lower instruction sets first (a listing order: `avxVNNI` is not part of `avx512`).
+        /// Lower instruction sets first: a listing order, not inclusion (`avxVNNI` < `avx512`, yet an AVX-512 CPU
+        /// may lack AVX-VNNI). Whether a CPU runs a level is `availableLevels.contains`, never `<=`.
         public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
 
         /// Whether the level is one of ARM64's.
