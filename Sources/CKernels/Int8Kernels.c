@@ -109,13 +109,15 @@ typedef uint8_t odml_v8u __attribute__((ext_vector_type(8)));
 #undef ODML_I8_SUFFIX
 #undef ODML_DOT
 
-/// AVX-VNNI (no AVX-512): vpdpbusd's VEX form on 256 bits, unsigned activations by signed weights, four products a
-/// lane summed in 32 bits without saturation: the portable sums, one instruction for 32 products.
-#define ODML_DOT(acc, group, w) do {                                                                        \
+/// vpdpbusd (`DPBUSD`: AVX-VNNI's VEX form or AVX-512 VNNI's) on 256 bits: unsigned activations by signed weights,
+/// four products a lane summed in 32 bits without saturation: the portable sums, one instruction for 32 products.
+#define ODML_DOT_DPBUSD(acc, group, w, DPBUSD) do {                                                         \
     __m256i w_;                                                                                             \
     __builtin_memcpy(&w_, (w), 32);                                                                         \
-    (acc) = (odml_v8i)_mm256_dpbusd_avx_epi32((__m256i)(acc), _mm256_set1_epi32(group), w_);                \
+    (acc) = (odml_v8i)DPBUSD((__m256i)(acc), _mm256_set1_epi32(group), w_);                                 \
 } while (0)
+
+#define ODML_DOT(acc, group, w) ODML_DOT_DPBUSD(acc, group, w, _mm256_dpbusd_avx_epi32)
 #define ODML_I8_TARGET ODML_TARGET_AVXVNNI
 #define ODML_I8_SUFFIX avxvnni
 #include "Int8Conv.inc"
@@ -123,11 +125,7 @@ typedef uint8_t odml_v8u __attribute__((ext_vector_type(8)));
 #undef ODML_I8_SUFFIX
 #undef ODML_DOT
 
-#define ODML_DOT(acc, group, w) do {                                                                        \
-    __m256i w_;                                                                                             \
-    __builtin_memcpy(&w_, (w), 32);                                                                         \
-    (acc) = (odml_v8i)_mm256_dpbusd_epi32((__m256i)(acc), _mm256_set1_epi32(group), w_);                    \
-} while (0)
+#define ODML_DOT(acc, group, w) ODML_DOT_DPBUSD(acc, group, w, _mm256_dpbusd_epi32)
 #define ODML_I8_TARGET ODML_TARGET_VNNI
 #define ODML_I8_SUFFIX vnni
 #define ODML_I8_WIDE 1

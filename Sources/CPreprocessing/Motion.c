@@ -122,28 +122,25 @@ ODML_INLINE odml_v8d odml_load8d(const double *p) { odml_v8d v; __builtin_memcpy
 /// Replaces `lags` values by their means over `k` lags (odd; fewer at the ends): each summed in double from the left,
 /// starting from 0, and divided by how many there are; `base` holds `lags` doubles. Interior lags go eight at a
 /// time, each lane adding its own neighbours in the same order, so every lag gets the same bits either way.
+/// Lag `i`'s mean over the lags within `half` of it that exist, summed from the left.
+ODML_INLINE float smoothed_lag(const double *base, int lags, int half, int i) {
+    const int lo = i - half < 0 ? 0 : i - half, hi = i + half > lags - 1 ? lags - 1 : i + half;
+    double sum = 0;
+    for (int j = lo; j <= hi; j++) sum += base[j];
+    return (float)(sum / (hi - lo + 1));
+}
+
 ODML_INLINE void smooth_lags(float *values, int lags, int k, double *base) {
     for (int i = 0; i < lags; i++) base[i] = values[i];
     const int half = k / 2;
     int i = 0;
-    for (; i < lags; i++) {
-        if (i >= half && i + 8 <= lags - half) break;
-        const int lo = i - half < 0 ? 0 : i - half, hi = i + half > lags - 1 ? lags - 1 : i + half;
-        double sum = 0;
-        for (int j = lo; j <= hi; j++) sum += base[j];
-        values[i] = (float)(sum / (hi - lo + 1));
-    }
+    for (; i < lags && !(i >= half && i + 8 <= lags - half); i++) values[i] = smoothed_lag(base, lags, half, i);
     for (; i + 8 <= lags - half; i += 8) {
         odml_v8d sum = 0;
         for (int j = i - half; j <= i + half; j++) sum += odml_load8d(base + j);
         odml_store8f(values + i, __builtin_convertvector(sum / (double)k, odml_v8f));
     }
-    for (; i < lags; i++) {
-        const int lo = i - half, hi = i + half > lags - 1 ? lags - 1 : i + half;
-        double sum = 0;
-        for (int j = lo; j <= hi; j++) sum += base[j];
-        values[i] = (float)(sum / (hi - lo + 1));
-    }
+    for (; i < lags; i++) values[i] = smoothed_lag(base, lags, half, i);
 }
 
 ODML_INLINE void autocorrelation_impl(const autocorrelation_args *a, float *c, double *base) {
