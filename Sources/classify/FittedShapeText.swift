@@ -44,6 +44,37 @@ struct FittedJSON: Encodable, Sendable {
         neatness = (fit.neatness * 10000).rounded() / 10000
         rms = rounded(fit.rmsDistance)
     }
+
+    /// The member `"fitted": {…}`, keys sorted, as `ShapeJSON.write(to:)` needs it.
+    func write(to writer: inout JSONWriter) {
+        writer.key("fitted")
+        writer.beginObject()
+        writer.member("angle", angle)
+        if let centre {
+            writer.key("centre")
+            writer.pair(centre)
+        }
+        if let corners {
+            writer.key("corners")
+            writer.beginArray()
+            for corner in corners { writer.pair(corner) }
+            writer.endArray()
+        }
+        writer.member("neatness", neatness)
+        if let points {
+            writer.key("points")
+            writer.beginArray()
+            for point in points { writer.pair(point) }
+            writer.endArray()
+        }
+        if let radii {
+            writer.key("radii")
+            writer.pair(radii)
+        }
+        writer.member("rms", rms)
+        writer.member("shape", shape)
+        writer.endObject()
+    }
 }
 
 extension FittedShape {

@@ -157,19 +157,19 @@ struct MotionFollower {
                 guard !resumed else { continue }
                 line =
                     json
-                    ? jsonText(FollowJSON(change: change, model: recognizer.model, weights: weights))
+                    ? FollowJSON(change: change, model: recognizer.model, weights: weights).text
                     : String(format: "%8.2f s", change.time) + "  " + change.to.padding(toLength: 8, withPad: " ", startingAt: 0)
                         + percentText(change.confidence) + String(format: "  (since %.2f s)", change.since)
             case let .paused(pause):
                 line =
                     json
-                    ? jsonText(FollowJSON(pause: pause, model: recognizer.model, weights: weights))
+                    ? FollowJSON(pause: pause, model: recognizer.model, weights: weights).text
                     : String(format: "%8.2f s  paused", pause.time)
                         + (pause.state.map { "   (was \($0); no samples after this)" } ?? "   (no samples after this)")
             case let .resumed(resumption):
                 line =
                     json
-                    ? jsonText(FollowJSON(resumption: resumption, model: recognizer.model, weights: weights))
+                    ? FollowJSON(resumption: resumption, model: recognizer.model, weights: weights).text
                     : String(format: "%8.2f s", resumption.time) + "  " + resumption.to.padding(toLength: 8, withPad: " ", startingAt: 0)
                         + percentText(resumption.confidence)
                         + String(format: "  (resumed; since %.2f s, paused at %.2f s)", resumption.since, resumption.pausedAt)
@@ -197,6 +197,29 @@ struct FollowJSON: Encodable {
     let weights: String?
 
     private static func ms(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
+
+    /// The text `jsonText(self)` makes, written by `JSONWriter` (the conformance to `Encodable` is the reference
+    /// the tests hold it to).
+    var text: String {
+        var writer = JSONWriter(capacity: 160)
+        write(to: &writer)
+        return writer.text
+    }
+
+    /// The object, keys sorted.
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("confidence", confidence)
+        writer.member("event", event)
+        writer.member("from", from)
+        writer.member("model", model)
+        writer.member("pausedAt", pausedAt)
+        writer.member("since", since)
+        writer.member("time", time)
+        writer.member("to", to)
+        writer.member("weights", weights)
+        writer.endObject()
+    }
 
     init(change: MotionStateChange, model: String, weights: String?) {
         self.weights = weights

@@ -97,29 +97,34 @@ package struct GeometricRecognizer: Sendable {
 }
 
 /// The convex hull, counter-clockwise in y-up terms (Andrew's monotone chain).
+///
+/// Only points below the line from the first sorted point to the last can be vertices of the lower chain, and only
+/// points above it of the upper one (a point on it lies between the two ends): each chain runs over its own side,
+/// both ends included. Both chains are built in the one array that is returned, the upper one after the lower.
 func convexHull(_ points: [(x: Double, y: Double)]) -> [(x: Double, y: Double)] {
-    let sorted = points.sorted { $0.x < $1.x || ($0.x == $1.x && $0.y < $1.y) }
+    var sorted = points
+    sorted.sort { $0.x < $1.x || ($0.x == $1.x && $0.y < $1.y) }
     guard sorted.count >= 3 else { return sorted }
-    func cross(_ o: (x: Double, y: Double), _ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) -> Double {
+    @inline(__always) func cross(_ o: (x: Double, y: Double), _ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) -> Double {
         (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
     }
-    // Only points below the line from the first sorted point to the last can be vertices of the lower chain, and
-    // only points above it of the upper one (a point on it lies between the two ends): each chain runs over its
-    // own side, both ends included.
-    guard let first = sorted.first, let last = sorted.last else { return sorted }
-    let inner = sorted.dropFirst().dropLast()
-    let below = [first] + inner.filter { cross(first, last, $0) < 0 } + [last]
-    let above = [last] + inner.reversed().filter { cross(first, last, $0) > 0 } + [first]
-    var lower: [(x: Double, y: Double)] = [], upper: [(x: Double, y: Double)] = []
-    for p in below {
-        while lower.count >= 2 && cross(lower[lower.count - 2], lower[lower.count - 1], p) <= 0 { lower.removeLast() }
-        lower.append(p)
+    let (first, last) = (sorted[0], sorted[sorted.count - 1])
+    var hull: [(x: Double, y: Double)] = []
+    hull.reserveCapacity(sorted.count + 2)
+    /// Adds `p` to the chain that starts at `start`, after dropping the vertices it turns clockwise from.
+    @inline(__always) func push(_ p: (x: Double, y: Double), chainStart start: Int) {
+        while hull.count - start >= 2 && cross(hull[hull.count - 2], hull[hull.count - 1], p) <= 0 { hull.removeLast() }
+        hull.append(p)
     }
-    for p in above {
-        while upper.count >= 2 && cross(upper[upper.count - 2], upper[upper.count - 1], p) <= 0 { upper.removeLast() }
-        upper.append(p)
-    }
-    return Array(lower.dropLast() + upper.dropLast())
+    hull.append(first)
+    for p in sorted[1..<(sorted.count - 1)] where cross(first, last, p) < 0 { push(p, chainStart: 0) }
+    push(last, chainStart: 0)
+    // The upper chain starts at `last`, the lower chain's end, and ends at `first`, which is left off.
+    let upper = hull.count - 1
+    for p in sorted[1..<(sorted.count - 1)].reversed() where cross(first, last, p) > 0 { push(p, chainStart: upper) }
+    push(first, chainStart: upper)
+    hull.removeLast()
+    return hull
 }
 
 /// The shoelace area of a polygon.

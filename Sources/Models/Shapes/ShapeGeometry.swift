@@ -59,8 +59,14 @@ public struct FittedShape: Sendable, Equatable {
     /// The outline of `label` (`circle`, `triangle`, `square` or `star`) fitted to `drawing`; `nil` for another
     /// label, or a drawing with fewer than 3 distinct points or without a finite area.
     public static func fit(_ drawing: Drawing, as label: String) -> FittedShape? {
-        let points = drawing.strokes.joined().map { (x: $0.x, y: $0.y) }
-        guard points.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else { return nil }
+        var points: [(x: Double, y: Double)] = []
+        points.reserveCapacity(drawing.strokes.reduce(0) { $0 + $1.count })
+        for stroke in drawing.strokes {
+            for point in stroke {
+                guard point.x.isFinite && point.y.isFinite else { return nil }
+                points.append((point.x, point.y))
+            }
+        }
         let hull = convexHull(points)
         guard hull.count >= 3, case let hullArea = area(hull), hullArea > 0, hullArea.isFinite else { return nil }
         let outline: Outline
