@@ -18,8 +18,9 @@ for _ in $(seq 100); do grep -q "http://" "$work/serve.out" 2>/dev/null && break
 url=$(grep -o 'http://[^/ ]*' "$work/serve.out" | head -1)
 [ -n "$url" ] || { echo "error: the server did not start: $(cat "$work/serve.err")" >&2; exit 1; }
 
-# The star of Datasets/examples as JSON strokes: the body every client sends.
-body=$(awk -F, 'NR > 1 { printf "%s[%s,%s]", (n++ ? "," : ""), $1, $2 }' Datasets/examples/star.csv)
+# The star of Datasets/examples as JSON strokes ([x, y, t]; the file's columns are stroke,x,y,t): the body every
+# client sends.
+body=$(awk -F, 'NR > 1 { printf "%s[%s,%s,%s]", (n++ ? "," : ""), $2, $3, $4 }' Datasets/examples/star.csv)
 cat > "$work/post.lua" <<LUA
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"

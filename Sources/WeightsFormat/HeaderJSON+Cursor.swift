@@ -97,8 +97,16 @@ package struct JSONCursor {
         parser.skipWhitespace()
         let start = parser.index
         guard let first = parser.current, first == UInt8(ascii: "-") || Parser.isDigit(first) else { throw failure(what) }
-        let text: String
-        do { text = try parser.number() } catch { throw Self.dataError(error, file: file) }
+        let range: Range<Int>
+        do { range = try parser.numberRange() } catch { throw Self.dataError(error, file: file) }
+        // Most numbers (a few digits) are read from their bytes (`DecimalText`, bit for bit `strtod`); others as text.
+        if let value = parser.bytes.withUnsafeBufferPointer({ all in
+            DecimalText.double(
+                UnsafeBufferPointer(rebasing: all[(range.lowerBound - parser.bytes.startIndex)..<(range.upperBound - parser.bytes.startIndex)]))
+        }), value.isFinite {
+            return value
+        }
+        let text = String(decoding: parser.bytes[range], as: UTF8.self)
         guard let value = Double(text), value.isFinite else {
             throw failure("a number within ±1.8e308 (a Double)", at: start, found: text.count > 24 ? String(text.prefix(24)) + "…" : text)
         }

@@ -301,6 +301,11 @@ struct Parser {
 
     /// `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`, kept as text.
     mutating func number() throws(HeaderJSONError) -> String {
+        String(decoding: bytes[try numberRange()], as: UTF8.self)
+    }
+
+    /// Reads past one JSON number; the range of its bytes.
+    mutating func numberRange() throws(HeaderJSONError) -> Range<Int> {
         let start = index
         if current == UInt8(ascii: "-") { index += 1 }
         guard let first = current, Self.isDigit(first) else { throw failure("a digit after '-'") }
@@ -323,7 +328,7 @@ struct Parser {
             guard let digit = current, Self.isDigit(digit) else { throw failure("a digit in the exponent") }
             skipDigits()
         }
-        return String(decoding: bytes[start..<index], as: UTF8.self)
+        return start..<index
     }
 
     mutating func skipDigits() {

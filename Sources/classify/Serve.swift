@@ -102,7 +102,7 @@ struct Serve: ParsableCommand {
         // (after --timeout) before its connection is closed.
         var server: HTTPServerBuilder = .serve(
             .init(idleTimeout: .milliseconds(Int64((2 * timeout * 1000).rounded(.up)))), clients: ClientConnections(limit: maxConnectionsPerClient),
-            maxBody: maxBody)
+            maxBody: maxBody, bodyTimeout: timeout)
         if let tlsCert, let tlsKey {
             do {
                 server = try .tls(server, tlsConfiguration: try Self.tlsConfiguration(certificate: tlsCert, key: tlsKey))

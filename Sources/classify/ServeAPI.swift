@@ -184,27 +184,14 @@ struct ServeAPI: Sendable {
         return ServeReply.closing(refusal.response, json: refusal.json, request: request, timeout: limits.timeout)
     }
 
-    /// The body, up to `maxBody` bytes, within `timeout` seconds.
+    /// The body, up to `maxBody` bytes, within `timeout` seconds (which the connection's `BodyDeadline` keeps).
     private func collect(_ body: RequestBody) async throws(Failure) -> Data {
-        let (maxBody, timeout) = (limits.maxBody, limits.timeout)
+        let maxBody = limits.maxBody
         do {
-            return try await withThrowingTaskGroup(of: Data?.self) { group in
-                group.addTask {
-                    var buffer = try await body.collect(upTo: maxBody)
-                    return buffer.readData(length: buffer.readableBytes) ?? Data()
-                }
-                group.addTask {
-                    try await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let data = first else {
-                    throw Failure(.requestTimeout, "the body did not arrive within \(timeout) s (--timeout)")
-                }
-                return data
-            }
-        } catch let failure as Failure {
-            throw failure
+            var buffer = try await body.collect(upTo: maxBody)
+            return buffer.readData(length: buffer.readableBytes) ?? Data()
+        } catch let error as BodyDeadline.TimedOut {
+            throw Failure(.requestTimeout, error.description)
         } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
             throw Failure(.contentTooLarge, "the body is over \(maxBody) bytes (--max-body)")
         } catch let error as ChunkSizeGuard.ChunkTooLarge {

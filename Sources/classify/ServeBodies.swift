@@ -25,21 +25,22 @@ extension ServeAPI {
                 var points: [DrawingPoint] = []
                 while try cursor.nextElement(after: points.count) {
                     let p = points.count
-                    let numbers = try cursor.point()
-                    guard numbers.count == 2 || numbers.count == 3 else {
-                        let counted = numbers.count > 3 ? "more than 3" : "\(numbers.count)"
+                    let (numbers, read) = try cursor.point()
+                    guard read == 2 || read == 3 else {
+                        let counted = read > 3 ? "more than 3" : "\(read)"
                         throw DataError(file: "request", message: "strokes[\(s)][\(p)] has \(counted) numbers; a point is [x, y] or [x, y, t]")
                     }
-                    for (name, value) in zip(["x", "y"], numbers.prefix(2)) {
-                        if let problem = Drawing.coordinateProblem(value) {
-                            throw DataError(file: "request", message: "strokes[\(s)][\(p)] \(name): \(problem)")
-                        }
+                    if let problem = Drawing.coordinateProblem(numbers.x) {
+                        throw DataError(file: "request", message: "strokes[\(s)][\(p)] x: \(problem)")
+                    }
+                    if let problem = Drawing.coordinateProblem(numbers.y) {
+                        throw DataError(file: "request", message: "strokes[\(s)][\(p)] y: \(problem)")
                     }
                     count += 1
                     if count > maximumPoints {
                         throw DataError(file: "request", message: "more than \(maximumPoints) points; is this one drawing?")
                     }
-                    points.append(DrawingPoint(x: numbers[0], y: numbers[1], t: numbers.count == 3 ? numbers[2] : nil))
+                    points.append(DrawingPoint(x: numbers.x, y: numbers.y, t: read == 3 ? numbers.t : nil))
                 }
                 if !points.isEmpty { strokes.append(points) }
             }
@@ -163,18 +164,23 @@ private struct BodyCursor {
         try syntax { (cursor: inout JSONCursor) throws(DataError) in try cursor.number(what) }
     }
 
-    /// One point's numbers, `[x, y]` or `[x, y, t]`; at most four are kept (a fourth says there were too many).
-    mutating func point() throws(ServeAPI.Failure) -> [Double] {
+    /// One point's numbers, `[x, y]` or `[x, y, t]`, and how many it has: the first three are kept (0 for those
+    /// not given), and every number is read.
+    mutating func point() throws(ServeAPI.Failure) -> (numbers: (x: Double, y: Double, t: Double), read: Int) {
         try beginArray("a point [x, y] or [x, y, t]")
-        var numbers: [Double] = []
-        numbers.reserveCapacity(3)
+        var numbers = (x: 0.0, y: 0.0, t: 0.0)
         var read = 0
         while try nextElement(after: read) {
             let value = try number("a number")
-            if numbers.count < 4 { numbers.append(value) }
+            switch read {
+            case 0: numbers.x = value
+            case 1: numbers.y = value
+            case 2: numbers.t = value
+            default: break
+            }
             read += 1
         }
-        return numbers
+        return (numbers, read)
     }
 
     /// `step` on the cursor, its syntax error as the 400 of this body.

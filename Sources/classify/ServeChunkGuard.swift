@@ -108,33 +108,56 @@ final class ChunkSizeGuard: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// What follows the head `bytes` (through its blank line): its body's framing, or `.off` for a head whose
-    /// framing is not followed here (an upgrade, CONNECT, a length that is not one number).
+    /// framing is not followed here (an upgrade, CONNECT, a length that is not one number). Read as bytes: only the
+    /// values of the three fields it needs become text.
     private static func afterHead(_ bytes: [UInt8]) -> State {
-        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: true)
-        // The decoder skips carriage returns and line feeds before a request line, as RFC 9112 §2.2 allows.
-        guard let requestLine = lines.first?.drop(while: { $0 == "\r" || $0 == "\n" || $0 == "\r\n" }) else { return .off }
-        if requestLine.hasPrefix("CONNECT ") { return .off }
+        // Lines split at CRLF, empty ones left out; the decoder skips carriage returns and line feeds before a request
+        // line, as RFC 9112 §2.2 allows.
+        var lines: [ArraySlice<UInt8>] = []
+        var start = 0, index = 0
+        while index + 1 < bytes.count {
+            if bytes[index] == 13 && bytes[index + 1] == 10 {
+                if index > start { lines.append(bytes[start..<index]) }
+                index += 2
+                start = index
+            } else {
+                index += 1
+            }
+        }
+        if start < bytes.count { lines.append(bytes[start...]) }
+        guard let requestLine = lines.first?.drop(while: { $0 == 13 || $0 == 10 }) else { return .off }
+        if requestLine.starts(with: "CONNECT ".utf8) { return .off }
         var chunked = false, length: UInt64?, lengths = 0
         for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { return .off }
-            let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            switch name {
-            case "upgrade": return .off
-            case "transfer-encoding":
-                chunked = value.split(separator: ",").last?.trimmingCharacters(in: .whitespaces).lowercased() == "chunked"
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return .off }
+            let name = line[..<colon]
+            func value() -> String {
+                String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            }
+            if Self.isName(name, "upgrade") { return .off }
+            if Self.isName(name, "transfer-encoding") {
+                chunked = value().split(separator: ",").last?.trimmingCharacters(in: .whitespaces).lowercased() == "chunked"
                 if !chunked { return .off }
-            case "content-length":
+            } else if Self.isName(name, "content-length") {
                 lengths += 1
-                guard let number = UInt64(value) else { return .off }
+                guard let number = UInt64(value()) else { return .off }
                 length = number
-            default: break
             }
         }
         if chunked { return lengths == 0 ? .chunkLine : .off }
         guard lengths <= 1 else { return .off }
         if let length, length > 0 { return .skip(length, then: .head) }
         return .head
+    }
+
+    /// Whether the field name `bytes` is `lowercase` (ASCII letters and `-`), in any case.
+    private static func isName(_ bytes: ArraySlice<UInt8>, _ lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        return lowercase.withUTF8Buffer { name in
+            zip(bytes, name).allSatisfy { byte, letter in
+                byte == letter || (letter >= UInt8(ascii: "a") && letter <= UInt8(ascii: "z") && byte == letter - 32)
+            }
+        }
     }
 
     /// The size a chunk-size line (through its LF) gives: `nil` inside for more than 2^64 - 1, and `nil` outside

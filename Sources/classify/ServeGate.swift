@@ -191,14 +191,18 @@ struct ServeChannel: ServerChildChannel, HTTPChannelHandler {
     let clients: ClientConnections
     /// `--max-body`: a chunk that says it is larger fails its request at once (`ChunkSizeGuard`).
     let maxBody: Int
+    /// `--timeout`: a body that has not ended this many seconds after its head fails (`BodyDeadline`).
+    let bodyTimeout: Double
 
     var responder: HTTPChannelHandler.Responder { inner.responder }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        let (clients, maxBody) = (clients, maxBody)
+        let (clients, maxBody, bodyTimeout) = (clients, maxBody, bodyTimeout)
         return inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try channel.pipeline.syncOperations.addHandler(ConnectionClose(), position: .after(decoder))
+            let close = ConnectionClose()
+            try channel.pipeline.syncOperations.addHandler(close, position: .after(decoder))
+            try channel.pipeline.syncOperations.addHandler(BodyDeadline(timeout: bodyTimeout), position: .after(close))
             try channel.pipeline.syncOperations.addHandler(ChunkSizeGuard(limit: maxBody), position: .before(decoder))
             // Nearer the socket than NIO's encoder, so that its raw answer reaches the socket (or TLS) as it is.
             let encoder = try channel.pipeline.syncOperations.handler(type: HTTPResponseEncoder.self)
@@ -309,6 +313,54 @@ struct ServeChannel: ServerChildChannel, HTTPChannelHandler {
     }
 }
 
+/// The time a request's body may take to arrive, kept on the connection's event loop: when a request's head has
+/// come and its end has not `timeout` seconds later, its body fails with `BodyDeadline.TimedOut` (answered 408 by
+/// `ServeAPI`), and the connection reads no more requests. A timer per request on the event loop, instead of a
+/// task racing each body's reading: an answer costs no extra tasks or thread hops.
+final class BodyDeadline: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+
+    /// The error the late body fails with.
+    struct TimedOut: Error, CustomStringConvertible {
+        let timeout: Double
+        var description: String { "the body did not arrive within \(timeout) s (--timeout)" }
+    }
+
+    private let timeout: Double
+    private var timer: Scheduled<Void>?
+
+    init(timeout: Double) { self.timeout = timeout }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head:
+            timer?.cancel()
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            let timeout = timeout
+            timer = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout * 1e9))) {
+                bound.value.fireErrorCaught(TimedOut(timeout: timeout))
+            }
+        case .body: break
+        case .end:
+            timer?.cancel()
+            timer = nil
+        }
+        context.fireChannelRead(data)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = nil
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = nil
+    }
+}
+
 /// How many connections each client address has open, and the most one address may have: one program (or one
 /// machine) cannot hold every connection the server can take. This machine's own addresses (127.0.0.0/8, ::1) are
 /// not limited: on loopback every client has the same address, and the programs there are the user's own.
@@ -354,11 +406,15 @@ final class ClientConnections: Sendable {
 }
 
 extension HTTPServerBuilder {
-    /// HTTP/1.1 as `ServeChannel` serves it, with `clients` limiting each address's connections and `maxBody`
-    /// the largest chunk a body may say it has.
-    static func serve(_ configuration: HTTP1Channel.Configuration, clients: ClientConnections, maxBody: Int) -> HTTPServerBuilder {
+    /// HTTP/1.1 as `ServeChannel` serves it, with `clients` limiting each address's connections, `maxBody`
+    /// the largest chunk a body may say it has, and `bodyTimeout` the seconds a body may take.
+    static func serve(
+        _ configuration: HTTP1Channel.Configuration, clients: ClientConnections, maxBody: Int, bodyTimeout: Double
+    ) -> HTTPServerBuilder {
         .init { responder in
-            ServeChannel(inner: HTTP1Channel(responder: responder, configuration: configuration), clients: clients, maxBody: maxBody)
+            ServeChannel(
+                inner: HTTP1Channel(responder: responder, configuration: configuration), clients: clients, maxBody: maxBody,
+                bodyTimeout: bodyTimeout)
         }
     }
 }

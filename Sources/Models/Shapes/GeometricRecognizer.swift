@@ -100,30 +100,37 @@ package struct GeometricRecognizer: Sendable {
 ///
 /// Only points below the line from the first sorted point to the last can be vertices of the lower chain, and only
 /// points above it of the upper one (a point on it lies between the two ends): each chain runs over its own side,
-/// both ends included. Both chains are built in the one array that is returned, the upper one after the lower.
+/// both ends included. Both chains are built in the one buffer that is returned, the upper one after the lower.
 func convexHull(_ points: [(x: Double, y: Double)]) -> [(x: Double, y: Double)] {
     var sorted = points
     sorted.sort { $0.x < $1.x || ($0.x == $1.x && $0.y < $1.y) }
     guard sorted.count >= 3 else { return sorted }
-    @inline(__always) func cross(_ o: (x: Double, y: Double), _ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) -> Double {
-        (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
+    let n = sorted.count
+    var hull = [(x: Double, y: Double)](repeating: (0, 0), count: n + 1)
+    let count = sorted.withUnsafeBufferPointer { p in
+        hull.withUnsafeMutableBufferPointer { h in
+            @inline(__always) func cross(_ o: (x: Double, y: Double), _ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) -> Double {
+                (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
+            }
+            let (first, last) = (p[0], p[n - 1])
+            var count = 0
+            /// Adds `q` to the chain that starts at `start`, after dropping the vertices it turns clockwise from.
+            @inline(__always) func push(_ q: (x: Double, y: Double), chainStart start: Int) {
+                while count - start >= 2 && cross(h[count - 2], h[count - 1], q) <= 0 { count -= 1 }
+                h[count] = q
+                count += 1
+            }
+            push(first, chainStart: 0)
+            for i in 1..<(n - 1) where cross(first, last, p[i]) < 0 { push(p[i], chainStart: 0) }
+            push(last, chainStart: 0)
+            // The upper chain starts at `last`, the lower chain's end, and ends at `first`, which is left off.
+            let upper = count - 1
+            for i in stride(from: n - 2, through: 1, by: -1) where cross(first, last, p[i]) > 0 { push(p[i], chainStart: upper) }
+            push(first, chainStart: upper)
+            return count - 1
+        }
     }
-    let (first, last) = (sorted[0], sorted[sorted.count - 1])
-    var hull: [(x: Double, y: Double)] = []
-    hull.reserveCapacity(sorted.count + 2)
-    /// Adds `p` to the chain that starts at `start`, after dropping the vertices it turns clockwise from.
-    @inline(__always) func push(_ p: (x: Double, y: Double), chainStart start: Int) {
-        while hull.count - start >= 2 && cross(hull[hull.count - 2], hull[hull.count - 1], p) <= 0 { hull.removeLast() }
-        hull.append(p)
-    }
-    hull.append(first)
-    for p in sorted[1..<(sorted.count - 1)] where cross(first, last, p) < 0 { push(p, chainStart: 0) }
-    push(last, chainStart: 0)
-    // The upper chain starts at `last`, the lower chain's end, and ends at `first`, which is left off.
-    let upper = hull.count - 1
-    for p in sorted[1..<(sorted.count - 1)].reversed() where cross(first, last, p) > 0 { push(p, chainStart: upper) }
-    push(first, chainStart: upper)
-    hull.removeLast()
+    hull.removeLast(hull.count - count)
     return hull
 }
 
