@@ -14,6 +14,7 @@ Exit 0 when every check holds, 1 otherwise (each failed check is printed).
 import argparse
 import math
 import os
+import time
 import re
 import subprocess
 import sys
@@ -115,11 +116,24 @@ PLAY_MOTION = """samples => new Promise(done => {
 })"""
 
 
-def walking_samples(seconds):
-    """The first `seconds` of Datasets/examples/walking.csv as a browser reports motion: acceleration with gravity
+# Ten minutes through the live session, on Playwright's clock: an interval of the page's own (mocked) timers
+# dispatches one sample every 20 ms, and the test moves the clock on two seconds at a time, waiting for each update.
+FEED_MOTION = """samples => {
+  let i = 0;
+  const timer = setInterval(() => {
+    if (i >= samples.length) { clearInterval(timer); return; }
+    const [ax, ay, az, alpha, beta, gamma] = samples[i++];
+    window.dispatchEvent(new DeviceMotionEvent("devicemotion", {
+      accelerationIncludingGravity: { x: ax, y: ay, z: az }, rotationRate: { alpha, beta, gamma }, interval: 20 }));
+  }, 20);
+}"""
+
+
+def walking_samples(seconds, name="walking"):
+    """The first `seconds` of Datasets/examples/NAME.csv as a browser reports motion: acceleration with gravity
     in m/s² (gravity + userAcceleration, in g, times 9.80665) and the rotation rate in deg/s (alpha about z, beta
     about x, gamma about y)."""
-    with open(os.path.join(ROOT, "Datasets/examples/walking.csv")) as f:
+    with open(os.path.join(ROOT, f"Datasets/examples/{name}.csv")) as f:
         lines = f.read().splitlines()
     header = lines[0].split(",")
     column = {name: i for i, name in enumerate(header)}
@@ -209,7 +223,7 @@ def main():
             page.evaluate(PLAY_MOTION, walking_samples(9.0))
             expect(page.locator("#verdict")).to_have_text("walking", timeout=20000)
             live = page.locator("#detail").inner_text()
-            check(live.startswith("this phone: mostly walking"), f"live samples on the timeline: {live!r}")
+            check(live.startswith("this phone: now walking"), f"live samples on the timeline: {live!r}")
             page.click("#stop")
             with page.expect_download() as download:
                 page.click("#save")
@@ -222,6 +236,40 @@ def main():
             read = subprocess.run([args.classify, "motion", saved], cwd=ROOT, capture_output=True, text=True)
             check(read.returncode == 0 and read.stdout.startswith("walking"),
                   f"classify motion reads the saved CSV: {read.stdout.splitlines()[:1]} {read.stderr.strip()[:200]}")
+
+            # Ten minutes live: five of walking, then five still (the examples over and over), on the page's mocked
+            # clock; every two seconds an update of only the new samples, each waited for; then Stop.
+            page = browser.new_page()
+            page.clock.install()
+            page.goto(base + "/motion")
+            page.click("#start")
+            walk, still = walking_samples(1e9), walking_samples(1e9, "still")
+            ten = (walk * 20)[:15000] + (still * 20)[:15000]
+            page.evaluate(FEED_MOTION, ten)
+            started = time.time()
+            for tick in range(1, 302):
+                page.clock.run_for(2000)
+                # Each update sends what arrived since the last: all but the last tick's samples are sent by now (the
+                # page drops a sample whose time does not come after the last one's: a few, on the mocked clock).
+                due = min(len(ten), 100 * (tick - 1)) - 30
+                deadline = time.time() + 20
+                while page.evaluate("() => Number(document.body.dataset.liveSent || 0)") < due:
+                    if time.time() >= deadline:
+                        check(False, f"ten minutes live: {due} samples sent within 20 s of tick {tick}; the page says "
+                              f"{page.locator('#detail').inner_text()!r}")
+                        break
+                    time.sleep(0.005)
+            page.click("#stop")
+            expect(page.locator("#verdict")).to_contain_text("→", timeout=20000)
+            states = page.locator("#segments tbody tr td:first-child").all_inner_texts()
+            check(states[:1] == ["walking"] and states[-1:] == ["still"], f"ten minutes live: the timeline's states {states}")
+            detail = page.locator("#detail").inner_text()
+            windows = int(re.search(r"(\d+) windows", detail).group(1)) if re.search(r"(\d+) windows", detail) else 0
+            sent = int(re.search(r"(\d+) samples sent", detail).group(1)) if re.search(r"(\d+) samples sent", detail) else 0
+            check(430 <= windows <= 470 and sent >= len(ten) - 30, f"ten minutes live: {detail!r}")
+            bands = page.locator("#chart rect[data-state]").evaluate_all("nodes => nodes.map(n => n.dataset.state)")
+            check(bands[:1] == ["walking"] and bands[-1:] == ["still"], f"ten minutes live: the chart's bands {bands}")
+            print(f"ten minutes of samples through the live page in {time.time() - started:.1f} s: {detail}")
             browser.close()
     finally:
         server.terminate()

@@ -125,6 +125,12 @@ struct JSONWriter {
         PercentText.appendDecimal(Int(value.magnitude), to: &bytes)
     }
 
+    mutating func null() {
+        separate()
+        bytes += Array("null".utf8)
+        needsComma = true
+    }
+
     mutating func bool(_ value: Bool) {
         separate()
         bytes += value ? Array("true".utf8) : Array("false".utf8)

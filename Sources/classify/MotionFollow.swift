@@ -53,41 +53,12 @@ struct MotionFollower {
     /// standard output cannot be written.
     private func follow(_ input: FollowedInput, stream: inout MotionStream) throws(DataError) -> (windows: Int, samples: Int, written: Bool) {
         var samples = 0, windows = 0
-        // The first samples are held until their times show the rate: a rate the file command refuses (too slow to
-        // resolve a stride, or timestamps in milliseconds or days) is refused here too, with the same message, before
-        // anything is printed. The stream holds as many itself before its first window, so this costs no delay.
-        var held: [(sample: MotionStreamSample, line: Int)] = []
-        var rateChecked = false
-        var assumed: Double?
-        var noted = 0
-        func feed(_ sample: MotionStreamSample, line: Int) throws(DataError) -> Bool {
-            let events: [MotionStreamEvent]
-            do {
-                events = try stream.append(sample)
-            } catch {
-                throw DataError(file: path, line: line, message: error.message)
-            }
+        func deliver(_ events: [MotionStreamEvent], _ notes: ArraySlice<String>) -> Bool {
             // What the stream assumed (units, a raw accelerometer's gravity filter), said once, as a file's notes are.
-            if stream.assumptions.count < noted { noted = 0 }  // a new recording (the file was rewritten): said again
-            for assumption in stream.assumptions.dropFirst(noted) { reportNote("\(path): \(assumption)") }
-            noted = stream.assumptions.count
+            for note in notes { reportNote("\(path): \(note)") }
             let (count, written) = report(events)
             windows += count
             return written
-        }
-        func releaseHeld() throws(DataError) -> Bool {
-            rateChecked = true
-            if held.count >= 2,
-                let problem = MotionRecordingReader.rateProblem(
-                    sourceRate: MotionRecordingReader.medianRate(held.map(\.sample.time)), assumedRate: assumed)
-            {
-                throw DataError(file: path, message: problem)
-            }
-            defer { held = [] }
-            for (sample, line) in held {
-                guard try feed(sample, line: line) else { return false }
-            }
-            return true
         }
         /// What the reader gives next: `.some(sample, line)`, `nil` at the end of the input, or `.restart` when the
         /// file is to be read again — a restart noticed by `input.next()` (which throws, so a line the truncation cut
@@ -106,7 +77,7 @@ struct MotionFollower {
             if input.restart != nil || input.noticeRewrite() { return (0, 0, true) }
             throw error
         }
-        assumed = columns.time == nil ? assumedRate : nil
+        var feed = MotionFeed(source: path, assumedRate: columns.time == nil ? assumedRate : nil)
         func step() throws(DataError) -> Step {
             do {
                 guard try reader.advance() else { return .end }
@@ -122,20 +93,15 @@ struct MotionFollower {
             case let .sample(sample, line):
                 samples += 1
                 // Nobody can read what follows: stop, and let the exit say why (74, one line).
-                if rateChecked {
-                    guard try feed(sample, line: line) else { return (windows, samples, false) }
-                } else {
-                    held.append((sample, line))
-                    if held.count == MotionStream.headSamples { guard try releaseHeld() else { return (windows, samples, false) } }
-                }
+                guard try feed.add(sample, line: line, to: &stream, deliver) else { return (windows, samples, false) }
             case .end: break loop
             case .restart:
                 // The rows read before it were the old recording's: they go to the stream, for the restart's pause.
-                if !rateChecked { guard try releaseHeld() else { return (windows, samples, false) } }
+                guard try feed.release(to: &stream, deliver) else { return (windows, samples, false) }
                 return (windows, samples, true)
             }
         }
-        if !rateChecked { guard try releaseHeld() else { return (windows, samples, false) } }
+        guard try feed.release(to: &stream, deliver) else { return (windows, samples, false) }
         // The end of the input is not a pause: what the held samples complete, without a `paused` line.
         windows += report(stream.pause().filter { if case .paused = $0 { false } else { true } }).windows
         return (windows, samples, true)

@@ -22,6 +22,10 @@ struct Serve: ParsableCommand {
             API: POST /v1/shape with JSON {"strokes": [[[x, y], [x, y, t], ...], ...]} or a drawing CSV \
             (Content-Type: text/csv); POST /v1/motion with a recording CSV (?rate=HZ when it has no timestamp \
             column) or JSON {"samples": [{"timestamp": s, "acc.x": g, ...}, ...]} (the CSV's columns as keys). \
+            POST /v1/motion/live with such JSON samples opens a live session (answered with its id), \
+            ?session=ID adds the next samples, &end=1 ends it: each answer holds the events `classify motion \
+            --follow --json` prints for those samples, each window's state, and the current state; at most \
+            --max-live-sessions are open, and one idle for --live-idle seconds ends. \
             Each answers what `classify shape|motion FILE --json` prints (the weights file named without its \
             folder). Bad input is a 4xx with the CLI's JSON error object ({"error": ..., "exit": 65, "input": \
             "request"}): 400 unreadable JSON (with its line and column), 413 a body over --max-body, 415 another \
@@ -64,6 +68,12 @@ struct Serve: ParsableCommand {
     @Option(help: "Seconds a request body may take to arrive (a connection may stay idle twice as long).")
     var timeout = 10.0
 
+    @Option(name: .customLong("max-live-sessions"), help: "How many live motion sessions may be open at once; one more gets 503.")
+    var maxLiveSessions = 128
+
+    @Option(name: .customLong("live-idle"), help: "Seconds a live motion session may go without an update before it ends.")
+    var liveIdle = 60.0
+
     @OptionGroup var chain: ChainOptions
 
     func validate() throws {
@@ -77,6 +87,10 @@ struct Serve: ParsableCommand {
         guard timeout >= 0.001 && timeout <= 3600 else {
             throw ValidationError("--timeout must be 0.001–3600 seconds, got \(timeout)")
         }
+        guard maxLiveSessions >= 1 && maxLiveSessions <= 100_000 else {
+            throw ValidationError("--max-live-sessions must be 1–100000, got \(maxLiveSessions)")
+        }
+        guard liveIdle >= 1 && liveIdle <= 86_400 else { throw ValidationError("--live-idle must be 1–86400 seconds, got \(liveIdle)") }
         if chain.json { throw ValidationError("serve always answers JSON: leave out --json") }
         if chain.jobs != nil { throw ValidationError("--jobs is for batches; serve answers each request as it comes (--max-requests)") }
     }
@@ -97,7 +111,8 @@ struct Serve: ParsableCommand {
             shape: shape, shapeWeights: fileName(shapeChain.describe(shape.model, among: shapeChain.variants(of: "shape-classifier")).weights),
             motion: motion,
             motionWeights: fileName(motionChain.describe(motion.model, among: motionChain.variants(of: "motion-state")).weights),
-            assumedRate: 50, limits: .init(maxBody: maxBody, maxRequests: maxRequests, timeout: timeout))
+            assumedRate: 50, limits: .init(maxBody: maxBody, maxRequests: maxRequests, timeout: timeout),
+            live: LiveMotionSessions(limit: maxLiveSessions, idle: liveIdle))
         // A connection with nothing to read is closed after twice --timeout: a body that stops halfway gets its 408
         // (after --timeout) before its connection is closed.
         var server: HTTPServerBuilder = .serve(

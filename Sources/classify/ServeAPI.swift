@@ -2,6 +2,7 @@ import DataFiles
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Models
 import Synchronization
 import Tensor
@@ -30,13 +31,15 @@ struct ServeAPI: Sendable {
     private let inFlight = InFlight()
     /// Where large bodies are parsed and recognized: a worker per core, and a line of two per core.
     private let queue = ServeQueue(workers: Parallel.defaultThreads, waiting: 2 * Parallel.defaultThreads)
+    /// The live motion sessions (`POST /v1/motion/live`).
+    let live: LiveMotionSessions
 
     init(
         shape: ShapeRecognizer, shapeWeights: String?, motion: MotionRecognizer, motionWeights: String?, assumedRate: Double,
-        limits: ServeLimits
+        limits: ServeLimits, live: LiveMotionSessions = LiveMotionSessions(limit: 128, idle: 60)
     ) {
         (self.shape, self.shapeWeights, self.motion, self.motionWeights) = (shape, shapeWeights, motion, motionWeights)
-        (self.assumedRate, self.limits) = (assumedRate, limits)
+        (self.assumedRate, self.limits, self.live) = (assumedRate, limits, live)
     }
 
     /// A failed request: its HTTP status and the CLI's JSON error object.
@@ -72,7 +75,7 @@ struct ServeAPI: Sendable {
     ]
 
     /// The API's paths.
-    private static let apiPaths = ["/v1/shape", "/v1/motion"]
+    private static let apiPaths = ["/v1/shape", "/v1/motion", "/v1/motion/live"]
 
     /// The paths the router serves and the methods each takes (the gate answers others with 405).
     static let methods: [String: [HTTPRequest.Method]] = Dictionary(
@@ -97,7 +100,17 @@ struct ServeAPI: Sendable {
             await answer(request) { body, isCSV, _ in try shapeJSON(body, isCSV: isCSV) }
         }
         router.post(RouterPath(Self.apiPaths[1])) { request, _ in
-            await answer(request) { body, isCSV, query in try motionJSON(body, isCSV: isCSV, rate: query) }
+            await answer(request) { body, isCSV, uri in
+                Array(try motionJSON(body, isCSV: isCSV, rate: uri.queryParameters.get("rate")).utf8)
+            }
+        }
+        router.post(RouterPath(Self.apiPaths[2])) { request, _ in
+            await answer(request) { body, isCSV, uri in
+                guard !isCSV else { throw Failure(.unsupportedMediaType, "a live session takes JSON samples: send application/json") }
+                let query = uri.queryParameters
+                let end = query.get("end").map { $0 == "1" || $0 == "true" } ?? false
+                return try liveMotionJSON(body, session: query.get("session"), end: end)
+            }
         }
         return router
     }
@@ -110,7 +123,7 @@ struct ServeAPI: Sendable {
     /// the `queue`'s workers, off the tasks that serve every connection; when they are all busy and their line is
     /// full, 503 at once.
     private func answer(
-        _ request: Request, _ work: @escaping @Sendable (Data, Bool, String?) throws -> String
+        _ request: Request, _ work: @escaping @Sendable (Data, Bool, URI) throws -> [UInt8]
     ) async -> Response {
         var response = await reply(request, work)
         // Every answer says how large a body may be, so that the motion page never sends more.
@@ -120,7 +133,7 @@ struct ServeAPI: Sendable {
 
     /// `answer`'s response, without the header every answer carries.
     private func reply(
-        _ request: Request, _ work: @escaping @Sendable (Data, Bool, String?) throws -> String
+        _ request: Request, _ work: @escaping @Sendable (Data, Bool, URI) throws -> [UInt8]
     ) async -> Response {
         do {
             let type = request.headers[.contentType]?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -142,17 +155,17 @@ struct ServeAPI: Sendable {
             defer { inFlight.leave() }
             let first = body.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
             let csv = isCSV ?? (first != UInt8(ascii: "{"))
-            let rate: String? = request.uri.queryParameters.get("rate")
-            let answer: @Sendable () -> Result<String, Failure> = {
+            let uri = request.uri
+            let answer: @Sendable () -> Result<[UInt8], Failure> = {
                 do {
-                    return .success(try work(body, csv, rate))
+                    return .success(try work(body, csv, uri))
                 } catch let failure as Failure {
                     return .failure(failure)
                 } catch {
                     return .failure(Failure(.internalServerError, "\(error)", exit: ExitStatus.software))
                 }
             }
-            let result: Result<String, Failure>
+            let result: Result<[UInt8], Failure>
             if body.count <= Self.lightBody {
                 result = answer()
             } else if let queued = await queue.run(answer) {
@@ -162,9 +175,9 @@ struct ServeAPI: Sendable {
                     .serviceUnavailable,
                     "the server is busy with \(queue.workers + queue.waiting) large requests; try again", exit: 75)
             }
-            return Response(
-                status: .ok, headers: [.contentType: "application/json"],
-                body: .init(byteBuffer: ByteBuffer(string: try result.get() + "\n")))
+            var bytes = ByteBuffer(bytes: try result.get())
+            bytes.writeInteger(UInt8(ascii: "\n"))
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: bytes))
         } catch let failure as Failure {
             return response(failure)
         } catch {
@@ -223,7 +236,7 @@ struct ServeAPI: Sendable {
     // MARK: Shapes
 
     /// The drawing in the body (JSON strokes or a drawing CSV), answered as `classify shape FILE --json` prints it.
-    func shapeJSON(_ body: Data, isCSV: Bool) throws(Failure) -> String {
+    func shapeJSON(_ body: Data, isCSV: Bool) throws(Failure) -> [UInt8] {
         let drawing: Drawing
         do {
             if isCSV {
@@ -241,7 +254,9 @@ struct ServeAPI: Sendable {
         } catch {
             throw Failure(.unprocessableContent, error.description, exit: ExitStatus.code(for: error))
         }
-        return ShapeJSON(answer, fitted: answer.fitted(to: drawing), weights: shapeWeights).text
+        var writer = JSONWriter()
+        ShapeJSON(answer, fitted: answer.fitted(to: drawing), weights: shapeWeights).write(to: &writer)
+        return writer.result
     }
 
     // MARK: Motion

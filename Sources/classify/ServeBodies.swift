@@ -54,12 +54,50 @@ extension ServeAPI {
     /// same keys. Reading stops at sample `maximumSamples + 1`, as a recording file's does.
     static func csv(fromJSON body: Data, maximumSamples: Int = MotionRecordingReader.maximumSamples) throws -> Data {
         var text: [UInt8] = []
+        var columns: [String] = []
+        var index: [String: Int] = [:]
+        var row: [Double?] = []
+        let count = try sampleRows(fromJSON: body, maximumSamples: maximumSamples) { keys, values, i in
+            if i == 0 {
+                columns = keys.sorted()
+                guard !columns.isEmpty else {
+                    throw DataError(file: "request", message: "samples[0] has no keys; give the columns of a recording")
+                }
+                for column in columns where !column.utf8.allSatisfy(Self.isColumnNameByte) {
+                    throw DataError(
+                        file: "request",
+                        message: "samples[0] has the key \(String(reflecting: column)), which is no column name (letters, digits, '.', '_')")
+                }
+                index = Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1, $0) })
+                text += Array(columns.joined(separator: ",").utf8) + [0x0A]
+                row = Array(repeating: nil, count: columns.count)
+            }
+            for i in row.indices { row[i] = nil }
+            for (name, value) in zip(keys, values) {
+                guard let column = index[name] else { throw Self.keysProblem(i, keys, columns) }
+                row[column] = value
+            }
+            guard keys.count == columns.count else { throw Self.keysProblem(i, keys, columns) }
+            for (i, value) in row.enumerated() {
+                if i > 0 { text.append(UInt8(ascii: ",")) }
+                text += Array("\(value ?? 0)".utf8)
+            }
+            text.append(0x0A)
+        }
+        guard count > 0 else { throw DataError(file: "request", message: "no samples") }
+        return Data(text)
+    }
+
+    /// The samples of `{"samples": [{"timestamp": s, "acc.x": g, …}, …]}`, each handed to `take` as its keys (in the
+    /// order given; a key given twice is refused), its numbers and its index; returns how many. Reading stops at
+    /// sample `maximumSamples + 1`, as a recording file's does. The one reader of JSON samples: `/v1/motion` and the
+    /// live sessions.
+    static func sampleRows(
+        fromJSON body: Data, maximumSamples: Int, _ take: (_ keys: [String], _ values: [Double], _ index: Int) throws -> Void
+    ) throws -> Int {
         var count = 0
         try BodyCursor.member("samples", of: body, shape: "{\"samples\": [{\"timestamp\": s, \"acc.x\": g, …}, …]}") { cursor in
             try cursor.beginArray("an array of samples")
-            var columns: [String] = []
-            var index: [String: Int] = [:]
-            var row: [Double?] = []
             while try cursor.nextElement(after: count) {
                 guard count < maximumSamples else {
                     throw DataError(
@@ -67,42 +105,17 @@ extension ServeAPI {
                         message: "more than \(maximumSamples) samples, the most one recording is read in; "
                             + "send it in parts")
                 }
-                var sampleKeys: [String] = []
-                var values: [(key: String, value: Double)] = []
+                var keys: [String] = []
+                var values: [Double] = []
                 try cursor.beginObject("a sample {\"acc.x\": g, …}")
-                while let name = try cursor.nextKey(&sampleKeys) {
-                    values.append((name, try cursor.number("a number (\(name))")))
+                while let name = try cursor.nextKey(&keys) {
+                    values.append(try cursor.number("a number (\(name))"))
                 }
-                if count == 0 {
-                    columns = values.map(\.key).sorted()
-                    guard !columns.isEmpty else {
-                        throw DataError(file: "request", message: "samples[0] has no keys; give the columns of a recording")
-                    }
-                    for column in columns where !column.utf8.allSatisfy(Self.isColumnNameByte) {
-                        throw DataError(
-                            file: "request",
-                            message: "samples[0] has the key \(String(reflecting: column)), which is no column name (letters, digits, '.', '_')")
-                    }
-                    index = Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1, $0) })
-                    text += Array(columns.joined(separator: ",").utf8) + [0x0A]
-                    row = Array(repeating: nil, count: columns.count)
-                }
-                for i in row.indices { row[i] = nil }
-                for (name, value) in values {
-                    guard let column = index[name] else { throw Self.keysProblem(count, values, columns) }
-                    row[column] = value
-                }
-                guard values.count == columns.count else { throw Self.keysProblem(count, values, columns) }
-                for (i, value) in row.enumerated() {
-                    if i > 0 { text.append(UInt8(ascii: ",")) }
-                    text += Array("\(value ?? 0)".utf8)
-                }
-                text.append(0x0A)
+                try take(keys, values, count)
                 count += 1
             }
         }
-        guard count > 0 else { throw DataError(file: "request", message: "no samples") }
-        return Data(text)
+        return count
     }
 
     private static func isColumnNameByte(_ byte: UInt8) -> Bool {
@@ -114,8 +127,8 @@ extension ServeAPI {
         }
     }
 
-    private static func keysProblem(_ i: Int, _ values: [(key: String, value: Double)], _ columns: [String]) -> DataError {
-        DataError(file: "request", message: "samples[\(i)] has keys \(values.map(\.key).sorted()); every sample needs \(columns)")
+    static func keysProblem(_ i: Int, _ keys: [String], _ columns: [String]) -> DataError {
+        DataError(file: "request", message: "samples[\(i)] has keys \(keys.sorted()); every sample needs \(columns)")
     }
 }
 

@@ -327,10 +327,32 @@ public enum MotionRecordingReader {
     /// within any sensor's range): what `classify motion --follow` hands to its `MotionStream`. `index` is the
     /// sample's position, which gives its time at `assumedRate` when there is no timestamp column.
     package static func sample(_ reader: CSVReader, columns: MotionColumns, index: Int, assumedRate: Double) throws(DataError) -> MotionStreamSample {
+        try sample(columns: columns, index: index, assumedRate: assumedRate) { column throws(DataError) in
+            try reader.number(column: column)
+        } beyondRange: { value, column in
+            DataError(
+                file: reader.file, line: reader.lineNumber, column: (column + 1, reader.header[column]),
+                message: "\(value) is beyond any phone sensor's range (at most \(Int(maximumSensorMagnitude)) in magnitude)")
+        }
+    }
+
+    /// The sample of a row whose values `number` gives by column (a CSV record, or a JSON sample's members), with
+    /// the same checks: a sensor value beyond `maximumSensorMagnitude` throws `beyondRange(value, column)`.
+    package static func sample(
+        columns: MotionColumns, index: Int, assumedRate: Double, number: (Int) throws(DataError) -> Double,
+        beyondRange: (Double, Int) -> DataError
+    ) throws(DataError) -> MotionStreamSample {
         var v: [Double] = []
         v.reserveCapacity(9)
-        try appendSensorValues(reader: reader, values: columns.values, spins: columns.spins, to: &v)
-        let time = try columns.time.map { column throws(DataError) in try reader.number(column: column) } ?? Double(index) / assumedRate
+        for (list, width) in [(columns.values, 6), (columns.spins, 3)] {
+            for column in list {
+                let value = try number(column)
+                guard abs(value) <= maximumSensorMagnitude else { throw beyondRange(value, column) }
+                v.append(value)
+            }
+            for _ in list.count..<width { v.append(0) }
+        }
+        let time = try columns.time.map { column throws(DataError) in try number(column) } ?? Double(index) / assumedRate
         return columns.coreMotion
             ? MotionStreamSample(time: time, gravity: (v[0], v[1], v[2]), userAcceleration: (v[3], v[4], v[5]), rotationRate: (v[6], v[7], v[8]))
             : MotionStreamSample(time: time, acceleration: (v[0], v[1], v[2]), rotationRate: (v[6], v[7], v[8]))

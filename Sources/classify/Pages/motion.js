@@ -1,5 +1,6 @@
-// The motion page: a recording file, or the phone's own motion sensors, sent to POST /v1/motion; its timeline of
-// states and each window's confidence drawn as a chart and listed as a table.
+// The motion page: a recording file sent to POST /v1/motion, or the phone's own motion sensors streamed to a live
+// session (POST /v1/motion/live: every two seconds, only the samples since the last update); the timeline of states
+// and each window's confidence drawn as a chart and listed as a table.
 "use strict";
 (() => {
   const colours = { walking: "#1f77b4", running: "#d62728", still: "#2ca02c", unknown: "#7f7f7f" };
@@ -12,11 +13,11 @@
   const [start, stop, save] = ["start", "stop", "save"].map((id) => document.getElementById(id));
   const svg = "http://www.w3.org/2000/svg";
   const standardGravity = 9.80665;
-  let samples = [];   // [t (s), acc.x, acc.y, acc.z (g), gyro.x, gyro.y, gyro.z (rad/s)]
+  let samples = [];   // [t (s), acc.x, acc.y, acc.z (g), gyro.x, gyro.y, gyro.z (rad/s)], all of them, for Save CSV
   let origin = null, timer = null, request = 0;
-  // The largest body the server reads (its --max-body, sent with every answer as X-Max-Body): a live recording
-  // posts only its newest samples that fit in it, so that a long session is never refused as too large.
-  let maxBody = 4 << 20;
+  // The live session: its id, how many samples it has taken, whether an update is on its way, and what its answers
+  // said (each window, and the changes, pauses and resumptions `classify motion --follow` prints).
+  let live = { session: null, sent: 0, busy: false, endWanted: false, windows: [], events: [], state: null, updates: 0 };
 
   document.getElementById("file").addEventListener("change", async (event) => {
     const file = event.target.files[0];
@@ -29,8 +30,6 @@
     const mine = ++request;
     try {
       const response = await fetch("/v1/motion", { method: "POST", headers: { "Content-Type": type }, body });
-      const limit = Number(response.headers.get("X-Max-Body"));
-      if (limit > 0) maxBody = limit;
       const answer = await response.json();
       if (mine === request) show(answer, response.ok, name);
     } catch (error) {
@@ -119,11 +118,13 @@
   }
 
   // Live: the phone's accelerometer (gravity included, in g) and gyroscope (rad/s), as `classify motion` reads them.
+  // Times come from performance.now(), the clock of the events' own timeStamp (and one a test can drive).
   function onMotion(event) {
     const a = event.accelerationIncludingGravity, r = event.rotationRate;
     if (!a || a.x === null) return;
-    if (origin === null) origin = event.timeStamp;
-    const t = (event.timeStamp - origin) / 1000;
+    const now = performance.now();
+    if (origin === null) origin = now;
+    const t = (now - origin) / 1000;
     if (samples.length && t <= samples[samples.length - 1][0]) return;
     const radians = (degrees) => ((degrees || 0) * Math.PI) / 180;
     samples.push([t, a.x / standardGravity, a.y / standardGravity, a.z / standardGravity, radians(r && r.beta), radians(r && r.gamma), radians(r && r.alpha)]);
@@ -145,14 +146,81 @@
     return [header].concat(rows).join("\n") + "\n";
   }
 
-  // The newest samples that fit well within the server's limit, and what they cover.
-  function postLive() {
-    const body = csv(0.9 * maxBody);
-    const kept = body.split("\n").length - 2;
-    const name = kept > 0 && kept < samples.length
-      ? `this phone (the last ${((samples[samples.length - 1][0] - samples[samples.length - kept][0]) / 60).toFixed(1)} min)`
-      : "this phone";
-    post(body, "text/csv", name);
+  // The samples since the last update to the live session (which is opened by the first), and, with `end`, the
+  // session's end. One update at a time: a tick while one is on its way waits for the next.
+  async function update(end = false) {
+    if (live.busy) {
+      if (end) live.endWanted = true;
+      return;
+    }
+    live.busy = true;
+    let again = false;
+    const batch = samples.slice(live.sent);
+    const rows = batch.map((s) => {
+      const row = { timestamp: Number(s[0].toFixed(4)) };
+      ["acc.x", "acc.y", "acc.z", "gyro.x", "gyro.y", "gyro.z"].forEach((key, i) => { row[key] = Number(s[i + 1].toFixed(5)); });
+      return row;
+    });
+    const query = live.session ? `?session=${live.session}${end ? "&end=1" : ""}` : "";
+    try {
+      const response = await fetch("/v1/motion/live" + query, {
+        method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ samples: rows }) });
+      const answer = await response.json();
+      if (!response.ok) {
+        // The session is gone (ended after an error, or idle too long): the next update opens a new one.
+        live.session = null;
+        show({ error: answer.error || `the server answered ${response.status}` }, false, "this phone");
+        return;
+      }
+      live.session = end ? null : answer.session;
+      live.sent += batch.length;
+      live.windows.push(...answer.windows);
+      live.events.push(...answer.events);
+      live.state = answer.state;
+      live.updates += 1;
+      showLive();
+      // Opened by this update: end it too.
+      if (end && query === "") {
+        live.session = answer.session;
+        again = true;
+      }
+    } catch (error) {
+      show({ error: `the server did not answer: ${error}` }, false, "this phone");
+    } finally {
+      live.busy = false;
+    }
+    // Stop was pressed while this update was on its way: the end follows it.
+    if (again || (live.endWanted && !end)) {
+      live.endWanted = false;
+      await update(true);
+    }
+  }
+
+  // The live session's timeline: a segment from each change (or resumption) to the next, or to a pause.
+  function showLive() {
+    document.body.dataset.liveSent = String(live.sent);
+    const last = live.windows.length ? live.windows[live.windows.length - 1].end : 0;
+    const segments = [];
+    const close = (time) => { if (segments.length && segments[segments.length - 1].end === null) segments[segments.length - 1].end = time; };
+    for (const event of live.events) {
+      if (event.event === "paused") close(event.time);
+      else {
+        close(event.event === "resumed" ? event.pausedAt : event.since);
+        segments.push({ label: event.to, start: event.since, end: null, confidence: event.confidence });
+      }
+    }
+    close(last);
+    for (const segment of segments) {
+      segment.windows = live.windows.filter((w) => (w.start + w.end) / 2 >= segment.start && (w.start + w.end) / 2 < segment.end).length;
+    }
+    if (!live.windows.length) {
+      verdict.textContent = "Recording…";
+      detail.textContent = `this phone: ${samples.length} samples; the first window needs 5.12 s`;
+      return;
+    }
+    show({ segments, windows: live.windows, label: live.state || "not sure yet", model: "" }, true, "this phone");
+    detail.textContent = `this phone: now ${live.state || "not sure yet"}; ${live.windows.length} windows, ` +
+      `${live.events.length} changes; ${live.sent} samples sent in ${live.updates} updates.`;
   }
 
   start.addEventListener("click", async () => {
@@ -173,6 +241,7 @@
     }
     samples = [];
     origin = null;
+    live = { session: null, sent: 0, busy: false, endWanted: false, windows: [], events: [], state: null, updates: 0 };
     window.addEventListener("devicemotion", onMotion);
     start.disabled = true;
     stop.disabled = false;
@@ -181,7 +250,7 @@
     timer = setInterval(() => {
       const span = samples.length ? samples[samples.length - 1][0] : 0;
       if (samples.length === 0 && span === 0) detail.textContent = "No motion events yet: this device may have no motion sensors.";
-      if (span >= 5.5) postLive();
+      if (samples.length > live.sent) update();
     }, 2000);
   });
 
@@ -191,7 +260,7 @@
     start.disabled = false;
     stop.disabled = true;
     save.disabled = samples.length === 0;
-    if (samples.length) postLive();
+    if (samples.length) update(true);
   });
 
   save.addEventListener("click", () => {
