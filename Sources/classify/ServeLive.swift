@@ -227,10 +227,9 @@ extension ServeAPI {
             }
             guard let columns = motionColumns else { break }
             var row = [Double](repeating: 0, count: header.count)
-            let problem = Failure(.unprocessableContent, Self.keysProblem(i, keys, header).description)
-            guard keys.count == header.count else { throw problem }
+            guard keys.count == header.count else { throw Failure(.unprocessableContent, Self.keysProblem(i, keys, header).description) }
             for (key, value) in zip(keys, values) {
-                guard let column = index[key] else { throw problem }
+                guard let column = index[key] else { throw Failure(.unprocessableContent, Self.keysProblem(i, keys, header).description) }
                 row[column] = value
             }
             let names = header
