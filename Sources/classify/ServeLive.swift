@@ -160,7 +160,9 @@ extension ServeAPI {
                 _ = deliver(session.stream.pause().filter { if case .paused = $0 { false } else { true } }, [])
             }
         } catch let failure as Failure {
-            // A body that is not samples (400, 422 before any sample was taken) leaves the session as it was.
+            // A body that is not samples (400, 422 before any sample was taken) leaves the session as it was; a
+            // session it would have opened is not opened (its id was never given out).
+            if requested == nil { ended = true }
             throw failure
         } catch let error as DataError {
             // The stream refused a sample (its time, its kind): the session cannot go on from here.

@@ -116,6 +116,20 @@ struct ServeLiveTests {
         #expect(third.status == 503 && third.body.contains("2 live motion sessions are open already (--max-live-sessions)"), "\(third.body)")
     }
 
+    @Test func aFirstUpdateThatFailsOpensNoSession() async throws {
+        let server = try ServerProcess(["--max-live-sessions", "1", "--live-idle", "3600"])
+        for body in [
+            "{\"samples\": [{\"timestamp\": 1, \"foo\": 2}]}", "{\"samples\": [",
+            "{\"samples\": [{\"timestamp\": 1, \"acc.x\": 0, \"acc.y\": 0, \"acc.z\": 1e9}]}",
+        ] {
+            let refused = try await live(server, "", body)
+            #expect(refused.status == 422 || refused.status == 400, "\(refused.body)")
+        }
+        // The one place is still free.
+        let opened = try await live(server, "", "{\"samples\": []}")
+        #expect(opened.status == 200, "\(opened.body)")
+    }
+
     @Test func idleSessionsEndAndFreeTheirPlace() async throws {
         let server = try ServerProcess(["--max-live-sessions", "1", "--live-idle", "1"])
         let first = try jsonObject(try await live(server, "", "{\"samples\": []}").body)["session"] as? String
