@@ -126,7 +126,7 @@ struct ServeAPI: Sendable {
         _ request: Request, _ work: @escaping @Sendable (Data, Bool, URI) throws -> [UInt8]
     ) async -> Response {
         var response = await reply(request, work)
-        // Every answer says how large a body may be, so that the motion page never sends more.
+        // Every answer says how large a body may be, for clients that send large ones.
         response.headers[Self.maxBodyField] = "\(limits.maxBody)"
         return response
     }
