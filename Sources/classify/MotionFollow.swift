@@ -111,16 +111,12 @@ struct MotionFollower {
     /// happens); returns how many windows `events` held, and `false` once standard output cannot be written. A
     /// change that comes with a resumption is printed once, as the resumption.
     func report(_ events: [MotionStreamEvent]) -> (windows: Int, written: Bool) {
-        var windows = 0, written = true
-        let resumed = events.contains { if case .resumed = $0 { true } else { false } }
-        for event in events {
+        var written = true
+        for event in FollowJSON.printed(events) {
             let line: String
             switch event {
-            case .window:
-                windows += 1
-                continue
+            case .window: continue
             case let .change(change):
-                guard !resumed else { continue }
                 line =
                     json
                     ? FollowJSON(change: change, model: recognizer.model, weights: weights).text
@@ -143,7 +139,7 @@ struct MotionFollower {
             StandardStreams.write(line + "\n")
             written = StandardStreams.flush() && written
         }
-        return (windows, written)
+        return (events.count { if case .window = $0 { true } else { false } }, written)
     }
 }
 
@@ -163,6 +159,30 @@ struct FollowJSON: Encodable {
     let weights: String?
 
     private static func ms(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
+
+    /// The events `--follow` prints of what one sample gave, in order: changes, pauses and resumptions — a change
+    /// that comes with a resumption is printed once, as the resumption — and no windows. The follower and the live
+    /// sessions of `classify serve` both print through it.
+    static func printed(_ events: [MotionStreamEvent]) -> [MotionStreamEvent] {
+        let resumed = events.contains { if case .resumed = $0 { true } else { false } }
+        return events.filter { event in
+            switch event {
+            case .window: false
+            case .change: !resumed
+            case .paused, .resumed: true
+            }
+        }
+    }
+
+    /// The object of a printed event (`printed(_:)`); `nil` for a window.
+    init?(_ event: MotionStreamEvent, model: String, weights: String?) {
+        switch event {
+        case .window: return nil
+        case let .change(change): self.init(change: change, model: model, weights: weights)
+        case let .paused(pause): self.init(pause: pause, model: model, weights: weights)
+        case let .resumed(resumption): self.init(resumption: resumption, model: model, weights: weights)
+        }
+    }
 
     /// The text `jsonText(self)` makes, written by `JSONWriter` (the conformance to `Encodable` is the reference
     /// the tests hold it to).

@@ -140,15 +140,8 @@ extension ServeAPI {
         let model = motion.model
         let deliver: MotionFeed.Delivery = { events, assumed in
             notes += assumed
-            let resumed = events.contains { if case .resumed = $0 { true } else { false } }
-            for event in events {
-                switch event {
-                case let .window(window): windows.append(window)
-                case let .change(change): if !resumed { FollowJSON(change: change, model: model, weights: weights).write(to: &writer) }
-                case let .paused(pause): FollowJSON(pause: pause, model: model, weights: weights).write(to: &writer)
-                case let .resumed(resumption): FollowJSON(resumption: resumption, model: model, weights: weights).write(to: &writer)
-                }
-            }
+            for case let .window(window) in events { windows.append(window) }
+            for event in FollowJSON.printed(events) { FollowJSON(event, model: model, weights: weights)?.write(to: &writer) }
             return true
         }
         do {
