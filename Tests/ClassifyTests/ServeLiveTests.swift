@@ -75,7 +75,8 @@ struct ServeLiveTests {
         let whole = try CommandRun.classifyAtRoot(["motion", "-", "--json"], input: csv)
         let windows = (try jsonObject(whole.standardOutput)["windows"] as? [Any])?.count ?? -1
 
-        let server = try ServerProcess()
+        // No session goes idle here however slowly a loaded machine runs the test (the default is 60 s).
+        let server = try ServerProcess(["--live-idle", "3600"])
         let samples = Self.samples(csv)
         var generator = SystemRandomNumberGenerator()
         for sizes in [[1, 7, 50], [100], [2000]] {
@@ -142,7 +143,7 @@ struct ServeLiveTests {
     }
 
     @Test func refusedBodiesLeaveTheSessionAsItWas() async throws {
-        let server = try ServerProcess()
+        let server = try ServerProcess(["--live-idle", "3600"])
         let samples = Self.samples(try String(contentsOf: packageRoot.appendingPathComponent("Datasets/examples/walking.csv"), encoding: .utf8))
         let opened = try await live(server, "", "{\"samples\": [\(samples[0..<100].joined(separator: ","))]}")
         let session = try jsonObject(opened.body)["session"] as? String ?? ""
