@@ -36,7 +36,7 @@ struct ServeAPI: Sendable {
 
     init(
         shape: ShapeRecognizer, shapeWeights: String?, motion: MotionRecognizer, motionWeights: String?, assumedRate: Double,
-        limits: ServeLimits, live: LiveMotionSessions = LiveMotionSessions(limit: 128, idle: 60)
+        limits: ServeLimits, live: LiveMotionSessions
     ) {
         (self.shape, self.shapeWeights, self.motion, self.motionWeights) = (shape, shapeWeights, motion, motionWeights)
         (self.assumedRate, self.limits, self.live) = (assumedRate, limits, live)
