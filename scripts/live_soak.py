@@ -4,9 +4,12 @@ session, and does memory stay flat with many sessions open?
 
 `long`: one session fed a simulated phone stream (the walking example over and over, its times moved on: 50 Hz,
 the same kind of samples in every minute) in updates of two seconds of samples, sent as fast as they are answered, for MINUTES of
-sample time (default 60). Prints, for the minute of updates ending at 1, 10 and 60 minutes (and every 10), the mean
-and p99 latency of an update and the server's CPU time per update (utime + stime from /proc over that minute), and
-each as a ratio to minute 1.
+sample time (default 60). Prints, for the minute of updates ending at 1, 10 and 60 minutes (and every 10), the
+median, mean and p99 latency of an update and the median of the server's CPU time per update (every thread's /proc
+schedstat, read around each update), with the medians as ratios to minute 1. Then the same minutes side by side:
+three more sessions are brought to the start of minutes 1, 10 and 60 and given that minute's 30 updates in rounds,
+one each per round, so that a shared machine's slow spells (which move a minute's figures by a third in turn) fall
+on every length alike; these are the figures to compare.
 
 `many`: SESSIONS sessions (default 100), each sending two seconds of samples every two seconds in real time, for
 MINUTES of wall time (default 5); prints the server's resident memory (RSS) every 30 s, the updates answered, the
@@ -100,32 +103,66 @@ def long_run(args):
     # One example over and over: every minute holds the same kind of samples, so the minutes compare.
     samples = stream(args.minutes, ("walking",))
     server, port = start_server(args.classify, [])
+    per_update = 100  # two seconds at 50 Hz
+    per_minute = 30
+
+    def timed(session, index):
+        """One update of `session` with the samples from `index`: its latency and the server's CPU for it."""
+        before = cpu_seconds(server.pid)
+        answer, elapsed = session.update(samples[index:index + per_update])
+        return answer, elapsed, cpu_seconds(server.pid) - before
+
+    def summary(latencies, cpus):
+        return (statistics.median(latencies), statistics.mean(latencies),
+                sorted(latencies)[int(0.99 * (len(latencies) - 1))], statistics.median(cpus))
+
+    def report(mark, row, base):
+        median, mean, p99, cpu = row
+        print(f"minute {mark:3}: update median {1e3 * median:6.2f} ms (x{median / base[0]:.2f}), mean {1e3 * mean:6.2f} ms, "
+              f"p99 {1e3 * p99:6.2f} ms; server CPU median {1e3 * cpu:6.2f} ms per update (x{cpu / base[3]:.2f})")
+
     try:
-        session = Session(port)
-        per_update = 100  # two seconds at 50 Hz
+        # In turn: one session through the whole stream, each minute summed as it ends.
         marks = sorted(m for m in {1, 2, 10, args.minutes} | set(range(10, args.minutes + 1, 10)) if m <= args.minutes)
-        latencies, cpus, windows, events = [], [cpu_seconds(server.pid)], 0, 0
-        results = {}
+        session = Session(port)
+        latencies, cpus, windows, events, results = [], [], 0, 0, {}
         for index in range(0, len(samples), per_update):
-            answer, elapsed = session.update(samples[index:index + per_update])
+            answer, elapsed, cpu = timed(session, index)
             latencies.append(elapsed)
-            cpus.append(cpu_seconds(server.pid))
+            cpus.append(cpu)
             windows += len(answer["windows"])
             events += len(answer["events"])
             minute_done = (index + per_update) / 50 / 60
             for mark in marks:
                 if mark not in results and minute_done >= mark:
-                    last = latencies[-30:]  # the minute's 30 updates
-                    results[mark] = (statistics.mean(last), sorted(last)[int(0.99 * (len(last) - 1))],
-                                     (cpus[-1] - cpus[-1 - len(last)]) / len(last))
+                    results[mark] = summary(latencies[-per_minute:], cpus[-per_minute:])
         session.update([], end=True)
-        base = results[marks[0]]
         print(f"one session, {args.minutes} min of a 50 Hz stream in {len(latencies)} updates of 2 s; {windows} windows, "
               f"{events} events; server RSS {rss_mib(server.pid):.0f} MiB at the end")
+        print("in turn (each minute measured when the session reached it; a shared machine's slow spells fall on some):")
         for mark in marks:
-            mean, p99, cpu = results[mark]
-            print(f"minute {mark:3}: update mean {1e3 * mean:6.2f} ms (x{mean / base[0]:.2f}), p99 {1e3 * p99:6.2f} ms, "
-                  f"server CPU {1e3 * cpu:6.2f} ms per update (x{cpu / base[2]:.2f})")
+            report(mark, results[mark], results[marks[0]])
+
+        # Side by side: sessions brought to the start of minutes 1, 10 and the last, then given that minute's updates
+        # in rounds (one update each per round), so that the machine's slow spells fall on every length alike.
+        lengths = [1, 10, args.minutes] if args.minutes > 10 else [1, args.minutes]
+        sessions = {}
+        for minute in lengths:
+            sessions[minute] = Session(port)
+            for index in range(0, (minute - 1) * 50 * 60, per_update):
+                sessions[minute].update(samples[index:index + per_update])
+        measured = {minute: ([], []) for minute in lengths}
+        for round_ in range(per_minute):
+            for minute in lengths:
+                _, elapsed, cpu = timed(sessions[minute], (minute - 1) * 50 * 60 + round_ * per_update)
+                measured[minute][0].append(elapsed)
+                measured[minute][1].append(cpu)
+        for minute in lengths:
+            sessions[minute].update([], end=True)
+        print("side by side (sessions at each length answered in rounds):")
+        base = summary(*measured[lengths[0]])
+        for minute in lengths:
+            report(minute, summary(*measured[minute]), base)
     finally:
         server.terminate()
         server.wait(timeout=10)
