@@ -108,8 +108,12 @@ struct JSONWriter {
             PercentText.appendDecimal(Int(value.magnitude), to: &bytes)
             return
         }
-        let text = value.description
-        bytes += text.hasSuffix(".0") ? text.utf8.dropLast(2) : text.utf8[...]
+        var text = value.description
+        text.withUTF8 { utf8 in
+            // Copied as one buffer (an appended `utf8` view is copied byte by byte).
+            let whole = utf8.count >= 2 && utf8[utf8.count - 2] == UInt8(ascii: ".") && utf8[utf8.count - 1] == UInt8(ascii: "0")
+            bytes.append(contentsOf: whole ? UnsafeBufferPointer(rebasing: utf8.dropLast(2)) : utf8)
+        }
     }
 
     mutating func number(_ value: Int) {

@@ -253,9 +253,11 @@ public struct FittedShape: Sendable, Equatable {
         // A point within a millionth of the minor radius of the major axis is on it: its distance differs from the
         // closed form's by less than that, and Newton's steps from so near the left end would need too many to rise.
         if y1 > 1e-6 * e1 && y0 > 0 {
-            // In units of e1²: F(s) = (r z0 / (s + r))² + (z1 / (s + 1))² − 1 with r = (e0 / e1)², from s = z1 − 1.
+            // In units of e1²: F(s) = (r z0 / (s + r))² + (z1 / (s + 1))² − 1 with r = (e0 / e1)², from the larger of
+            // z1 − 1 and r z0 − r, where one of the two terms is 1 and F ≥ 0: left of the root, and as near it as
+            // either term alone tells (a point near the major axis's ends starts steps nearer than from z1 − 1).
             let (z0, z1, r) = (y0 / e0, y1 / e1, (e0 / e1) * (e0 / e1))
-            var s = z1 - 1
+            var s = max(z1 - 1, r * z0 - r)
             for _ in 0..<64 {
                 let (p, q) = (r * z0 / (s + r), z1 / (s + 1))
                 let f = p * p + q * q - 1
