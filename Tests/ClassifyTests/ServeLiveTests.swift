@@ -1,5 +1,8 @@
 import Foundation
+import Models
 import Testing
+
+@testable import classify
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -115,6 +118,35 @@ struct ServeLiveTests {
         }
         let third = try await live(server, "", "{\"samples\": []}")
         #expect(third.status == 503 && third.body.contains("2 live motion sessions are open already (--max-live-sessions)"), "\(third.body)")
+    }
+
+    /// Two updates of one session at once: the second is 409 and changes nothing; once the first is in, the next
+    /// update goes on (the table itself: two requests cannot be made to overlap on cue).
+    @Test func aSecondUpdateWhileOneIsAnsweredIs409() throws {
+        let bytes = try Array(Data(contentsOf: packageRoot.appendingPathComponent("Weights/motion-state.int8.weights")))
+        let sessions = LiveMotionSessions(limit: 4, idle: 3600)
+        var session = LiveMotionSession(recognizer: try MotionRecognizer(weights: bytes))
+        let id = try sessions.open(session)
+        // Opened, it is answering its first update: a second one now is refused.
+        do {
+            _ = try sessions.checkOut(id)
+            Issue.record("a session answering an update was checked out again")
+        } catch {
+            #expect(error.status == .conflict && error.message.contains("is answering another update"), "\(error.message)")
+        }
+        session.samples = 7
+        sessions.checkIn(id, session)
+        let next = try sessions.checkOut(id)
+        #expect(next.samples == 7)
+        #expect(throws: ServeAPI.Failure.self) { try sessions.checkOut(id) }
+        sessions.checkIn(id, nil)
+        do {
+            _ = try sessions.checkOut(id)
+            Issue.record("an ended session was checked out")
+        } catch {
+            #expect(error.status == .notFound, "\(error.message)")
+        }
+        #expect(sessions.count == 0)
     }
 
     @Test func aFirstUpdateThatFailsOpensNoSession() async throws {
