@@ -185,8 +185,8 @@ struct ServeAPI: Sendable {
         }
     }
 
-    /// The largest body answered on the task that read it, on its connection's event loop (a drawing of a few
-    /// thousand points: well under a millisecond of work); larger ones wait for the queue.
+    /// The largest body answered on the task that read it (a drawing of a few thousand points: well under a
+    /// millisecond of work); larger ones wait for the queue.
     static let lightBody = 64 << 10
 
     /// The 413 for a body that says it is over `--max-body`: answered at once, the body dropped after it

@@ -265,11 +265,8 @@ struct ServeChannel: ServerChildChannel, HTTPChannelHandler {
         }
     }
 
-    /// Serves the connection's requests on its own event loop (`EventLoopTaskExecutor`).
     func handle(value: Value, logger: Logger) async {
-        await withTaskExecutorPreference(EventLoopTaskExecutor(loop: value.channel.eventLoop)) {
-            await inner.handle(value: value, logger: logger)
-        }
+        await inner.handle(value: value, logger: logger)
     }
 
     /// Between NIO's HTTP/1 parts and Hummingbird's: marks a request head that does not keep its connection alive
@@ -419,22 +416,5 @@ extension HTTPServerBuilder {
                 inner: HTTP1Channel(responder: responder, configuration: configuration), clients: clients, maxBody: maxBody,
                 bodyTimeout: bodyTimeout)
         }
-    }
-}
-
-/// Runs a task's jobs on one NIO event loop. Each connection's task (`ServeChannel.handle`) prefers its own loop:
-/// every step of a request (a part read, the answer written) waits on that loop, and runs there instead of hopping
-/// to the global executor's threads and back (measured on 2 cores: 10–15% less CPU a request, and a page's p99
-/// under heavy uploads 95 → 65 ms). What runs on the loop is bounded: a body over `ServeAPI.lightBody` is
-/// recognized on `ServeQueue`'s workers, so no connection waits behind a large recording.
-final class EventLoopTaskExecutor: TaskExecutor {
-    let loop: any EventLoop
-
-    init(loop: any EventLoop) { self.loop = loop }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        let executor = asUnownedTaskExecutor()
-        loop.execute { job.runSynchronously(on: executor) }
     }
 }
