@@ -136,7 +136,7 @@ struct ServeAPI: Sendable {
         _ request: Request, _ work: @escaping @Sendable (Data, Bool, URI) throws -> [UInt8]
     ) async -> Response {
         do {
-            let type = request.headers[.contentType]?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            let type = request.headers[.contentType].map(Self.mediaType)
             // No type, or curl's default for -d: JSON when the body starts with `{`, else CSV.
             var isCSV: Bool?
             switch type {
@@ -183,6 +183,14 @@ struct ServeAPI: Sendable {
         } catch {
             return response(Failure(.internalServerError, "\(error)", exit: ExitStatus.software))
         }
+    }
+
+    /// The media type of a `Content-Type` value, lowercased: `text/csv` of ` Text/CSV; charset=utf-8`.
+    static func mediaType(_ value: String) -> String {
+        let type = value.utf8.prefix { $0 != UInt8(ascii: ";") }
+        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = type.firstIndex(where: { !isSpace($0) }), let last = type.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(decoding: type[first...last], as: UTF8.self).lowercased()
     }
 
     /// The largest body answered on the task that read it (a drawing of a few thousand points: well under a

@@ -49,6 +49,14 @@ struct ServeBodyTests {
         }
     }
 
+    @Test func aContentTypeIsReadAsItsMediaType() {
+        #expect(ServeAPI.mediaType("application/json") == "application/json")
+        #expect(ServeAPI.mediaType(" Text/CSV ; charset=utf-8") == "text/csv")
+        #expect(ServeAPI.mediaType("\tapplication/JSON;") == "application/json")
+        #expect(ServeAPI.mediaType("") == "")
+        #expect(ServeAPI.mediaType(" ;text/csv") == "")
+    }
+
     @Test func aDrawingReadsAsItsPointsWithOtherMembersSkipped() throws {
         let drawing = try ServeAPI.drawing(
             fromJSON: Data("{\"name\": {\"a\": [1, \"x\", null, true]}, \"strokes\": [[[0, 0], [10, 0, 5]], [], [[3.5, -2e1]]]}".utf8))
