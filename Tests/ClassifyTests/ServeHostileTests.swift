@@ -276,6 +276,47 @@ struct ServeHostileRequestTests {
         #expect(statuses == expected, "\(statuses.count) answers for \(expected.count) requests: \(statuses)")
     }
 
+    /// `Expect: 100-continue` (curl's way with any body over 1 MiB): the head alone gets `100 Continue`, then the
+    /// body its answer; a body the server will not read gets its 413 and no `100`; HTTP/1.0 gets no `100`; a second
+    /// request on the connection gets its `100` after the first one's answer, never inside it.
+    @Test func aClientThatWaitsForContinueGetsItBeforeItsBody() throws {
+        let server = try ServerProcess(["--max-body", "4096"])
+        let port = try #require(server.base.port)
+        let expecting = { (length: Int, version: String) in
+            "POST /v1/shape HTTP/\(version)\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                + "Expect: 100-continue\r\nContent-Length: \(length)\r\n\r\n"
+        }
+        let waiting = try RawConnection(port: port)
+        waiting.send(expecting(Self.square.utf8.count, "1.1"))
+        let interim = waiting.receive(until: "\r\n\r\n")
+        #expect(interim.hasPrefix("HTTP/1.1 100 Continue\r\n"), "\(interim)")
+        waiting.send(Self.square)
+        let answer = waiting.receive(until: "\"weights\"")
+        #expect(answer.hasPrefix("HTTP/1.1 200 OK") && answer.contains("\"label\":\"square\""), "\(answer)")
+
+        let large = try RawConnection(port: port)
+        large.send(expecting(600_000, "1.1"))
+        let refused = large.receive(until: "\"input\":\"request\"}")
+        #expect(refused.hasPrefix("HTTP/1.1 413"), "\(refused)")
+        #expect(!refused.contains("100 Continue"), "\(refused)")
+
+        let old = try RawConnection(port: port)
+        old.send(expecting(Self.square.utf8.count, "1.0") + Self.square)
+        let (reply, _) = old.receiveUntilClosed()
+        #expect(reply.hasPrefix("HTTP/1.1 200 OK") && !reply.contains("100 Continue"), "\(reply)")
+
+        // A second request sent behind the first one's body: its 100 follows the first one's whole answer.
+        let pipelined = try RawConnection(port: port)
+        pipelined.send(expecting(Self.square.utf8.count, "1.1") + Self.square + expecting(Self.square.utf8.count, "1.1"))
+        let continued = "HTTP/1.1 100 Continue\r\n\r\n"
+        var replies = pipelined.receive(until: "}\n" + continued)
+        #expect(replies.hasPrefix(continued + "HTTP/1.1 200 OK") && replies.hasSuffix("}\n" + continued), "\(replies)")
+        #expect(replies.components(separatedBy: continued).count == 3, "\(replies)")
+        pipelined.send(Self.square)
+        replies = pipelined.receive(until: "\"weights\"")
+        #expect(replies.hasPrefix("HTTP/1.1 200 OK"), "\(replies)")
+    }
+
     /// A client that sends its whole body before it reads (Python's urllib, URLSession) sees the 413, not a
     /// broken pipe: the server reads and drops the body after answering.
     @Test func aBodyOverTheLimitIsAnsweredAndDrained() async throws {
