@@ -56,7 +56,8 @@ extension ServeAPI {
         var text: [UInt8] = []
         var columns: [String] = []
         var index: [String: Int] = [:]
-        var row: [Double?] = []
+        var row: [Double] = []
+        var previousKeys: [String] = [], order: [Int] = []
         let count = try sampleRows(fromJSON: body, maximumSamples: maximumSamples) { keys, values, i in
             if i == 0 {
                 columns = keys.sorted()
@@ -70,17 +71,24 @@ extension ServeAPI {
                 }
                 index = Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1, $0) })
                 text += Array(columns.joined(separator: ",").utf8) + [0x0A]
-                row = Array(repeating: nil, count: columns.count)
+                row = Array(repeating: 0, count: columns.count)
             }
-            for i in row.indices { row[i] = nil }
-            for (name, value) in zip(keys, values) {
-                guard let column = index[name] else { throw Self.keysProblem(i, keys, columns) }
-                row[column] = value
+            if keys != previousKeys {
+                // Each key's column (the same as the previous sample's when its keys are: every sample, as a rule).
+                order = try keys.map { name in
+                    guard let column = index[name] else { throw Self.keysProblem(i, keys, columns) }
+                    return column
+                }
+                previousKeys = keys
             }
             guard keys.count == columns.count else { throw Self.keysProblem(i, keys, columns) }
+            // Each key once (the reader refuses repeats) and as many as the columns: every column is given.
+            for (column, value) in zip(order, values) { row[column] = value }
             for (i, value) in row.enumerated() {
                 if i > 0 { text.append(UInt8(ascii: ",")) }
-                text += Array("\(value ?? 0)".utf8)
+                // The number's shortest text that reads back as the same Double, copied as one buffer.
+                var number = value.description
+                number.withUTF8 { text.append(contentsOf: $0) }
             }
             text.append(0x0A)
         }
@@ -96,6 +104,8 @@ extension ServeAPI {
         fromJSON body: Data, maximumSamples: Int, _ take: (_ keys: [String], _ values: [Double], _ index: Int) throws -> Void
     ) throws -> Int {
         var count = 0
+        // The previous sample's keys: a sample of the same keys (every one, as a rule) reads them without new text.
+        var previous: [String] = []
         try BodyCursor.member("samples", of: body, shape: "{\"samples\": [{\"timestamp\": s, \"acc.x\": g, …}, …]}") { cursor in
             try cursor.beginArray("an array of samples")
             while try cursor.nextElement(after: count) {
@@ -107,11 +117,14 @@ extension ServeAPI {
                 }
                 var keys: [String] = []
                 var values: [Double] = []
+                keys.reserveCapacity(previous.count)
+                values.reserveCapacity(previous.count)
                 try cursor.beginObject("a sample {\"acc.x\": g, …}")
-                while let name = try cursor.nextKey(&keys) {
+                while let name = try cursor.nextKey(&keys, expecting: previous) {
                     values.append(try cursor.number("a number (\(name))"))
                 }
                 try take(keys, values, count)
+                previous = keys
                 count += 1
             }
         }
@@ -161,8 +174,8 @@ private struct BodyCursor {
         try syntax { (cursor: inout JSONCursor) throws(DataError) in try cursor.beginObject(what) }
     }
 
-    mutating func nextKey(_ keys: inout [String]) throws(ServeAPI.Failure) -> String? {
-        try syntax { (cursor: inout JSONCursor) throws(DataError) in try cursor.nextKey(&keys) }
+    mutating func nextKey(_ keys: inout [String], expecting expected: [String] = []) throws(ServeAPI.Failure) -> String? {
+        try syntax { (cursor: inout JSONCursor) throws(DataError) in try cursor.nextKey(&keys, expecting: expected) }
     }
 
     mutating func beginArray(_ what: String) throws(ServeAPI.Failure) {
@@ -173,8 +186,8 @@ private struct BodyCursor {
         try syntax { (cursor: inout JSONCursor) throws(DataError) in try cursor.nextElement(after: read) }
     }
 
-    mutating func number(_ what: String) throws(ServeAPI.Failure) -> Double {
-        try syntax { (cursor: inout JSONCursor) throws(DataError) in try cursor.number(what) }
+    mutating func number(_ what: @autoclosure () -> String) throws(ServeAPI.Failure) -> Double {
+        try syntax { (cursor: inout JSONCursor) throws(DataError) in try cursor.number(what()) }
     }
 
     /// One point's numbers, `[x, y]` or `[x, y, t]`, and how many it has: the first three are kept (0 for those

@@ -208,6 +208,7 @@ extension ServeAPI {
         var (header, index, motionColumns) = (session.columns, session.index, session.motionColumns)
         var samples: [MotionStreamSample] = []
         samples.reserveCapacity(rows.count)
+        var previousKeys: [String] = [], order: [Int] = []
         for (i, (keys, values)) in rows.enumerated() {
             if motionColumns == nil {
                 header = keys.sorted()
@@ -223,10 +224,15 @@ extension ServeAPI {
             guard let columns = motionColumns else { break }
             var row = [Double](repeating: 0, count: header.count)
             guard keys.count == header.count else { throw Failure(.unprocessableContent, Self.keysProblem(i, keys, header).description) }
-            for (key, value) in zip(keys, values) {
-                guard let column = index[key] else { throw Failure(.unprocessableContent, Self.keysProblem(i, keys, header).description) }
-                row[column] = value
+            if keys != previousKeys {
+                // Each key's column (the same as the previous sample's when its keys are: every sample, as a rule).
+                order = try keys.map { key throws(Failure) in
+                    guard let column = index[key] else { throw Failure(.unprocessableContent, Self.keysProblem(i, keys, header).description) }
+                    return column
+                }
+                previousKeys = keys
             }
+            for (column, value) in zip(order, values) { row[column] = value }
             let names = header
             do {
                 samples.append(

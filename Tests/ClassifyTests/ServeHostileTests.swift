@@ -101,6 +101,35 @@ struct ServeBodyTests {
             (error as? ServeAPI.Failure)?.message.contains("each key once in an object") == true
         }
     }
+
+    /// Samples read their keys as the previous sample's when they are written the same way: the keys, the refusals
+    /// and the rows are those of reading each key anew — in another order, escaped, repeated after the expected
+    /// ones, longer or shorter.
+    @Test func samplesOfThePreviousKeysReadAsAnyOthers() throws {
+        var rows: [[String]] = []
+        let body = #"{"samples": [{"t": 1, "acc.x": 2}, {"t": 3, "acc.x": 4}, {"acc.x": 5, "t": 6}, {"t": 7, "acc\u002ex": 8}, "#
+            + #"{"t": 9, "acc.xy": 10}, {"t": 11, "acc.": 12}, {"t": 13}, {"t": 14, "acc.x": 15, "g": 16}]}"#
+        let count = try ServeAPI.sampleRows(fromJSON: Data(body.utf8), maximumSamples: 100) { keys, values, _ in
+            rows.append(zip(keys, values).map { "\($0)=\($1)" })
+        }
+        #expect(count == 8)
+        #expect(
+            rows == [
+                ["t=1.0", "acc.x=2.0"], ["t=3.0", "acc.x=4.0"], ["acc.x=5.0", "t=6.0"], ["t=7.0", "acc.x=8.0"], ["t=9.0", "acc.xy=10.0"],
+                ["t=11.0", "acc.=12.0"], ["t=13.0"], ["t=14.0", "acc.x=15.0", "g=16.0"],
+            ])
+        // A key repeated right after the keys the previous sample had, and one repeated out of order.
+        for repeated in [#"{"t": 1, "a": 2}, {"t": 3, "a": 4, "t": 5}"#, #"{"t": 1, "a": 2}, {"a": 3, "t": 4, "a": 5}"#] {
+            #expect {
+                _ = try ServeAPI.sampleRows(fromJSON: Data(#"{"samples": [\#(repeated)]}"#.utf8), maximumSamples: 100) { _, _, _ in }
+            } throws: { error in
+                (error as? ServeAPI.Failure)?.message.contains("each key once in an object") == true
+            }
+        }
+        // The CSV of samples whose keys come in another order is that of the keys in one order.
+        let csv = try ServeAPI.csv(fromJSON: Data(#"{"samples": [{"b": 2, "a": 1}, {"b": 4, "a": 3}, {"a": 5, "b": 6}, {"b": 8, "a": 7}]}"#.utf8))
+        #expect(String(decoding: csv, as: UTF8.self) == "a,b\n1.0,2.0\n3.0,4.0\n5.0,6.0\n7.0,8.0\n")
+    }
 }
 
 /// The queue of large requests: a worker per slot, a line behind them, and a refusal once both are full.
