@@ -107,7 +107,8 @@ struct ServeBodyTests {
     /// ones, longer or shorter.
     @Test func samplesOfThePreviousKeysReadAsAnyOthers() throws {
         var rows: [[String]] = []
-        let body = #"{"samples": [{"t": 1, "acc.x": 2}, {"t": 3, "acc.x": 4}, {"acc.x": 5, "t": 6}, {"t": 7, "acc\u002ex": 8}, "#
+        let body =
+            #"{"samples": [{"t": 1, "acc.x": 2}, {"t": 3, "acc.x": 4}, {"acc.x": 5, "t": 6}, {"t": 7, "acc\u002ex": 8}, "#
             + #"{"t": 9, "acc.xy": 10}, {"t": 11, "acc.": 12}, {"t": 13}, {"t": 14, "acc.x": 15, "g": 16}]}"#
         let count = try ServeAPI.sampleRows(fromJSON: Data(body.utf8), maximumSamples: 100) { keys, values, _ in
             rows.append(zip(keys, values).map { "\($0)=\($1)" })
