@@ -155,7 +155,10 @@ package struct CSVReader {
     }
 
     /// The header's column names for an error message: quoted, the first 20 and how many more.
-    package var headerSummary: String {
+    package var headerSummary: String { Self.summary(of: header) }
+
+    /// Column names for an error message: quoted, the first 20 and how many more.
+    package static func summary(of header: [String]) -> String {
         let shown = 20
         guard !header.isEmpty else { return "no columns" }
         return header.prefix(shown).map { "'\(Self.printable($0.prefix(60)))'" }.joined(separator: ", ")
@@ -405,3 +408,25 @@ package struct CSVReader {
         }
     }
 }
+
+/// Records read one at a time, their numbers by column: a CSV file's (`CSVReader`), or rows that arrived another way
+/// (a request's JSON samples), so that one reader of recordings reads both with the same checks and errors.
+package protocol RecordReader {
+    /// The name errors give.
+    var file: String { get }
+    /// The column names.
+    var header: [String] { get }
+    /// The line of the record `advance()` read, as errors give it (the header is line 1).
+    var lineNumber: Int { get }
+    /// Reads the next record, or returns `false` after the last.
+    mutating func advance() throws(DataError) -> Bool
+    /// Column `index` of the record `advance()` read, as a finite number.
+    func number(column index: Int) throws(DataError) -> Double
+}
+
+extension RecordReader {
+    /// The header's column names for an error message (`CSVReader.summary(of:)`).
+    package var headerSummary: String { CSVReader.summary(of: header) }
+}
+
+extension CSVReader: RecordReader {}

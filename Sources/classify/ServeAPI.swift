@@ -269,7 +269,7 @@ struct ServeAPI: Sendable {
 
     // MARK: Motion
 
-    /// The recording in the body (CSV, or JSON samples turned into that CSV's rows), answered as
+    /// The recording in the body (CSV, or JSON samples read as that CSV's rows would be), answered as
     /// `classify motion FILE --json` prints it.
     func motionJSON(_ body: Data, isCSV: Bool, rate rateText: String?) throws(Failure) -> String {
         var rate = assumedRate
@@ -279,21 +279,21 @@ struct ServeAPI: Sendable {
             }
             rate = value
         }
-        let csv: Data
-        if isCSV {
-            csv = body
-        } else {
-            do {
-                csv = try Self.csv(fromJSON: body)
-            } catch {
-                throw Self.failure(reading: error)
-            }
-        }
         let windowing = motion.windowing
+        let records: SampleRecords?
         do {
-            let recording = try MotionRecordingReader.readSignals(
-                csv: csv, name: isCSV ? "request" : "request (samples[i] is line i+2)", assumedRate: rate, rate: windowing.rate,
-                window: windowing.window)
+            records = isCSV ? nil : try Self.records(fromJSON: body)
+        } catch {
+            throw Self.failure(reading: error)
+        }
+        do {
+            let recording =
+                if let records {
+                    try MotionRecordingReader.readSignals(records, assumedRate: rate, rate: windowing.rate, window: windowing.window)
+                } else {
+                    try MotionRecordingReader.readSignals(
+                        csv: body, name: "request", assumedRate: rate, rate: windowing.rate, window: windowing.window)
+                }
             let timeline = try motion.recognize(recording)
             return MotionJSON(timeline: timeline, model: motion.model, weights: motionWeights, attempts: motion.attempts, notes: recording.notes)
                 .text

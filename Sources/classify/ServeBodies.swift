@@ -50,15 +50,14 @@ extension ServeAPI {
     }
 
     /// `{"samples": [{"timestamp": s, "acc.x": g, …}, …]}`, a recording file's rows with its columns as keys, as
-    /// the CSV text of that file: the first sample's keys (sorted) are the header, and every sample must have the
-    /// same keys. Reading stops at sample `maximumSamples + 1`, as a recording file's does.
-    static func csv(fromJSON body: Data, maximumSamples: Int = MotionRecordingReader.maximumSamples) throws -> Data {
-        var text: [UInt8] = []
+    /// the records of that file (`SampleRecords`): the first sample's keys (sorted) are the header, and every sample
+    /// must have the same keys. Reading stops at sample `maximumSamples + 1`, as a recording file's does.
+    static func records(fromJSON body: Data, maximumSamples: Int = MotionRecordingReader.maximumSamples) throws -> SampleRecords {
         var columns: [String] = []
         var index: [String: Int] = [:]
-        var row: [Double] = []
+        var values: [Double] = []
         var previousKeys: [String] = [], order: [Int] = []
-        let count = try sampleRows(fromJSON: body, maximumSamples: maximumSamples) { keys, values, i in
+        let count = try sampleRows(fromJSON: body, maximumSamples: maximumSamples) { keys, numbers, i in
             if i == 0 {
                 columns = keys.sorted()
                 guard !columns.isEmpty else {
@@ -70,8 +69,6 @@ extension ServeAPI {
                         message: "samples[0] has the key \(String(reflecting: column)), which is no column name (letters, digits, '.', '_')")
                 }
                 index = Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1, $0) })
-                text += Array(columns.joined(separator: ",").utf8) + [0x0A]
-                row = Array(repeating: 0, count: columns.count)
             }
             if keys != previousKeys {
                 // Each key's column (the same as the previous sample's when its keys are: every sample, as a rule).
@@ -83,17 +80,12 @@ extension ServeAPI {
             }
             guard keys.count == columns.count else { throw Self.keysProblem(i, keys, columns) }
             // Each key once (the reader refuses repeats) and as many as the columns: every column is given.
-            for (column, value) in zip(order, values) { row[column] = value }
-            for (i, value) in row.enumerated() {
-                if i > 0 { text.append(UInt8(ascii: ",")) }
-                // The number's shortest text that reads back as the same Double, copied as one buffer.
-                var number = value.description
-                number.withUTF8 { text.append(contentsOf: $0) }
-            }
-            text.append(0x0A)
+            let row = values.count
+            values.append(contentsOf: repeatElement(0, count: columns.count))
+            for (column, number) in zip(order, numbers) { values[row + column] = number }
         }
         guard count > 0 else { throw DataError(file: "request", message: "no samples") }
-        return Data(text)
+        return SampleRecords(header: columns, values: values)
     }
 
     /// The samples of `{"samples": [{"timestamp": s, "acc.x": g, …}, …]}`, each handed to `take` as its keys (in the
@@ -216,5 +208,37 @@ private struct BodyCursor {
         } catch {
             throw ServeAPI.Failure(.badRequest, "the body is not \(shape): \(error)")
         }
+    }
+}
+
+/// A request's JSON samples as the records of a recording file (`ServeAPI.records(fromJSON:)`), for the one reader
+/// of recordings: `header` the columns, each sample a row of numbers in their order; errors name sample `i` as line
+/// `i + 2` of "request (samples[i] is line i+2)", the header being line 1, as its CSV would have them.
+struct SampleRecords: RecordReader {
+    let file = "request (samples[i] is line i+2)"
+    let header: [String]
+    /// The rows laid end to end.
+    let values: [Double]
+    private var row = -1
+
+    init(header: [String], values: [Double]) {
+        precondition(!header.isEmpty && values.count % header.count == 0, "SampleRecords: \(values.count) values for \(header.count) columns")
+        (self.header, self.values) = (header, values)
+    }
+
+    var lineNumber: Int { row + 2 }
+
+    /// How many rows there are.
+    var count: Int { values.count / header.count }
+
+    mutating func advance() -> Bool {
+        guard row + 1 < count else { return false }
+        row += 1
+        return true
+    }
+
+    func number(column index: Int) -> Double {
+        precondition(row >= 0 && index >= 0 && index < header.count, "SampleRecords: column \(index) of row \(row), \(header.count) columns")
+        return values[row * header.count + index]
     }
 }

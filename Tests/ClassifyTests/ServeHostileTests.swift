@@ -77,26 +77,29 @@ struct ServeBodyTests {
     }
 
     @Test func samplesBecomeTheirRecordingsRowsWithinTheLimit() throws {
-        let csv = try ServeAPI.csv(fromJSON: Data("{\"samples\": [{\"b\": 2, \"a\": 1}, {\"a\": 3, \"b\": 4.5}]}".utf8))
-        #expect(String(decoding: csv, as: UTF8.self) == "a,b\n1.0,2.0\n3.0,4.5\n")
+        var records = try ServeAPI.records(fromJSON: Data("{\"samples\": [{\"b\": 2, \"a\": 1}, {\"a\": 3, \"b\": 4.5}]}".utf8))
+        #expect(records.header == ["a", "b"] && records.values == [1, 2, 3, 4.5])
+        var read: [[Double]] = []
+        while records.advance() { read.append([Double(records.lineNumber), records.number(column: 0), records.number(column: 1)]) }
+        #expect(read == [[2, 1, 2], [3, 3, 4.5]], "line, a, b")
         let three = "{\"samples\": [" + Array(repeating: "{\"a\": 1}", count: 3).joined(separator: ",") + ", {\"a\": nonsense"
         #expect {
-            _ = try ServeAPI.csv(fromJSON: Data(three.utf8), maximumSamples: 3)
+            _ = try ServeAPI.records(fromJSON: Data(three.utf8), maximumSamples: 3)
         } throws: { error in
             (error as? DataError)?.message.hasPrefix("more than 3 samples") == true
         }
         #expect {
-            _ = try ServeAPI.csv(fromJSON: Data("{\"samples\": [{\"a\": 1}, {\"a\": 1, \"b\": 2}]}".utf8))
+            _ = try ServeAPI.records(fromJSON: Data("{\"samples\": [{\"a\": 1}, {\"a\": 1, \"b\": 2}]}".utf8))
         } throws: { error in
             (error as? DataError)?.message == "samples[1] has keys [\"a\", \"b\"]; every sample needs [\"a\"]"
         }
         #expect {
-            _ = try ServeAPI.csv(fromJSON: Data("{\"samples\": [{\"a,b\": 1}]}".utf8))
+            _ = try ServeAPI.records(fromJSON: Data("{\"samples\": [{\"a,b\": 1}]}".utf8))
         } throws: { error in
             (error as? DataError)?.message.contains("which is no column name") == true
         }
         #expect {
-            _ = try ServeAPI.csv(fromJSON: Data("{\"samples\": [{\"a\": 1, \"a\": 2}]}".utf8))
+            _ = try ServeAPI.records(fromJSON: Data("{\"samples\": [{\"a\": 1, \"a\": 2}]}".utf8))
         } throws: { error in
             (error as? ServeAPI.Failure)?.message.contains("each key once in an object") == true
         }
@@ -127,9 +130,10 @@ struct ServeBodyTests {
                 (error as? ServeAPI.Failure)?.message.contains("each key once in an object") == true
             }
         }
-        // The CSV of samples whose keys come in another order is that of the keys in one order.
-        let csv = try ServeAPI.csv(fromJSON: Data(#"{"samples": [{"b": 2, "a": 1}, {"b": 4, "a": 3}, {"a": 5, "b": 6}, {"b": 8, "a": 7}]}"#.utf8))
-        #expect(String(decoding: csv, as: UTF8.self) == "a,b\n1.0,2.0\n3.0,4.0\n5.0,6.0\n7.0,8.0\n")
+        // The records of samples whose keys come in another order are those of the keys in one order.
+        let records = try ServeAPI.records(
+            fromJSON: Data(#"{"samples": [{"b": 2, "a": 1}, {"b": 4, "a": 3}, {"a": 5, "b": 6}, {"b": 8, "a": 7}]}"#.utf8))
+        #expect(records.header == ["a", "b"] && records.values == [1, 2, 3, 4, 5, 6, 7, 8])
     }
 }
 

@@ -65,9 +65,9 @@ public enum MotionRecordingReader {
         try readSignals(CSVReader(file: name, bytes: bytes), assumedRate: assumedRate, rate: rate, window: window)
     }
 
-    /// The signals of the recording `reader` holds.
-    static func readSignals(
-        _ reader: consuming CSVReader, assumedRate: Double, rate: Double, window: Int, maximumSamples: Int = maximumSamples
+    /// The signals of the recording `reader` holds (a CSV file's records, or rows that arrived another way).
+    package static func readSignals(
+        _ reader: consuming some RecordReader, assumedRate: Double, rate: Double, window: Int, maximumSamples: Int = maximumSamples
     ) throws(DataError) -> MotionSignals {
         var builder = SignalSegments()
         let made = try read(reader, assumedRate: assumedRate, rate: rate, window: window, maximumSamples: maximumSamples, into: &builder)
@@ -103,7 +103,7 @@ public enum MotionRecordingReader {
     /// Reads the rows `reader` holds, checks them and assembles them into `builder` (the one reading path of
     /// recordings and their signals).
     static func read<Builder: MotionSegmentBuilder>(
-        _ reader: consuming CSVReader, assumedRate: Double, rate: Double, window: Int, maximumSamples: Int,
+        _ reader: consuming some RecordReader, assumedRate: Double, rate: Double, window: Int, maximumSamples: Int,
         into builder: inout Builder
     ) throws(DataError) -> Assembled {
         var reader = reader
@@ -313,7 +313,7 @@ public enum MotionRecordingReader {
     package static let maximumSensorMagnitude = 1000.0
 
     /// Where a recording's sensor values are in `reader`'s header; an error naming what is missing otherwise.
-    package static func recordingColumns(_ reader: CSVReader) throws(DataError) -> MotionColumns {
+    package static func recordingColumns(_ reader: some RecordReader) throws(DataError) -> MotionColumns {
         guard let columns = MotionColumns(header: reader.header) else {
             throw DataError(
                 file: reader.file, line: 1,
@@ -363,7 +363,7 @@ public enum MotionRecordingReader {
     /// three), each a finite number no larger than `maximumSensorMagnitude`; read in place, without strings.
     /// Unpadded, only the columns' values are appended (as `SensorBlocks` keeps them).
     package static func appendSensorValues(
-        reader: CSVReader, values: [Int], spins: [Int], to row: inout [Double], padded: Bool = true
+        reader: some RecordReader, values: [Int], spins: [Int], to row: inout [Double], padded: Bool = true
     ) throws(DataError) {
         for column in values { row.append(try checkedSensorValue(reader.number(column: column), column: column, reader: reader)) }
         if padded { for _ in values.count..<6 { row.append(0) } }
@@ -371,7 +371,7 @@ public enum MotionRecordingReader {
         if padded { for _ in spins.count..<3 { row.append(0) } }
     }
 
-    private static func checkedSensorValue(_ value: Double, column: Int, reader: CSVReader) throws(DataError) -> Double {
+    private static func checkedSensorValue(_ value: Double, column: Int, reader: some RecordReader) throws(DataError) -> Double {
         guard abs(value) <= maximumSensorMagnitude else {
             throw DataError(
                 file: reader.file, line: reader.lineNumber, column: (column + 1, reader.header[column]),
@@ -567,7 +567,7 @@ struct SensorBlocks: ~Copyable {
     }
 
     /// Reads the sensor values of the record `reader` has just read (`appendSensorValues`, unpadded).
-    mutating func append(_ reader: CSVReader, columns: MotionColumns) throws(DataError) {
+    mutating func append(_ reader: some RecordReader, columns: MotionColumns) throws(DataError) {
         if blocks.isEmpty || blocks[blocks.count - 1].count >= Self.blockRows * width {
             blocks.append([])
             blocks[blocks.count - 1].reserveCapacity(Self.blockRows * width)
