@@ -104,7 +104,12 @@ let package = Package(
         .testTarget(name: "TensorTests", dependencies: ["Tensor"]),
         .testTarget(name: "ModelsTests", dependencies: ["Datasets", "Models", "WeightsFormat", "DataFiles", "Tensor"]),
         .testTarget(name: "TrainTests", dependencies: ["Train", "Datasets", "Models", "WeightsFormat", "DataFiles", "Tensor"]),
-        .testTarget(name: "ClassifyTests", dependencies: ["classify", "Models", "WeightsFormat", "DataFiles", "Tensor"]),
+        .testTarget(
+            name: "ClassifyTests",
+            dependencies: [
+                "classify", "Models", "WeightsFormat", "DataFiles", "Tensor",
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["CLI"])),
+            ]),
         .testTarget(name: "ONNXTests", dependencies: ["ONNX", "Train", "Datasets", "Models", "WeightsFormat", "DataFiles", "Tensor"]),
     ]
 )

@@ -1,5 +1,6 @@
 import DataFiles
 import Foundation
+import Logging
 import Tensor
 import Testing
 
@@ -47,6 +48,21 @@ struct ServeBodyTests {
             #expect(message?.contains(item.says) == true, "\(item.body.prefix(60)): \(message ?? "no 400")")
             #expect(message?.hasPrefix("the body is not {\"strokes\"") == true, "\(message ?? "no 400")")
         }
+    }
+
+    /// Hummingbird's log lines: errors only, one line each with the metadata set on the logger and given with the
+    /// event, keys sorted.
+    @Test func theServersLogLinesKeepTheirLevelAndMetadata() {
+        struct Broken: Error, CustomStringConvertible { var description: String { "the socket broke" } }
+        var logger = Logger(label: "classify-serve") { ServeLogHandler(label: $0) }
+        logger[metadataKey: "hb.request.id"] = "7"
+        #expect(logger.logLevel == .error && logger[metadataKey: "hb.request.id"] == "7")
+        var handler = ServeLogHandler(label: "classify-serve")
+        handler[metadataKey: "hb.request.id"] = "7"
+        let event = LogEvent(
+            level: .error, message: "connection failed", error: Broken(), metadata: ["a": "1"], source: nil, file: "", function: "", line: 0)
+        let line = ServeLogHandler.line(label: handler.label, event: event, metadata: handler.metadata.merging(["a": "1"]) { $1 })
+        #expect(line == "classify-serve: error: connection failed: the socket broke a=1 hb.request.id=7\n")
     }
 
     @Test func aContentTypeIsReadAsItsMediaType() {
