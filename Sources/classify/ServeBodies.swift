@@ -53,39 +53,25 @@ extension ServeAPI {
     /// the records of that file (`SampleRecords`): the first sample's keys (sorted) are the header, and every sample
     /// must have the same keys. Reading stops at sample `maximumSamples + 1`, as a recording file's does.
     static func records(fromJSON body: Data, maximumSamples: Int = MotionRecordingReader.maximumSamples) throws -> SampleRecords {
-        var columns: [String] = []
-        var index: [String: Int] = [:]
+        var columns: SampleColumns?
         var values: [Double] = []
-        var previousKeys: [String] = [], order: [Int] = []
         let count = try sampleRows(fromJSON: body, maximumSamples: maximumSamples) { keys, numbers, i in
             if i == 0 {
-                columns = keys.sorted()
-                guard !columns.isEmpty else {
+                let first = SampleColumns(keys: keys)
+                guard !first.header.isEmpty else {
                     throw DataError(file: "request", message: "samples[0] has no keys; give the columns of a recording")
                 }
-                for column in columns where !column.utf8.allSatisfy(Self.isColumnNameByte) {
+                for column in first.header where !column.utf8.allSatisfy(Self.isColumnNameByte) {
                     throw DataError(
                         file: "request",
                         message: "samples[0] has the key \(String(reflecting: column)), which is no column name (letters, digits, '.', '_')")
                 }
-                index = Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1, $0) })
+                columns = first
             }
-            if keys != previousKeys {
-                // Each key's column (the same as the previous sample's when its keys are: every sample, as a rule).
-                order = try keys.map { name in
-                    guard let column = index[name] else { throw Self.keysProblem(i, keys, columns) }
-                    return column
-                }
-                previousKeys = keys
-            }
-            guard keys.count == columns.count else { throw Self.keysProblem(i, keys, columns) }
-            // Each key once (the reader refuses repeats) and as many as the columns: every column is given.
-            let row = values.count
-            values.append(contentsOf: repeatElement(0, count: columns.count))
-            for (column, number) in zip(order, numbers) { values[row + column] = number }
+            try columns?.append(keys, numbers, sample: i, to: &values)
         }
-        guard count > 0 else { throw DataError(file: "request", message: "no samples") }
-        return SampleRecords(header: columns, values: values)
+        guard count > 0, let columns else { throw DataError(file: "request", message: "no samples") }
+        return SampleRecords(header: columns.header, values: values)
     }
 
     /// The samples of `{"samples": [{"timestamp": s, "acc.x": g, …}, …]}`, each handed to `take` as its keys (in the
@@ -208,6 +194,40 @@ private struct BodyCursor {
         } catch {
             throw ServeAPI.Failure(.badRequest, "the body is not \(shape): \(error)")
         }
+    }
+}
+
+/// The columns of JSON samples: the first sample's keys, sorted, and where each sample's values go in them. A
+/// sample's keys are looked up once per run of samples written with the same keys (every sample, as a rule).
+struct SampleColumns: Sendable {
+    /// The column names, sorted.
+    let header: [String]
+    private let index: [String: Int]
+    private var previousKeys: [String] = [], order: [Int] = []
+
+    /// The columns of a first sample with `keys`.
+    init(keys: [String]) {
+        header = keys.sorted()
+        index = Dictionary(uniqueKeysWithValues: header.enumerated().map { ($1, $0) })
+    }
+
+    /// Sample `i`'s values (in the order of its `keys`, which the reader holds to one each) appended to `row` in the
+    /// header's order; `ServeAPI.keysProblem` unless its keys are the header's.
+    mutating func append(_ keys: [String], _ values: [Double], sample i: Int, to row: inout [Double]) throws(DataError) {
+        guard keys.count == header.count else { throw ServeAPI.keysProblem(i, keys, header) }
+        if keys != previousKeys {
+            var order: [Int] = []
+            order.reserveCapacity(keys.count)
+            for key in keys {
+                guard let column = index[key] else { throw ServeAPI.keysProblem(i, keys, header) }
+                order.append(column)
+            }
+            (previousKeys, self.order) = (keys, order)
+        }
+        // As many keys as columns, each once and each a column: every column is given.
+        let start = row.count
+        row.append(contentsOf: repeatElement(0, count: header.count))
+        for (column, value) in zip(order, values) { row[start + column] = value }
     }
 }
 

@@ -103,8 +103,7 @@ struct LiveMotionSession: Sendable {
     var stream: MotionStream
     var feed: MotionFeed?
     /// The first sample's keys, sorted: the session's columns.
-    var columns: [String] = []
-    var index: [String: Int] = [:]
+    var columns: SampleColumns?
     var motionColumns: MotionColumns?
     /// Samples taken, and windows answered, so far.
     var samples = 0, windows = 0
@@ -205,35 +204,27 @@ extension ServeAPI {
             throw Failure(.unprocessableContent, error.description, exit: ExitStatus.code(for: error))
         }
         // Every row made a sample before any is fed: a body with a bad row changes nothing.
-        var (header, index, motionColumns) = (session.columns, session.index, session.motionColumns)
+        var (sampleColumns, motionColumns) = (session.columns, session.motionColumns)
         var samples: [MotionStreamSample] = []
         samples.reserveCapacity(rows.count)
-        var previousKeys: [String] = [], order: [Int] = []
         for (i, (keys, values)) in rows.enumerated() {
             if motionColumns == nil {
-                header = keys.sorted()
-                guard let found = MotionColumns(header: header) else {
+                let first = SampleColumns(keys: keys)
+                guard let found = MotionColumns(header: first.header) else {
                     throw Failure(
                         .unprocessableContent,
-                        "request: samples[\(i)] has keys \(header); a recording needs gravity.x/y/z and userAcceleration.x/y/z "
+                        "request: samples[\(i)] has keys \(first.header); a recording needs gravity.x/y/z and userAcceleration.x/y/z "
                             + "(Core Motion), or acc.x/y/z (raw accelerometer)")
                 }
-                index = Dictionary(uniqueKeysWithValues: header.enumerated().map { ($1, $0) })
-                motionColumns = found
+                (sampleColumns, motionColumns) = (first, found)
             }
-            guard let columns = motionColumns else { break }
-            var row = [Double](repeating: 0, count: header.count)
-            guard keys.count == header.count else { throw Failure(.unprocessableContent, Self.keysProblem(i, keys, header).description) }
-            if keys != previousKeys {
-                // Each key's column (the same as the previous sample's when its keys are: every sample, as a rule).
-                order = try keys.map { key throws(Failure) in
-                    guard let column = index[key] else { throw Failure(.unprocessableContent, Self.keysProblem(i, keys, header).description) }
-                    return column
-                }
-                previousKeys = keys
+            guard let columns = motionColumns, let names = sampleColumns?.header else { break }
+            var row: [Double] = []
+            do {
+                try sampleColumns?.append(keys, values, sample: i, to: &row)
+            } catch {
+                throw Failure(.unprocessableContent, error.description)
             }
-            for (column, value) in zip(order, values) { row[column] = value }
-            let names = header
             do {
                 samples.append(
                     try MotionRecordingReader.sample(columns: columns, index: session.samples + i, assumedRate: assumedRate) {
@@ -250,8 +241,10 @@ extension ServeAPI {
             }
         }
         guard let columns = motionColumns else { return }
+        // The columns keep where the last keys went, for the next update.
+        session.columns = sampleColumns
         if session.motionColumns == nil {
-            (session.columns, session.index, session.motionColumns) = (header, index, columns)
+            session.motionColumns = columns
             session.feed = MotionFeed(source: "live session", assumedRate: columns.time == nil ? assumedRate : nil)
         }
         guard var feed = session.feed else { return }
