@@ -313,7 +313,7 @@ public enum MotionRecordingReader {
     package static let maximumSensorMagnitude = 1000.0
 
     /// Where a recording's sensor values are in `reader`'s header; an error naming what is missing otherwise.
-    package static func recordingColumns(_ reader: some RecordReader) throws(DataError) -> MotionColumns {
+    package static func recordingColumns(_ reader: borrowing some RecordReader) throws(DataError) -> MotionColumns {
         guard let columns = MotionColumns(header: reader.header) else {
             throw DataError(
                 file: reader.file, line: 1,
@@ -362,8 +362,9 @@ public enum MotionRecordingReader {
     /// acceleration, or raw acceleration, then zeros up to six) and `spins` (the rotation rate, then zeros up to
     /// three), each a finite number no larger than `maximumSensorMagnitude`; read in place, without strings.
     /// Unpadded, only the columns' values are appended (as `SensorBlocks` keeps them).
+    @inline(__always)
     package static func appendSensorValues(
-        reader: some RecordReader, values: [Int], spins: [Int], to row: inout [Double], padded: Bool = true
+        reader: borrowing some RecordReader, values: [Int], spins: [Int], to row: inout [Double], padded: Bool = true
     ) throws(DataError) {
         for column in values { row.append(try checkedSensorValue(reader.number(column: column), column: column, reader: reader)) }
         if padded { for _ in values.count..<6 { row.append(0) } }
@@ -371,7 +372,8 @@ public enum MotionRecordingReader {
         if padded { for _ in spins.count..<3 { row.append(0) } }
     }
 
-    private static func checkedSensorValue(_ value: Double, column: Int, reader: some RecordReader) throws(DataError) -> Double {
+    @inline(__always)
+    private static func checkedSensorValue(_ value: Double, column: Int, reader: borrowing some RecordReader) throws(DataError) -> Double {
         guard abs(value) <= maximumSensorMagnitude else {
             throw DataError(
                 file: reader.file, line: reader.lineNumber, column: (column + 1, reader.header[column]),
@@ -567,7 +569,8 @@ struct SensorBlocks: ~Copyable {
     }
 
     /// Reads the sensor values of the record `reader` has just read (`appendSensorValues`, unpadded).
-    mutating func append(_ reader: some RecordReader, columns: MotionColumns) throws(DataError) {
+    @inline(__always)
+    mutating func append(_ reader: borrowing some RecordReader, columns: MotionColumns) throws(DataError) {
         if blocks.isEmpty || blocks[blocks.count - 1].count >= Self.blockRows * width {
             blocks.append([])
             blocks[blocks.count - 1].reserveCapacity(Self.blockRows * width)
