@@ -59,8 +59,8 @@ let package = Package(
         // limits), `DataError`, atomic writes, opening inputs, label and decimal text. Foundation only.
         .target(name: "DataFiles"),
         // The weights file format: `ModelFile` (header, layers, tensors, CRC; encoding, decoding and validation at
-        // load), the header's own JSON reader, the limits a file must keep, and the header fields `DecisionRule` and
-        // `PreprocessingKind`. It knows no recognizer.
+        // load), the header's own JSON reader, the limits a file must keep, the header fields `DecisionRule` and
+        // `PreprocessingKind`, and `RecognitionTask`, the one typed task every module above it uses. It knows no recognizer.
         .target(name: "WeightsFormat", dependencies: ["DataFiles", "Tensor"]),
         // The recognizers' preprocessing kernels (stroke rasterizing, hull and rectangle, motion signals), built
         // like CKernels with its shared header. Only `Models` imports it, through

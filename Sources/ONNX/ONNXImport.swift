@@ -54,7 +54,7 @@ public enum ONNXImport {
             let imageInput = model.graph.input.first.map { $0.type.tensorType.shape.dim.count == 4 } ?? false
             let info = try ONNXModelInfo.merged(
                 metadata: model.metadataProps.map { ($0.key, $0.value) }, sidecar: sidecarJSON, modelPath: path,
-                exampleTask: imageInput ? "shape" : "motion")
+                exampleTask: imageInput ? .shape : .motion)
             // A raw model (no labels, no task) keeps no preprocessing and no decision: its outputs are the graph's own.
             let raw = info.labels.isEmpty && info.task == nil && info.preprocessing == nil
             var converter = try GraphConverter(model: model, raw: raw, fileBytes: bytes.count)

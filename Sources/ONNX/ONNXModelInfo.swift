@@ -23,7 +23,7 @@ public struct ONNXModelInfo: Codable, Equatable, Sendable {
     /// The class names, in output order.
     public var labels: [String]
     /// `shape` or `motion`: that task's default preprocessing, when `preprocessing` is absent.
-    public var task: String?
+    public var task: RecognitionTask?
     /// The preprocessing, as a weights file's header stores it.
     public var preprocessing: [String: JSONValue]?
     /// How outputs become an answer; `nil`: the rule our training starts from (temperature 1, `other` answers
@@ -36,7 +36,7 @@ public struct ONNXModelInfo: Codable, Equatable, Sendable {
 
     /// Creates the information.
     public init(
-        name: String? = nil, labels: [String], task: String? = nil, preprocessing: [String: JSONValue]? = nil,
+        name: String? = nil, labels: [String], task: RecognitionTask? = nil, preprocessing: [String: JSONValue]? = nil,
         decision: DecisionRule? = nil, description: String? = nil, training: TrainingMetadata? = nil
     ) {
         (self.name, self.labels, self.task, self.preprocessing) = (name, labels, task, preprocessing)
@@ -50,9 +50,9 @@ public struct ONNXModelInfo: Codable, Equatable, Sendable {
     func resolvedPreprocessing() -> [String: JSONValue]? {
         if let preprocessing { return preprocessing }
         switch task {
-        case "shape": return ShapeRasterizer().parameters
-        case "motion": return MotionModelDefaults.preprocessing
-        default: return nil
+        case .shape?: return ShapeRasterizer().parameters
+        case .motion?: return MotionModelDefaults.preprocessing
+        case nil: return nil
         }
     }
 
@@ -77,7 +77,7 @@ public struct ONNXModelInfo: Codable, Equatable, Sendable {
     /// what to write (a sidecar for `exampleTask`, the task the model's input suggests); `modelPath` names the model.
     static func merged(
         metadata entries: [(key: String, value: String)], sidecar: (data: Data, path: String)?, modelPath: String,
-        exampleTask: String = "motion"
+        exampleTask: RecognitionTask = .motion
     ) throws(ONNXImportError) -> ONNXModelInfo {
         var object: [String: Any] = [:]
         for (key, value) in entries where keys.contains(key) {
@@ -120,9 +120,13 @@ public struct ONNXModelInfo: Codable, Equatable, Sendable {
         guard object["labels"] != nil else {
             throw ONNXImportError(
                 "no labels: the model's metadata has none and there is no sidecar \(modelPath).json "
-                    + (exampleTask == "shape"
-                        ? "(a JSON object such as {\"labels\": [\"circle\", \"triangle\", \"square\", \"star\", \"other\"], \"task\": \"shape\"})"
-                        : "(a JSON object such as {\"labels\": [\"walking\", \"running\", \"still\"], \"task\": \"motion\"})"))
+                    + {
+                        switch exampleTask {
+                        case .shape:
+                            "(a JSON object such as {\"labels\": [\"circle\", \"triangle\", \"square\", \"star\", \"other\"], \"task\": \"shape\"})"
+                        case .motion: "(a JSON object such as {\"labels\": [\"walking\", \"running\", \"still\"], \"task\": \"motion\"})"
+                        }
+                    }())
         }
         // A decision may give only some of its fields; the others are the default rule's.
         if var decision = object["decision"] as? [String: Any] {
@@ -138,9 +142,6 @@ public struct ONNXModelInfo: Codable, Equatable, Sendable {
         guard info.preprocessing != nil || info.task != nil else {
             throw ONNXImportError(
                 "no preprocessing: give \"task\": \"shape\" or \"motion\", or \"preprocessing\", in the metadata or the sidecar \(modelPath).json")
-        }
-        if let task = info.task, info.preprocessing == nil, task != "shape" && task != "motion" {
-            throw ONNXImportError("\(source): task '\(task)' is not shape or motion")
         }
         return info
     }
@@ -158,12 +159,16 @@ public struct ONNXModelInfo: Codable, Equatable, Sendable {
         }
         guard makes == inputShape else {
             throw ONNXImportError(
-                "the preprocessing (\(task ?? "given")) makes inputs of shape \(makes), and the model takes \(inputShape)")
+                "the preprocessing (\(task?.rawValue ?? "given")) makes inputs of shape \(makes), and the model takes \(inputShape)")
         }
         return preprocessing
     }
 
     private static func decode(_ object: [String: Any], from source: String) throws(ONNXImportError) -> ONNXModelInfo {
+        // A task this build does not know, said as the user wrote it (the decoder would say it after a coding path).
+        if let name = object["task"] as? String, RecognitionTask(name: name) == nil {
+            throw ONNXImportError("\(source): task '\(name)' is not \(RecognitionTask.namesText)")
+        }
         do {
             let data = try JSONSerialization.data(withJSONObject: object)
             return try JSONDecoder().decode(ONNXModelInfo.self, from: data)

@@ -2,55 +2,14 @@ import Models
 import Tensor
 import WeightsFormat
 
-/// The two recognition tasks, and the one table of what each needs: its model name, preprocessing, input, network
-/// (small, sized for on-device use), generated data and the words its reports use. Code that differs by task
-/// switches on this enum (exhaustively: a new task is a compile error wherever it needs a decision). (Named so that
-/// it does not hide Swift Concurrency's `Task` from code that imports Models.)
-public enum RecognitionTask: String, Sendable, CaseIterable {
-    /// A drawing → circle, triangle, square or star.
-    case shape
-    /// A motion recording → walking or running, per window.
-    case motion
-
-    /// The model name weights files carry.
-    public var modelName: String {
-        switch self {
-        case .shape: "shape-classifier"
-        case .motion: "motion-state"
-        }
-    }
-
-    /// The preprocessing kind that makes this task's inputs: `raster` for drawings, `motion-autocorrelation` for
-    /// recordings (`PreprocessingKind.task` is the way back).
-    package var kind: PreprocessingKind {
-        switch self {
-        case .shape: .raster
-        case .motion: .motionAutocorrelation
-        }
-    }
-
+/// What training needs of each task beyond its names (`RecognitionTask`, in WeightsFormat): its preprocessing header,
+/// input, network (small, sized for on-device use) and generated data.
+extension RecognitionTask {
     /// The preprocessing header of a model of this task: the rasterizer's or the windowing's parameters.
     package func preprocessing(rasterizer: ShapeRasterizer, windowing: MotionWindowing) -> [String: JSONValue] {
         switch self {
         case .shape: rasterizer.parameters
         case .motion: windowing.parameters
-        }
-    }
-
-    /// What one input is, as a weights file's `input.description` says it.
-    public var inputDescription: String {
-        switch self {
-        case .shape: "rasterized drawing"
-        case .motion: "windows of motion features"
-        }
-    }
-
-    /// What the task's data is counted in when it is split or checked: `drawings` or `sessions` (each the unit
-    /// kept whole on one side of a validation split).
-    public var dataUnit: String {
-        switch self {
-        case .shape: "drawings"
-        case .motion: "sessions"
         }
     }
 

@@ -124,13 +124,13 @@ public struct ModelFile: Equatable, Sendable {
 extension ModelFile {
     /// Why this file cannot serve `task` because it is another task's model (its preprocessing says so), or `nil`:
     /// the error a user who named the wrong file needs, instead of the preprocessing check's.
-    package func otherTaskProblem(_ task: String) -> String? {
+    package func otherTaskProblem(_ task: RecognitionTask) -> String? {
         // A raw model (imported without labels or a task) runs only as it is: `classify run`, `inspect`.
         if labels.isEmpty && preprocessing.isEmpty {
             return "is a raw model (no labels, no preprocessing): it runs with `classify run`; to recognize with it, give it "
-                + "labels and a task (for an ONNX model, a sidecar MODEL.onnx.json such as {\"labels\": [...], \"task\": \"\(task)\"}: docs/onnx.md)"
+                + "labels and a task (for an ONNX model, a sidecar MODEL.onnx.json such as {\"labels\": [...], \"task\": \"\(task.rawValue)\"}: docs/onnx.md)"
         }
         guard let other = preprocessingKind?.task, other != task else { return nil }
-        return "is a \(other) model (labels \(labels.joined(separator: ", "))), not a \(task) model"
+        return "is a \(other.rawValue) model (labels \(labels.joined(separator: ", "))), not a \(task.rawValue) model"
     }
 }

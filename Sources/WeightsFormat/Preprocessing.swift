@@ -15,10 +15,10 @@ package enum PreprocessingKind: String, Sendable, CaseIterable {
     }
 
     /// The task whose recognizer takes this input: `shape` (drawings) or `motion` (recordings).
-    package var task: String {
+    package var task: RecognitionTask {
         switch self {
-        case .raster: "shape"
-        case .motionAutocorrelation: "motion"
+        case .raster: .shape
+        case .motionAutocorrelation: .motion
         }
     }
 

@@ -91,27 +91,26 @@ struct ChainOptions: ParsableArguments {
             environmentFolderOnly: explicitSource != nil && !fallback)
     }
 
-    /// The weights variants of `model`: the given file; or int8 then f32 from the folders, then (unless the user
-    /// named a folder) the same built in, so a corrupt installed file falls back to the same model, not the rule.
-    /// A `$CLASSIFY_WEIGHTS` folder without `model`'s files but with one model of the task (`train … --out
+    /// The weights variants of `task`'s model: the given file; or int8 then f32 from the folders, then (unless the
+    /// user named a folder) the same built in, so a corrupt installed file falls back to the same model, not the
+    /// rule. A `$CLASSIFY_WEIGHTS` folder without the model's files but with one model of the task (`train … --out
     /// my-models/doodles`) serves that model's variants.
-    func variants(of model: String) -> [String] {
+    func variants(of task: RecognitionTask) -> [String] {
         if let weights { return [modelName(ofWeights: weights)] }
-        if case let .success(found)? = folderModel(for: model) { return found }
-        let shipped = ["\(model).int8", "\(model).f32"]
+        if case let .success(found)? = folderModel(for: task) { return found }
+        let shipped = ["\(task.modelName).int8", "\(task.modelName).f32"]
         return explicitSource == nil ? shipped + shipped.map(WeightsLocator.builtIn) : shipped
     }
 
-    /// For a `$CLASSIFY_WEIGHTS` folder (and no `--weights`) that holds no `model.*.weights`: the variants of its one
-    /// model of `model`'s task, whatever its name (`WeightsLocator.folderModel`), or an error when it holds several,
+    /// For a `$CLASSIFY_WEIGHTS` folder (and no `--weights`) that holds no `MODEL.*.weights` of `task`'s model: the
+    /// variants of its one model of the task, whatever its name (`WeightsLocator.folderModel`), or an error when it holds several,
     /// or none (then, with `--fallback`, `nil`: the chain goes on to the other places); `nil` when the folder lookup
     /// applies as it is.
-    func folderModel(for model: String) -> Result<[String], DataError>? {
+    func folderModel(for task: RecognitionTask) -> Result<[String], DataError>? {
         guard weights == nil, let folder = WeightsLocator.environmentFolder(ProcessInfo.processInfo.environment),
-            let task = RecognitionTask.allCases.first(where: { $0.modelName == model })?.rawValue,
             let names = try? FileManager.default.contentsOfDirectory(atPath: folder)
         else { return nil }
-        switch WeightsLocator.folderModel(in: folder, names: names, model: model, task: task) {
+        switch WeightsLocator.folderModel(in: folder, names: names, task: task) {
         case nil: return nil
         case .found(let variants)?: return .success(variants)
         case .several(let error)?: return .failure(error)
@@ -128,9 +127,9 @@ struct ChainOptions: ParsableArguments {
         } catch {
             throw inputsFailure(error, inputs: inputs)
         }
-        if case let .failure(error)? = folderModel(for: "shape-classifier") { throw softwareFailure(error.description, inputs: inputs) }
+        if case let .failure(error)? = folderModel(for: .shape) { throw softwareFailure(error.description, inputs: inputs) }
         do {
-            return try ShapeRecognizer.load(variants: variants(of: "shape-classifier"), source: locator, policy: policy, report: warn)
+            return try ShapeRecognizer.load(variants: variants(of: .shape), source: locator, policy: policy, report: warn)
         } catch {
             throw exit(for: error, inputs: inputs)
         }
@@ -143,9 +142,9 @@ struct ChainOptions: ParsableArguments {
         } catch {
             throw inputsFailure(error, inputs: inputs)
         }
-        if case let .failure(error)? = folderModel(for: "motion-state") { throw softwareFailure(error.description, inputs: inputs) }
+        if case let .failure(error)? = folderModel(for: .motion) { throw softwareFailure(error.description, inputs: inputs) }
         do {
-            return try MotionRecognizer.load(variants: variants(of: "motion-state"), source: locator, policy: policy, report: warn)
+            return try MotionRecognizer.load(variants: variants(of: .motion), source: locator, policy: policy, report: warn)
         } catch {
             throw exit(for: error, inputs: inputs)
         }

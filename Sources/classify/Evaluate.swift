@@ -115,7 +115,7 @@ struct Evaluate: ParsableCommand {
         showReport(
             labels: rows.labels, truth: truth, predicted: predicted, confidences: confidences, uncertain: uncertain,
             model: recognizer.model,
-            source: rule ? (recognizer.model, nil) : chain.describe(recognizer.model, among: chain.variants(of: "shape-classifier")),
+            source: rule ? (recognizer.model, nil) : chain.describe(recognizer.model, among: chain.variants(of: .shape)),
             heading: "\(truth.count) drawings", unit: "answers", failures: failures, items: "drawings")
         try failures.exit()
     }
@@ -199,7 +199,7 @@ extension Evaluate {
         showReport(
             labels: rows.labels, truth: truth, predicted: predicted, confidences: confidences, uncertain: uncertain,
             model: recognizer.model,
-            source: rule ? (recognizer.model, nil) : chain.describe(recognizer.model, among: chain.variants(of: "motion-state")),
+            source: rule ? (recognizer.model, nil) : chain.describe(recognizer.model, among: chain.variants(of: .motion)),
             heading: "\(sessionCount - failures.count) sessions, \(truth.count) windows", unit: "windows",
             failures: failures, items: "sessions")
         try failures.exit()

@@ -4,6 +4,7 @@ import Datasets
 import Foundation
 import Models
 import Train
+import WeightsFormat
 
 /// `classify generate shape --out Datasets [--count N] [--seed S]`
 struct Generate: ParsableCommand {

@@ -101,7 +101,7 @@ struct Motion: ParsableCommand {
         var loaded = try chain.loadMotionRecognizer(for: dataset.map { [$0] } ?? files)
         loaded.smoothing = smooth
         let recognizer = loaded
-        let source = chain.describe(recognizer.model, among: chain.variants(of: "motion-state"))
+        let source = chain.describe(recognizer.model, among: chain.variants(of: .motion))
         if single { return try recognizeOne(files[0], recognizer: recognizer, source: source) }
         // A batch: each item is a recording (or a dataset's session) read at the answering model's rate.
         let status = recognizeBatch(
@@ -113,7 +113,7 @@ struct Motion: ParsableCommand {
     /// as `tail -F` does.
     private func followRecording() throws {
         let recognizer = try chain.loadMotionRecognizer(for: recordings)
-        let source = chain.describe(recognizer.model, among: chain.variants(of: "motion-state"))
+        let source = chain.describe(recognizer.model, among: chain.variants(of: .motion))
         do {
             let status = try MotionFollower(
                 path: recordings[0], recognizer: recognizer, confirmations: confirm, assumedRate: rate,

@@ -100,7 +100,10 @@ struct Serve: ParsableCommand {
         var shapeChain = chain, motionChain = chain
         if let weights = chain.weights {
             let task = (try? ModelFile(contentsOf: URL(fileURLWithPath: weights)))?.preprocessingKind?.task
-            if task == "motion" { shapeChain.weights = nil } else { motionChain.weights = nil }
+            switch task {
+            case .motion?: shapeChain.weights = nil
+            case .shape?, nil: motionChain.weights = nil
+            }
         }
         let shape = try shapeChain.loadShapeRecognizer(for: [])
         let motion = try motionChain.loadMotionRecognizer(for: [])
@@ -108,9 +111,9 @@ struct Serve: ParsableCommand {
         // learn the user's name and folders from an absolute path.
         func fileName(_ weights: String?) -> String? { weights.map { URL(fileURLWithPath: $0).lastPathComponent } }
         let api = ServeAPI(
-            shape: shape, shapeWeights: fileName(shapeChain.describe(shape.model, among: shapeChain.variants(of: "shape-classifier")).weights),
+            shape: shape, shapeWeights: fileName(shapeChain.describe(shape.model, among: shapeChain.variants(of: .shape)).weights),
             motion: motion,
-            motionWeights: fileName(motionChain.describe(motion.model, among: motionChain.variants(of: "motion-state")).weights),
+            motionWeights: fileName(motionChain.describe(motion.model, among: motionChain.variants(of: .motion)).weights),
             assumedRate: 50, limits: .init(maxBody: maxBody, maxRequests: maxRequests, timeout: timeout),
             live: LiveMotionSessions(limit: maxLiveSessions, idle: liveIdle))
         // A connection with nothing to read is closed after twice --timeout: a body that stops halfway gets its 408

@@ -68,7 +68,7 @@ struct Shape: ParsableCommand {
             }
         }
         let recognizer = try chain.loadShapeRecognizer(for: dataset.map { [$0] } ?? files)
-        let source = chain.describe(recognizer.model, among: chain.variants(of: "shape-classifier"))
+        let source = chain.describe(recognizer.model, among: chain.variants(of: .shape))
         let format = ShapeLineFormat(recognizer: recognizer, json: chain.json, source: source)
         if let input { return try recognizeOne(input, file: files[0], recognizer: recognizer, format: format, weights: source.weights) }
         // A batch: one line per drawing, in input order.

@@ -26,7 +26,7 @@ struct ONNXBudgetTests {
 
     /// The import's error reason for `bytes`, or "imported: SUMMARY".
     static func outcome(bytes: Data) -> String {
-        let sidecar = ONNXModelInfo(labels: ["walking", "running", "still"], task: "motion")
+        let sidecar = ONNXModelInfo(labels: ["walking", "running", "still"], task: .motion)
         do {
             let file = try ONNXImport.modelFile(bytes: bytes, path: "m.onnx", sidecar: sidecar)
             return "imported: " + file.architecture.map(\.summary).joined(separator: ", ")

@@ -71,8 +71,14 @@ struct ONNXErrorTextTests {
     func sidecarTaskKindAndLabels(text: String, shown: String) throws {
         let model = try ONNXRoundTripTests.exportedShapeModel()
         let labels = ["circle", "triangle", "square", "star", "other"]
-        #expect(try Self.importError(model, sidecar: ONNXModelInfo(labels: labels, task: text)).contains("task '\(shown)' is not shape or motion"))
+        // A task is typed in code: an unknown one can only come from JSON (here the model's metadata).
+        var unknownTask = model
+        var entry = Onnx_StringStringEntryProto()
+        (entry.key, entry.value) = ("task", String(decoding: try JSONEncoder().encode(text), as: UTF8.self))
+        unknownTask.metadataProps.removeAll { $0.key == "task" || $0.key == "preprocessing" }
+        unknownTask.metadataProps.append(entry)
+        #expect(try Self.importError(unknownTask).contains("task '\(shown)' is not shape or motion"))
         _ = try Self.importError(model, sidecar: ONNXModelInfo(labels: labels, preprocessing: ["kind": .string(text)]))
-        _ = try Self.importError(model, sidecar: ONNXModelInfo(labels: ["circle", "triangle", "square", "star", text], task: "shape"))
+        _ = try Self.importError(model, sidecar: ONNXModelInfo(labels: ["circle", "triangle", "square", "star", text], task: .shape))
     }
 }

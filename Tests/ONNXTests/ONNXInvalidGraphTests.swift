@@ -66,7 +66,7 @@ struct ONNXInvalidGraphTests {
         let bytes = try Graph.raw(
             [1, 1, 16, 16], [Graph.node("Flatten", ["x"], "f"), gemm, elu],
             [Graph.floats("W", [Float](repeating: 0.01, count: 5 * 256), [5, 256]), Graph.floats("B", [0, 0, 0, 0, 0], [5])])
-        let sidecar = ONNXModelInfo(labels: ["circle", "triangle", "square", "star", "other"], task: "shape")
+        let sidecar = ONNXModelInfo(labels: ["circle", "triangle", "square", "star", "other"], task: .shape)
         do {
             _ = try ONNXImport.modelFile(bytes: bytes, path: "m.onnx", sidecar: sidecar)
             Issue.record("an Elu with alpha 1e38 imported")

@@ -80,7 +80,7 @@ struct ONNXRoundTripTests {
         bare.metadataProps.removeAll()
         let raw = try ONNXImport.modelFile(bytes: try bare.serializedData(), path: "bare.onnx")
         #expect(raw.labels.isEmpty && raw.preprocessing.isEmpty && raw.decision == nil)
-        #expect(raw.otherTaskProblem("shape")?.hasPrefix("is a raw model") == true)
+        #expect(raw.otherTaskProblem(.shape)?.hasPrefix("is a raw model") == true)
         let full = try ONNXImport.modelFile(bytes: try labelled.serializedData(), path: "m.onnx")
         // The raw model takes the input as ONNX declares it, NCHW [1, 16, 16]: with one channel, the same bytes as the
         // recognizer's [16, 16, 1].
@@ -156,7 +156,7 @@ struct ONNXRoundTripTests {
     /// documents is an error naming it.
     @Test func aSidecarGivesLabelsAndTask() throws {
         let data = try Data(contentsOf: Self.fixtures.appendingPathComponent("torch-motion-mlp.onnx"))
-        let info = ONNXModelInfo(labels: ["walking", "running", "still"], task: "motion")
+        let info = ONNXModelInfo(labels: ["walking", "running", "still"], task: .motion)
         let file = try ONNXImport.modelFile(bytes: data, path: "mlp.onnx", sidecar: info)
         #expect(file.labels == ["walking", "running", "still"])
         #expect(file.preprocessing["kind"] == .string("motion-autocorrelation"))

@@ -1,6 +1,7 @@
 import Models
 import Tensor
 import Testing
+import WeightsFormat
 
 @testable import Train
 

@@ -302,10 +302,11 @@ struct TrainingTests {
 @Suite("The task table")
 struct TaskTableTests {
     /// Each task's preprocessing kind leads back to the task, and a weights file written for it says that kind:
-    /// the two tables (Train's tasks, Models' preprocessing kinds) cannot drift apart.
+    /// the two tables (the tasks, the preprocessing kinds) cannot drift apart; its names lead back to it.
     @Test(arguments: RecognitionTask.allCases)
     func eachTaskAndItsPreprocessingKindAgree(task: RecognitionTask) throws {
-        #expect(task.kind.task == task.rawValue)
+        #expect(task.kind.task == task)
+        #expect(RecognitionTask(modelName: task.modelName) == task && RecognitionTask(name: task.rawValue) == task)
         let header = task.preprocessing(rasterizer: ShapeRasterizer(), windowing: MotionWindowing())
         #expect(PreprocessingKind(header) == task.kind)
         #expect(try task.kind.inputShape(header) == task.inputShape())

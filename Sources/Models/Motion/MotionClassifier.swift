@@ -455,7 +455,7 @@ public struct MotionClassifier: MotionWindowClassifier {
     /// Builds the classifier from a validated weights file; the file must describe motion windows.
     public init(file: ModelFile) throws(DataError) {
         self.file = file
-        if let problem = file.otherTaskProblem("motion") { throw DataError(file: file.name, message: problem) }
+        if let problem = file.otherTaskProblem(.motion) { throw DataError(file: file.name, message: problem) }
         if file.decision?.shapeOdds != nil {
             throw DataError(file: file.name, message: "the decision rule holds shape odds, which are for shape models, not motion")
         }

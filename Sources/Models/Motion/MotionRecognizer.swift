@@ -34,8 +34,8 @@ public struct MotionRecognizer: Recognizer {
         self.attempts = attempts
     }
 
-    /// The chain's link names for the shipped model: `motion-state.int8`, `motion-state.f32`.
-    public static let shippedVariants = ["motion-state.int8", "motion-state.f32"]
+    /// Recordings: `motion-state`.
+    public static let task = RecognitionTask.motion
 
     /// Loads the first working link of `variants` from `source`, then (with `policy.fallback` and
     /// `policy.ruleFallback`) the cadence recognizer. `report` hears each failed attempt as it happens.

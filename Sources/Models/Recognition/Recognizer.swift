@@ -73,8 +73,8 @@ public protocol Recognizer: Sendable {
     /// What it answers for a batch.
     associatedtype BatchAnswers: RecognitionBatch where BatchAnswers.Answer == Answer
 
-    /// The chain's link names for the shipped model, most compact first.
-    static var shippedVariants: [String] { get }
+    /// The task it recognizes: its model's name, its preprocessing kind.
+    static var task: RecognitionTask { get }
 
     /// Loads the first working link of `variants` from `source`, then (with `policy.fallback`) the rule that needs no
     /// weights. `report` hears each failed attempt as it happens; when no link loads, the failure lists them all.
@@ -92,4 +92,9 @@ public protocol Recognizer: Sendable {
     /// The answers for many inputs on up to `threads` threads (fewer than 1 counts as 1), in input order; one bad
     /// input does not stop the others.
     func recognize(batch inputs: [Input], threads: Int) -> BatchAnswers
+}
+
+extension Recognizer {
+    /// The chain's link names for the shipped model, most compact first: `MODEL.int8`, `MODEL.f32`.
+    public static var shippedVariants: [String] { ["\(task.modelName).int8", "\(task.modelName).f32"] }
 }

@@ -26,7 +26,8 @@ extension WeightsLocator {
     /// own; only each file's preamble and header are read (`ModelFile.recordedPreprocessingKind`), and only when
     /// the folder holds at most `maximumFolderCandidates` weights files. `nil` when the folder holds `model`'s own
     /// files, or no weights files at all: the lookup by name applies.
-    package static func folderModel(in folder: String, names: [String], model: String, task: String) -> FolderModel? {
+    package static func folderModel(in folder: String, names: [String], task: RecognitionTask) -> FolderModel? {
+        let model = task.modelName
         let files = names.filter { $0.hasSuffix(".weights") && !$0.hasPrefix(".") }.sorted()
         guard !files.isEmpty, !files.contains(where: { $0.hasPrefix(model + ".") }) else { return nil }
         let variable = "$\(environmentVariable)"
@@ -34,42 +35,43 @@ extension WeightsLocator {
             return .notFound(
                 DataError(
                     file: folder,
-                    message: "holds \(grouped(files.count)) weights files and no \(model).*.weights; \(variable) serves its one \(task) model "
+                    message:
+                        "holds \(grouped(files.count)) weights files and no \(model).*.weights; \(variable) serves its one \(task.rawValue) model "
                         + "from a folder of at most \(maximumFolderCandidates) weights files (each one's header is read on every run): "
                         + "keep fewer files there, or name one with --weights"))
         }
         var models: [String: [String]] = [:]
+        // What each file is, by the words the error counts it in: "shape model", "unreadable", ….
         var found: [String: Int] = [:]
         for file in files {
             let stem = String(file.dropLast(".weights".count))
             let prefix = stem.lastIndex(of: ".").map { String(stem[..<$0]) } ?? stem
             let path = URL(fileURLWithPath: folder).appendingPathComponent(file).path
-            let kind = ModelFile.recordedPreprocessingKind { leadingBytes(of: path, limit: $0) }
-            let fileTask: String
-            switch kind {
-            case .some(.some(let known)): fileTask = known.task
-            case .some(.none): fileTask = "of a kind this build does not know"
-            case .none: fileTask = "unreadable"
+            switch ModelFile.recordedPreprocessingKind(leadingBytes: { leadingBytes(of: path, limit: $0) }) {
+            case .some(.some(let known)):
+                found["\(known.task.rawValue) model", default: 0] += 1
+                if known.task == task { models[prefix, default: []].append(stem) }
+            case .some(.none): found["of a kind this build does not know", default: 0] += 1
+            case .none: found["unreadable", default: 0] += 1
             }
-            found[fileTask, default: 0] += 1
-            if fileTask == task { models[prefix, default: []].append(stem) }
         }
         guard let (prefix, variants) = models.min(by: { $0.key < $1.key }) else {
             let counts = found.sorted { $0.key < $1.key }.map { kind, count in
-                "\(grouped(count)) \(kind == "unreadable" || kind.hasPrefix("of a kind") ? kind : "\(kind) model\(count == 1 ? "" : "s")")"
+                "\(grouped(count)) \(kind)\(count > 1 && kind.hasSuffix(" model") ? "s" : "")"
             }
             return .notFound(
                 DataError(
                     file: folder,
                     message: "holds \(grouped(files.count)) weights file\(files.count == 1 ? "" : "s") (\(counts.joined(separator: ", "))), "
-                        + "none a \(task) model, and no \(model).*.weights: put a \(task) model there (any name ending .weights), "
+                        + "none a \(task.rawValue) model, and no \(model).*.weights: put a \(task.rawValue) model there (any name ending .weights), "
                         + "or name one with --weights"))
         }
         guard models.count == 1 else {
             return .several(
                 DataError(
                     file: folder,
-                    message: "holds no \(model).*.weights and \(models.count) \(task) models (\(models.keys.sorted().joined(separator: ", "))); "
+                    message:
+                        "holds no \(model).*.weights and \(models.count) \(task.rawValue) models (\(models.keys.sorted().joined(separator: ", "))); "
                         + "\(variable) serves one: name a file with --weights, or keep one model of the task in the folder"))
         }
         let order = { (variant: String) -> (Int, String) in

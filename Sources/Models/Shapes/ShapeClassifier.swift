@@ -39,7 +39,7 @@ public struct ShapeClassifier: Sendable {
     /// Builds the classifier from a validated weights file; the file must describe a raster input.
     public init(file: ModelFile) throws(DataError) {
         self.file = file
-        if let problem = file.otherTaskProblem("shape") { throw DataError(file: file.name, message: problem) }
+        if let problem = file.otherTaskProblem(.shape) { throw DataError(file: file.name, message: problem) }
         rasterizer = try ShapeRasterizer(parameters: file.preprocessing)
         guard file.input.shape == [rasterizer.size, rasterizer.size, 1], !file.labels.isEmpty else {
             throw DataError(

@@ -79,8 +79,8 @@ public struct ShapeRecognizer: Recognizer {
         self.attempts = attempts
     }
 
-    /// The chain's link names for the shipped model: `shape-classifier.int8`, `shape-classifier.f32`.
-    public static let shippedVariants = ["shape-classifier.int8", "shape-classifier.f32"]
+    /// Drawings: `shape-classifier`.
+    public static let task = RecognitionTask.shape
 
     /// Loads the first working link of `variants` from `source`, then (with `policy.fallback` and
     /// `policy.ruleFallback`) the geometric recognizer. `report` hears each failed attempt as it happens.

@@ -56,7 +56,7 @@ extension ShapeRecognizer {
     }
 
     /// A recognizer from the bytes of a weights file (no fallback), named `model`; throws as `init(contentsOf:)`.
-    public init(weights bytes: [UInt8], model: String = "shape-classifier") throws {
+    public init(weights bytes: [UInt8], model: String = RecognitionTask.shape.modelName) throws {
         self.init(engine: .model(try ShapeClassifier(file: ModelFile(bytes: bytes, path: model))), model: model)
     }
 
@@ -86,7 +86,7 @@ extension MotionRecognizer {
     }
 
     /// A recognizer from the bytes of a weights file (no fallback), named `model`; throws as `init(contentsOf:)`.
-    public init(weights bytes: [UInt8], model: String = "motion-state") throws {
+    public init(weights bytes: [UInt8], model: String = RecognitionTask.motion.modelName) throws {
         self.init(engine: .model(try MotionClassifier(file: ModelFile(bytes: bytes, path: model))), model: model)
     }
 
