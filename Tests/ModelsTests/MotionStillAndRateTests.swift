@@ -137,7 +137,8 @@ struct MotionStillAndRateTests {
 
     @Test func aStreamAtTenHertzIsReadAndOneSlowerIsUncertain() throws {
         // A raw accelerometer on the wrist bobbing at a running step (2.8 Hz), streamed at 10 Hz and at 9 Hz. A
-        // window of 5.12 s holds 51 samples at 10 Hz (an arrival rate of 9.96 Hz): that is 10 Hz, not too slow.
+        // window's 256 grid points span 5.10 s and hold 51 or 52 samples at 10 Hz (an arrival rate of 10.0 or 10.2 Hz):
+        // that is 10 Hz, not too slow; at 9 Hz they hold 46 (9.0 Hz).
         func reasons(rate: Double) throws -> [String?] {
             var stream = MotionStream(recognizer: try MotionRecognizer.shipped())
             var windows: [MotionWindowPrediction] = []

@@ -164,6 +164,69 @@ struct MotionStreamTests {
         }
     }
 
+    /// A file and the same samples streamed give the same answers, not only the same inputs: every window's start,
+    /// end, label, confidence, uncertainty and reason, compared with `==` (no tolerance), whether the file is read as
+    /// a recording or as signals (what `classify motion` and `serve` answer from). The samples have a bridged gap, a
+    /// gap that splits them, and 15 s that arrived at 7 Hz in a file whose median rate is 50 Hz: those windows are
+    /// uncertain in both, with the same reason (before, only the stream checked how fast a window's samples came).
+    /// Case 0: Core Motion in g; 1: a raw accelerometer in m/s² (the units decided alike by the first second and by
+    /// the whole file). The samples' clock starts at 0, where a file's and a stream's times coincide.
+    @Test(arguments: 0..<2)
+    func aFileAndTheSameSamplesStreamedGiveTheSameAnswers(variant: Int) throws {
+        let raw = variant == 1
+        let recognizer = try shippedMotion()
+        let windowing = recognizer.windowing
+        let playback = walkStopRunStop()
+        var lines = [
+            raw
+                ? "timestamp,acc.x,acc.y,acc.z,gyro.x,gyro.y,gyro.z"
+                : "timestamp,gravity.x,gravity.y,gravity.z,userAcceleration.x,userAcceleration.y,userAcceleration.z,"
+                    + "rotationRate.x,rotationRate.y,rotationRate.z"
+        ]
+        var samples: [MotionStreamSample] = []
+        let g = MotionRecordingReader.standardGravity
+        for (i, (time, r)) in zip(playback.times, playback.rows).enumerated() {
+            if (20.0..<20.4).contains(time) { continue }  // bridged: 0.4 s without a sample
+            if (55.0..<70.0).contains(time) && i % 7 != 0 { continue }  // 15 s at 7 Hz
+            let t = time - playback.times[0] + (time > 80 ? 8 : 0)  // from 0; 8 s more: a split
+            let values = raw ? [(r[0] + r[3]) * g, (r[1] + r[4]) * g, (r[2] + r[5]) * g, r[6], r[7], r[8]] : r
+            lines.append(([t] + values).map { "\($0)" }.joined(separator: ","))
+            samples.append(
+                raw
+                    ? MotionStreamSample(time: t, acceleration: (values[0], values[1], values[2]), rotationRate: (r[6], r[7], r[8]))
+                    : MotionStreamSample(time: t, gravity: (r[0], r[1], r[2]), userAcceleration: (r[3], r[4], r[5]), rotationRate: (r[6], r[7], r[8]))
+            )
+        }
+        #expect(samples.first?.time == 0)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("stream-answers-\(variant)-\(UUID().uuidString).csv").path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+
+        let recording = try MotionRecordingReader.read(path, rate: windowing.rate, window: windowing.window)
+        #expect(recording.segments.count == 2 && recording.bridgedGaps.count == 1, "\(recording.notes)")
+        let read = try recognizer.recognize(recording).windows
+        let signals = try recognizer.recognize(
+            MotionRecordingReader.readSignals(path, assumedRate: 50, rate: windowing.rate, window: windowing.window)
+        ).windows
+        var stream = MotionStream(recognizer: recognizer, confirmations: 1)
+        var streamed: [MotionWindowPrediction] = []
+        for sample in samples {
+            for case let .window(window) in try stream.append(sample) { streamed.append(window) }
+        }
+        for case let .window(window) in stream.pause() { streamed.append(window) }
+
+        let slow = streamed.filter { $0.reason?.hasPrefix("samples arrived at") == true }
+        #expect(slow.count >= 5 && slow.allSatisfy(\.uncertain), "\(slow.count) windows too slow")
+        #expect(streamed.contains { $0.reason?.hasPrefix("no samples for 0.4") == true })
+        #expect(Set(streamed.map(\.label)).isSuperset(of: ["walking", "running", "still"]))
+        for (name, whole) in [("recording", read), ("signals", signals)] {
+            #expect(whole.count == streamed.count, "\(name): \(whole.count) windows, streamed \(streamed.count)")
+            let differing = zip(whole, streamed).filter { $0 != $1 }
+            let first = differing.first.map { "\($0.0) read, \($0.1) streamed" } ?? ""
+            #expect(differing.count == 0, "\(name): \(differing.count) windows differ, first \(first)")
+        }
+    }
+
     /// Walk, stop, run, stop: four changes in that order, each reported within a window and two hops of the real
     /// change, and no other.
     @Test func statesChangeOnceEachAndSoon() throws {

@@ -192,11 +192,13 @@ extension MotionWindowClassifier {
     /// longer than `MotionRecordingReader.maximumBridge` is uncertain; a window whose scores are not finite (a
     /// model that overflowed) is `unknown` and uncertain, with confidence 0 and the reason. A recording that arrived below
     /// `MotionRecordingReader.minimumSampleRate`, or without one whole window, is an error naming its rate or
-    /// length and what is needed.
+    /// length and what is needed; a window whose own samples arrived slower than that (a stretch of a recording that
+    /// is fast enough as a whole) is uncertain, as a stream's window is.
     package func classify(_ recording: MotionRecording, smoothing: Int = 0, model: String? = nil) throws(DataError) -> MotionAnswer {
         // Each segment's signals computed into the scratch when its windows are made: nothing allocated for them.
         try classify(
-            MotionRecordingFacts(recording.source, recording.sourceRate, recording.assumedRate, recording.segmentStarts, recording.bridgedGaps),
+            MotionRecordingFacts(
+                recording.source, recording.sourceRate, recording.assumedRate, recording.segmentStarts, recording.bridgedGaps, recording.arrivals),
             smoothing: smoothing, model: model, lengths: { recording.segments[$0].count },
             signals: { index, scratch, body in
                 let segment = recording.segments[index]
@@ -209,7 +211,8 @@ extension MotionWindowClassifier {
     /// `classify(_:smoothing:model:)` of a recording's signals (`MotionRecordingReader.readSignals`).
     package func classify(_ recording: MotionSignals, smoothing: Int = 0, model: String? = nil) throws(DataError) -> MotionAnswer {
         try classify(
-            MotionRecordingFacts(recording.source, recording.sourceRate, recording.assumedRate, recording.segmentStarts, recording.bridgedGaps),
+            MotionRecordingFacts(
+                recording.source, recording.sourceRate, recording.assumedRate, recording.segmentStarts, recording.bridgedGaps, recording.arrivals),
             smoothing: smoothing, model: model, lengths: { recording.segments[$0].vertical.count },
             signals: { index, _, body in
                 let segment = recording.segments[index]
@@ -280,6 +283,7 @@ extension MotionWindowClassifier {
                         prediction(
                             scores: UnsafeBufferPointer(row), intensity: (intensities[2 * index], intensities[2 * index + 1]),
                             from: from, to: to, bridgedGaps: recording.bridgedGaps,
+                            arrivalRate: recording.arrivals?.rate(segment: segmentIndex, window: index, windowing: windowing),
                             calibrated: UnsafeMutableBufferPointer(rebasing: all[place..<(place + classes)]))
                     }
                     windows.append(window)
@@ -298,8 +302,8 @@ extension MotionWindowClassifier {
     /// uncertain, and one in which the phone barely moves is `still` (for a model of the built-in moving states,
     /// `appliesStillRule`; with the stillness rule's own confidence,
     /// uncertain under the rule's floor); a
-    /// window whose samples arrived at `arrivalRate` (a live stream's) below `MotionRecordingReader.minimumSampleRate`
-    /// is uncertain, for that reason. `classify` and `MotionStream` label every window with it.
+    /// window whose samples arrived at `arrivalRate` (`MotionArrivals`: a file's and a stream's alike) below
+    /// `MotionRecordingReader.minimumSampleRate` is uncertain, for that reason. `classify` and `MotionStream` label every window with it.
     package func prediction(
         scores row: UnsafeBufferPointer<Double>, intensity: (Float, Float), from: Double, to: Double,
         bridgedGaps: [ClosedRange<Double>], arrivalRate: Double? = nil
@@ -402,9 +406,14 @@ extension MotionWindowClassifier {
 /// What the answer and its errors say of a recording besides its signals.
 private struct MotionRecordingFacts {
     let source: String, sourceRate: Double?, assumedRate: Double?, segmentStarts: [Double], bridgedGaps: [ClosedRange<Double>]
-    init(_ source: String, _ sourceRate: Double?, _ assumedRate: Double?, _ segmentStarts: [Double], _ bridgedGaps: [ClosedRange<Double>]) {
+    let arrivals: MotionArrivals?
+    init(
+        _ source: String, _ sourceRate: Double?, _ assumedRate: Double?, _ segmentStarts: [Double], _ bridgedGaps: [ClosedRange<Double>],
+        _ arrivals: MotionArrivals?
+    ) {
         (self.source, self.sourceRate, self.assumedRate, self.segmentStarts, self.bridgedGaps) =
             (source, sourceRate, assumedRate, segmentStarts, bridgedGaps)
+        self.arrivals = arrivals
     }
 }
 

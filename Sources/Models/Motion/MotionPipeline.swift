@@ -135,3 +135,52 @@ package struct MotionGrid: Sendable {
     /// windows across it (`MotionRecordingReader.maximumBridge`).
     package static func flags(gap: Double) -> Bool { gap > MotionRecordingReader.maximumBridge }
 }
+
+/// How fast a window's samples arrived, which says whether it can resolve a stride
+/// (`MotionRecordingReader.resolvesStride`): the one measure both drivers use, a recording read whole
+/// (`MotionClassifier.classify`, from its sample times) and a stream (`MotionWindowStream`, from the times it still
+/// holds), so a file and the same samples streamed label the same windows uncertain for it.
+///
+/// A window's samples are those from its first grid point to its last (a hair either side): all of them have
+/// arrived by the time a stream completes the window, whatever comes after.
+package struct MotionArrivals: Sendable {
+    /// Every sample's time, on the samples' own clock, in order.
+    package var times: [Double]
+    /// The index in `times` of each segment's first sample.
+    package var segmentFirstSample: [Int]
+
+    /// Samples per second that arrived over the window whose first grid point is at `from` (seconds, on the samples'
+    /// clock), of `window` points at `rate` a second, counted in `times` (increasing; only the window's own
+    /// samples need be there).
+    package static func rate(_ times: some RandomAccessCollection<Double>, from: Double, window: Int, rate: Double) -> Double {
+        precondition(window >= 2, "MotionArrivals.rate: a window of \(window) points")
+        let last = from + Double(window - 1) / rate
+        let low = times.partitioningIndex { $0 >= from - 1e-9 }, high = times.partitioningIndex { $0 > last + 1e-9 }
+        return Double(times.distance(from: low, to: high)) / (last - from)
+    }
+
+    /// The arrival rate of window `index` of segment `segment`, laid as `windowing` lays windows from the segment's
+    /// first sample.
+    package func rate(segment: Int, window index: Int, windowing: MotionWindowing) -> Double {
+        let from = times[segmentFirstSample[segment]] + Double(index * windowing.hop) / windowing.rate
+        return Self.rate(times, from: from, window: windowing.window, rate: windowing.rate)
+    }
+}
+
+extension RandomAccessCollection {
+    /// The first index whose element satisfies `belongs`, for a collection in which every element that does comes
+    /// after every one that does not (`endIndex` when none does): a binary search.
+    fileprivate func partitioningIndex(where belongs: (Element) -> Bool) -> Index {
+        var (low, count) = (startIndex, self.count)
+        while count > 0 {
+            let half = count / 2, middle = index(low, offsetBy: half)
+            if belongs(self[middle]) {
+                count = half
+            } else {
+                low = index(after: middle)
+                count -= half + 1
+            }
+        }
+        return low
+    }
+}

@@ -25,6 +25,9 @@ public struct MotionRecording: Sendable {
     /// Where the recording came from (a file's path, a dataset's `path#session`, `samples`), named in the errors
     /// about it.
     public var source = "recording"
+    /// When its samples arrived, which makes a window whose samples came too slowly uncertain as a stream's is
+    /// (`MotionArrivals`); `nil` for a recording built in code from grid points.
+    package var arrivals: MotionArrivals? = nil
 }
 
 /// Reads a motion recording from CSV: the Core Motion columns, or raw accelerometer `acc.x,acc.y,acc.z` (g, gravity
@@ -73,7 +76,7 @@ public enum MotionRecordingReader {
         let made = try read(reader, assumedRate: assumedRate, rate: rate, window: window, maximumSamples: maximumSamples, into: &builder)
         return MotionSignals(
             segments: builder.segments, segmentStarts: made.segmentStarts, notes: made.notes, sourceRate: made.sourceRate,
-            assumedRate: made.assumedRate, bridgedGaps: made.bridgedGaps, source: made.source)
+            assumedRate: made.assumedRate, bridgedGaps: made.bridgedGaps, source: made.source, arrivals: made.arrivals)
     }
 
     /// The recording `reader` holds (one path for files and bytes); reading stops at sample `maximumSamples + 1`.
@@ -88,6 +91,7 @@ public enum MotionRecordingReader {
     /// What `assemble` makes of a recording besides its points, which go to a `MotionSegmentBuilder`.
     struct Assembled {
         var segmentStarts: [Double], notes: [String], sourceRate: Double?, assumedRate: Double?, bridgedGaps: [ClosedRange<Double>]
+        var arrivals: MotionArrivals
         var source = "recording"
 
         /// The recording of these and `segments`.
@@ -95,7 +99,7 @@ public enum MotionRecordingReader {
             var recording = MotionRecording(
                 segments: segments, segmentStarts: segmentStarts, rate: rate, notes: notes, sourceRate: sourceRate,
                 assumedRate: assumedRate, bridgedGaps: bridgedGaps)
-            recording.source = source
+            (recording.source, recording.arrivals) = (source, arrivals)
             return recording
         }
     }
@@ -479,7 +483,7 @@ public enum MotionRecordingReader {
             gravity = GravityFilter(start: start)
             notes.append(gravityFilterNote)
         }
-        var starts: [Double] = [], bridged: [ClosedRange<Double>] = []
+        var starts: [Double] = [], firsts: [Int] = [], bridged: [ClosedRange<Double>] = []
         var i = 0
         rows.consumeRows { v in
             let time = times[i]
@@ -495,6 +499,7 @@ public enum MotionRecordingReader {
             }
             if grid.start == nil {
                 starts.append(time - times[0])
+                firsts.append(i)
                 builder.startSegment(expected: stretchPoints(times, from: i, rate: rate, window: window))
             }
             let sample =
@@ -513,7 +518,9 @@ public enum MotionRecordingReader {
         if let sourceRate, abs(sourceRate - rate) > 0.5 {
             notes.append(String(format: "resampled from %.1f Hz to %.0f Hz", sourceRate, rate))
         }
-        return Assembled(segmentStarts: starts, notes: notes, sourceRate: sourceRate, assumedRate: assumedRate, bridgedGaps: bridged)
+        return Assembled(
+            segmentStarts: starts, notes: notes, sourceRate: sourceRate, assumedRate: assumedRate, bridgedGaps: bridged,
+            arrivals: MotionArrivals(times: times, segmentFirstSample: firsts))
     }
 
     /// About how many grid points the stretch that starts at sample `start` makes (its span times `rate`, plus

@@ -18,21 +18,24 @@ package struct MotionSignals: Sendable {
     package var bridgedGaps: [ClosedRange<Double>]
     /// Where the recording came from, named in errors.
     package var source: String
+    /// When its samples arrived (as `MotionRecording.arrivals`).
+    package var arrivals: MotionArrivals?
 
     /// The signals of `recording`'s samples.
     package init(_ recording: MotionRecording) {
         segments = recording.segments.map { MotionWindowing.signals($0) }
         (segmentStarts, notes, sourceRate, assumedRate) = (recording.segmentStarts, recording.notes, recording.sourceRate, recording.assumedRate)
-        (bridgedGaps, source) = (recording.bridgedGaps, recording.source)
+        (bridgedGaps, source, arrivals) = (recording.bridgedGaps, recording.source, recording.arrivals)
     }
 
     /// Signals made by `MotionRecordingReader.assemble` (`SignalSegments`).
     init(
         segments: [(vertical: [Float], horizontal: [Float])], segmentStarts: [Double], notes: [String], sourceRate: Double?,
-        assumedRate: Double?, bridgedGaps: [ClosedRange<Double>], source: String
+        assumedRate: Double?, bridgedGaps: [ClosedRange<Double>], source: String, arrivals: MotionArrivals?
     ) {
         (self.segments, self.segmentStarts, self.notes) = (segments, segmentStarts, notes)
         (self.sourceRate, self.assumedRate, self.bridgedGaps, self.source) = (sourceRate, assumedRate, bridgedGaps, source)
+        self.arrivals = arrivals
     }
 }
 

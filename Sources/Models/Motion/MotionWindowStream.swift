@@ -138,7 +138,7 @@ package struct MotionWindowStream: Sendable {
         while bufferStart + points.count >= nextWindow + window {
             let offset = nextWindow - bufferStart
             let from = start + Double(nextWindow) / windowing.rate, to = from + Double(window) / windowing.rate
-            let arrived = Double(arrivals.count { $0 >= from - 1e-9 && $0 <= to + 1e-9 }) / (to - from)
+            let arrived = MotionArrivals.rate(arrivals, from: from, window: window, rate: windowing.rate)
             completed.append(
                 MotionStreamWindow(
                     input: windowing.windows(Array(points[offset..<(offset + window)])), from: from, to: to,
