@@ -72,10 +72,9 @@ extension MotionDataset {
                     let rows = session.values.count / 9
                     try MotionRecordingReader.appendSensorValues(reader: reader, values: valueColumns, spins: spinColumns, to: &session.values)
                     let time = try timeColumn.map { column throws(DataError) in try reader.number(column: column) } ?? Double(rows) / rate
-                    if let previous = session.times.last, time <= previous {
+                    if let problem = MotionSampleRules.timeProblem(time, after: session.times.last, word: "timestamp") {
                         throw DataError(
-                            file: path, line: line, column: timeColumn.map { ($0 + 1, "timestamp") },
-                            message: "timestamp \(time) of session '\(id)' does not come after \(previous); timestamps must increase")
+                            file: path, line: line, column: timeColumn.map { ($0 + 1, "timestamp") }, message: "session '\(id)': \(problem)")
                     }
                     session.times.append(time)
                 } catch {

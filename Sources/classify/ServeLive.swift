@@ -230,11 +230,8 @@ extension ServeAPI {
                     try MotionRecordingReader.sample(columns: columns, index: session.samples + i, assumedRate: assumedRate) {
                         column throws(DataError) in
                         row[column]
-                    } beyondRange: { value, column in
-                        DataError(
-                            file: "request",
-                            message: "samples[\(i)] \(names[column]): \(value) is beyond any phone sensor's range "
-                                + "(at most \(Int(MotionRecordingReader.maximumSensorMagnitude)) in magnitude)")
+                    } refused: { problem, column in
+                        DataError(file: "request", message: "samples[\(i)] \(names[column]): \(problem)")
                     })
             } catch {
                 throw Failure(.unprocessableContent, error.description, exit: ExitStatus.code(for: error))

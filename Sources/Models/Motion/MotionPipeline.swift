@@ -184,3 +184,48 @@ extension RandomAccessCollection {
         return low
     }
 }
+
+/// What every motion sample must be, wherever it comes from — a recording's row, a dataset's, samples given in code,
+/// a stream's, a live session's JSON: its time finite and after the last one's, its values finite and within any
+/// phone sensor's range, one kind of sample throughout. The checks and their words are written here once; each
+/// reader says where the sample is (file, line and column; `sample 12`; `samples[3] acc.x`).
+package struct MotionSampleRules: Sendable {
+    /// The last sample taken's time and kind (`take`).
+    package private(set) var lastTime: Double?, coreMotion: Bool?
+
+    /// No sample taken yet.
+    package init() {}
+
+    /// Why `time` cannot come after `previous` (the last sample's time, if any): it is not a finite number, or it
+    /// does not come after; `nil` when it can. `word` names a time as the input does (`time`, `timestamp`).
+    package static func timeProblem(_ time: Double, after previous: Double?, word: String = "time") -> String? {
+        guard time.isFinite else { return "\(word) \(time) is not a finite number" }
+        guard let previous, !(time > previous) else { return nil }
+        return "\(word) \(time) does not come after \(previous); \(word)s must increase"
+    }
+
+    /// Why `value` cannot be a sensor value: it is not finite, or beyond `MotionRecordingReader.maximumSensorMagnitude`
+    /// (1000 g, m/s² or rad/s: far beyond any phone's sensors, and it keeps the features' arithmetic finite); `nil`
+    /// when it can.
+    package static func valueProblem(_ value: Double) -> String? {
+        let limit = MotionRecordingReader.maximumSensorMagnitude
+        guard !(abs(value) <= limit) else { return nil }
+        return value.isFinite
+            ? "\(value) is beyond any phone sensor's range (at most \(Int(limit)) in magnitude)"
+            : "\(value) is not a finite value within a phone sensor's range (at most \(Int(limit)) in magnitude)"
+    }
+
+    /// Why `sample` cannot come next — its time, its kind against the samples before, a value (in that order) — or
+    /// `nil`, and then it is the last sample taken.
+    package mutating func take(_ sample: MotionStreamSample) -> String? {
+        if let problem = Self.timeProblem(sample.time, after: lastTime) { return problem }
+        if let coreMotion, coreMotion != sample.isCoreMotion {
+            return coreMotion
+                ? "a raw accelerometer sample after Core Motion ones; give samples of one kind"
+                : "a Core Motion sample after raw accelerometer ones; give samples of one kind"
+        }
+        for value in sample.row { if let problem = Self.valueProblem(value) { return problem } }
+        (lastTime, coreMotion) = (sample.time, sample.isCoreMotion)
+        return nil
+    }
+}

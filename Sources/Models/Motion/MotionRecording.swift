@@ -124,10 +124,8 @@ public enum MotionRecordingReader {
             }
             try values.append(reader, columns: columns)
             let time = try timeColumn.map { column throws(DataError) in try reader.number(column: column) } ?? Double(times.count) / assumedRate
-            if let previous = times.last, time <= previous {
-                throw DataError(
-                    file: path, line: reader.lineNumber, column: timeColumn.map { ($0 + 1, "timestamp") },
-                    message: "timestamp \(time) does not come after \(previous); timestamps must increase")
+            if let problem = MotionSampleRules.timeProblem(time, after: times.last, word: "timestamp") {
+                throw DataError(file: path, line: reader.lineNumber, column: timeColumn.map { ($0 + 1, "timestamp") }, message: problem)
             }
             times.append(time)
         }
@@ -333,25 +331,23 @@ public enum MotionRecordingReader {
     package static func sample(_ reader: CSVReader, columns: MotionColumns, index: Int, assumedRate: Double) throws(DataError) -> MotionStreamSample {
         try sample(columns: columns, index: index, assumedRate: assumedRate) { column throws(DataError) in
             try reader.number(column: column)
-        } beyondRange: { value, column in
-            DataError(
-                file: reader.file, line: reader.lineNumber, column: (column + 1, reader.header[column]),
-                message: "\(value) is beyond any phone sensor's range (at most \(Int(maximumSensorMagnitude)) in magnitude)")
+        } refused: { problem, column in
+            DataError(file: reader.file, line: reader.lineNumber, column: (column + 1, reader.header[column]), message: problem)
         }
     }
 
     /// The sample of a row whose values `number` gives by column (a CSV record, or a JSON sample's members), with
-    /// the same checks: a sensor value beyond `maximumSensorMagnitude` throws `beyondRange(value, column)`.
+    /// the same checks: a sensor value `MotionSampleRules.valueProblem` refuses throws `refused(problem, column)`.
     package static func sample(
         columns: MotionColumns, index: Int, assumedRate: Double, number: (Int) throws(DataError) -> Double,
-        beyondRange: (Double, Int) -> DataError
+        refused: (String, Int) -> DataError
     ) throws(DataError) -> MotionStreamSample {
         var v: [Double] = []
         v.reserveCapacity(9)
         for (list, width) in [(columns.values, 6), (columns.spins, 3)] {
             for column in list {
                 let value = try number(column)
-                guard abs(value) <= maximumSensorMagnitude else { throw beyondRange(value, column) }
+                if let problem = MotionSampleRules.valueProblem(value) { throw refused(problem, column) }
                 v.append(value)
             }
             for _ in list.count..<width { v.append(0) }
@@ -381,7 +377,7 @@ public enum MotionRecordingReader {
         guard abs(value) <= maximumSensorMagnitude else {
             throw DataError(
                 file: reader.file, line: reader.lineNumber, column: (column + 1, reader.header[column]),
-                message: "\(value) is beyond any phone sensor's range (at most \(Int(maximumSensorMagnitude)) in magnitude)")
+                message: MotionSampleRules.valueProblem(value) ?? "\(value)")
         }
         return value
     }
@@ -410,18 +406,13 @@ public enum MotionRecordingReader {
         }
         for (index, row) in values.enumerated() {
             guard row.count == 9 else { throw DataError(file: source, message: "row \(index) has \(row.count) values, expected 9") }
-            if let bad = row.first(where: { !($0.isFinite && abs($0) <= maximumSensorMagnitude) }) {
-                throw DataError(
-                    file: source,
-                    message:
-                        "row \(index): \(bad) is not a finite value within a phone sensor's range (at most \(Int(maximumSensorMagnitude)) in magnitude)"
-                )
+            if let problem = row.lazy.compactMap(MotionSampleRules.valueProblem).first {
+                throw DataError(file: source, message: "row \(index): \(problem)")
             }
         }
         for index in times.indices {
-            guard times[index].isFinite else { throw DataError(file: source, message: "time \(index) is \(times[index]), not a finite number") }
-            if index > 0 && !(times[index] > times[index - 1]) {
-                throw DataError(file: source, message: "time \(index) (\(times[index])) does not come after \(times[index - 1]); times must increase")
+            if let problem = MotionSampleRules.timeProblem(times[index], after: index > 0 ? times[index - 1] : nil) {
+                throw DataError(file: source, message: "row \(index): \(problem)")
             }
         }
         try checkSpan(times, rate: rate, window: window, file: source)

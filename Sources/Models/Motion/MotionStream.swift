@@ -44,10 +44,6 @@ public struct MotionStreamSample: Sendable, Equatable {
         return [acceleration.x, acceleration.y, acceleration.z, u.x, u.y, u.z, rotationRate.x, rotationRate.y, rotationRate.z]
     }
 
-    /// The first value that is not finite or beyond any phone sensor's range
-    /// (`MotionRecordingReader.maximumSensorMagnitude`), or `nil`.
-    var valueOutOfRange: Double? { row.first { !(abs($0) <= MotionRecordingReader.maximumSensorMagnitude) } }
-
     /// Equal times and values, component by component.
     public static func == (a: Self, b: Self) -> Bool {
         a.time == b.time && a.acceleration == b.acceleration && a.rotationRate == b.rotationRate
@@ -168,8 +164,10 @@ public struct MotionStream: Sendable {
     var arrivals: [Double] { windows.arrivals }
     /// The run of windows agreeing on a state other than `state`: its label, length, start and summed confidence.
     private var streak: (label: String, count: Int, since: Double, confidence: Double)?
-    /// The time of the last sample taken, across pauses (times must keep increasing).
-    private var lastTime: Double?
+    /// The checks of each sample: the last one's time, across pauses (times must keep increasing), and kind.
+    private var rules = MotionSampleRules()
+    /// Samples taken, which errors count in.
+    private var taken = 0
     /// The pause not yet followed by a confirmed state.
     private var pending: MotionPause?
 
@@ -195,8 +193,8 @@ public struct MotionStream: Sendable {
     /// sample follows Core Motion ones or the other way round.
     public mutating func append(_ sample: MotionStreamSample) throws(DataError) -> [MotionStreamEvent] {
         completedInputs = []
-        try check(sample)
-        lastTime = sample.time
+        if let problem = rules.take(sample) { throw DataError(file: "motion stream", message: "sample \(taken): \(problem)") }
+        taken += 1
         if let last = windows.lastSampleTime, windows.splits(gap: sample.time - last) {
             // No sample for longer than a window: as in a recording, the stretch ends here.
             var events = pause()
@@ -241,29 +239,6 @@ public struct MotionStream: Sendable {
     /// accelerometer's gravity are decided again from the next samples, whose times may start anywhere.
     public mutating func reset() {
         self = MotionStream(recognizer: recognizer, confirmations: confirmations, units: units)
-    }
-
-    // MARK: - Samples in
-
-    private func check(_ sample: MotionStreamSample) throws(DataError) {
-        let source = "motion stream"
-        guard sample.time.isFinite else { throw DataError(file: source, message: "sample time \(sample.time) is not a finite number") }
-        if let lastTime, !(sample.time > lastTime) {
-            throw DataError(file: source, message: "sample time \(sample.time) does not come after \(lastTime); times must increase")
-        }
-        if let coreMotion = windows.coreMotion, coreMotion != sample.isCoreMotion {
-            throw DataError(
-                file: source,
-                message: coreMotion
-                    ? "a raw accelerometer sample after Core Motion ones; a stream takes one kind"
-                    : "a Core Motion sample after raw accelerometer ones; a stream takes one kind")
-        }
-        if let bad = sample.valueOutOfRange {
-            throw DataError(
-                file: source,
-                message: "sample at \(sample.time): \(bad) is not a finite value within a phone sensor's "
-                    + "range (at most \(Int(MotionRecordingReader.maximumSensorMagnitude)) in magnitude)")
-        }
     }
 
     /// Labels the windows the samples completed: each a `window` event, followed by the change it confirms.

@@ -98,20 +98,9 @@ extension MotionRecognizer {
         var rows: [[Double]] = [], times: [Double] = []
         rows.reserveCapacity(samples.count)
         times.reserveCapacity(samples.count)
+        var rules = MotionSampleRules()
         for (index, sample) in samples.enumerated() {
-            guard sample.isCoreMotion == first.isCoreMotion else {
-                throw DataError(file: source, message: "sample \(index) is of another kind than sample 0 (Core Motion and raw accelerometer mixed)")
-            }
-            if let previous = times.last, !(sample.time > previous) {
-                throw DataError(file: source, message: "sample \(index): time \(sample.time) does not come after \(previous); times must increase")
-            }
-            guard sample.time.isFinite else { throw DataError(file: source, message: "sample \(index): time \(sample.time) is not a finite number") }
-            if let bad = sample.valueOutOfRange {
-                throw DataError(
-                    file: source,
-                    message: "sample \(index): \(bad) is not a finite value within a phone sensor's range "
-                        + "(at most \(Int(MotionRecordingReader.maximumSensorMagnitude)) in magnitude)")
-            }
+            if let problem = rules.take(sample) { throw DataError(file: source, message: "sample \(index): \(problem)") }
             rows.append(sample.row)
             times.append(sample.time)
         }
