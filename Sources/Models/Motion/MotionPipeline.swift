@@ -207,6 +207,7 @@ package struct MotionSampleRules: Sendable {
     /// Why `value` cannot be a sensor value: it is not finite, or beyond `MotionRecordingReader.maximumSensorMagnitude`
     /// (1000 g, m/s² or rad/s: far beyond any phone's sensors, and it keeps the features' arithmetic finite); `nil`
     /// when it can.
+    @inline(__always)
     package static func valueProblem(_ value: Double) -> String? {
         let limit = MotionRecordingReader.maximumSensorMagnitude
         guard !(abs(value) <= limit) else { return nil }

@@ -374,10 +374,8 @@ public enum MotionRecordingReader {
 
     @inline(__always)
     private static func checkedSensorValue(_ value: Double, column: Int, reader: borrowing some RecordReader) throws(DataError) -> Double {
-        guard abs(value) <= maximumSensorMagnitude else {
-            throw DataError(
-                file: reader.file, line: reader.lineNumber, column: (column + 1, reader.header[column]),
-                message: MotionSampleRules.valueProblem(value) ?? "\(value)")
+        if let problem = MotionSampleRules.valueProblem(value) {
+            throw DataError(file: reader.file, line: reader.lineNumber, column: (column + 1, reader.header[column]), message: problem)
         }
         return value
     }
