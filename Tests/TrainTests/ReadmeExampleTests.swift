@@ -27,6 +27,13 @@ struct ReadmeExampleTests {
         case .unknown(let nearest): print("strokes: none of the shapes (nearest: \(nearest ?? "none"))")
         case .notSure(let first, let second): print("strokes: not sure, \(first) or \(second)")
         }
+        // Input no model can see is an error that says why (never a crash): `DataError` comes with `import Models`.
+        do {
+            _ = try shapes.recognize(points: [(5, 5)])
+        } catch {
+            let problem: DataError = error
+            print("one point: \(problem.message)")
+        }
 
         // Motion: samples as Core Motion delivers them (gravity and user acceleration, in g). Made up here:
         // 20 s at 50 Hz of a phone in a trouser pocket that bobs twice a stride, at `strides` strides a second.
@@ -95,12 +102,13 @@ struct ReadmeExampleTests {
     @Test func itRunsAndAnswers() throws {
         var lines: [String] = []
         try example { lines.append($0) }
-        #expect(lines.count == 6, "\(lines)")
+        #expect(lines.count == 7, "\(lines)")
         #expect(lines.first?.hasPrefix("square: square, ") == true, "\(lines)")
         #expect(lines.dropFirst().first == "zigzag: unknown", "\(lines)")
         #expect(lines.dropFirst(2).first == "strokes: triangle", "\(lines)")
-        #expect(lines.dropFirst(3).first?.hasPrefix("walk: walking, ") == true, "\(lines)")
-        #expect(lines.dropFirst(4).map { $0.split(separator: " ").prefix(2).joined(separator: " ") } == ["live: walking", "live: still"], "\(lines)")
+        #expect(lines.dropFirst(3).first?.hasPrefix("one point: ") == true, "\(lines)")
+        #expect(lines.dropFirst(4).first?.hasPrefix("walk: walking, ") == true, "\(lines)")
+        #expect(lines.dropFirst(5).map { $0.split(separator: " ").prefix(2).joined(separator: " ") } == ["live: walking", "live: still"], "\(lines)")
         #expect(
             String(try readmeBlocks().output) == lines.joined(separator: "\n") + "\n",
             "the README's output block is not what the example prints:\n\(lines.joined(separator: "\n"))")
