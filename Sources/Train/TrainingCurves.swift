@@ -8,13 +8,16 @@ import Models
 /// rather than its top tenth), with round-numbered ticks and light grid lines; the epoch axis has whole-epoch
 /// ticks; the legend sits under the title, outside both panels, so it never covers a line.
 public enum TrainingCurves {
+    /// The attribute of the SVG root element that records the run (the weights lookup reads it beside the files).
+    package static let runAttribute = "data-training-run"
+
     /// The SVG document for `history`; `run` (the run identity its weights files record) goes in the root
     /// element's `data-training-run` attribute, so that a curves file from another run is detectable.
     public static func svg(_ history: [EpochSummary], title: String, run: String? = nil) -> String {
         let panelWidth = 360.0, panelHeight = 220.0, left = 56.0, gap = 70.0, top = 64.0
         let width = left + 2 * panelWidth + gap + 24, height = top + panelHeight + 52
         var parts = [
-            #"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(width))" height="\#(Int(height))" font-family="sans-serif" font-size="11"\#(run.map { " \(WeightsLocator.curvesRunAttribute)=\"\(escape($0))\"" } ?? "")>"#,
+            #"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(width))" height="\#(Int(height))" font-family="sans-serif" font-size="11"\#(run.map { " \(TrainingCurves.runAttribute)=\"\(escape($0))\"" } ?? "")>"#,
             #"<rect width="100%" height="100%" fill="white"/>"#,
             #"<text x="\#(left)" y="20" font-size="13">\#(escape(title))</text>"#,
         ]

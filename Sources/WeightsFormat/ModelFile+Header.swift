@@ -35,7 +35,7 @@ public struct TrainingMetadata: Codable, Equatable, Sendable {
     /// weights variant and the curves), different between runs that trained different models. It is the CRC-32
     /// of the run's f32 file as encoded without this field, so the same training gives the same value and the
     /// files stay reproducible byte for byte. Files of one model in one folder whose runs differ are a mixed set,
-    /// which the weights lookup refuses (see `WeightsLocator`).
+    /// which the CLI's weights lookup refuses (`WeightsLocator`, in classify).
     public var run: String?
 
     /// Creates the metadata.

@@ -4,6 +4,8 @@ import Tensor
 import Testing
 import WeightsFormat
 
+@testable import classify
+
 /// `--weights` naming something that is not a regular file, or a file the engine refuses to run: one permanent
 /// warning, no retries, and the fallback answers (or exit 70 without it).
 @Suite("classify: weights paths and refused files")

@@ -426,3 +426,24 @@ struct HeaderJSONTests {
         #expect(problem(decoding: reassemble(file, header: headerBytes(file))) == nil, "the helper keeps a valid file valid")
     }
 }
+
+@Suite("A weights file's recorded run, read from its header alone")
+struct RecordedRunTests {
+    /// `ModelFile.recordedTraining` (what the weights lookup compares a model's files by) reads the header with the
+    /// one reader loading uses: escapes decode, and a header it refuses has no run.
+    @Test func recordedTrainingIsReadAsLoadingReadsIt() throws {
+        let file = try ModelFile(
+            name: "m", model: Sequential([Activation(.softmax)]), labels: ["a", "b"],
+            input: InputSpec(shape: [2], description: "two numbers"), preprocessing: [:],
+            training: TrainingMetadata(seed: 1, run: "crc32:00000007"), format: .f32)
+        let bytes = file.encoded()
+        func run(_ bytes: [UInt8]) -> String?? { ModelFile.recordedTraining { Array(bytes.prefix($0)) }.map { $0?.run } }
+        #expect(run(bytes) == .some("crc32:00000007"))
+        let header = String(decoding: headerBytes(bytes), as: UTF8.self)
+        #expect(header.contains(#""run":"crc32:00000007""#))
+        let escaped = header.replacingOccurrences(of: #""run":"crc32:00000007""#, with: #""run" : "crc32:\u0030000000\u0037""#)
+        #expect(run(reassemble(bytes, header: Array(escaped.utf8))) == .some("crc32:00000007"), "the same run, written another way")
+        let repeated = header.replacingOccurrences(of: #""run":"crc32:00000007""#, with: #""run":"crc32:00000008","run":"x""#)
+        #expect(run(reassemble(bytes, header: Array(repeated.utf8))) == nil, "a repeated key: no run to compare")
+    }
+}

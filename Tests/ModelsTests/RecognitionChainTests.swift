@@ -129,35 +129,4 @@ struct RecognitionChainTests {
         #expect(result.model == "fallback")
         #expect(result.attempts.map(\.kind) == [.permanent])
     }
-
-    @Test func theLocatorLooksInOrderAndNamesEveryPlace() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("locator-\(UUID().uuidString)")
-        let environment = root.appendingPathComponent("env"), current = root.appendingPathComponent("cwd"),
-            shipped = root.appendingPathComponent("shipped")
-        for folder in [environment, current.appendingPathComponent("Weights"), shipped] {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        }
-        defer { try? FileManager.default.removeItem(at: root) }
-        let locator = WeightsLocator(
-            explicitFile: nil, environment: ["CLASSIFY_WEIGHTS": environment.path],
-            currentDirectory: current.path, shippedFolder: shipped.path)
-        #expect(
-            throws: WeightsNotFound(
-                variant: "m.int8",
-                places: [
-                    "$CLASSIFY_WEIGHTS (\(environment.path)/m.int8.weights)", "\(current.path)/Weights/m.int8.weights",
-                    "\(shipped.path)/m.int8.weights",
-                ])
-        ) {
-            try locator.load("m.int8")
-        }
-        try file.write(to: shipped.appendingPathComponent("m.int8.weights"))
-        #expect(try locator.load("m.int8").labels == ["a", "b"], "found at the shipped location")
-        try Data("junk".utf8).write(to: environment.appendingPathComponent("m.int8.weights"))
-        #expect(throws: WeightsFileError.self, "the first place that has the file wins, even when it is broken") { try locator.load("m.int8") }
-        let unset = WeightsLocator(explicitFile: nil, environment: [:], currentDirectory: current.path, shippedFolder: nil)
-        #expect(throws: WeightsNotFound(variant: "x", places: ["$CLASSIFY_WEIGHTS (not set)", "\(current.path)/Weights/x.weights"])) {
-            try unset.load("x")
-        }
-    }
 }

@@ -5,17 +5,22 @@ import Testing
 import WeightsFormat
 
 @testable import Models
+@testable import classify
 
 @Suite("WeightsLocator: one folder serves a model, and its files must be one set")
 struct WeightsLookupTests {
-    /// This test's folder, removed after it.
-    let files = TestFiles("weights-tests")
+    /// This test's folder, removed when the test's suite instance goes.
+    final class Folder: Sendable {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("weights-tests-\(UUID().uuidString)")
+        deinit { try? FileManager.default.removeItem(at: url) }
+    }
+    let folder = Folder()
     let root: URL
     let current: URL
     let shipped: URL
 
     init() throws {
-        root = files.folder
+        root = folder.url
         current = root.appendingPathComponent("cwd")
         shipped = root.appendingPathComponent("shipped")
         for folder in [current.appendingPathComponent("Weights"), shipped] {
@@ -105,25 +110,21 @@ struct WeightsLookupTests {
         #expect(try locator().load("m.int8").labels == ["a", "b"], "files from before runs were recorded are one set")
     }
 
-    /// The set check reads a file's run with the header's one reader: escapes decode, a header it refuses has no
-    /// run to compare (the file's own load reports why).
-    @Test func theRunIsReadAsLoadingReadsTheHeader() throws {
+    /// A file whose header the one reader refuses has no run to compare: the set check leaves it to the file's own
+    /// load, which reports why (how the run is read, escapes and all: `recordedTrainingIsReadAsLoadingReadsIt` in
+    /// ModelsTests).
+    @Test func aHeaderTheReaderRefusesIsLeftToItsOwnLoad() throws {
         defer { try? FileManager.default.removeItem(at: root) }
         try writeModel("m.f32.weights", in: shipped, run: "crc32:00000007")
         try writeModel("m.int8.weights", in: shipped, run: "crc32:00000007")
         let int8 = shipped.appendingPathComponent("m.int8.weights")
-        let bytes = [UInt8](try Data(contentsOf: int8))
-        let header = String(decoding: headerBytes(bytes), as: UTF8.self)
-        #expect(header.contains(#""run":"crc32:00000007""#))
-        let escaped = header.replacingOccurrences(of: #""run":"crc32:00000007""#, with: #""run" : "crc32:\u0030000000\u0037""#)
-        try Data(reassemble(bytes, header: Array(escaped.utf8))).write(to: int8)
         #expect(recordedRun(ofWeights: int8.path) == .some("crc32:00000007"))
-        #expect(try locator().load("m.int8").labels == ["a", "b"], "the same run, written another way: one set")
-
-        let broken = header.replacingOccurrences(of: #""run":"crc32:00000007""#, with: #""run":"crc32:00000008","run":"x""#)
-        try Data(reassemble(bytes, header: Array(broken.utf8))).write(to: int8)
+        #expect(try locator().load("m.int8").labels == ["a", "b"])
+        var bytes = [UInt8](try Data(contentsOf: int8))
+        bytes[ModelFile.preambleBytes] = UInt8(ascii: "x")  // the header's opening brace
+        try Data(bytes).write(to: int8)
         #expect(recordedRun(ofWeights: int8.path) == nil)
-        #expect(throws: WeightsFileError.self, "the file's own load reports the repeated key") { try locator().load("m.int8") }
+        #expect(throws: WeightsFileError.self, "the file's own load reports the header") { try locator().load("m.int8") }
         try writeModel("m.int8.weights", in: shipped, run: nil)
         #expect(recordedRun(ofWeights: int8.path) == .some(nil))
     }
@@ -152,5 +153,38 @@ struct WeightsLookupTests {
         #expect(!WeightsLocator.isVariant(".shape-classifier.int8.weights.partial-0a1b2c3d", of: "shape-classifier"))
         #expect(!WeightsLocator.isVariant("shape-classifier..weights", of: "shape-classifier"))
         #expect(!WeightsLocator.isVariant("shape-classifier.curves.svg", of: "shape-classifier"))
+    }
+
+    @Test func theLocatorLooksInOrderAndNamesEveryPlace() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("locator-\(UUID().uuidString)")
+        let environment = root.appendingPathComponent("env"), current = root.appendingPathComponent("cwd"),
+            shipped = root.appendingPathComponent("shipped")
+        for folder in [environment, current.appendingPathComponent("Weights"), shipped] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        defer { try? FileManager.default.removeItem(at: root) }
+        let locator = WeightsLocator(
+            explicitFile: nil, environment: ["CLASSIFY_WEIGHTS": environment.path],
+            currentDirectory: current.path, shippedFolder: shipped.path)
+        #expect(
+            throws: WeightsNotFound(
+                variant: "m.int8",
+                places: [
+                    "$CLASSIFY_WEIGHTS (\(environment.path)/m.int8.weights)", "\(current.path)/Weights/m.int8.weights",
+                    "\(shipped.path)/m.int8.weights",
+                ])
+        ) {
+            try locator.load("m.int8")
+        }
+        let file = try ModelFile(
+            name: "m", model: Sequential([Activation(.softmax)]), labels: ["a", "b"], input: InputSpec(shape: [2], description: "two numbers"))
+        try file.write(to: shipped.appendingPathComponent("m.int8.weights"))
+        #expect(try locator.load("m.int8").labels == ["a", "b"], "found at the shipped location")
+        try Data("junk".utf8).write(to: environment.appendingPathComponent("m.int8.weights"))
+        #expect(throws: WeightsFileError.self, "the first place that has the file wins, even when it is broken") { try locator.load("m.int8") }
+        let unset = WeightsLocator(explicitFile: nil, environment: [:], currentDirectory: current.path, shippedFolder: nil)
+        #expect(throws: WeightsNotFound(variant: "x", places: ["$CLASSIFY_WEIGHTS (not set)", "\(current.path)/Weights/x.weights"])) {
+            try unset.load("x")
+        }
     }
 }
