@@ -96,38 +96,8 @@ struct Serve: ParsableCommand {
     }
 
     func run() throws {
-        // --weights names one model: the one whose task it holds; the other comes from the usual lookup.
-        var shapeChain = chain, motionChain = chain
-        if let weights = chain.weights {
-            let task = (try? ModelFile(contentsOf: URL(fileURLWithPath: weights)))?.preprocessingKind?.task
-            switch task {
-            case .motion?: shapeChain.weights = nil
-            case .shape?, nil: motionChain.weights = nil
-            }
-        }
-        let shape = try shapeChain.loadShapeRecognizer(for: [])
-        let motion = try motionChain.loadMotionRecognizer(for: [])
-        // Answers name the weights file without its folder: a page of another site that reached the API would
-        // learn the user's name and folders from an absolute path.
-        func fileName(_ weights: String?) -> String? { weights.map { URL(fileURLWithPath: $0).lastPathComponent } }
-        let api = ServeAPI(
-            shape: shape, shapeWeights: fileName(shapeChain.describe(shape.model, among: shapeChain.variants(of: .shape)).weights),
-            motion: motion,
-            motionWeights: fileName(motionChain.describe(motion.model, among: motionChain.variants(of: .motion)).weights),
-            assumedRate: 50, limits: .init(maxBody: maxBody, maxRequests: maxRequests, timeout: timeout),
-            live: LiveMotionSessions(limit: maxLiveSessions, idle: liveIdle))
-        // A connection with nothing to read is closed after twice --timeout: a body that stops halfway gets its 408
-        // (after --timeout) before its connection is closed.
-        var server: HTTPServerBuilder = .serve(
-            .init(idleTimeout: .milliseconds(Int64((2 * timeout * 1000).rounded(.up)))), clients: ClientConnections(limit: maxConnectionsPerClient),
-            maxBody: maxBody, bodyTimeout: timeout)
-        if let tlsCert, let tlsKey {
-            do {
-                server = try .tls(server, tlsConfiguration: try Self.tlsConfiguration(certificate: tlsCert, key: tlsKey))
-            } catch {
-                throw failure(error)
-            }
-        }
+        let api = try loadAPI()
+        let server = try httpServer()
         if loopbackHosts(boundTo: host) == nil {
             reportWarning(
                 "serving on \(host), not only this machine: anyone who can reach this address can use the pages and the API "
@@ -150,6 +120,50 @@ struct Serve: ParsableCommand {
             },
             logger: Logger(label: "classify-serve") { ServeLogHandler(label: $0) }
         )
+        try runUntilStopped(app)
+    }
+
+    /// Both recognizers, loaded through the chain, and the API that answers with them. `--weights` names one model:
+    /// the one whose task it holds; the other comes from the usual lookup.
+    func loadAPI() throws -> ServeAPI {
+        var shapeChain = chain, motionChain = chain
+        if let weights = chain.weights {
+            let task = (try? ModelFile(contentsOf: URL(fileURLWithPath: weights)))?.preprocessingKind?.task
+            switch task {
+            case .motion?: shapeChain.weights = nil
+            case .shape?, nil: motionChain.weights = nil
+            }
+        }
+        let shape = try shapeChain.loadShapeRecognizer(for: [])
+        let motion = try motionChain.loadMotionRecognizer(for: [])
+        // Answers name the weights file without its folder: a page of another site that reached the API would
+        // learn the user's name and folders from an absolute path.
+        func fileName(_ weights: String?) -> String? { weights.map { URL(fileURLWithPath: $0).lastPathComponent } }
+        return ServeAPI(
+            shape: shape, shapeWeights: fileName(shapeChain.describe(shape.model, among: shapeChain.variants(of: .shape)).weights),
+            motion: motion,
+            motionWeights: fileName(motionChain.describe(motion.model, among: motionChain.variants(of: .motion)).weights),
+            assumedRate: 50, limits: .init(maxBody: maxBody, maxRequests: maxRequests, timeout: timeout),
+            live: LiveMotionSessions(limit: maxLiveSessions, idle: liveIdle))
+    }
+
+    /// The HTTP/1 server, with TLS when `--tls-cert` and `--tls-key` give it. A connection with nothing to read is
+    /// closed after twice --timeout: a body that stops halfway gets its 408 (after --timeout) before its connection
+    /// is closed.
+    func httpServer() throws -> HTTPServerBuilder {
+        let server: HTTPServerBuilder = .serve(
+            .init(idleTimeout: .milliseconds(Int64((2 * timeout * 1000).rounded(.up)))), clients: ClientConnections(limit: maxConnectionsPerClient),
+            maxBody: maxBody, bodyTimeout: timeout)
+        guard let tlsCert, let tlsKey else { return server }
+        do {
+            return try .tls(server, tlsConfiguration: try Self.tlsConfiguration(certificate: tlsCert, key: tlsKey))
+        } catch {
+            throw failure(error)
+        }
+    }
+
+    /// Runs `app` until it stops (Ctrl-C, SIGTERM); a server that cannot start is an error naming the address.
+    func runUntilStopped(_ app: some ApplicationProtocol & Sendable) throws {
         let outcome = ServeOutcome()
         let done = DispatchSemaphore(value: 0)
         Task.detached {
