@@ -118,33 +118,18 @@ struct ChainOptions: ParsableArguments {
         }
     }
 
-    /// Loads the shape recognizer through the chain: each failed attempt is one `warning:` line; when every link
-    /// fails, one `error:` line listing the attempts (with `--json`, also one error line per input on standard
-    /// output) and exit 70.
-    func loadShapeRecognizer(for inputs: [String]) throws -> ShapeRecognizer {
+    /// Loads `R`'s recognizer (`ShapeRecognizer`, `MotionRecognizer`) through the chain: each failed attempt is one
+    /// `warning:` line; when every link fails, one `error:` line listing the attempts (with `--json`, also one error
+    /// line per input on standard output) and exit 70.
+    func load<R: Recognizer>(_: R.Type, for inputs: [String]) throws -> R {
         do {
             try locator.checkEnvironmentFolder()
         } catch {
             throw inputsFailure(error, inputs: inputs)
         }
-        if case let .failure(error)? = folderModel(for: .shape) { throw softwareFailure(error.description, inputs: inputs) }
+        if case let .failure(error)? = folderModel(for: R.task) { throw softwareFailure(error.description, inputs: inputs) }
         do {
-            return try ShapeRecognizer.load(variants: variants(of: .shape), source: locator, policy: policy, report: warn)
-        } catch {
-            throw exit(for: error, inputs: inputs)
-        }
-    }
-
-    /// Loads the motion recognizer through the chain, reporting like `loadShapeRecognizer`.
-    func loadMotionRecognizer(for inputs: [String]) throws -> MotionRecognizer {
-        do {
-            try locator.checkEnvironmentFolder()
-        } catch {
-            throw inputsFailure(error, inputs: inputs)
-        }
-        if case let .failure(error)? = folderModel(for: .motion) { throw softwareFailure(error.description, inputs: inputs) }
-        do {
-            return try MotionRecognizer.load(variants: variants(of: .motion), source: locator, policy: policy, report: warn)
+            return try R.load(variants: variants(of: R.task), source: locator, policy: policy, report: warn)
         } catch {
             throw exit(for: error, inputs: inputs)
         }

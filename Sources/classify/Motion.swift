@@ -98,7 +98,7 @@ struct Motion: ParsableCommand {
                 throw inputFailure(error, input: files[0], json: chain.json)
             }
         }
-        var loaded = try chain.loadMotionRecognizer(for: dataset.map { [$0] } ?? files)
+        var loaded = try chain.load(MotionRecognizer.self, for: dataset.map { [$0] } ?? files)
         loaded.smoothing = smooth
         let recognizer = loaded
         let source = chain.describe(recognizer.model, among: chain.variants(of: .motion))
@@ -112,7 +112,7 @@ struct Motion: ParsableCommand {
     /// `--follow`: one recording read as it grows; a file that does not exist yet is waited for (MotionFollower),
     /// as `tail -F` does.
     private func followRecording() throws {
-        let recognizer = try chain.loadMotionRecognizer(for: recordings)
+        let recognizer = try chain.load(MotionRecognizer.self, for: recordings)
         let source = chain.describe(recognizer.model, among: chain.variants(of: .motion))
         do {
             let status = try MotionFollower(

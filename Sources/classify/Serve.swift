@@ -134,8 +134,8 @@ struct Serve: ParsableCommand {
             case .shape?, nil: motionChain.weights = nil
             }
         }
-        let shape = try shapeChain.loadShapeRecognizer(for: [])
-        let motion = try motionChain.loadMotionRecognizer(for: [])
+        let shape = try shapeChain.load(ShapeRecognizer.self, for: [])
+        let motion = try motionChain.load(MotionRecognizer.self, for: [])
         // Answers name the weights file without its folder: a page of another site that reached the API would
         // learn the user's name and folders from an absolute path.
         func fileName(_ weights: String?) -> String? { weights.map { URL(fileURLWithPath: $0).lastPathComponent } }

@@ -67,7 +67,7 @@ struct Shape: ParsableCommand {
                 throw inputFailure(error, input: files[0], json: chain.json)
             }
         }
-        let recognizer = try chain.loadShapeRecognizer(for: dataset.map { [$0] } ?? files)
+        let recognizer = try chain.load(ShapeRecognizer.self, for: dataset.map { [$0] } ?? files)
         let source = chain.describe(recognizer.model, among: chain.variants(of: .shape))
         let format = ShapeLineFormat(recognizer: recognizer, json: chain.json, source: source)
         if let input { return try recognizeOne(input, file: files[0], recognizer: recognizer, format: format, weights: source.weights) }

@@ -37,6 +37,11 @@ public struct MotionRecognizer: Recognizer {
     /// Recordings: `motion-state`.
     public static let task = RecognitionTask.motion
 
+    /// The recognizer of one loaded motion model (no fallback), answering as `model`.
+    public init(model file: ModelFile, named model: String) throws(DataError) {
+        self.init(engine: .model(try MotionClassifier(file: file)), model: model)
+    }
+
     /// Loads the first working link of `variants` from `source`, then (with `policy.fallback` and
     /// `policy.ruleFallback`) the cadence recognizer. `report` hears each failed attempt as it happens.
     public static func load(

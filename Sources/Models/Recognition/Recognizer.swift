@@ -1,4 +1,5 @@
 import DataFiles
+import Foundation
 import WeightsFormat
 
 /// What a recognizer answers for one input, shapes and motion alike: the label, how sure, whether to trust it and
@@ -76,6 +77,10 @@ public protocol Recognizer: Sendable {
     /// The task it recognizes: its model's name, its preprocessing kind.
     static var task: RecognitionTask { get }
 
+    /// The recognizer of one loaded weights file (no fallback), answering as `model`; a file of another task, or one
+    /// this build cannot run, is a `DataError` saying why.
+    init(model file: ModelFile, named model: String) throws(DataError)
+
     /// Loads the first working link of `variants` from `source`, then (with `policy.fallback`) the rule that needs no
     /// weights. `report` hears each failed attempt as it happens; when no link loads, the failure lists them all.
     static func load(variants: [String], source: any WeightsSource, policy: RetryPolicy, report: (ChainEvent) -> Void) throws(ChainFailure) -> Self
@@ -97,4 +102,23 @@ public protocol Recognizer: Sendable {
 extension Recognizer {
     /// The chain's link names for the shipped model, most compact first: `MODEL.int8`, `MODEL.f32`.
     public static var shippedVariants: [String] { ["\(task.modelName).int8", "\(task.modelName).f32"] }
+
+    /// The shipped recognizer in one call: the built-in 8-bit weights, then the float ones, then the rule that needs
+    /// no weights (`geometric`, `cadence`); `model` says which answered. It fails only when no link works (with
+    /// `policy.fallback` off, when the 8-bit weights do not load).
+    public static func shipped(policy: RetryPolicy = RetryPolicy()) throws(ChainFailure) -> Self {
+        try load(variants: shippedVariants, source: ShippedWeights(), policy: policy, report: { _ in })
+    }
+
+    /// A recognizer from one weights file (no fallback): `file.weights` names the model `file`. Throws a
+    /// `WeightsFileError` for a file that cannot be read or is corrupt, a `DataError` for another task's model.
+    public init(contentsOf url: URL) throws {
+        try self.init(model: try ModelFile(contentsOf: url), named: url.deletingPathExtension().lastPathComponent)
+    }
+
+    /// A recognizer from the bytes of a weights file (no fallback), named `model` (the task's model name by
+    /// default); throws as `init(contentsOf:)`.
+    public init(weights bytes: [UInt8], model: String = Self.task.modelName) throws {
+        try self.init(model: try ModelFile(bytes: bytes, path: model), named: model)
+    }
 }

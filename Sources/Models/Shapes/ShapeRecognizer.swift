@@ -82,6 +82,11 @@ public struct ShapeRecognizer: Recognizer {
     /// Drawings: `shape-classifier`.
     public static let task = RecognitionTask.shape
 
+    /// The recognizer of one loaded shape model (no fallback), answering as `model`.
+    public init(model file: ModelFile, named model: String) throws(DataError) {
+        self.init(engine: .model(try ShapeClassifier(file: file)), model: model)
+    }
+
     /// Loads the first working link of `variants` from `source`, then (with `policy.fallback` and
     /// `policy.ruleFallback`) the geometric recognizer. `report` hears each failed attempt as it happens.
     public static func load(

@@ -41,25 +41,6 @@ public struct ShippedWeights: WeightsSource {
 }
 
 extension ShapeRecognizer {
-    /// The shipped shape recognizer in one call: the built-in 8-bit weights, then the float ones, then the
-    /// geometric recognizer; `model` says which answered. It fails only when no link works (with
-    /// `policy.fallback` off, when the 8-bit weights do not load).
-    public static func shipped(policy: RetryPolicy = RetryPolicy()) throws(ChainFailure) -> ShapeRecognizer {
-        try load(source: ShippedWeights(), policy: policy)
-    }
-
-    /// A recognizer from one weights file (no fallback): `file.weights` names the model `file`. Throws a
-    /// `WeightsFileError` for a file that cannot be read or is corrupt, a `DataError` for another model's file.
-    public init(contentsOf url: URL) throws {
-        let file = try ModelFile(contentsOf: url)
-        self.init(engine: .model(try ShapeClassifier(file: file)), model: url.deletingPathExtension().lastPathComponent)
-    }
-
-    /// A recognizer from the bytes of a weights file (no fallback), named `model`; throws as `init(contentsOf:)`.
-    public init(weights bytes: [UInt8], model: String = RecognitionTask.shape.modelName) throws {
-        self.init(engine: .model(try ShapeClassifier(file: ModelFile(bytes: bytes, path: model))), model: model)
-    }
-
     /// The answer for a drawing given as strokes of `(x, y)` points (any units, any size, y up or down).
     public func recognize(strokes: [[(x: Double, y: Double)]]) throws(DataError) -> ShapeAnswer {
         try recognize(Drawing(strokes: strokes.map { $0.map { DrawingPoint(x: $0.x, y: $0.y) } }))
@@ -72,24 +53,6 @@ extension ShapeRecognizer {
 }
 
 extension MotionRecognizer {
-    /// The shipped motion recognizer in one call: the built-in 8-bit weights, then the float ones, then the
-    /// cadence recognizer; `model` says which answered.
-    public static func shipped(policy: RetryPolicy = RetryPolicy()) throws(ChainFailure) -> MotionRecognizer {
-        try load(source: ShippedWeights(), policy: policy)
-    }
-
-    /// A recognizer from one weights file (no fallback): `file.weights` names the model `file`. Throws a
-    /// `WeightsFileError` for a file that cannot be read or is corrupt, a `DataError` for another model's file.
-    public init(contentsOf url: URL) throws {
-        let file = try ModelFile(contentsOf: url)
-        self.init(engine: .model(try MotionClassifier(file: file)), model: url.deletingPathExtension().lastPathComponent)
-    }
-
-    /// A recognizer from the bytes of a weights file (no fallback), named `model`; throws as `init(contentsOf:)`.
-    public init(weights bytes: [UInt8], model: String = RecognitionTask.motion.modelName) throws {
-        self.init(engine: .model(try MotionClassifier(file: ModelFile(bytes: bytes, path: model))), model: model)
-    }
-
     /// Every window of a recording given as samples (Core Motion or raw accelerometer, one kind, times
     /// increasing, any rate), and the majority label: `recognize(_:)` of the recording they make.
     public func recognize(samples: [MotionStreamSample]) throws(DataError) -> MotionAnswer {
