@@ -47,96 +47,18 @@ public enum ONNXExport {
             if let activation = quantized[index] {
                 value = builder.quantizeAndDequantize(value, activation, layer: index)
             }
-            func tensor(_ role: String) throws(ONNXExportError) -> QuantizedTensor {
-                guard let stored = file.tensors["\(index).\(role)"] else { throw ONNXExportError(reason: "layer \(index) lacks its \(role)") }
-                return stored
-            }
-            switch spec {
-            case let .dense(_, outFeatures):
-                let weight = builder.weight(try tensor("weight"), name: "\(index).weight", permutation: nil)
-                let bias = builder.initializer(try tensor("bias"), name: "\(index).bias")
-                value = builder.node("Gemm", [value, weight, bias], name: "\(index)_Gemm", attributes: [intAttribute("transB", 1)])
-                shape = [1, outFeatures]
-            case let .conv2D(_, outChannels, kh, kw, sh, sw, padding):
-                let rows = WindowGeometry(inputLength: shape[2], window: kh, stride: sh, padding: padding)
-                let columns = WindowGeometry(inputLength: shape[3], window: kw, stride: sw, padding: padding)
-                let weight = builder.weight(try tensor("weight"), name: "\(index).weight", permutation: [0, 3, 1, 2])
-                let bias = builder.initializer(try tensor("bias"), name: "\(index).bias")
-                value = builder.node(
-                    "Conv", [value, weight, bias], name: "\(index)_Conv",
-                    attributes: windowAttributes(
-                        kernel: [kh, kw], strides: [sh, sw], input: [shape[2], shape[3]], geometry: [rows, columns], padding: padding))
-                shape = [1, outChannels, rows.outputLength, columns.outputLength]
-            case let .conv1D(_, outChannels, k, s, padding):
-                let length = WindowGeometry(inputLength: shape[2], window: k, stride: s, padding: padding)
-                let weight = builder.weight(try tensor("weight"), name: "\(index).weight", permutation: [0, 2, 1])
-                let bias = builder.initializer(try tensor("bias"), name: "\(index).bias")
-                value = builder.node(
-                    "Conv", [value, weight, bias], name: "\(index)_Conv",
-                    attributes: windowAttributes(kernel: [k], strides: [s], input: [shape[2]], geometry: [length], padding: padding))
-                shape = [1, outChannels, length.outputLength]
-            case let .pool2D(kind, h, w, sh, sw, padding):
-                let rows = WindowGeometry(inputLength: shape[2], window: h, stride: sh, padding: padding)
-                let columns = WindowGeometry(inputLength: shape[3], window: w, stride: sw, padding: padding)
-                value = builder.node(
-                    kind == .max ? "MaxPool" : "AveragePool", [value], name: "\(index)_Pool",
-                    attributes: windowAttributes(
-                        kernel: [h, w], strides: [sh, sw], input: [shape[2], shape[3]], geometry: [rows, columns], padding: padding))
-                shape = [1, shape[1], rows.outputLength, columns.outputLength]
-            case let .pool1D(kind, size, s, padding):
-                let length = WindowGeometry(inputLength: shape[2], window: size, stride: s, padding: padding)
-                value = builder.node(
-                    kind == .max ? "MaxPool" : "AveragePool", [value], name: "\(index)_Pool",
-                    attributes: windowAttributes(kernel: [size], strides: [s], input: [shape[2]], geometry: [length], padding: padding))
-                shape = [1, shape[1], length.outputLength]
-            case .globalAveragePool:
-                value = builder.node("GlobalAveragePool", [value], name: "\(index)_GlobalAveragePool")
-                value = builder.node("Flatten", [value], name: "\(index)_Flatten", attributes: [intAttribute("axis", 1)])
-                shape = [1, shape[1]]
-            case .flatten:
-                if shape.count > 2 {
-                    // Back to channel-last first: our dense weights read the features in that order.
-                    let permutation = [0] + Array(2..<shape.count) + [1]
-                    value = builder.node("Transpose", [value], name: "\(index)_Transpose", attributes: [intsAttribute("perm", permutation)])
-                }
-                value = builder.node("Flatten", [value], name: "\(index)_Flatten", attributes: [intAttribute("axis", 1)])
-                shape = [1, shape.dropFirst().reduce(1, *)]
-            case let .batchNorm(_, epsilon):
-                let inputs = try ["gamma", "beta", "mean", "variance"].map { role throws(ONNXExportError) in
-                    builder.initializer(try tensor(role), name: "\(index).\(role)")
-                }
-                value = builder.node(
-                    "BatchNormalization", [value] + inputs, name: "\(index)_BatchNormalization",
-                    attributes: [floatAttribute("epsilon", epsilon)])
-            case let .activation(function):
-                let axis = shape.count > 2 ? 1 : -1
-                switch function {
-                case .relu: value = builder.node("Relu", [value], name: "\(index)_Relu")
-                case .leakyRelu(let alpha):
-                    value = builder.node("LeakyRelu", [value], name: "\(index)_LeakyRelu", attributes: [floatAttribute("alpha", alpha)])
-                case .sigmoid: value = builder.node("Sigmoid", [value], name: "\(index)_Sigmoid")
-                case .tanh: value = builder.node("Tanh", [value], name: "\(index)_Tanh")
-                case .softmax:
-                    value = builder.node("Softmax", [value], name: "\(index)_Softmax", attributes: [intAttribute("axis", axis)])
-                case .logSoftmax:
-                    value = builder.node("LogSoftmax", [value], name: "\(index)_LogSoftmax", attributes: [intAttribute("axis", axis)])
-                case .elu(let alpha):
-                    value = builder.node("Elu", [value], name: "\(index)_Elu", attributes: [floatAttribute("alpha", alpha)])
-                case let .selu(alpha, gamma):
-                    value = builder.node(
-                        "Selu", [value], name: "\(index)_Selu", attributes: [floatAttribute("alpha", alpha), floatAttribute("gamma", gamma)])
-                case .softplus: value = builder.node("Softplus", [value], name: "\(index)_Softplus")
-                case .softsign: value = builder.node("Softsign", [value], name: "\(index)_Softsign")
-                }
-            case .transpose, .reshape, .pad, .constantOperation, .reduce:
-                // Layers that only imported models have: they say which ONNX layout they were made for, not ours.
-                throw ONNXExportError(reason: "layer \(index) (\(spec.summary)) is one only an imported model has, and is not exported")
-            }
+            try builder.append(spec, index: index, tensors: file.tensors, value: &value, shape: &shape)
         }
         builder.rename(value, to: "output")
         builder.graph.output = [valueInfo("output", elementType: .float, shape: shape)]
         builder.graph.name = file.name
 
+        return modelProto(builder.graph, of: file)
+    }
+
+    /// The model around `graph`: the format's versions, our producer and opset, and `file`'s information as
+    /// `metadata_props` (`ONNXModelInfo`).
+    private static func modelProto(_ graph: Onnx_GraphProto, of file: ModelFile) -> Onnx_ModelProto {
         var model = Onnx_ModelProto()
         model.irVersion = 8
         model.producerName = "classify"
@@ -146,7 +68,7 @@ public enum ONNXExport {
         opset.domain = ""
         opset.version = ONNXLimits.exportOpset
         model.opsetImport = [opset]
-        model.graph = builder.graph
+        model.graph = graph
         let info = ONNXModelInfo(
             name: file.name, labels: file.labels, preprocessing: file.preprocessing, decision: file.decision,
             description: file.input.description, training: file.training)
@@ -162,7 +84,7 @@ public enum ONNXExport {
     /// `kernel_shape`, `strides` and the padding of a window over `input`: explicit `pads` (all befores, then all
     /// afters) where `same` pads, `auto_pad` where it pads nothing (`SAME_UPPER` or `VALID`: the same numbers, and
     /// the import gives back the padding it was).
-    private static func windowAttributes(
+    static func windowAttributes(
         kernel: [Int], strides: [Int], input: [Int], geometry: [WindowGeometry], padding: Padding
     ) -> [Onnx_AttributeProto] {
         let before = geometry.map(\.padBefore)
@@ -332,4 +254,102 @@ func floatAttribute(_ name: String, _ value: Float) -> Onnx_AttributeProto {
     attribute.type = .float
     attribute.f = value
     return attribute
+}
+
+extension GraphBuilder {
+    /// Appends the nodes of layer `index` (`spec`, its tensors in `tensors` under `INDEX.ROLE`) after `value`, the
+    /// name of the value flowing through, whose ONNX layout is `shape`; both become the layer's output.
+    mutating func append(
+        _ spec: LayerSpec, index: Int, tensors: [String: QuantizedTensor], value: inout String, shape: inout [Int]
+    ) throws(ONNXExportError) {
+        func tensor(_ role: String) throws(ONNXExportError) -> QuantizedTensor {
+            guard let stored = tensors["\(index).\(role)"] else { throw ONNXExportError(reason: "layer \(index) lacks its \(role)") }
+            return stored
+        }
+        switch spec {
+        case let .dense(_, outFeatures):
+            let weight = weight(try tensor("weight"), name: "\(index).weight", permutation: nil)
+            let bias = initializer(try tensor("bias"), name: "\(index).bias")
+            value = node("Gemm", [value, weight, bias], name: "\(index)_Gemm", attributes: [intAttribute("transB", 1)])
+            shape = [1, outFeatures]
+        case let .conv2D(_, outChannels, kh, kw, sh, sw, padding):
+            let rows = WindowGeometry(inputLength: shape[2], window: kh, stride: sh, padding: padding)
+            let columns = WindowGeometry(inputLength: shape[3], window: kw, stride: sw, padding: padding)
+            let weight = weight(try tensor("weight"), name: "\(index).weight", permutation: [0, 3, 1, 2])
+            let bias = initializer(try tensor("bias"), name: "\(index).bias")
+            value = node(
+                "Conv", [value, weight, bias], name: "\(index)_Conv",
+                attributes: ONNXExport.windowAttributes(
+                    kernel: [kh, kw], strides: [sh, sw], input: [shape[2], shape[3]], geometry: [rows, columns], padding: padding))
+            shape = [1, outChannels, rows.outputLength, columns.outputLength]
+        case let .conv1D(_, outChannels, k, s, padding):
+            let length = WindowGeometry(inputLength: shape[2], window: k, stride: s, padding: padding)
+            let weight = weight(try tensor("weight"), name: "\(index).weight", permutation: [0, 2, 1])
+            let bias = initializer(try tensor("bias"), name: "\(index).bias")
+            value = node(
+                "Conv", [value, weight, bias], name: "\(index)_Conv",
+                attributes: ONNXExport.windowAttributes(kernel: [k], strides: [s], input: [shape[2]], geometry: [length], padding: padding))
+            shape = [1, outChannels, length.outputLength]
+        case let .pool2D(kind, h, w, sh, sw, padding):
+            let rows = WindowGeometry(inputLength: shape[2], window: h, stride: sh, padding: padding)
+            let columns = WindowGeometry(inputLength: shape[3], window: w, stride: sw, padding: padding)
+            value = node(
+                kind == .max ? "MaxPool" : "AveragePool", [value], name: "\(index)_Pool",
+                attributes: ONNXExport.windowAttributes(
+                    kernel: [h, w], strides: [sh, sw], input: [shape[2], shape[3]], geometry: [rows, columns], padding: padding))
+            shape = [1, shape[1], rows.outputLength, columns.outputLength]
+        case let .pool1D(kind, size, s, padding):
+            let length = WindowGeometry(inputLength: shape[2], window: size, stride: s, padding: padding)
+            value = node(
+                kind == .max ? "MaxPool" : "AveragePool", [value], name: "\(index)_Pool",
+                attributes: ONNXExport.windowAttributes(kernel: [size], strides: [s], input: [shape[2]], geometry: [length], padding: padding))
+            shape = [1, shape[1], length.outputLength]
+        case .globalAveragePool:
+            value = node("GlobalAveragePool", [value], name: "\(index)_GlobalAveragePool")
+            value = node("Flatten", [value], name: "\(index)_Flatten", attributes: [intAttribute("axis", 1)])
+            shape = [1, shape[1]]
+        case .flatten:
+            if shape.count > 2 {
+                // Back to channel-last first: our dense weights read the features in that order.
+                let permutation = [0] + Array(2..<shape.count) + [1]
+                value = node("Transpose", [value], name: "\(index)_Transpose", attributes: [intsAttribute("perm", permutation)])
+            }
+            value = node("Flatten", [value], name: "\(index)_Flatten", attributes: [intAttribute("axis", 1)])
+            shape = [1, shape.dropFirst().reduce(1, *)]
+        case let .batchNorm(_, epsilon):
+            let inputs = try ["gamma", "beta", "mean", "variance"].map { role throws(ONNXExportError) in
+                initializer(try tensor(role), name: "\(index).\(role)")
+            }
+            value = node(
+                "BatchNormalization", [value] + inputs, name: "\(index)_BatchNormalization",
+                attributes: [floatAttribute("epsilon", epsilon)])
+        case let .activation(function):
+            value = activation(function, after: value, index: index, axis: shape.count > 2 ? 1 : -1)
+        case .transpose, .reshape, .pad, .constantOperation, .reduce:
+            // Layers that only imported models have: they say which ONNX layout they were made for, not ours.
+            throw ONNXExportError(reason: "layer \(index) (\(spec.summary)) is one only an imported model has, and is not exported")
+        }
+    }
+
+    /// The node of activation `function` after `value` (layer `index`); a softmax's `axis` is the channels'.
+    private mutating func activation(_ function: Activation.Function, after value: String, index: Int, axis: Int) -> String {
+        switch function {
+        case .relu: return node("Relu", [value], name: "\(index)_Relu")
+        case .leakyRelu(let alpha):
+            return node("LeakyRelu", [value], name: "\(index)_LeakyRelu", attributes: [floatAttribute("alpha", alpha)])
+        case .sigmoid: return node("Sigmoid", [value], name: "\(index)_Sigmoid")
+        case .tanh: return node("Tanh", [value], name: "\(index)_Tanh")
+        case .softmax:
+            return node("Softmax", [value], name: "\(index)_Softmax", attributes: [intAttribute("axis", axis)])
+        case .logSoftmax:
+            return node("LogSoftmax", [value], name: "\(index)_LogSoftmax", attributes: [intAttribute("axis", axis)])
+        case .elu(let alpha):
+            return node("Elu", [value], name: "\(index)_Elu", attributes: [floatAttribute("alpha", alpha)])
+        case let .selu(alpha, gamma):
+            return node(
+                "Selu", [value], name: "\(index)_Selu", attributes: [floatAttribute("alpha", alpha), floatAttribute("gamma", gamma)])
+        case .softplus: return node("Softplus", [value], name: "\(index)_Softplus")
+        case .softsign: return node("Softsign", [value], name: "\(index)_Softsign")
+        }
+    }
 }
