@@ -165,9 +165,14 @@ public struct ONNXModelInfo: Codable, Equatable, Sendable {
     }
 
     private static func decode(_ object: [String: Any], from source: String) throws(ONNXImportError) -> ONNXModelInfo {
-        // A task this build does not know, said as the user wrote it (the decoder would say it after a coding path).
+        // A task this build does not know: refused, as the user wrote it, when it is what says the preprocessing;
+        // beside a `preprocessing` that says it in full, passed over as before.
+        var object = object
         if let name = object["task"] as? String, RecognitionTask(name: name) == nil {
-            throw ONNXImportError("\(source): task '\(name)' is not \(RecognitionTask.namesText)")
+            guard object["preprocessing"] != nil else {
+                throw ONNXImportError("\(source): task '\(name)' is not \(RecognitionTask.namesText)")
+            }
+            object["task"] = nil
         }
         do {
             let data = try JSONSerialization.data(withJSONObject: object)

@@ -50,6 +50,18 @@ struct MotionRecordingTests {
         #expect(abs(vertical - sin(2 * .pi * 2 * 0.12)) < 0.02)
     }
 
+    /// A recording keeps its samples' times for the arrival-rate check; an app that changes its segments afterwards
+    /// (joins two recordings, drops one) gets a recording without them, not times of other segments or a crash.
+    @Test func changedSegmentsDropTheArrivalTimes() throws {
+        var recording = try MotionRecordingReader.read(try write(coreMotion(rate: 50, seconds: 12)))
+        #expect(recording.arrivals?.segmentFirstSample == [0] && recording.arrivals?.times.count == 600)
+        recording.segments.append(recording.segments[0])
+        recording.segmentStarts.append(20)
+        #expect(recording.arrivals == nil)
+        let answer = try MotionRecognizer.shipped().recognize(recording)
+        #expect(answer.windows.count == 2 * MotionWindowing().windowCount(samples: recording.segments[0].count))
+    }
+
     @Test func withoutTimestampsTheRateIsAssumed() throws {
         let recording = try MotionRecordingReader.read(try write(coreMotion(rate: 50, seconds: 3, timestamps: false)))
         #expect(recording.segments[0].count == 150)

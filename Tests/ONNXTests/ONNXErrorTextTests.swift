@@ -78,6 +78,12 @@ struct ONNXErrorTextTests {
         unknownTask.metadataProps.removeAll { $0.key == "task" || $0.key == "preprocessing" }
         unknownTask.metadataProps.append(entry)
         #expect(try Self.importError(unknownTask).contains("task '\(shown)' is not shape or motion"))
+        // Beside a preprocessing that says it in full, an unknown task is passed over, as before the task was typed.
+        var withPreprocessing = model
+        withPreprocessing.metadataProps.removeAll { $0.key == "task" }
+        withPreprocessing.metadataProps.append(entry)
+        let imported = try ONNXImport.modelFile(bytes: try withPreprocessing.serializedData(), path: "m.onnx")
+        #expect(imported.preprocessingKind == .raster)
         _ = try Self.importError(model, sidecar: ONNXModelInfo(labels: labels, preprocessing: ["kind": .string(text)]))
         _ = try Self.importError(model, sidecar: ONNXModelInfo(labels: ["circle", "triangle", "square", "star", text], task: .shape))
     }

@@ -17,7 +17,7 @@ enum FuzzONNX {
     static func main() { exit(runFuzzer(fuzzONNX)) }
 }
 
-private let sidecar = ONNXModelInfo(labels: ["circle", "triangle", "square", "star", "other"], task: "shape")
+private let sidecar = ONNXModelInfo(labels: ["circle", "triangle", "square", "star", "other"], task: .shape)
 
 /// libFuzzer's test function: one input, any bytes.
 func fuzzONNX(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {

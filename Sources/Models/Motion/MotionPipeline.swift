@@ -161,7 +161,9 @@ package struct MotionArrivals: Sendable {
 
     /// The arrival rate of window `index` of segment `segment`, laid as `windowing` lays windows from the segment's
     /// first sample.
-    package func rate(segment: Int, window index: Int, windowing: MotionWindowing) -> Double {
+    /// `nil` when the segment is not one these times know (segments an app changed after reading).
+    package func rate(segment: Int, window index: Int, windowing: MotionWindowing) -> Double? {
+        guard segmentFirstSample.indices.contains(segment), times.indices.contains(segmentFirstSample[segment]) else { return nil }
         let from = times[segmentFirstSample[segment]] + Double(index * windowing.hop) / windowing.rate
         return Self.rate(times, from: from, window: windowing.window, rate: windowing.rate)
     }

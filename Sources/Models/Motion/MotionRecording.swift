@@ -5,9 +5,9 @@ import Foundation
 /// in rad/s (absent for accelerometer-only recordings). Several segments when the recording had gaps.
 public struct MotionRecording: Sendable {
     /// Consecutive samples; a gap longer than a window starts a new segment.
-    public var segments: [[MotionSample]]
+    public var segments: [[MotionSample]] { didSet { arrivals = nil } }
     /// Seconds from the recording's start to each segment's first sample.
-    public var segmentStarts: [Double]
+    public var segmentStarts: [Double] { didSet { arrivals = nil } }
     /// Samples per second (after resampling).
     public var rate: Double
     /// Notes for the user (units converted, gravity estimated, resampled, gaps split).
@@ -26,7 +26,8 @@ public struct MotionRecording: Sendable {
     /// about it.
     public var source = "recording"
     /// When its samples arrived, which makes a window whose samples came too slowly uncertain as a stream's is
-    /// (`MotionArrivals`); `nil` for a recording built in code from grid points.
+    /// (`MotionArrivals`); `nil` for a recording built in code from grid points, or whose segments were changed after
+    /// it was read (the times would no longer match them).
     package var arrivals: MotionArrivals? = nil
 }
 

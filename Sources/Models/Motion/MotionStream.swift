@@ -166,8 +166,6 @@ public struct MotionStream: Sendable {
     private var streak: (label: String, count: Int, since: Double, confidence: Double)?
     /// The checks of each sample: the last one's time, across pauses (times must keep increasing), and kind.
     private var rules = MotionSampleRules()
-    /// Samples taken, which errors count in.
-    private var taken = 0
     /// The pause not yet followed by a confirmed state.
     private var pending: MotionPause?
 
@@ -193,8 +191,8 @@ public struct MotionStream: Sendable {
     /// sample follows Core Motion ones or the other way round.
     public mutating func append(_ sample: MotionStreamSample) throws(DataError) -> [MotionStreamEvent] {
         completedInputs = []
-        if let problem = rules.take(sample) { throw DataError(file: "motion stream", message: "sample \(taken): \(problem)") }
-        taken += 1
+        // The problem alone: the caller knows which sample it appended (`--follow` names its file and line).
+        if let problem = rules.take(sample) { throw DataError(file: "motion stream", message: problem) }
         if let last = windows.lastSampleTime, windows.splits(gap: sample.time - last) {
             // No sample for longer than a window: as in a recording, the stretch ends here.
             var events = pause()
