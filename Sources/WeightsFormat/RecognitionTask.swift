@@ -34,6 +34,10 @@ public enum RecognitionTask: String, Sendable, CaseIterable, Codable {
         }
     }
 
+    /// The shipped model's variants, most compact first: `MODEL.int8`, `MODEL.f32` (the chain's link names and the
+    /// weights files' stems).
+    public var shippedVariants: [String] { ["\(modelName).int8", "\(modelName).f32"] }
+
     /// The task whose model is named `name` (`modelName`), or `nil`.
     public init?(modelName name: String) {
         guard let task = Self.allCases.first(where: { $0.modelName == name }) else { return nil }

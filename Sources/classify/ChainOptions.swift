@@ -98,7 +98,7 @@ struct ChainOptions: ParsableArguments {
     func variants(of task: RecognitionTask) -> [String] {
         if let weights { return [modelName(ofWeights: weights)] }
         if case let .success(found)? = folderModel(for: task) { return found }
-        let shipped = ["\(task.modelName).int8", "\(task.modelName).f32"]
+        let shipped = task.shippedVariants
         return explicitSource == nil ? shipped + shipped.map(WeightsLocator.builtIn) : shipped
     }
 

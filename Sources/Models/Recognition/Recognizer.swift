@@ -101,7 +101,7 @@ public protocol Recognizer: Sendable {
 
 extension Recognizer {
     /// The chain's link names for the shipped model, most compact first: `MODEL.int8`, `MODEL.f32`.
-    public static var shippedVariants: [String] { ["\(task.modelName).int8", "\(task.modelName).f32"] }
+    public static var shippedVariants: [String] { task.shippedVariants }
 
     /// The shipped recognizer in one call: the built-in 8-bit weights, then the float ones, then the rule that needs
     /// no weights (`geometric`, `cadence`); `model` says which answered. It fails only when no link works (with
