@@ -68,7 +68,8 @@ struct Evaluate: ParsableCommand {
     /// one `warning:` line naming the file, line and drawing, and is left out of the figures; the run goes on and
     /// exits 65 after the report.
     func evaluateShapes() throws {
-        let recognizer = rule ? ShapeRecognizer(engine: .geometric, model: "geometric") : try chain.load(ShapeRecognizer.self, for: [data])
+        let recognizer =
+            rule ? ShapeRecognizer(engine: .rule(GeometricRecognizer()), model: "geometric") : try chain.load(ShapeRecognizer.self, for: [data])
         var rows = ReportRows(recognizer.answerLabels)
         let classes = recognizer.classes, known = rows.known
         let items: [DatasetItem<Result<CompactShapeAnswer, DataError>>]
@@ -155,7 +156,7 @@ extension Evaluate {
     /// drawing is for shapes.
     func evaluateMotion() throws {
         let recognizer =
-            rule ? MotionRecognizer(engine: .cadence(CadenceRecognizer()), model: "cadence") : try chain.load(MotionRecognizer.self, for: [data])
+            rule ? MotionRecognizer(engine: .rule(CadenceRecognizer()), model: "cadence") : try chain.load(MotionRecognizer.self, for: [data])
         var rows = ReportRows(recognizer.answerLabels)
         let known = rows.known
         var truth: [Int] = [], predicted: [Int] = [], confidences: [Double] = [], uncertain: [Bool] = []

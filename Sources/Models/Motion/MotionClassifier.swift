@@ -172,9 +172,14 @@ package protocol MotionWindowClassifier: Sendable {
     /// How a window's probabilities become its answer (calibration, reject class, uncertainty floor): the weights
     /// file's `decision`, or `DecisionRule.legacy`.
     var decision: DecisionRule { get }
+    /// Where `decision`'s reject class stands among `labels`, or `nil` when there is none.
+    var rejectIndex: Int? { get }
 }
 
 extension MotionWindowClassifier {
+    /// Found among the labels on each call (a trained classifier keeps its own, read once).
+    package var rejectIndex: Int? { decision.rejectLabel.flatMap { labels.firstIndex(of: $0) } }
+
     /// Whether a window in which the phone barely moves is answered `still` by the stillness rule
     /// (`MotionStillness`): only for a model of the built-in moving states — labels among `walking` and `running`
     /// (and the reject class). A model trained on labels of the user's own (`sitting`, `cycling`, `still`, …)
@@ -324,9 +329,7 @@ extension MotionWindowClassifier {
         let labels = labels, rule = decision
         precondition(calibrated.count == row.count, "prediction: \(row.count) scores, \(calibrated.count) places for the calibrated ones")
         var window = { (raw: UnsafeBufferPointer<Double>) in
-            let decided = Decision.decide(
-                raw: raw, rejectIndex: rule.rejectLabel.flatMap { labels.firstIndex(of: $0) }, rule: rule,
-                calibrated: calibrated)
+            let decided = Decision.decide(raw: raw, rejectIndex: rejectIndex, rule: rule, calibrated: calibrated)
             let reason =
                 Decision.nonFiniteReason(labels: labels, scores: row)
                 ?? Decision.reason(
@@ -452,51 +455,23 @@ final class MotionScratch {
     }
 }
 
-/// The trained motion-state classifier: a weights file's model behind its windowing.
-public struct MotionClassifier: MotionWindowClassifier {
-    /// The weights file it was built from.
-    public let file: ModelFile
-    /// The layers compiled for one window at a time, int8 layers in integers (what `probabilities` runs).
-    public let compiled: CompiledModel
-    /// The preprocessing the file describes.
-    public let windowing: MotionWindowing
+extension MotionWindowing: ModelPreprocessing {
+    /// Recordings.
+    public static var task: RecognitionTask { .motion }
+    /// "a motion classifier with this windowing".
+    public static var classifierName: String { "a motion classifier with this windowing" }
+    /// `[inputSize]`: one window's features.
+    public var inputShape: [Int] { [inputSize] }
 
-    /// Builds the classifier from a validated weights file; the file must describe motion windows.
-    public init(file: ModelFile) throws(DataError) {
-        self.file = file
-        if let problem = file.otherTaskProblem(.motion) { throw DataError(file: file.name, message: problem) }
-        if file.decision?.shapeOdds != nil {
-            throw DataError(file: file.name, message: "the decision rule holds shape odds, which are for shape models, not motion")
-        }
-        windowing = try MotionWindowing(parameters: file.preprocessing)
-        guard file.input.shape == [windowing.inputSize], !file.labels.isEmpty else {
-            throw DataError(
-                file: file.name,
-                message: "the model takes input \(file.input.shape) with labels \(file.labels); "
-                    + "a motion classifier with this windowing takes [\(windowing.inputSize)] with labels")
-        }
-        compiled = file.makeCompiledModel()
+    /// Shape odds, which weigh a drawing's outline, are for shape models.
+    public static func problem(with rule: DecisionRule) -> String? {
+        rule.shapeOdds != nil ? "the decision rule holds shape odds, which are for shape models, not motion" : nil
     }
+}
 
-    /// The layers as a `Sequential`, dequantized (built on each use: classifying runs `compiled`).
-    public var network: Sequential { file.makeModel() }
-
-    /// The classes, in output order.
-    public var labels: [String] { file.labels }
-
-    /// The weights file's model name.
-    public var name: String { file.name }
-
-    /// The weights file's decision rule (`DecisionRule.legacy` for a file written without one).
-    public var decision: DecisionRule { file.decision ?? .legacy }
-
-    /// The model's probabilities for each window.
-    public func probabilities(_ inputs: Tensor) -> Tensor { compiled(inputs) }
-
-    /// The model's probabilities for `rows` windows (`CompiledModel.run(rows:_:into:)`).
-    package func probabilities(_ inputs: UnsafeBufferPointer<Float>, rows: Int, into output: UnsafeMutableBufferPointer<Float>) {
-        compiled.run(rows: rows, inputs, into: output)
-    }
+extension TrainedClassifier: MotionWindowClassifier where Preprocessing == MotionWindowing {
+    /// The windowing the file describes.
+    public var windowing: MotionWindowing { preprocessing }
 }
 
 /// The non-ML fallback: the stride rate from the vertical autocorrelation, and intensity when the signal does
@@ -506,7 +481,7 @@ public struct MotionClassifier: MotionWindowClassifier {
 /// people switch from walking to running) is running. When the signal repeats only weakly (autocorrelation under
 /// 0.3 at every stride period), the vertical standard deviation decides: 0.9 g and more is running. The
 /// confidence grows with the distance from the threshold.
-public struct CadenceRecognizer: MotionWindowClassifier {
+public struct CadenceRecognizer: MotionWindowClassifier, RuleRecognizer {
     /// The preprocessing whose inputs it reads.
     public let windowing: MotionWindowing
     /// Stride rates (Hz) at and above this are running.

@@ -103,7 +103,7 @@ public struct MotionWindowing: Sendable, Equatable {
     }
 
     /// The windowing a weights file's `preprocessing` header describes, or why it cannot be built.
-    package init(parameters: [String: JSONValue]) throws(DataError) {
+    public init(parameters: [String: JSONValue]) throws(DataError) {
         guard case .string("motion-autocorrelation")? = parameters["kind"], case .number(let window)? = parameters["window"],
             case .number(let hop)? = parameters["hop"], case .number(let rate)? = parameters["rate"],
             case .number(let lags)? = parameters["lags"],

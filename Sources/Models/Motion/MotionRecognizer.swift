@@ -8,13 +8,8 @@ import WeightsFormat
 /// recognizer). It labels every window of a recording with the weights file's decision rule and the checks of the
 /// window classifiers (sample rate, gaps, `still`), and answers with the state most windows have.
 public struct MotionRecognizer: Recognizer {
-    /// What labels the windows.
-    public enum Engine: Sendable {
-        /// A trained model.
-        case model(MotionClassifier)
-        /// The cadence recognizer (no weights).
-        case cadence(CadenceRecognizer)
-    }
+    /// What labels the windows: a trained motion classifier or the cadence recognizer.
+    public typealias Engine = RecognizerEngine<MotionWindowing, CadenceRecognizer>
 
     /// What labels the windows.
     public let engine: Engine
@@ -34,6 +29,11 @@ public struct MotionRecognizer: Recognizer {
         self.attempts = attempts
     }
 
+    /// One recording.
+    public typealias Input = MotionRecording
+    /// A batch's answers: each recording's whole answer or its error (`recognize(batch:threads:)`).
+    public typealias BatchAnswers = RecognitionResults<MotionAnswer>
+
     /// Recordings: `motion-state`.
     public static let task = RecognitionTask.motion
 
@@ -49,7 +49,7 @@ public struct MotionRecognizer: Recognizer {
         report: (ChainEvent) -> Void = { _ in }
     ) throws(ChainFailure) -> MotionRecognizer {
         var links = weightsLinks(variants, source: source) { file throws(DataError) in Engine.model(try MotionClassifier(file: file)) }
-        if policy.ruleFallback { links.append(ChainLink(name: "cadence") { Engine.cadence(CadenceRecognizer()) }) }
+        if policy.ruleFallback { links.append(ChainLink(name: "cadence") { Engine.rule(CadenceRecognizer()) }) }
         let (engine, model, attempts) = try runChain(links, policy: policy, report: report)
         return MotionRecognizer(engine: engine, model: model, attempts: attempts)
     }
@@ -77,62 +77,14 @@ public struct MotionRecognizer: Recognizer {
     package func recognize(_ signals: MotionSignals) throws(DataError) -> MotionAnswer {
         try engine.classify(signals, smoothing: smoothing, model: model)
     }
-
-    /// The answers for many recordings on up to `threads` threads (fewer than 1 counts as 1), in order; a
-    /// recording that cannot be recognized has its error in its place.
-    public func recognize(batch recordings: [MotionRecording], threads: Int) -> MotionBatchAnswers {
-        let results = Parallel.map(count: recordings.count, threads: threads) { index in
-            Result { () throws(DataError) in try recognize(recordings[index]) }
-        }
-        return MotionBatchAnswers(model: model, attempts: attempts, results: results)
-    }
 }
 
-/// The answers for a batch of recordings (`MotionRecognizer.recognize(batch:threads:)`), in order.
-public struct MotionBatchAnswers: RecognitionBatch {
-    /// Which link answered (a weights variant or `cadence`).
-    public let model: String
-    /// The failed attempts of loading before it.
-    public let attempts: [ChainAttempt]
-    let results: [Result<MotionAnswer, DataError>]
-
-    /// How many recordings.
-    public var count: Int { results.count }
-
-    /// Recording `index`'s answer — what `MotionRecognizer.recognize(_:)` gives for it — or its error.
-    public func answer(at index: Int) -> Result<MotionAnswer, DataError> { results[index] }
-}
-
-extension MotionRecognizer.Engine: MotionWindowClassifier {
+extension RecognizerEngine: MotionWindowClassifier where Preprocessing == MotionWindowing, Rule == CadenceRecognizer {
     /// The engine's preprocessing.
     package var windowing: MotionWindowing {
         switch self {
         case let .model(classifier): classifier.windowing
-        case let .cadence(cadence): cadence.windowing
-        }
-    }
-
-    /// The engine's classes, in output order.
-    package var labels: [String] {
-        switch self {
-        case let .model(classifier): classifier.labels
-        case let .cadence(cadence): cadence.labels
-        }
-    }
-
-    /// The model's name or `cadence`.
-    package var name: String {
-        switch self {
-        case let .model(classifier): classifier.name
-        case let .cadence(cadence): cadence.name
-        }
-    }
-
-    /// The engine's decision rule.
-    package var decision: DecisionRule {
-        switch self {
-        case let .model(classifier): classifier.decision
-        case let .cadence(cadence): cadence.decision
+        case let .rule(cadence): cadence.windowing
         }
     }
 
@@ -140,7 +92,7 @@ extension MotionRecognizer.Engine: MotionWindowClassifier {
     package func probabilities(_ inputs: Tensor) -> Tensor {
         switch self {
         case let .model(classifier): classifier.probabilities(inputs)
-        case let .cadence(cadence): cadence.probabilities(inputs)
+        case let .rule(cadence): cadence.probabilities(inputs)
         }
     }
 
@@ -148,7 +100,7 @@ extension MotionRecognizer.Engine: MotionWindowClassifier {
     package func probabilities(_ inputs: UnsafeBufferPointer<Float>, rows: Int, into output: UnsafeMutableBufferPointer<Float>) {
         switch self {
         case let .model(classifier): classifier.probabilities(inputs, rows: rows, into: output)
-        case let .cadence(cadence): cadence.probabilities(inputs, rows: rows, into: output)
+        case let .rule(cadence): cadence.probabilities(inputs, rows: rows, into: output)
         }
     }
 }

@@ -6,11 +6,6 @@ import WeightsFormat
 extension PreprocessingKind {
     /// The input shape `preprocessing` (of this kind) makes for one example, or why its parameters make none.
     package func inputShape(_ preprocessing: [String: JSONValue]) throws(DataError) -> [Int] {
-        switch self {
-        case .raster:
-            let size = try ShapeRasterizer(parameters: preprocessing).size
-            return [size, size, 1]
-        case .motionAutocorrelation: return [try MotionWindowing(parameters: preprocessing).inputSize]
-        }
+        try task.preprocessing.init(parameters: preprocessing).inputShape
     }
 }

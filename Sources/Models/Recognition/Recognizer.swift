@@ -1,5 +1,6 @@
 import DataFiles
 import Foundation
+import Tensor
 import WeightsFormat
 
 /// What a recognizer answers for one input, shapes and motion alike: the label, how sure, whether to trust it and
@@ -63,12 +64,30 @@ public protocol RecognitionBatch: Sendable {
     func answer(at index: Int) -> Result<Answer, DataError>
 }
 
+/// The answers for a batch of inputs, in input order, each a whole answer or its error: the batch of every
+/// recognizer that has no compact form of its own (`MotionRecognizer`'s; `ShapeRecognizer` keeps drawings' answers
+/// in flat arrays, `ShapeBatchAnswers`).
+public struct RecognitionResults<Answer: RecognitionAnswer>: RecognitionBatch {
+    /// Which link answered (a weights variant or the rule's name).
+    public let model: String
+    /// The failed attempts of loading before it.
+    public let attempts: [ChainAttempt]
+    /// Each input's answer or error, in input order.
+    public let results: [Result<Answer, DataError>]
+
+    /// How many inputs.
+    public var count: Int { results.count }
+
+    /// Input `index`'s answer — what `Recognizer.recognize(_:)` gives for it — or its error.
+    public func answer(at index: Int) -> Result<Answer, DataError> { results[index] }
+}
+
 /// A recognizer: the first link of a fallback chain that loaded (quantized weights, float weights, then a rule that
 /// needs no weights), turning one input or many into answers with the weights file's decision rule. The shape
 /// recognizer (`ShapeRecognizer`: drawings) and the motion recognizer (`MotionRecognizer`: recordings) are the two.
 public protocol Recognizer: Sendable {
     /// What it recognizes.
-    associatedtype Input
+    associatedtype Input: Sendable
     /// What it answers for one input.
     associatedtype Answer: RecognitionAnswer
     /// What it answers for a batch.
@@ -97,6 +116,17 @@ public protocol Recognizer: Sendable {
     /// The answers for many inputs on up to `threads` threads (fewer than 1 counts as 1), in input order; one bad
     /// input does not stop the others.
     func recognize(batch inputs: [Input], threads: Int) -> BatchAnswers
+}
+
+extension Recognizer where BatchAnswers == RecognitionResults<Answer> {
+    /// The answers for many inputs on up to `threads` threads (fewer than 1 counts as 1; `Parallel`), in order:
+    /// `recognize(_:)` of each, an input that cannot be recognized with its error in its place.
+    public func recognize(batch inputs: [Input], threads: Int) -> RecognitionResults<Answer> {
+        let results = Parallel.map(count: inputs.count, threads: threads) { index in
+            Result { () throws(DataError) in try recognize(inputs[index]) }
+        }
+        return RecognitionResults(model: model, attempts: attempts, results: results)
+    }
 }
 
 extension Recognizer {

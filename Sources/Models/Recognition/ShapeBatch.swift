@@ -10,8 +10,7 @@ extension ShapeRecognizer {
     /// without the image it saw.
     public func recognize(batch drawings: [Drawing], threads: Int) -> ShapeBatchAnswers {
         let count = drawings.count, classCount = classes.count
-        let scoreCount: Int
-        if case let .model(classifier) = engine { scoreCount = classifier.compiled.plan.outputCount } else { scoreCount = 0 }
+        let scoreCount = engine.classifier?.compiled.plan.outputCount ?? 0
         var answers = [CompactShapeAnswer](repeating: CompactShapeAnswer(best: 0, isUnknown: false, confidence: 0, uncertain: false), count: count)
         var probabilities = [Double](repeating: 0, count: count * classCount)
         var scores = [Float](repeating: 0, count: count * scoreCount)
@@ -48,7 +47,7 @@ extension ShapeRecognizer {
         return ShapeBatchAnswers(
             classes: classes, model: model, attempts: attempts, answers: answers, probabilities: probabilities,
             scores: scores, scoreCount: scoreCount, errors: errors.withLock { $0 }, geometric: geometric.withLock { $0 },
-            rule: { if case let .model(classifier) = engine { return classifier.file.decision ?? .legacy } else { return .legacy } }())
+            rule: engine.decision)
     }
 }
 

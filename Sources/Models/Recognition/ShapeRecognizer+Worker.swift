@@ -29,12 +29,7 @@ public struct CompactShapeAnswer: Sendable, Equatable {
 extension ShapeRecognizer {
     /// The classes the engine scores, in the order of an answer's probabilities (the model's labels, its reject
     /// class included, or the geometric recognizer's four).
-    public var classes: [String] {
-        switch engine {
-        case let .model(classifier): classifier.labels
-        case .geometric: GeometricRecognizer.labels
-        }
-    }
+    public var classes: [String] { engine.labels }
 
     /// The one way from a drawing to an answer: validation, the rasterizer, the compiled plan and the decision
     /// rule with its shape odds (or the geometric recognizer). `ShapeRecognizer.recognize(_:)`, `recognize(batch:threads:)`,
@@ -98,7 +93,8 @@ extension ShapeRecognizer {
                 workspace = plan.makeWorkspace()
                 image = .allocate(capacity: plan.inputCount)
                 scores = .allocate(capacity: plan.outputCount)
-                rule = classifier.file.decision ?? .legacy
+                rule = classifier.decision
+                rejectIndex = classifier.rejectIndex
             } else {
                 compiled = nil
                 rasterizer = .shipped
@@ -106,10 +102,10 @@ extension ShapeRecognizer {
                 image = .allocate(capacity: 1)
                 scores = .allocate(capacity: classes.count)
                 rule = .legacy
+                rejectIndex = nil
             }
             image.initialize(repeating: 0)
             scores.initialize(repeating: 0)
-            rejectIndex = rule.rejectLabel.flatMap { classes.firstIndex(of: $0) }
             raw = .allocate(capacity: classes.count)
             raw.initialize(repeating: 0)
             calibrated = .allocate(capacity: classes.count)

@@ -16,12 +16,18 @@ import Foundation
 ///   triangle, between them a circle.
 /// The thresholds come from those ideal shapes, not from fitting data; the probabilities fall off with the
 /// distance from each class's ideal value.
-package struct GeometricRecognizer: Sendable {
+public struct GeometricRecognizer: RuleRecognizer {
     /// The classes it knows, in output order.
     package static let labels = ["circle", "triangle", "square", "star"]
 
     /// Creates the recognizer.
-    package init() {}
+    public init() {}
+
+    /// `geometric`.
+    public var name: String { "geometric" }
+
+    /// circle, triangle, square, star.
+    public var labels: [String] { Self.labels }
 
     /// The three measurements of a drawing, or why there are none (fewer than 3 distinct points, no area).
     ///

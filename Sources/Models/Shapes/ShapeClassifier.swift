@@ -27,34 +27,18 @@ package struct ShapePrediction: Sendable, Equatable {
     }
 }
 
-/// The trained shape classifier: a weights file's model behind its rasterizer.
-public struct ShapeClassifier: Sendable {
-    /// The weights file it was built from.
-    public let file: ModelFile
-    /// The layers compiled for one image at a time, int8 layers in integers (what the recognizer runs).
-    public let compiled: CompiledModel
-    /// The preprocessing the file describes.
-    public let rasterizer: ShapeRasterizer
+extension ShapeRasterizer: ModelPreprocessing {
+    /// Drawings.
+    public static var task: RecognitionTask { .shape }
+    /// "a shape classifier".
+    public static var classifierName: String { "a shape classifier" }
+    /// `[size, size, 1]`: one grey image.
+    public var inputShape: [Int] { [size, size, 1] }
+}
 
-    /// Builds the classifier from a validated weights file; the file must describe a raster input.
-    public init(file: ModelFile) throws(DataError) {
-        self.file = file
-        if let problem = file.otherTaskProblem(.shape) { throw DataError(file: file.name, message: problem) }
-        rasterizer = try ShapeRasterizer(parameters: file.preprocessing)
-        guard file.input.shape == [rasterizer.size, rasterizer.size, 1], !file.labels.isEmpty else {
-            throw DataError(
-                file: file.name,
-                message: "the model takes input \(file.input.shape) with labels \(file.labels); "
-                    + "a shape classifier takes [\(rasterizer.size), \(rasterizer.size), 1] with labels")
-        }
-        compiled = file.makeCompiledModel()
-    }
-
-    /// The layers as a `Sequential`, dequantized (built on each use: classifying runs `compiled`).
-    public var network: Sequential { file.makeModel() }
-
-    /// The classes, in output order.
-    public var labels: [String] { file.labels }
+extension TrainedClassifier where Preprocessing == ShapeRasterizer {
+    /// The rasterizer the file describes.
+    public var rasterizer: ShapeRasterizer { preprocessing }
 }
 
 /// The geometric recognizer's check for drawings that are none of its four closed shapes: the closing gap — the

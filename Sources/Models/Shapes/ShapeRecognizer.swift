@@ -55,13 +55,8 @@ public struct ShapeAnswer: RecognitionAnswer {
 /// probabilities into an answer with the weights file's decision rule (calibration, the `other` class as
 /// `unknown`, the uncertainty floor).
 public struct ShapeRecognizer: Recognizer {
-    /// What answers.
-    public enum Engine: Sendable {
-        /// A trained model.
-        case model(ShapeClassifier)
-        /// The geometric recognizer (no weights).
-        case geometric
-    }
+    /// What answers: a trained shape classifier or the geometric recognizer.
+    public typealias Engine = RecognizerEngine<ShapeRasterizer, GeometricRecognizer>
 
     /// What answers.
     public let engine: Engine
@@ -94,7 +89,7 @@ public struct ShapeRecognizer: Recognizer {
         report: (ChainEvent) -> Void = { _ in }
     ) throws(ChainFailure) -> ShapeRecognizer {
         var links = weightsLinks(variants, source: source) { file throws(DataError) in Engine.model(try ShapeClassifier(file: file)) }
-        if policy.ruleFallback { links.append(ChainLink(name: "geometric") { Engine.geometric }) }
+        if policy.ruleFallback { links.append(ChainLink(name: "geometric") { Engine.rule(GeometricRecognizer()) }) }
         let (engine, model, attempts) = try runChain(links, policy: policy, report: report)
         return ShapeRecognizer(engine: engine, model: model, attempts: attempts)
     }
@@ -118,11 +113,10 @@ public struct ShapeRecognizer: Recognizer {
     public var answerLabels: [String] {
         switch engine {
         case let .model(classifier):
-            let rule = classifier.file.decision ?? .legacy
-            let hasReject = rule.rejectLabel.map(classifier.labels.contains) ?? false
-            return classifier.labels.filter { $0 != rule.rejectLabel } + (hasReject ? [DecisionRule.unknownLabel] : [])
-        case .geometric:
-            return GeometricRecognizer.labels + [DecisionRule.unknownLabel]
+            let rule = classifier.decision
+            return classifier.labels.filter { $0 != rule.rejectLabel } + (classifier.rejectIndex != nil ? [DecisionRule.unknownLabel] : [])
+        case let .rule(geometric):
+            return geometric.labels + [DecisionRule.unknownLabel]
         }
     }
 }
