@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Figures of the code's shape, for issue notes and reviews: lines per module, `public`/`package` declaration lines and
-public types per module, the longest functions and how many pass 40 and 100 lines, and each CLI command's `run()`
+public types (and typealiases, apart) per module, the longest functions and how many pass 40 and 100 lines, and each CLI command's `run()`
 length.
 
     scripts/code_stats.py [ROOT]          (ROOT defaults to the repository; Sources/ under it is read)
@@ -34,7 +34,7 @@ for dirpath, _, names in os.walk(sources):
         path = os.path.join(dirpath, name)
         module = os.path.relpath(path, sources).split(os.sep)[0]
         lines = open(path, encoding="utf-8").read().split("\n")
-        stats = modules.setdefault(module, {"lines": 0, "public": 0, "package": 0, "files": 0, "types": 0})
+        stats = modules.setdefault(module, {"lines": 0, "public": 0, "package": 0, "files": 0, "types": 0, "aliases": 0})
         stats["lines"] += len(lines)
         stats["files"] += 1
         if not name.endswith(".swift"):
@@ -43,8 +43,10 @@ for dirpath, _, names in os.walk(sources):
             code = line.lstrip()
             if re.match(r"(@\w+\s+)*public\s", code):
                 stats["public"] += 1
-                if re.match(r"(@\w+\s+)*public\s+(final\s+)?(struct|enum|class|protocol|actor|typealias)\s", code):
+                if re.match(r"(@\w+\s+)*public\s+(final\s+)?(struct|enum|class|protocol|actor)\s", code):
                     stats["types"] += 1
+                elif re.match(r"(@\w+\s+)*public\s+typealias\s", code):
+                    stats["aliases"] += 1
             elif re.match(r"(@\w+\s+)*package\s", code):
                 stats["package"] += 1
         for i, line in enumerate(lines):
@@ -62,10 +64,10 @@ for dirpath, _, names in os.walk(sources):
             label = (m.group(2) or m.group(1)).strip()
             functions.append((j - i + 1, os.path.relpath(path, root), i + 1, label))
 
-print("module        files   lines  public  package  public types")
+print("module        files   lines  public  package  public types  public typealiases")
 for module in sorted(modules):
     s = modules[module]
-    print(f"{module:12} {s['files']:6} {s['lines']:7} {s['public']:7} {s['package']:8} {s['types']:13}")
+    print(f"{module:12} {s['files']:6} {s['lines']:7} {s['public']:7} {s['package']:8} {s['types']:13} {s['aliases']:19}")
 print(f"\nfunctions over 40 lines: {sum(1 for f in functions if f[0] > 40)}, over 100: {sum(1 for f in functions if f[0] > 100)}")
 print("\nlongest functions:")
 for length, path, line, label in sorted(functions, reverse=True)[:10]:

@@ -26,27 +26,36 @@ import WeightsFormat
 /// is an error naming the operator (or the attribute value), the node and the opset.
 public enum ONNXImport {
     /// The model in the `.onnx` file at `url`, with the labels and preprocessing from its metadata and from the
-    /// sidecar `url.json` beside it, when there is one (`ONNXModelInfo`: its fields replace the metadata's).
-    public static func modelFile(contentsOf url: URL) throws(WeightsFileError) -> ModelFile {
+    /// sidecar `url.json` beside it, when there is one (`ONNXModelInfo`: its fields replace the metadata's). A
+    /// preprocessing is checked against the model's input by its type: a built-in task's, or one of `preprocessings`
+    /// (an app's own task's).
+    public static func modelFile(contentsOf url: URL, preprocessings: [any ModelPreprocessing.Type] = []) throws(WeightsFileError) -> ModelFile {
         let bytes = try readFile(url.path, limit: ONNXLimits.maximumFileBytes, what: "an ONNX model")
         let sidecarPath = ONNXModelInfo.sidecarPath(ofModel: url.path)
         var entry = stat()
         // A sidecar that is there but cannot be read is an error, never one that is not there.
-        guard lstat(sidecarPath, &entry) == 0 else { return try modelFile(bytes: bytes, path: url.path, sidecarJSON: nil) }
+        guard lstat(sidecarPath, &entry) == 0 else {
+            return try modelFile(bytes: bytes, path: url.path, sidecarJSON: nil, preprocessings: preprocessings)
+        }
         let sidecar = try readFile(sidecarPath, limit: ONNXLimits.maximumMetadataBytes, what: "a JSON sidecar")
-        return try modelFile(bytes: bytes, path: url.path, sidecarJSON: (sidecar, sidecarPath))
+        return try modelFile(bytes: bytes, path: url.path, sidecarJSON: (sidecar, sidecarPath), preprocessings: preprocessings)
     }
 
     /// The model in `bytes` (an `.onnx` file's contents); `path` names it in errors, and its last part without
     /// the extension names the model when neither the metadata nor `sidecar` does. The fields `sidecar` has
-    /// replace the metadata's (its `task` or `preprocessing` replaces both of the metadata's).
-    public static func modelFile(bytes: Data, path: String, sidecar: ONNXModelInfo? = nil) throws(WeightsFileError) -> ModelFile {
+    /// replace the metadata's (its `task` or `preprocessing` replaces both of the metadata's); `preprocessings` as
+    /// `modelFile(contentsOf:preprocessings:)`.
+    public static func modelFile(
+        bytes: Data, path: String, sidecar: ONNXModelInfo? = nil, preprocessings: [any ModelPreprocessing.Type] = []
+    ) throws(WeightsFileError) -> ModelFile {
         let encoder = JSONEncoder()
         let json = sidecar.flatMap { try? encoder.encode($0) }
-        return try modelFile(bytes: bytes, path: path, sidecarJSON: json.map { ($0, "the sidecar") })
+        return try modelFile(bytes: bytes, path: path, sidecarJSON: json.map { ($0, "the sidecar") }, preprocessings: preprocessings)
     }
 
-    private static func modelFile(bytes: Data, path: String, sidecarJSON: (data: Data, path: String)?) throws(WeightsFileError) -> ModelFile {
+    private static func modelFile(
+        bytes: Data, path: String, sidecarJSON: (data: Data, path: String)?, preprocessings: [any ModelPreprocessing.Type]
+    ) throws(WeightsFileError) -> ModelFile {
         let file: ModelFile
         do throws(ONNXImportError) {
             let model = try decode(bytes)
@@ -64,7 +73,7 @@ public enum ONNXImport {
                 throw ONNXImportError(
                     "the model has \(outputs) outputs, and the labels name \(info.labels.count) (\(info.labels.joined(separator: ", ")))")
             }
-            let preprocessing = raw ? [:] : try info.checkedPreprocessing(for: converter.inputShape)
+            let preprocessing = raw ? [:] : try info.checkedPreprocessing(for: converter.inputShape, others: preprocessings)
             let name = info.name ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
             file = ModelFile(
                 name: name, architecture: converter.layers, labels: info.labels,

@@ -146,16 +146,20 @@ public struct ONNXModelInfo: Codable, Equatable, Sendable {
         return info
     }
 
-    /// The preprocessing, checked against the model's input: it must make inputs of `inputShape`.
-    func checkedPreprocessing(for inputShape: [Int]) throws(ONNXImportError) -> [String: JSONValue] {
+    /// The preprocessing, checked against the model's input: it must make inputs of `inputShape`, read by its type
+    /// among the built-in tasks' and `others` (an app's own).
+    func checkedPreprocessing(for inputShape: [Int], others: [any ModelPreprocessing.Type]) throws(ONNXImportError) -> [String: JSONValue] {
         guard let preprocessing = resolvedPreprocessing() else { throw ONNXImportError("no preprocessing") }
-        guard let kind = PreprocessingKind(preprocessing) else {
-            throw ONNXImportError("preprocessing kind \(preprocessing["kind"].map { "\($0)" } ?? "(none)") is not raster or motion-autocorrelation")
+        guard let made = RecognitionTask.inputShape(of: preprocessing, among: others) else {
+            let known = (RecognitionTask.allCases.map(\.preprocessing) + others).map { $0.kind }
+            throw ONNXImportError(
+                "preprocessing kind \(preprocessing["kind"].map { "\($0)" } ?? "(none)") is not "
+                    + known.dropLast().joined(separator: ", ") + (known.count > 1 ? " or " : "") + (known.last ?? ""))
         }
-        let made = Result { () throws(DataError) in try kind.inputShape(preprocessing) }
-        guard case .success(let makes) = made else {
-            if case .failure(let error) = made { throw ONNXImportError("preprocessing: \(error.message)") }
-            throw ONNXImportError("preprocessing")
+        let makes: [Int]
+        switch made {
+        case .success(let shape): makes = shape
+        case .failure(let error): throw ONNXImportError("preprocessing: \(error.message)")
         }
         guard makes == inputShape else {
             throw ONNXImportError(

@@ -125,12 +125,22 @@ extension ModelFile {
     /// Why this file cannot serve `task` because it is another task's model (its preprocessing says so), or `nil`:
     /// the error a user who named the wrong file needs, instead of the preprocessing check's.
     package func otherTaskProblem(_ task: RecognitionTask) -> String? {
+        otherTaskProblem(task: task.rawValue, kind: task.kind.rawValue)
+    }
+
+    /// Why this file cannot serve the task named `task`, whose preprocessing kind is `kind` (any task's, built in or
+    /// an app's own), because its preprocessing is another kind, or `nil`.
+    package func otherTaskProblem(task: String, kind: String) -> String? {
         // A raw model (imported without labels or a task) runs only as it is: `classify run`, `inspect`.
         if labels.isEmpty && preprocessing.isEmpty {
             return "is a raw model (no labels, no preprocessing): it runs with `classify run`; to recognize with it, give it "
-                + "labels and a task (for an ONNX model, a sidecar MODEL.onnx.json such as {\"labels\": [...], \"task\": \"\(task.rawValue)\"}: docs/onnx.md)"
+                + "labels and a task (for an ONNX model, a sidecar MODEL.onnx.json such as {\"labels\": [...], \"task\": \"\(task)\"}: docs/onnx.md)"
         }
-        guard let other = preprocessingKind?.task, other != task else { return nil }
-        return "is a \(other.rawValue) model (labels \(labels.joined(separator: ", "))), not a \(task.rawValue) model"
+        guard case .string(let other)? = preprocessing["kind"], other != kind else { return nil }
+        let labels = labels.joined(separator: ", ")
+        guard let known = PreprocessingKind(rawValue: other)?.task else {
+            return "is a model of another preprocessing ('\(other)', labels \(labels)), not a \(task) model"
+        }
+        return "is a \(known.rawValue) model (labels \(labels)), not a \(task) model"
     }
 }

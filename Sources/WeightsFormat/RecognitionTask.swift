@@ -36,7 +36,10 @@ public enum RecognitionTask: String, Sendable, CaseIterable, Codable {
 
     /// The shipped model's variants, most compact first: `MODEL.int8`, `MODEL.f32` (the chain's link names and the
     /// weights files' stems).
-    public var shippedVariants: [String] { ["\(modelName).int8", "\(modelName).f32"] }
+    public var shippedVariants: [String] { Self.variants(ofModel: modelName) }
+
+    /// A model's variants, most compact first: `MODEL.int8`, `MODEL.f32` (any model's: a built-in task's or an app's).
+    public static func variants(ofModel modelName: String) -> [String] { ["\(modelName).int8", "\(modelName).f32"] }
 
     /// The task whose model is named `name` (`modelName`), or `nil`.
     public init?(modelName name: String) {

@@ -121,7 +121,7 @@ struct ChainOptions: ParsableArguments {
     /// Loads `R`'s recognizer (`ShapeRecognizer`, `MotionRecognizer`) through the chain: each failed attempt is one
     /// `warning:` line; when every link fails, one `error:` line listing the attempts (with `--json`, also one error
     /// line per input on standard output) and exit 70.
-    func load<R: Recognizer>(_: R.Type, for inputs: [String]) throws -> R {
+    func load<R: TaskRecognizer>(_: R.Type, for inputs: [String]) throws -> R {
         do {
             try locator.checkEnvironmentFolder()
         } catch {
@@ -217,3 +217,13 @@ struct ChainOptions: ParsableArguments {
         return failure(error)
     }
 }
+
+/// A recognizer of one of the tasks the command line has commands for: the chain's variants and the weights folder's
+/// search are the task's.
+protocol TaskRecognizer: Recognizer {
+    /// Its task.
+    static var task: RecognitionTask { get }
+}
+
+extension ShapeRecognizer: TaskRecognizer {}
+extension MotionRecognizer: TaskRecognizer {}

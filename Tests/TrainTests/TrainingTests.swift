@@ -302,13 +302,16 @@ struct TrainingTests {
 @Suite("The task table")
 struct TaskTableTests {
     /// Each task's preprocessing kind leads back to the task, and a weights file written for it says that kind:
-    /// the two tables (the tasks, the preprocessing kinds) cannot drift apart; its names lead back to it.
+    /// the tables (the tasks, the preprocessing kinds, the preprocessing types) cannot drift apart; its names lead
+    /// back to it.
     @Test(arguments: RecognitionTask.allCases)
     func eachTaskAndItsPreprocessingKindAgree(task: RecognitionTask) throws {
         #expect(task.kind.task == task)
         #expect(RecognitionTask(modelName: task.modelName) == task && RecognitionTask(name: task.rawValue) == task)
         let header = task.preprocessing(rasterizer: ShapeRasterizer(), windowing: MotionWindowing())
         #expect(PreprocessingKind(header) == task.kind)
-        #expect(try task.kind.inputShape(header) == task.inputShape())
+        #expect(try RecognitionTask.inputShape(of: header)?.get() == task.inputShape())
+        // The preprocessing type registered for the task reads the kind the task names, and is the task's.
+        #expect(task.preprocessing.kind == task.kind.rawValue && task.preprocessing.taskName == task.rawValue)
     }
 }

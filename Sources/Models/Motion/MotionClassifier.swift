@@ -456,8 +456,10 @@ final class MotionScratch {
 }
 
 extension MotionWindowing: ModelPreprocessing {
-    /// Recordings.
-    public static var task: RecognitionTask { .motion }
+    /// `motion-autocorrelation`.
+    public static var kind: String { RecognitionTask.motion.kind.rawValue }
+    /// `motion`.
+    public static var taskName: String { RecognitionTask.motion.rawValue }
     /// "a motion classifier with this windowing".
     public static var classifierName: String { "a motion classifier with this windowing" }
     /// `[inputSize]`: one window's features.
@@ -481,7 +483,7 @@ extension TrainedClassifier: MotionWindowClassifier where Preprocessing == Motio
 /// people switch from walking to running) is running. When the signal repeats only weakly (autocorrelation under
 /// 0.3 at every stride period), the vertical standard deviation decides: 0.9 g and more is running. The
 /// confidence grows with the distance from the threshold.
-public struct CadenceRecognizer: MotionWindowClassifier, RuleRecognizer {
+public struct CadenceRecognizer: MotionWindowClassifier, InputScoringRule {
     /// The preprocessing whose inputs it reads.
     public let windowing: MotionWindowing
     /// Stride rates (Hz) at and above this are running.
@@ -525,7 +527,7 @@ public struct CadenceRecognizer: MotionWindowClassifier, RuleRecognizer {
     }
 
     /// `rows` windows' walking and running probabilities into `output` (2 per row).
-    package func probabilities(_ inputs: UnsafeBufferPointer<Float>, rows: Int, into output: UnsafeMutableBufferPointer<Float>) {
+    public func probabilities(_ inputs: UnsafeBufferPointer<Float>, rows: Int, into output: UnsafeMutableBufferPointer<Float>) {
         let size = windowing.inputSize
         shapePrecondition(
             inputs.count == rows * size && output.count == rows * 2,

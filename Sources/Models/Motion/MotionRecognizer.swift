@@ -36,23 +36,11 @@ public struct MotionRecognizer: Recognizer {
 
     /// Recordings: `motion-state`.
     public static let task = RecognitionTask.motion
+    /// `task.modelName`.
+    public static var modelName: String { task.modelName }
 
-    /// The recognizer of one loaded motion model (no fallback), answering as `model`.
-    public init(model file: ModelFile, named model: String) throws(DataError) {
-        self.init(engine: .model(try MotionClassifier(file: file)), model: model)
-    }
-
-    /// Loads the first working link of `variants` from `source`, then (with `policy.fallback` and
-    /// `policy.ruleFallback`) the cadence recognizer. `report` hears each failed attempt as it happens.
-    public static func load(
-        variants: [String] = shippedVariants, source: any WeightsSource, policy: RetryPolicy = RetryPolicy(),
-        report: (ChainEvent) -> Void = { _ in }
-    ) throws(ChainFailure) -> MotionRecognizer {
-        var links = weightsLinks(variants, source: source) { file throws(DataError) in Engine.model(try MotionClassifier(file: file)) }
-        if policy.ruleFallback { links.append(ChainLink(name: "cadence") { Engine.rule(CadenceRecognizer()) }) }
-        let (engine, model, attempts) = try runChain(links, policy: policy, report: report)
-        return MotionRecognizer(engine: engine, model: model, attempts: attempts)
-    }
+    /// The cadence recognizer: the chain's last link.
+    public static var rule: CadenceRecognizer { CadenceRecognizer() }
 
     /// The preprocessing of the answering engine: recordings are read at its rate and window.
     public var windowing: MotionWindowing { engine.windowing }
@@ -85,22 +73,6 @@ extension RecognizerEngine: MotionWindowClassifier where Preprocessing == Motion
         switch self {
         case let .model(classifier): classifier.windowing
         case let .rule(cadence): cadence.windowing
-        }
-    }
-
-    /// Each window's class probabilities.
-    package func probabilities(_ inputs: Tensor) -> Tensor {
-        switch self {
-        case let .model(classifier): classifier.probabilities(inputs)
-        case let .rule(cadence): cadence.probabilities(inputs)
-        }
-    }
-
-    /// `rows` windows' class probabilities into `output`.
-    package func probabilities(_ inputs: UnsafeBufferPointer<Float>, rows: Int, into output: UnsafeMutableBufferPointer<Float>) {
-        switch self {
-        case let .model(classifier): classifier.probabilities(inputs, rows: rows, into: output)
-        case let .rule(cadence): cadence.probabilities(inputs, rows: rows, into: output)
         }
     }
 }

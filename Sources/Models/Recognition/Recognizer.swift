@@ -84,7 +84,12 @@ public struct RecognitionResults<Answer: RecognitionAnswer>: RecognitionBatch {
 
 /// A recognizer: the first link of a fallback chain that loaded (quantized weights, float weights, then a rule that
 /// needs no weights), turning one input or many into answers with the weights file's decision rule. The shape
-/// recognizer (`ShapeRecognizer`: drawings) and the motion recognizer (`MotionRecognizer`: recordings) are the two.
+/// recognizer (`ShapeRecognizer`: drawings) and the motion recognizer (`MotionRecognizer`: recordings) are the
+/// built-in two.
+///
+/// The machine is the same for every task: a task supplies its preprocessing (`Preprocessing`, which makes the
+/// trained classifier `TrainedClassifier<Preprocessing>`), its rule, its answer and `recognize(_:)`; loading (one
+/// file, bytes, a chain, the shipped weights) and a batch on every core come from this protocol's extensions.
 public protocol Recognizer: Sendable {
     /// What it recognizes.
     associatedtype Input: Sendable
@@ -92,18 +97,23 @@ public protocol Recognizer: Sendable {
     associatedtype Answer: RecognitionAnswer
     /// What it answers for a batch.
     associatedtype BatchAnswers: RecognitionBatch where BatchAnswers.Answer == Answer
+    /// The preprocessing its trained classifier runs.
+    associatedtype Preprocessing: ModelPreprocessing
+    /// The rule that needs no weights: its chain's last link.
+    associatedtype Rule: RuleRecognizer
 
-    /// The task it recognizes: its model's name, its preprocessing kind.
-    static var task: RecognitionTask { get }
+    /// The model name its weights files carry and its shipped files' stem (`shape-classifier`, `motion-state`): the
+    /// default name of a model loaded from bytes, and the chain's `shippedVariants`.
+    static var modelName: String { get }
 
-    /// The recognizer of one loaded weights file (no fallback), answering as `model`; a file of another task, or one
-    /// this build cannot run, is a `DataError` saying why.
-    init(model file: ModelFile, named model: String) throws(DataError)
+    /// The rule its chain falls back to after the weights (`GeometricRecognizer()`, `CadenceRecognizer()`).
+    static var rule: Rule { get }
 
-    /// Loads the first working link of `variants` from `source`, then (with `policy.fallback`) the rule that needs no
-    /// weights. `report` hears each failed attempt as it happens; when no link loads, the failure lists them all.
-    static func load(variants: [String], source: any WeightsSource, policy: RetryPolicy, report: (ChainEvent) -> Void) throws(ChainFailure) -> Self
+    /// A recognizer of a loaded engine, answering as `model` (its link's name), after the failed `attempts`.
+    init(engine: RecognizerEngine<Preprocessing, Rule>, model: String, attempts: [ChainAttempt])
 
+    /// What answers: the trained classifier or the rule.
+    var engine: RecognizerEngine<Preprocessing, Rule> { get }
     /// Which link answered: a weights variant or the rule's name.
     var model: String { get }
     /// The failed attempts of loading before that link.
@@ -130,8 +140,31 @@ extension Recognizer where BatchAnswers == RecognitionResults<Answer> {
 }
 
 extension Recognizer {
+    /// The recognizer of one loaded weights file (no fallback), answering as `model`; a file of another task, or one
+    /// this build cannot run, is a `DataError` saying why (`TrainedClassifier.init(file:)`).
+    public init(model file: ModelFile, named model: String) throws(DataError) {
+        self.init(engine: .model(try TrainedClassifier(file: file)), model: model, attempts: [])
+    }
+
+    /// Loads the first working link of `variants` from `source`, then (with `policy.fallback` and
+    /// `policy.ruleFallback`) `rule`. `report` hears each failed attempt as it happens; when no link loads, the
+    /// failure lists them all.
+    public static func load(
+        variants: [String] = shippedVariants, source: any WeightsSource, policy: RetryPolicy = RetryPolicy(),
+        report: (ChainEvent) -> Void = { _ in }
+    ) throws(ChainFailure) -> Self {
+        typealias Engine = RecognizerEngine<Preprocessing, Rule>
+        var links = weightsLinks(variants, source: source) { file throws(DataError) in Engine.model(try TrainedClassifier(file: file)) }
+        if policy.ruleFallback {
+            let rule = rule
+            links.append(ChainLink(name: rule.name) { Engine.rule(rule) })
+        }
+        let (engine, model, attempts) = try runChain(links, policy: policy, report: report)
+        return Self(engine: engine, model: model, attempts: attempts)
+    }
+
     /// The chain's link names for the shipped model, most compact first: `MODEL.int8`, `MODEL.f32`.
-    public static var shippedVariants: [String] { task.shippedVariants }
+    public static var shippedVariants: [String] { RecognitionTask.variants(ofModel: modelName) }
 
     /// The shipped recognizer in one call: the built-in 8-bit weights, then the float ones, then the rule that needs
     /// no weights (`geometric`, `cadence`); `model` says which answered. It fails only when no link works (with
@@ -148,7 +181,7 @@ extension Recognizer {
 
     /// A recognizer from the bytes of a weights file (no fallback), named `model` (the task's model name by
     /// default); throws as `init(contentsOf:)`.
-    public init(weights bytes: [UInt8], model: String = Self.task.modelName) throws {
+    public init(weights bytes: [UInt8], model: String = Self.modelName) throws {
         try self.init(model: try ModelFile(bytes: bytes, path: model), named: model)
     }
 }

@@ -6,9 +6,15 @@ import WeightsFormat
 /// the model's inputs, one input of `inputShape` at a time. `ShapeRasterizer` (drawings → images) and
 /// `MotionWindowing` (recordings → windows of features) are the two; a `TrainedClassifier` is one of them in front of
 /// a weights file's network.
+///
+/// The recognizer machine needs nothing else of a task: a type of an app's own (another kind of input, its own
+/// parameters) conforms the same way and gets the file's checks, the compiled plan and the decision rule from
+/// `TrainedClassifier`, loading and batches from `Recognizer`, and ONNX import (given to it) with no registration.
 public protocol ModelPreprocessing: Sendable, Equatable {
-    /// The task whose inputs it makes.
-    static var task: RecognitionTask { get }
+    /// The `kind` a weights file's `preprocessing` header names it by (`raster`, `motion-autocorrelation`).
+    static var kind: String { get }
+    /// The task's name in messages (`shape`, `motion`): "is a shape model, not a motion model".
+    static var taskName: String { get }
     /// What a classifier over it is called when a weights file does not fit it ("a shape classifier").
     static var classifierName: String { get }
     /// The preprocessing a weights file's `preprocessing` header describes, or why it cannot be built.
@@ -25,12 +31,29 @@ extension ModelPreprocessing {
 }
 
 extension RecognitionTask {
-    /// The preprocessing that makes this task's inputs: the one place a task's kind meets its Swift type.
+    /// The preprocessing that makes this task's inputs: the one place a built-in task's kind meets its Swift type.
     package var preprocessing: any ModelPreprocessing.Type {
         switch self {
         case .shape: ShapeRasterizer.self
         case .motion: MotionWindowing.self
         }
+    }
+
+    /// The preprocessing type a header's `kind` names among the built-in tasks' and `others`, or `nil`.
+    package static func preprocessing(kind: String, among others: [any ModelPreprocessing.Type] = []) -> (any ModelPreprocessing.Type)? {
+        (allCases.map(\.preprocessing) + others).first { $0.kind == kind }
+    }
+
+    /// The input shape a header's `preprocessing` makes, read by its type among the built-in tasks' and `others`, or
+    /// why its parameters make none; `nil` when no such type reads its kind.
+    package static func inputShape(
+        of preprocessing: [String: JSONValue], among others: [any ModelPreprocessing.Type] = []
+    ) -> Result<[Int], DataError>? {
+        guard case .string(let kind)? = preprocessing["kind"], let type = Self.preprocessing(kind: kind, among: others) else { return nil }
+        func make<P: ModelPreprocessing>(_: P.Type) -> Result<[Int], DataError> {
+            do throws(DataError) { return .success(try P(parameters: preprocessing).inputShape) } catch { return .failure(error) }
+        }
+        return make(type)
     }
 }
 
@@ -50,11 +73,12 @@ public struct TrainedClassifier<Preprocessing: ModelPreprocessing>: Sendable {
     /// Where the decision rule's reject class stands among `labels`, or `nil` when the model has none.
     package let rejectIndex: Int?
 
-    /// Builds the classifier from a validated weights file, which must be of `Preprocessing.task`, describe its
+    /// Builds the classifier from a validated weights file, which must name `Preprocessing.kind`, describe its
     /// preprocessing, take its input shape and have labels; otherwise a `DataError` names the file and says which.
     public init(file: ModelFile) throws(DataError) {
         self.file = file
-        if let problem = file.otherTaskProblem(Preprocessing.task) ?? file.decision.flatMap(Preprocessing.problem(with:)) {
+        let otherTask = file.otherTaskProblem(task: Preprocessing.taskName, kind: Preprocessing.kind)
+        if let problem = otherTask ?? file.decision.flatMap(Preprocessing.problem(with:)) {
             throw DataError(file: file.name, message: problem)
         }
         preprocessing = try Preprocessing(parameters: file.preprocessing)
@@ -83,7 +107,7 @@ public struct TrainedClassifier<Preprocessing: ModelPreprocessing>: Sendable {
     public func probabilities(_ inputs: Tensor) -> Tensor { compiled(inputs) }
 
     /// The model's outputs for `rows` inputs (`CompiledModel.run(rows:_:into:)`).
-    package func probabilities(_ inputs: UnsafeBufferPointer<Float>, rows: Int, into output: UnsafeMutableBufferPointer<Float>) {
+    public func probabilities(_ inputs: UnsafeBufferPointer<Float>, rows: Int, into output: UnsafeMutableBufferPointer<Float>) {
         compiled.run(rows: rows, inputs, into: output)
     }
 }
@@ -101,6 +125,14 @@ public protocol RuleRecognizer: Sendable {
     var name: String { get }
     /// The classes it scores, in output order.
     var labels: [String] { get }
+}
+
+/// A rule that scores the same inputs the task's trained classifier does (`CadenceRecognizer`: motion windows), so
+/// that either link of the chain answers through one call (`RecognizerEngine.probabilities(_:rows:into:)`).
+public protocol InputScoringRule: RuleRecognizer {
+    /// The rule's class probabilities for `rows` inputs in `inputs` (one model input each), `labels.count` per
+    /// row into `output`.
+    func probabilities(_ inputs: UnsafeBufferPointer<Float>, rows: Int, into output: UnsafeMutableBufferPointer<Float>)
 }
 
 /// What answers for a recognizer, every task alike: the link of the chain that loaded — its task's trained
@@ -140,8 +172,46 @@ public enum RecognizerEngine<Preprocessing: ModelPreprocessing, Rule: RuleRecogn
     /// Where the decision rule's reject class stands among `labels`, or `nil` (always for a rule).
     package var rejectIndex: Int? { classifier?.rejectIndex }
 
+    /// One model input's answer from its class probabilities (`labels.count` of them, in `labels` order) under
+    /// `decision`, as every recognizer decides: calibrated, the reject class won as `unknown`, uncertain under the
+    /// rule's floor, with the reason; a score that is not finite is `unknown` and uncertain, with confidence 0.
+    public func decide(_ probabilities: UnsafeBufferPointer<Float>) -> (label: String, confidence: Double, uncertain: Bool, reason: String?) {
+        let labels = labels, rule = decision
+        precondition(probabilities.count == labels.count, "decide: \(probabilities.count) probabilities for \(labels.count) labels")
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * labels.count) { buffer in
+            let raw = UnsafeMutableBufferPointer(rebasing: buffer[0..<labels.count])
+            let calibrated = UnsafeMutableBufferPointer(rebasing: buffer[labels.count...])
+            for index in labels.indices { raw[index] = Double(probabilities[index]) }
+            let decided = Decision.decide(raw: UnsafeBufferPointer(raw), rejectIndex: rejectIndex, rule: rule, calibrated: calibrated)
+            let reason =
+                Decision.nonFiniteReason(labels: labels, scores: raw)
+                ?? Decision.reason(
+                    labels: labels, calibrated: UnsafeBufferPointer(calibrated), best: decided.best, unknown: decided.unknown, rule: rule)
+            return (decided.unknown ? DecisionRule.unknownLabel : labels[decided.best], decided.confidence, decided.uncertain, reason)
+        }
+    }
+
     /// The trained classifier, or `nil` for the rule.
     public var classifier: TrainedClassifier<Preprocessing>? {
         if case let .model(classifier) = self { classifier } else { nil }
+    }
+}
+
+extension RecognizerEngine where Rule: InputScoringRule {
+    /// The class probabilities of `rows` model inputs into `output` (`labels.count` per row), from whichever link
+    /// answers: the trained classifier's plan or the rule.
+    public func probabilities(_ inputs: UnsafeBufferPointer<Float>, rows: Int, into output: UnsafeMutableBufferPointer<Float>) {
+        switch self {
+        case let .model(classifier): classifier.probabilities(inputs, rows: rows, into: output)
+        case let .rule(rule): rule.probabilities(inputs, rows: rows, into: output)
+        }
+    }
+
+    /// The class probabilities of each row of `inputs` (`[rows, input…]`), as a `[rows, labels]` tensor.
+    public func probabilities(_ inputs: Tensor) -> Tensor {
+        let rows = inputs.shape.first ?? 0
+        return Tensor(uninitializedShape: [rows, labels.count]) { output in
+            inputs.withUnsafeBufferPointer { probabilities($0, rows: rows, into: output) }
+        }
     }
 }

@@ -28,8 +28,10 @@ package struct ShapePrediction: Sendable, Equatable {
 }
 
 extension ShapeRasterizer: ModelPreprocessing {
-    /// Drawings.
-    public static var task: RecognitionTask { .shape }
+    /// `raster`.
+    public static var kind: String { RecognitionTask.shape.kind.rawValue }
+    /// `shape`.
+    public static var taskName: String { RecognitionTask.shape.rawValue }
     /// "a shape classifier".
     public static var classifierName: String { "a shape classifier" }
     /// `[size, size, 1]`: one grey image.

@@ -76,23 +76,11 @@ public struct ShapeRecognizer: Recognizer {
 
     /// Drawings: `shape-classifier`.
     public static let task = RecognitionTask.shape
+    /// `task.modelName`.
+    public static var modelName: String { task.modelName }
 
-    /// The recognizer of one loaded shape model (no fallback), answering as `model`.
-    public init(model file: ModelFile, named model: String) throws(DataError) {
-        self.init(engine: .model(try ShapeClassifier(file: file)), model: model)
-    }
-
-    /// Loads the first working link of `variants` from `source`, then (with `policy.fallback` and
-    /// `policy.ruleFallback`) the geometric recognizer. `report` hears each failed attempt as it happens.
-    public static func load(
-        variants: [String] = shippedVariants, source: any WeightsSource, policy: RetryPolicy = RetryPolicy(),
-        report: (ChainEvent) -> Void = { _ in }
-    ) throws(ChainFailure) -> ShapeRecognizer {
-        var links = weightsLinks(variants, source: source) { file throws(DataError) in Engine.model(try ShapeClassifier(file: file)) }
-        if policy.ruleFallback { links.append(ChainLink(name: "geometric") { Engine.rule(GeometricRecognizer()) }) }
-        let (engine, model, attempts) = try runChain(links, policy: policy, report: report)
-        return ShapeRecognizer(engine: engine, model: model, attempts: attempts)
-    }
+    /// The geometric recognizer: the chain's last link.
+    public static var rule: GeometricRecognizer { GeometricRecognizer() }
 
     /// Why no recognizer can see `drawing` (fewer than 2 points, a NaN, all points in one place), or `nil`.
     public static func problem(with drawing: Drawing) -> String? {

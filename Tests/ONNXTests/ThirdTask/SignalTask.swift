@@ -1,0 +1,203 @@
+import DataFiles
+import Foundation
+import Models
+import Tensor
+import Train
+import WeightsFormat
+
+// A third task, written only here: a one-dimensional signal (one sensor axis, a pressure trace) → sine, square or
+// noise, window by window, with the recording's answer the state most windows have. It is what an app with a task of
+// its own writes: a preprocessing (`SignalWindows`), a rule that needs no weights (`SignalRule`), an answer and a
+// recognizer that says how windows become it. Loading, the chain, batches, the decision rule and ONNX come from the
+// engine; nothing outside these files names it.
+
+/// Windows of `window` samples every `hop` samples, each centred on its mean and scaled to unit spread: the model
+/// sees the wave's form, not its level or loudness.
+struct SignalWindows: ModelPreprocessing {
+    static let kind = "signal-windows"
+    static let taskName = "signal"
+    static let classifierName = "a signal classifier"
+
+    /// Samples per window.
+    var window: Int
+    /// Samples between window starts.
+    var hop: Int
+
+    init(window: Int = 32, hop: Int = 16) {
+        precondition(window >= 4 && hop >= 1 && hop <= window, "SignalWindows: window \(window), hop \(hop)")
+        (self.window, self.hop) = (window, hop)
+    }
+
+    init(parameters: [String: JSONValue]) throws(DataError) {
+        guard case .string(Self.kind)? = parameters["kind"], case .number(let window)? = parameters["window"],
+            case .number(let hop)? = parameters["hop"], window >= 4, window <= 1024, window == window.rounded(), hop >= 1, hop <= window,
+            hop == hop.rounded()
+        else {
+            throw DataError(
+                file: "weights", message: "the preprocessing header does not describe signal windows: expected window 4–1024, hop 1…window")
+        }
+        self.init(window: Int(window), hop: Int(hop))
+    }
+
+    /// The parameters as a weights file's `preprocessing` header stores them.
+    var parameters: [String: JSONValue] {
+        ["kind": .string(Self.kind), "window": .number(Double(window)), "hop": .number(Double(hop))]
+    }
+
+    var inputShape: [Int] { [window] }
+
+    /// How many whole windows `samples` samples hold.
+    func windowCount(_ samples: Int) -> Int { samples < window ? 0 : (samples - window) / hop + 1 }
+
+    /// Every window's input, one after another.
+    func inputs(_ signal: [Float]) -> [Float] {
+        var inputs: [Float] = []
+        inputs.reserveCapacity(windowCount(signal.count) * window)
+        for index in 0..<windowCount(signal.count) {
+            let part = signal[(index * hop)..<(index * hop + window)].map(Double.init)
+            let mean = part.reduce(0, +) / Double(window)
+            let spread = (part.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(window)).squareRoot()
+            inputs += part.map { Float(spread > 1e-9 ? ($0 - mean) / spread : 0) }
+        }
+        return inputs
+    }
+}
+
+/// The rule that needs no weights: a window whose neighbouring samples hardly agree is noise (lag-1 autocorrelation
+/// under 0.3); one that sits at its extremes (70% of its samples beyond 0.8 of the spread from the mean, after
+/// scaling) is square; the rest is sine.
+struct SignalRule: InputScoringRule {
+    var name: String { "waveform-rule" }
+    var labels: [String] { ["sine", "square", "noise"] }
+
+    func probabilities(_ inputs: UnsafeBufferPointer<Float>, rows: Int, into output: UnsafeMutableBufferPointer<Float>) {
+        let size = rows > 0 ? inputs.count / rows : 0
+        for row in 0..<rows {
+            let x = inputs[(row * size)..<((row + 1) * size)]
+            var lag = 0.0, energy = 0.0, extreme = 0.0
+            for i in x.indices {
+                energy += Double(x[i] * x[i])
+                if i > x.startIndex { lag += Double(x[i] * x[i - 1]) }
+                if abs(x[i]) > 0.8 { extreme += 1 }
+            }
+            let correlation = energy > 0 ? lag / energy : 0
+            let noise = 1 / (1 + exp(-(0.3 - correlation) / 0.05))
+            let square = (1 - noise) / (1 + exp(-(extreme / Double(size) - 0.7) / 0.05))
+            (output[3 * row], output[3 * row + 1], output[3 * row + 2]) = (Float(1 - noise - square), Float(square), Float(noise))
+        }
+    }
+}
+
+/// What the signal recognizer answers: each window's label, and the label most trusted windows have.
+struct SignalAnswer: RecognitionAnswer, Equatable {
+    var label: String
+    var confidence: Double
+    var uncertain: Bool
+    var reason: String?
+    var model: String
+    /// Each window's label, confidence and whether it is uncertain, in time order.
+    var windows: [Window]
+
+    struct Window: Equatable {
+        var label: String
+        var confidence: Double
+        var uncertain: Bool
+    }
+
+    /// Each label's share of the trusted windows.
+    var probabilities: [(label: String, probability: Double)] {
+        let voters = windows.filter { !$0.uncertain }
+        return Set(voters.map(\.label)).sorted().map { label in
+            (label, Double(voters.count { $0.label == label }) / Double(voters.count))
+        }
+    }
+}
+
+/// The signal recognizer: a `Recognizer` whose task supplies its preprocessing, its rule and how windows become an
+/// answer; the rest is the engine's.
+struct SignalRecognizer: Recognizer {
+    typealias BatchAnswers = RecognitionResults<SignalAnswer>
+    static let modelName = "signal-waves"
+    static var rule: SignalRule { SignalRule() }
+
+    let engine: RecognizerEngine<SignalWindows, SignalRule>
+    let model: String
+    let attempts: [ChainAttempt]
+
+    init(engine: RecognizerEngine<SignalWindows, SignalRule>, model: String, attempts: [ChainAttempt] = []) {
+        (self.engine, self.model, self.attempts) = (engine, model, attempts)
+    }
+
+    var answerLabels: [String] {
+        engine.labels.filter { $0 != engine.decision.rejectLabel } + [DecisionRule.unknownLabel]
+    }
+
+    /// The windowing: the weights file's, or the default one for the rule.
+    var windows: SignalWindows { engine.classifier?.preprocessing ?? SignalWindows() }
+
+    func recognize(_ signal: [Float]) throws(DataError) -> SignalAnswer {
+        if let bad = signal.firstIndex(where: { !$0.isFinite }) {
+            throw DataError(file: "signal", message: "sample \(bad + 1) is \(signal[bad]); every sample must be a finite number")
+        }
+        let windows = windows, rows = windows.windowCount(signal.count), labels = engine.labels
+        guard rows > 0 else {
+            throw DataError(file: "signal", message: "the signal has \(signal.count) samples; one window needs \(windows.window)")
+        }
+        var scores = [Float](repeating: 0, count: rows * labels.count)
+        let inputs = windows.inputs(signal)
+        inputs.withUnsafeBufferPointer { inputs in
+            scores.withUnsafeMutableBufferPointer { engine.probabilities(inputs, rows: rows, into: $0) }
+        }
+        let decided: [SignalAnswer.Window] = scores.withUnsafeBufferPointer { scores in
+            (0..<rows).map { row in
+                let decision = engine.decide(UnsafeBufferPointer(rebasing: scores[(row * labels.count)..<((row + 1) * labels.count)]))
+                return SignalAnswer.Window(label: decision.label, confidence: decision.confidence, uncertain: decision.uncertain)
+            }
+        }
+        let voters = decided.filter { !$0.uncertain }
+        let counts = Dictionary(grouping: voters, by: \.label)
+        guard let (label, votes) = counts.max(by: { ($0.value.count, $1.key) < ($1.value.count, $0.key) }) else {
+            return SignalAnswer(
+                label: DecisionRule.unknownLabel, confidence: 0, uncertain: true, reason: "every window is uncertain", model: model,
+                windows: decided)
+        }
+        return SignalAnswer(
+            label: label, confidence: votes.reduce(0) { $0 + $1.confidence } / Double(votes.count), uncertain: false, reason: nil,
+            model: model, windows: decided)
+    }
+}
+
+/// Signals of a known form, for training and testing: a sine or a square wave of 1.5–5 cycles per 32 samples at any
+/// level, loudness and phase with a little noise, or noise alone.
+enum SignalExamples {
+    static let labels = ["sine", "square", "noise"]
+
+    /// One signal of `label` with `count` samples.
+    static func signal(_ label: String, count: Int, generator: inout SeededGenerator) -> [Float] {
+        let amplitude = generator.nextUniform(in: 0.5..<3), offset = generator.nextUniform(in: -2..<2)
+        let cycles = generator.nextUniform(in: 1.5..<5) / 32, phase = generator.nextUniform(in: 0..<(2 * Double.pi))
+        return (0..<count).map { index in
+            let wave = sin(2 * Double.pi * cycles * Double(index) + phase)
+            let value: Double
+            switch label {
+            case "sine": value = amplitude * wave + 0.05 * amplitude * generator.nextNormal()
+            case "square": value = amplitude * (wave >= 0 ? 1 : -1) + 0.05 * amplitude * generator.nextNormal()
+            default: value = amplitude * generator.nextNormal()
+            }
+            return Float(offset + value)
+        }
+    }
+
+    /// `perClass` one-window examples of each label, as the model's inputs.
+    static func examples(perClass: Int, seed: UInt64, windows: SignalWindows = SignalWindows()) -> Examples {
+        var generator = SeededGenerator(seed: seed)
+        var inputs: [Float] = [], labels: [Int] = []
+        for _ in 0..<perClass {
+            for (index, label) in Self.labels.enumerated() {
+                inputs += windows.inputs(signal(label, count: windows.window, generator: &generator))
+                labels.append(index)
+            }
+        }
+        return Examples(inputs: Tensor(shape: [labels.count, windows.window], scalars: inputs), labels: labels, classNames: Self.labels)
+    }
+}

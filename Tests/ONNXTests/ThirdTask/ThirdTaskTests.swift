@@ -1,0 +1,180 @@
+import DataFiles
+import Foundation
+import Models
+import Tensor
+import Testing
+import Train
+import WeightsFormat
+
+@testable import ONNX
+
+/// The signal task's weights, trained once for the suite: f32 and int8 files of a small dense network, made and
+/// checked by the engine's own training, export and loading.
+enum SignalModel {
+    static let windows = SignalWindows()
+
+    /// The trained network's weights files (f32, int8), and its accuracy on the validation split; trained once.
+    static let trained = Result { () throws -> (f32: ModelFile, int8: ModelFile, validation: Double) in
+        var generator = SeededGenerator(seed: 7)
+        let network = Network(converting: [
+            Dense(inFeatures: windows.window, outFeatures: 24, generator: &generator), Activation(.relu),
+            Dense(inFeatures: 24, outFeatures: SignalExamples.labels.count, generator: &generator),
+        ])
+        let training = SignalExamples.examples(perClass: 400, seed: 1), validation = SignalExamples.examples(perClass: 100, seed: 2)
+        let result = train(network, on: training, validation: validation, configuration: TrainingConfiguration(epochs: 40, batchSize: 32, seed: 3))
+        let model = result.network.exportedModel()
+        // The engine's own export: the file described, int8 activations calibrated on the validation split, encoded
+        // and read back as any weights file is.
+        func file(_ format: StorageFormat) throws -> ModelFile {
+            var file = try ModelFile(
+                name: SignalRecognizer.modelName, model: model, labels: SignalExamples.labels,
+                input: InputSpec(shape: windows.inputShape, description: "a signal window"), preprocessing: windows.parameters,
+                decision: DecisionRule.default(labels: SignalExamples.labels), format: format)
+            if format == .int8 {
+                let integer = file.architecture.indices.filter { file.tensors["\($0).weight"]?.format == .int8 }
+                file.activationQuantization = calibrateActivations(of: model, layers: integer, on: validation.inputs)
+            }
+            return try ModelFile(bytes: file.encoded(), path: SignalRecognizer.modelName)
+        }
+        return (try file(.f32), try file(.int8), result.history[result.bestEpoch - 1].validationAccuracy ?? 0)
+    }
+
+    /// `trained`, or the error that stopped it.
+    static func files() throws -> (f32: ModelFile, int8: ModelFile, validation: Double) { try trained.get() }
+
+    /// A weights source of the test's own: variants from a dictionary, a missing one not found.
+    struct Source: WeightsSource {
+        let files: [String: ModelFile]
+        func load(_ variant: String) throws -> ModelFile {
+            guard let file = files[variant] else { throw WeightsNotFound(variant: variant, places: ["the test's files"]) }
+            return file
+        }
+    }
+
+    /// Signals for testing, of people and seeds the model never saw: `count` of each label, 200 samples each
+    /// (11 windows).
+    static func testSignals(count: Int, seed: UInt64) -> [(label: String, signal: [Float])] {
+        var generator = SeededGenerator(seed: seed)
+        return (0..<count).flatMap { _ in
+            SignalExamples.labels.map { ($0, SignalExamples.signal($0, count: 200, generator: &generator)) }
+        }
+    }
+}
+
+/// A third task, written only in Tests/ONNXTests/ThirdTask/, through every path the library has: loading (one file,
+/// a chain with its fallbacks), one input, a batch, evaluation, the decision rule, and ONNX out and back. No file
+/// outside those two names it, and it registers nothing: its preprocessing type is what it gives.
+@Suite("A third task through the recognizer machine")
+struct ThirdTaskTests {
+    /// The chain loads the int8 file first, falls to f32 past a corrupt one, and to the rule when neither loads;
+    /// each answers a signal, and the answer names the link.
+    @Test func theChainLoadsItsVariantsAndFallsBackToItsRule() throws {
+        let (f32, int8, _) = try SignalModel.files()
+        let both = SignalModel.Source(files: ["signal-waves.int8": int8, "signal-waves.f32": f32])
+        #expect(SignalRecognizer.shippedVariants == ["signal-waves.int8", "signal-waves.f32"])
+        let first = try SignalRecognizer.load(source: both)
+        #expect(first.model == "signal-waves.int8" && first.attempts.isEmpty)
+        #expect(first.engine.classifier?.compiled.plan.outputCount == 3)
+
+        // A shape model where the int8 file should be: refused as another task's, the f32 file answers.
+        let shape = try ModelFile(bytes: try #require(ShippedWeights.bytes(of: "shape-classifier.int8")), path: "shape-classifier.int8")
+        let wrong = SignalModel.Source(files: ["signal-waves.int8": shape, "signal-waves.f32": f32])
+        let second = try SignalRecognizer.load(source: wrong)
+        #expect(second.model == "signal-waves.f32")
+        #expect(second.attempts.map(\.model) == ["signal-waves.int8"])
+        #expect(second.attempts.first?.error.contains("is a shape model (labels circle, triangle, square, star, other), not a signal model") == true)
+
+        let none = try SignalRecognizer.load(source: SignalModel.Source(files: [:]))
+        #expect(none.model == "waveform-rule" && none.attempts.count == 2)
+        var noRule = RetryPolicy()
+        noRule.ruleFallback = false
+        #expect(throws: ChainFailure.self) { try SignalRecognizer.load(source: SignalModel.Source(files: [:]), policy: noRule) }
+
+        var generator = SeededGenerator(seed: 99)
+        let square = SignalExamples.signal("square", count: 120, generator: &generator)
+        for recognizer in [first, second, none] {
+            let answer = try recognizer.recognize(square)
+            #expect(answer.label == "square", "\(recognizer.model): \(answer)")
+            #expect(answer.model == recognizer.model && answer.windows.count == 6)
+        }
+    }
+
+    /// A file loads by bytes or from disk as the shipped tasks' do, and a file of the other tasks is refused with
+    /// the task's name, either way round.
+    @Test func aFileLoadsAndAnotherTasksFileIsRefused() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("third-task-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("signal-waves.f32.weights")
+        try Data(try SignalModel.files().f32.encoded()).write(to: url)
+        #expect(try SignalRecognizer(contentsOf: url).model == "signal-waves.f32")
+        #expect(try SignalRecognizer(weights: try SignalModel.files().int8.encoded()).model == "signal-waves")
+
+        let motion = try #require(ShippedWeights.bytes(of: "motion-state.int8"))
+        let refused = #expect(throws: DataError.self) { try SignalRecognizer(weights: motion) }
+        #expect(refused?.message.contains("is a motion model") == true && refused?.message.contains("not a signal model") == true)
+        let byShapes = #expect(throws: DataError.self) { try ShapeRecognizer(weights: try SignalModel.files().f32.encoded()) }
+        #expect(byShapes?.message == "is a model of another preprocessing ('signal-windows', labels sine, square, noise), not a shape model")
+    }
+
+    /// One signal and a batch: the batch (on 3 threads) answers each signal as `recognize(_:)` does, bad signals
+    /// in their places with a precise error, and a signal too short for one window or with a NaN is a `DataError`.
+    @Test func oneSignalAndABatchGiveTheSameAnswers() throws {
+        let recognizer = try SignalRecognizer.load(source: SignalModel.Source(files: ["signal-waves.int8": try SignalModel.files().int8]))
+        var signals = SignalModel.testSignals(count: 5, seed: 21).map(\.signal)
+        signals.insert([1, 2, 3], at: 4)
+        signals.insert([Float](repeating: 0.5, count: 40) + [.nan], at: 9)
+        let batch = recognizer.recognize(batch: signals, threads: 3)
+        #expect(batch.count == signals.count)
+        for (index, signal) in signals.enumerated() {
+            let single = Result { () throws(DataError) in try recognizer.recognize(signal) }
+            switch (single, batch.answer(at: index)) {
+            case let (.success(one), .success(many)): #expect(one == many)
+            case let (.failure(one), .failure(many)): #expect(one.message == many.message)
+            default: Issue.record("signal \(index): one gives \(single), the batch \(batch.answer(at: index))")
+            }
+        }
+        #expect(throws: DataError(file: "signal", message: "the signal has 3 samples; one window needs 32")) { try recognizer.recognize([1, 2, 3]) }
+        let nan = #expect(throws: DataError.self) { try recognizer.recognize([Float](repeating: 0.5, count: 40) + [.nan]) }
+        #expect(nan?.message == "sample 41 is nan; every sample must be a finite number")
+    }
+
+    /// Evaluation on signals the model never trained on (another seed): accuracy by signal from the int8 and f32
+    /// files and the rule, through the same `ClassificationReport` `classify evaluate` prints.
+    @Test func itIsEvaluatedOnSignalsItNeverSaw() throws {
+        let (f32, int8, validation) = try SignalModel.files()
+        #expect(validation >= 0.95, "validation accuracy \(validation)")
+        let test = SignalModel.testSignals(count: 40, seed: 31)
+        let source = SignalModel.Source(files: ["signal-waves.int8": int8, "signal-waves.f32": f32])
+        for recognizer in [
+            try SignalRecognizer.load(source: source), try SignalRecognizer.load(variants: ["signal-waves.f32"], source: source),
+            try SignalRecognizer.load(variants: [], source: source),
+        ] {
+            let answers = recognizer.recognize(batch: test.map(\.signal), threads: 2)
+            let labels = recognizer.answerLabels
+            let predicted = (0..<answers.count).map { index in
+                (try? answers.answer(at: index).get()).flatMap { labels.firstIndex(of: $0.label) } ?? labels.count - 1
+            }
+            let report = ClassificationReport(labels: labels, truth: test.map { labels.firstIndex(of: $0.label) ?? 0 }, predicted: predicted)
+            #expect(report.accuracy >= 0.95, "\(recognizer.model): \(report.text)")
+        }
+    }
+
+    /// ONNX out and back: the export carries the task's preprocessing, the import reads it when given the task's
+    /// type (refusing it, naming the kinds it knows, when not), and the imported model answers as the file did.
+    @Test func itGoesToONNXAndBack() throws {
+        for file in [try SignalModel.files().f32, try SignalModel.files().int8] {
+            let data = try ONNXExport.data(of: file)
+            let refused = #expect(throws: WeightsFileError.self) { try ONNXImport.modelFile(bytes: data, path: "signal.onnx") }
+            #expect("\(refused.map { "\($0)" } ?? "")".contains("preprocessing kind \"signal-windows\" is not raster or motion-autocorrelation"))
+            let back = try ONNXImport.modelFile(bytes: data, path: "signal.onnx", preprocessings: [SignalWindows.self])
+            #expect(back.preprocessing == file.preprocessing && back.labels == file.labels && back.decision == file.decision)
+            let original = try SignalRecognizer(model: file, named: "original"), imported = try SignalRecognizer(model: back, named: "original")
+            for (_, signal) in SignalModel.testSignals(count: 10, seed: 41) {
+                let (a, b) = (try original.recognize(signal), try imported.recognize(signal))
+                #expect(a.label == b.label && a.windows.map(\.label) == b.windows.map(\.label))
+                #expect(abs(a.confidence - b.confidence) < 1e-5)
+            }
+        }
+    }
+}
