@@ -71,7 +71,7 @@ struct Evaluate: ParsableCommand {
         let recognizer =
             rule ? ShapeRecognizer(engine: .rule(GeometricRecognizer()), model: "geometric") : try chain.load(ShapeRecognizer.self, for: [data])
         var rows = ReportRows(recognizer.answerLabels)
-        let classes = recognizer.classes, known = rows.known
+        let classes = recognizer.classes
         let items: [DatasetItem<Result<CompactShapeAnswer, DataError>>]
         do {
             // The reader reports an id whose rows are scattered as a failed item of each run.
@@ -91,7 +91,6 @@ struct Evaluate: ParsableCommand {
             throw failure(error)
         }
         var failures = EvaluationFailures()
-        var truth: [Int] = [], predicted: [Int] = [], confidences: [Double] = [], uncertain: [Bool] = []
         for item in items {
             let answer: CompactShapeAnswer
             switch item.value {
@@ -100,24 +99,18 @@ struct Evaluate: ParsableCommand {
                 failures.add(error)
                 continue
             }
-            guard item.label == DecisionRule.otherLabel || known.contains(item.label) else {
-                throw failure(
-                    DataError(
-                        file: data, line: item.lines.lowerBound,
-                        message: "drawing '\(item.id)' has label "
-                            + "'\(item.label)', which \(recognizer.model) does not know (it knows \(known.joined(separator: ", ")), and other for none of them)"
-                    ))
+            if let refusal = rows.refusal(
+                of: item.label, item: "drawing '\(item.id)'", line: item.lines.lowerBound, data: data, model: recognizer.model)
+            {
+                throw failure(refusal)
             }
-            truth.append(rows.index(ofTruth: item.label))
-            predicted.append(rows.index(of: answer.label(classes)))
-            confidences.append(answer.confidence)
-            uncertain.append(answer.uncertain)
+            rows.count(
+                truth: rows.index(ofTruth: item.label), label: answer.label(classes), confidence: answer.confidence, uncertain: answer.uncertain)
         }
         showReport(
-            labels: rows.labels, truth: truth, predicted: predicted, confidences: confidences, uncertain: uncertain,
-            model: recognizer.model,
+            rows, model: recognizer.model,
             source: rule ? (recognizer.model, nil) : chain.describe(recognizer.model, among: chain.variants(of: .shape)),
-            heading: "\(truth.count) drawings", unit: "answers", failures: failures, items: "drawings")
+            heading: "\(rows.truth.count) drawings", unit: "answers", failures: failures, items: "drawings")
         try failures.exit()
     }
 
@@ -125,9 +118,10 @@ struct Evaluate: ParsableCommand {
     /// flag), the reject decision's rates (`RejectRates`) and the reliability table: one JSON object, or text
     /// under a heading.
     func showReport(
-        labels: [String], truth: [Int], predicted: [Int], confidences: [Double], uncertain: [Bool],
-        model: String, source: (text: String, weights: String?), heading: String, unit: String, failures: EvaluationFailures, items: String
+        _ rows: ReportRows, model: String, source: (text: String, weights: String?), heading: String, unit: String,
+        failures: EvaluationFailures, items: String
     ) {
+        let (labels, truth, predicted, confidences, uncertain) = (rows.labels, rows.truth, rows.predicted, rows.confidences, rows.uncertain)
         let report = ClassificationReport(labels: labels, truth: truth, predicted: predicted)
         let reliability = ReliabilityTable(confidences: confidences, correct: zip(truth, predicted).map { $0 == $1 })
         let rejects = RejectRates(labels: labels, truth: truth, predicted: predicted, uncertain: uncertain)
@@ -158,20 +152,17 @@ extension Evaluate {
         let recognizer =
             rule ? MotionRecognizer(engine: .rule(CadenceRecognizer()), model: "cadence") : try chain.load(MotionRecognizer.self, for: [data])
         var rows = ReportRows(recognizer.answerLabels)
-        let known = rows.known
-        var truth: [Int] = [], predicted: [Int] = [], confidences: [Double] = [], uncertain: [Bool] = []
         var sessionCount = 0
         var failures = EvaluationFailures()
         do {
             let sessions = try MotionDataset.sessions(data, rate: recognizer.windowing.rate, window: recognizer.windowing.window)
             sessionCount = sessions.count
             for session in sessions {
-                guard let label = session.label, label == DecisionRule.otherLabel || known.contains(label) else {
-                    throw DataError(
-                        file: data, line: session.lines.lowerBound,
-                        message: "session '\(session.id)' has label "
-                            + "'\(session.label ?? "")', which \(recognizer.model) does not know (it knows \(known.joined(separator: ", ")), and other for none of them)"
-                    )
+                let label = session.label ?? ""
+                if let refusal = rows.refusal(
+                    of: label, item: "session '\(session.id)'", line: session.lines.lowerBound, data: data, model: recognizer.model)
+                {
+                    throw refusal
                 }
                 let truthIndex = rows.index(ofTruth: label)
                 let timeline: MotionAnswer
@@ -188,20 +179,16 @@ extension Evaluate {
                     continue
                 }
                 for window in timeline.windows {
-                    truth.append(truthIndex)
-                    predicted.append(rows.index(of: window.label))
-                    confidences.append(window.confidence)
-                    uncertain.append(window.uncertain)
+                    rows.count(truth: truthIndex, label: window.label, confidence: window.confidence, uncertain: window.uncertain)
                 }
             }
         } catch {
             throw failure(error)
         }
         showReport(
-            labels: rows.labels, truth: truth, predicted: predicted, confidences: confidences, uncertain: uncertain,
-            model: recognizer.model,
+            rows, model: recognizer.model,
             source: rule ? (recognizer.model, nil) : chain.describe(recognizer.model, among: chain.variants(of: .motion)),
-            heading: "\(sessionCount - failures.count) sessions, \(truth.count) windows", unit: "windows",
+            heading: "\(sessionCount - failures.count) sessions, \(rows.truth.count) windows", unit: "windows",
             failures: failures, items: "sessions")
         try failures.exit()
     }
@@ -323,6 +310,8 @@ struct ReportRows {
     private(set) var labels: [String]
     /// The labels a dataset may use besides `other`.
     let known: [String]
+    /// Each counted answer's true row, answered row, confidence and whether it was uncertain, in order.
+    private(set) var truth: [Int] = [], predicted: [Int] = [], confidences: [Double] = [], uncertain: [Bool] = []
 
     init(_ answerLabels: [String]) {
         labels = answerLabels
@@ -339,5 +328,23 @@ struct ReportRows {
     /// The row of a dataset's label: `other` is the `unknown` row.
     mutating func index(ofTruth label: String) -> Int {
         index(of: label == DecisionRule.otherLabel ? DecisionRule.unknownLabel : label)
+    }
+
+    /// Why a dataset's `label` (of `item`, at `line` of `data`) cannot be scored: one `model` does not know, and is
+    /// not `other`; `nil` when it can.
+    func refusal(of label: String, item: String, line: Int, data: String, model: String) -> DataError? {
+        guard label != DecisionRule.otherLabel && !known.contains(label) else { return nil }
+        return DataError(
+            file: data, line: line,
+            message:
+                "\(item) has label '\(label)', which \(model) does not know (it knows \(known.joined(separator: ", ")), and other for none of them)")
+    }
+
+    /// Counts one answer (`label`, its confidence and uncertainty) against the true row `truth`.
+    mutating func count(truth: Int, label: String, confidence: Double, uncertain: Bool) {
+        self.truth.append(truth)
+        predicted.append(index(of: label))
+        confidences.append(confidence)
+        self.uncertain.append(uncertain)
     }
 }
