@@ -98,9 +98,16 @@ extension ModelFile {
     /// Refuses weights whose magnitudes let some layer's outputs leave the float range for an input the
     /// preprocessing can produce (`WeightsLimits.inputMagnitude`): such a model could answer infinite or NaN
     /// scores. Layers with an activation quantization see their input clamped to 256 steps of its scale at most.
-    /// Files whose preprocessing this build does not know are not checked (no classifier runs them).
+    /// A file whose preprocessing is none of the built-in tasks' is checked when a classifier of it loads the file,
+    /// from the bound its preprocessing gives (`checkMagnitudes(inputMagnitude:path:)`).
     func checkMagnitudes(path: String) throws(WeightsFileError) {
-        guard var bound = WeightsLimits.inputMagnitude(preprocessing) else { return }
+        guard let bound = WeightsLimits.inputMagnitude(preprocessing) else { return }
+        try checkMagnitudes(inputMagnitude: bound, path: path)
+    }
+
+    /// `checkMagnitudes(path:)` for inputs of at most `inputMagnitude` in magnitude.
+    package func checkMagnitudes(inputMagnitude: Double, path: String) throws(WeightsFileError) {
+        var bound = inputMagnitude
         let scales = Dictionary((activationQuantization ?? []).map { ($0.layer, Double($0.scale)) }, uniquingKeysWith: max)
         var shape = [1] + input.shape
         for (index, spec) in architecture.enumerated() {

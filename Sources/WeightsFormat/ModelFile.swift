@@ -133,13 +133,15 @@ extension ModelFile {
     package func otherTaskProblem(task: String, kind: String) -> String? {
         // A raw model (imported without labels or a task) runs only as it is: `classify run`, `inspect`.
         if labels.isEmpty && preprocessing.isEmpty {
+            // A built-in task is named in a sidecar by its name; an app's own by its preprocessing.
+            let example = RecognitionTask(name: task) != nil ? "\"task\": \"\(task)\"" : "\"preprocessing\": {\"kind\": \"\(kind)\", ...}"
             return "is a raw model (no labels, no preprocessing): it runs with `classify run`; to recognize with it, give it "
-                + "labels and a task (for an ONNX model, a sidecar MODEL.onnx.json such as {\"labels\": [...], \"task\": \"\(task)\"}: docs/onnx.md)"
+                + "labels and a task (for an ONNX model, a sidecar MODEL.onnx.json such as {\"labels\": [...], \(example)}: docs/onnx.md)"
         }
         guard case .string(let other)? = preprocessing["kind"], other != kind else { return nil }
         let labels = labels.joined(separator: ", ")
         guard let known = PreprocessingKind(rawValue: other)?.task else {
-            return "is a model of another preprocessing ('\(other)', labels \(labels)), not a \(task) model"
+            return "has preprocessing '\(other)' (labels \(labels)), not a \(task) model's ('\(kind)')"
         }
         return "is a \(known.rawValue) model (labels \(labels)), not a \(task) model"
     }

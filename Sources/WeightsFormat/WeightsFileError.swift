@@ -94,6 +94,9 @@ public struct WeightsFileError: Error, Equatable, Sendable, CustomStringConverti
         DataError.terminalSafe("\(path): " + problemText(retrain: "; re-run `classify train` to write it again"))
     }
 
+    /// The problem alone, without the path or a remedy, safe to print.
+    package var problemSentence: String { DataError.terminalSafe(problemText(retrain: "")) }
+
     /// The problem and, where a new file is the remedy, `retrain`.
     private func problemText(retrain: String) -> String {
         let shape = { (s: [Int]) in "[" + s.map(String.init).joined(separator: ", ") + "]" }

@@ -158,7 +158,7 @@ public struct MotionAnswer: RecognitionAnswer, Equatable {
 }
 
 /// Something that labels a motion window's input (see `MotionWindowing`) as walking or running: the trained
-/// model or the cadence rule (`MotionRecognizer.Engine`'s two cases).
+/// model or the cadence rule (the two cases of `MotionRecognizer.Engine`, a `RecognizerEngine`).
 package protocol MotionWindowClassifier: Sendable {
     /// Its name in an answer when no recognizer named it: the weights file's model name, or `cadence`.
     var name: String { get }
@@ -464,11 +464,6 @@ extension MotionWindowing: ModelPreprocessing {
     public static var classifierName: String { "a motion classifier with this windowing" }
     /// `[inputSize]`: one window's features.
     public var inputShape: [Int] { [inputSize] }
-
-    /// Shape odds, which weigh a drawing's outline, are for shape models.
-    public static func problem(with rule: DecisionRule) -> String? {
-        rule.shapeOdds != nil ? "the decision rule holds shape odds, which are for shape models, not motion" : nil
-    }
 }
 
 extension TrainedClassifier: MotionWindowClassifier where Preprocessing == MotionWindowing {

@@ -112,6 +112,15 @@ public protocol Recognizer: Sendable {
     /// A recognizer of a loaded engine, answering as `model` (its link's name), after the failed `attempts`.
     init(engine: RecognizerEngine<Preprocessing, Rule>, model: String, attempts: [ChainAttempt])
 
+    /// The recognizer of one loaded weights file (no fallback), answering as `model`; a file of another task, or one
+    /// this build cannot run, is a `DataError` saying why. The extension's is the one every task needs.
+    init(model file: ModelFile, named model: String) throws(DataError)
+
+    /// Loads the first working link of `variants` from `source`, then (with `policy.fallback`) the rule that needs no
+    /// weights. `report` hears each failed attempt as it happens; when no link loads, the failure lists them all.
+    /// The extension's is the one every task needs.
+    static func load(variants: [String], source: any WeightsSource, policy: RetryPolicy, report: (ChainEvent) -> Void) throws(ChainFailure) -> Self
+
     /// What answers: the trained classifier or the rule.
     var engine: RecognizerEngine<Preprocessing, Rule> { get }
     /// Which link answered: a weights variant or the rule's name.
@@ -168,13 +177,18 @@ extension Recognizer {
 
     /// The shipped recognizer in one call: the built-in 8-bit weights, then the float ones, then the rule that needs
     /// no weights (`geometric`, `cadence`); `model` says which answered. It fails only when no link works (with
-    /// `policy.fallback` off, when the 8-bit weights do not load).
+    /// `policy.fallback` off, when the 8-bit weights do not load). The built-in weights are the built-in tasks':
+    /// an app's own task has none among them, so its `shipped()` is its rule (its `attempts` say each was not
+    /// found); it loads its weights with `load(variants:source:policy:report:)` from a source of its own.
     public static func shipped(policy: RetryPolicy = RetryPolicy()) throws(ChainFailure) -> Self {
         try load(variants: shippedVariants, source: ShippedWeights(), policy: policy, report: { _ in })
     }
 
     /// A recognizer from one weights file (no fallback): `file.weights` names the model `file`. Throws a
-    /// `WeightsFileError` for a file that cannot be read or is corrupt, a `DataError` for another task's model.
+    /// `WeightsFileError` for a file that cannot be read or is corrupt, a `DataError` for another task's model. An
+    /// `.onnx` file (with the ONNX library's `ONNXFormat.register()`) is read with the built-in tasks'
+    /// preprocessings; an app's own task imports its ONNX file with `ONNXImport.modelFile(contentsOf:preprocessings:)`
+    /// and loads the result with `init(model:named:)`.
     public init(contentsOf url: URL) throws {
         try self.init(model: try ModelFile(contentsOf: url), named: url.deletingPathExtension().lastPathComponent)
     }

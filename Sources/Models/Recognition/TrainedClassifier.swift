@@ -17,6 +17,10 @@ public protocol ModelPreprocessing: Sendable, Equatable {
     static var taskName: String { get }
     /// What a classifier over it is called when a weights file does not fit it ("a shape classifier").
     static var classifierName: String { get }
+    /// The largest magnitude an input value it makes can have, from which a weights file's layers are checked for
+    /// outputs that could overflow (the file is refused when they could); `nil` leaves a file unchecked. The
+    /// built-in tasks' bounds are the weights format's (`PreprocessingKind`), checked when any file is read.
+    var inputMagnitude: Double? { get }
     /// The preprocessing a weights file's `preprocessing` header describes, or why it cannot be built.
     init(parameters: [String: JSONValue]) throws(DataError)
     /// The shape of one model input it makes.
@@ -26,8 +30,16 @@ public protocol ModelPreprocessing: Sendable, Equatable {
 }
 
 extension ModelPreprocessing {
-    /// Any decision rule decides a task's answers unless the task says otherwise.
-    public static func problem(with rule: DecisionRule) -> String? { nil }
+    /// A rule's shape odds, which weigh a drawing's outline, are refused unless the task says otherwise (shapes do).
+    public static func problem(with rule: DecisionRule) -> String? {
+        rule.shapeOdds != nil ? "the decision rule holds shape odds, which are for shape models, not \(taskName)" : nil
+    }
+
+    /// "a TASK classifier".
+    public static var classifierName: String { "a \(taskName) classifier" }
+
+    /// Unchecked (`nil`) unless the task gives a bound.
+    public var inputMagnitude: Double? { nil }
 }
 
 extension RecognitionTask {
@@ -82,6 +94,14 @@ public struct TrainedClassifier<Preprocessing: ModelPreprocessing>: Sendable {
             throw DataError(file: file.name, message: problem)
         }
         preprocessing = try Preprocessing(parameters: file.preprocessing)
+        // A built-in kind's file was checked when it was read; an app's kind is checked here, from its own bound.
+        if file.preprocessingKind == nil, let magnitude = preprocessing.inputMagnitude {
+            do throws(WeightsFileError) {
+                try file.checkMagnitudes(inputMagnitude: magnitude, path: file.name)
+            } catch {
+                throw DataError(file: file.name, message: error.problemSentence)
+            }
+        }
         let shape = preprocessing.inputShape
         guard file.input.shape == shape, !file.labels.isEmpty else {
             throw DataError(
@@ -125,6 +145,14 @@ public protocol RuleRecognizer: Sendable {
     var name: String { get }
     /// The classes it scores, in output order.
     var labels: [String] { get }
+    /// How its scores become answers (`DecisionRule.legacy` unless it says otherwise: no calibration, no reject
+    /// class, uncertain below 70%).
+    var decision: DecisionRule { get }
+}
+
+extension RuleRecognizer {
+    /// `DecisionRule.legacy`.
+    public var decision: DecisionRule { .legacy }
 }
 
 /// A rule that scores the same inputs the task's trained classifier does (`CadenceRecognizer`: motion windows), so
@@ -160,21 +188,27 @@ public enum RecognizerEngine<Preprocessing: ModelPreprocessing, Rule: RuleRecogn
         }
     }
 
-    /// How its scores become answers: the weights file's rule, or `DecisionRule.legacy` for a rule's (no
-    /// calibration, no reject class, uncertain below 70%).
+    /// How its scores become answers: the weights file's rule, or the rule's own (`RuleRecognizer.decision`).
     public var decision: DecisionRule {
         switch self {
         case let .model(classifier): classifier.decision
-        case .rule: .legacy
+        case let .rule(rule): rule.decision
         }
     }
 
-    /// Where the decision rule's reject class stands among `labels`, or `nil` (always for a rule).
-    package var rejectIndex: Int? { classifier?.rejectIndex }
+    /// Where the decision rule's reject class stands among `labels`, or `nil`.
+    package var rejectIndex: Int? {
+        switch self {
+        case let .model(classifier): classifier.rejectIndex
+        case let .rule(rule): rule.decision.rejectLabel.flatMap { rule.labels.firstIndex(of: $0) }
+        }
+    }
 
     /// One model input's answer from its class probabilities (`labels.count` of them, in `labels` order) under
-    /// `decision`, as every recognizer decides: calibrated, the reject class won as `unknown`, uncertain under the
-    /// rule's floor, with the reason; a score that is not finite is `unknown` and uncertain, with confidence 0.
+    /// `decision`: calibrated, the reject class won as `unknown`, uncertain under the rule's floor, with the reason;
+    /// a score that is not finite is `unknown` and uncertain, with confidence 0. What a task adds after it is the
+    /// task's own (a drawing's shape odds, which weigh its outline, are `ShapeRecognizer`'s and are not applied here;
+    /// a window's stillness and gaps are `MotionRecognizer`'s).
     public func decide(_ probabilities: UnsafeBufferPointer<Float>) -> (label: String, confidence: Double, uncertain: Bool, reason: String?) {
         let labels = labels, rule = decision
         precondition(probabilities.count == labels.count, "decide: \(probabilities.count) probabilities for \(labels.count) labels")

@@ -32,8 +32,8 @@ extension ShapeRasterizer: ModelPreprocessing {
     public static var kind: String { RecognitionTask.shape.kind.rawValue }
     /// `shape`.
     public static var taskName: String { RecognitionTask.shape.rawValue }
-    /// "a shape classifier".
-    public static var classifierName: String { "a shape classifier" }
+    /// Shape odds are the shape task's own.
+    public static func problem(with rule: DecisionRule) -> String? { nil }
     /// `[size, size, 1]`: one grey image.
     public var inputShape: [Int] { [size, size, 1] }
 }

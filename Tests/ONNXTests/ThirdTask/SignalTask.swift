@@ -16,7 +16,6 @@ import WeightsFormat
 struct SignalWindows: ModelPreprocessing {
     static let kind = "signal-windows"
     static let taskName = "signal"
-    static let classifierName = "a signal classifier"
 
     /// Samples per window.
     var window: Int
@@ -45,6 +44,9 @@ struct SignalWindows: ModelPreprocessing {
     }
 
     var inputShape: [Int] { [window] }
+
+    /// A window scaled to unit spread has no value beyond √window (all of its spread in one sample).
+    var inputMagnitude: Double? { Double(window).squareRoot() }
 
     /// How many whole windows `samples` samples hold.
     func windowCount(_ samples: Int) -> Int { samples < window ? 0 : (samples - window) / hop + 1 }

@@ -1,12 +1,11 @@
 import DataFiles
 import Foundation
 import Models
+import ONNX
 import Tensor
 import Testing
 import Train
 import WeightsFormat
-
-@testable import ONNX
 
 /// The signal task's weights, trained once for the suite: f32 and int8 files of a small dense network, made and
 /// checked by the engine's own training, export and loading.
@@ -29,7 +28,7 @@ enum SignalModel {
             var file = try ModelFile(
                 name: SignalRecognizer.modelName, model: model, labels: SignalExamples.labels,
                 input: InputSpec(shape: windows.inputShape, description: "a signal window"), preprocessing: windows.parameters,
-                decision: DecisionRule.default(labels: SignalExamples.labels), format: format)
+                decision: DecisionRule(), format: format)
             if format == .int8 {
                 let integer = file.architecture.indices.filter { file.tensors["\($0).weight"]?.format == .int8 }
                 file.activationQuantization = calibrateActivations(of: model, layers: integer, on: validation.inputs)
@@ -66,7 +65,7 @@ enum SignalModel {
 /// outside those two names it, and it registers nothing: its preprocessing type is what it gives.
 @Suite("A third task through the recognizer machine")
 struct ThirdTaskTests {
-    /// The chain loads the int8 file first, falls to f32 past a corrupt one, and to the rule when neither loads;
+    /// The chain loads the int8 file first, falls to f32 past another task's file, and to the rule when neither loads;
     /// each answers a signal, and the answer names the link.
     @Test func theChainLoadsItsVariantsAndFallsBackToItsRule() throws {
         let (f32, int8, _) = try SignalModel.files()
@@ -114,7 +113,37 @@ struct ThirdTaskTests {
         let refused = #expect(throws: DataError.self) { try SignalRecognizer(weights: motion) }
         #expect(refused?.message.contains("is a motion model") == true && refused?.message.contains("not a signal model") == true)
         let byShapes = #expect(throws: DataError.self) { try ShapeRecognizer(weights: try SignalModel.files().f32.encoded()) }
-        #expect(byShapes?.message == "is a model of another preprocessing ('signal-windows', labels sine, square, noise), not a shape model")
+        #expect(byShapes?.message == "has preprocessing 'signal-windows' (labels sine, square, noise), not a shape model's ('raster')")
+    }
+
+    /// What the task's own types check when a file loads: its header's parameters, the input shape they make, a
+    /// decision rule with shape odds, and weights that could overflow for the inputs it makes (the bound it gives).
+    @Test func theTasksChecksRefuseWhatItCannotRun() throws {
+        let f32 = try SignalModel.files().f32
+        func refusal(_ edit: (inout ModelFile) -> Void) -> String? {
+            var file = f32
+            edit(&file)
+            do {
+                _ = try SignalRecognizer(model: try ModelFile(bytes: file.encoded(), path: "edited"), named: "edited")
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(refusal { $0.preprocessing["hop"] = .number(0) }?.contains("does not describe signal windows") == true)
+        #expect(
+            refusal { $0.preprocessing["window"] = .number(16) }?.contains("the model takes input [32] with labels") == true
+                && refusal { $0.preprocessing["window"] = .number(16) }?.contains("a signal classifier takes [16] with labels") == true)
+        let odds = refusal { $0.decision = DecisionRule(rejectLabel: "noise", shapeOdds: DecisionRule.ShapeOdds(network: 1, bias: 0)) }
+        #expect(odds?.contains("the decision rule holds shape odds, which are for shape models, not signal") == true, "\(odds ?? "")")
+        // Weights of 10³⁷: the first layer's outputs could pass the float range for a window of 32 (√32 ≈ 5.7 at most).
+        let huge = refusal { file in
+            for (name, tensor) in file.tensors where name.hasSuffix(".weight") {
+                file.tensors[name] = QuantizedTensor(quantizing: Tensor(repeating: 1e37, shape: tensor.shape), as: .f32)
+            }
+        }
+        #expect(huge?.contains("layer 0 (Dense 32→24) can give values up to") == true, "\(huge ?? "nil")")
+        #expect(refusal { _ in } == nil)
     }
 
     /// One signal and a batch: the batch (on 3 threads) answers each signal as `recognize(_:)` does, bad signals
