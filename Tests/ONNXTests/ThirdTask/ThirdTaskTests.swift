@@ -206,4 +206,62 @@ struct ThirdTaskTests {
             }
         }
     }
+
+    /// The task's two files type-check as an outside package's would: against the built modules, without this
+    /// package's name, so only public declarations are visible to them. An app writes the same four types with
+    /// nothing `package`. (A `package` declaration used in them fails here: tried with `DecisionRule.default`.)
+    @Test(.enabled(if: ThirdTaskTests.swiftc != nil, "needs swiftc on PATH"))
+    func itUsesOnlyPublicDeclarations() throws {
+        let debug = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        let modules = debug.appendingPathComponent("Modules")
+        try #require(FileManager.default.fileExists(atPath: modules.path), "no Modules beside the test binary: \(debug.path)")
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        var arguments = ["-typecheck", "-swift-version", "6", "-I", modules.path]
+        for map in [
+            debug.appendingPathComponent("CPreprocessing.build/module.modulemap").path,
+            root.appendingPathComponent("Sources/CKernels/include/module.modulemap").path,
+            root.appendingPathComponent("Sources/CBLAS/module.modulemap").path,
+        ] {
+            arguments += ["-Xcc", "-fmodule-map-file=\(map)"]
+        }
+        for include in ["Sources/CPreprocessing/include", "Sources/CKernels/include"] {
+            arguments += ["-Xcc", "-I", "-Xcc", root.appendingPathComponent(include).path]
+        }
+        // OpenBLAS's header, where pkg-config says it is (Debian keeps it in a folder of its own).
+        for flag in (Self.output(of: "/usr/bin/pkg-config", ["--cflags", "openblas"]) ?? "").split(separator: " ") where flag.hasPrefix("-I") {
+            arguments += ["-Xcc", String(flag)]
+        }
+        arguments += ["SignalTask.swift", "ThirdTaskTests.swift"].map { folder.appendingPathComponent($0).path }
+        let process = Process()
+        process.executableURL = try #require(Self.swiftc)
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+    }
+
+    /// `swiftc` on `PATH`.
+    static let swiftc: URL? = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+        .map { URL(fileURLWithPath: String($0)).appendingPathComponent("swiftc") }
+        .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+
+    /// What `tool` prints with `arguments`, or `nil` when it does not run or fails.
+    static func output(of tool: String, _ arguments: [String]) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return process.terminationStatus == 0 ? text.trimmingCharacters(in: .whitespacesAndNewlines) : nil
+    }
 }
