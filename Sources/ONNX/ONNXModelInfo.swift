@@ -151,7 +151,7 @@ public struct ONNXModelInfo: Codable, Equatable, Sendable {
     func checkedPreprocessing(for inputShape: [Int], others: [any ModelPreprocessing.Type]) throws(ONNXImportError) -> [String: JSONValue] {
         guard let preprocessing = resolvedPreprocessing() else { throw ONNXImportError("no preprocessing") }
         guard let made = RecognitionTask.inputShape(of: preprocessing, among: others) else {
-            let known = (RecognitionTask.allCases.map(\.preprocessing) + others).map { $0.kind }
+            let known = RecognitionTask.preprocessings(among: others).map { $0.kind }
             throw ONNXImportError(
                 "preprocessing kind \(preprocessing["kind"].map { "\($0)" } ?? "(none)") is not "
                     + known.dropLast().joined(separator: ", ") + (known.count > 1 ? " or " : "") + (known.last ?? ""))

@@ -69,7 +69,7 @@ struct Evaluate: ParsableCommand {
     /// exits 65 after the report.
     func evaluateShapes() throws {
         let recognizer =
-            rule ? ShapeRecognizer(engine: .rule(GeometricRecognizer()), model: "geometric") : try chain.load(ShapeRecognizer.self, for: [data])
+            rule ? ShapeRecognizer.ruleOnly : try chain.load(ShapeRecognizer.self, for: [data])
         var rows = ReportRows(recognizer.answerLabels)
         let classes = recognizer.classes
         let items: [DatasetItem<Result<CompactShapeAnswer, DataError>>]
@@ -150,7 +150,7 @@ extension Evaluate {
     /// drawing is for shapes.
     func evaluateMotion() throws {
         let recognizer =
-            rule ? MotionRecognizer(engine: .rule(CadenceRecognizer()), model: "cadence") : try chain.load(MotionRecognizer.self, for: [data])
+            rule ? MotionRecognizer.ruleOnly : try chain.load(MotionRecognizer.self, for: [data])
         var rows = ReportRows(recognizer.answerLabels)
         var sessionCount = 0
         var failures = EvaluationFailures()

@@ -101,7 +101,7 @@ struct HostileInputTests {
             #expect(fast == reference, "fast and reference images differ for \(points)")
             #expect(fast.allSatisfy { $0 >= 0 && $0 <= 1 } && fast.contains { $0 > 0 })
         }
-        let geometric = ShapeRecognizer(engine: .rule(GeometricRecognizer()), model: "geometric")
+        let geometric = ShapeRecognizer.ruleOnly
         do {
             let answer = try geometric.recognize(drawing)
             #expect(problem == nil)

@@ -83,7 +83,7 @@ struct ShapeBatchTests {
     }
 
     @Test func theGeometricRecognizerAnswersTheSameInBatches() throws {
-        let recognizer = ShapeRecognizer(engine: .rule(GeometricRecognizer()), model: "geometric")
+        let recognizer = ShapeRecognizer.ruleOnly
         let drawings = try batchDrawings()
         let single = drawings.map { drawing in Result { () throws(DataError) in try recognizer.recognize(drawing) } }
         for threads in [1, 2] {

@@ -18,7 +18,7 @@ private let recognizers: [ShapeRecognizer] = {
             fatalError("the shipped \(variant) is not a shape classifier: \(error)")
         }
     }
-    chain.append(ShapeRecognizer(engine: .rule(GeometricRecognizer()), model: "geometric"))
+    chain.append(ShapeRecognizer.ruleOnly)
     return chain
 }()
 

@@ -16,7 +16,7 @@ private let recognizers: [MotionRecognizer] = {
             fatalError("the shipped \(variant) is not a motion classifier: \(error)")
         }
     }
-    chain.append(MotionRecognizer(engine: .rule(CadenceRecognizer(windowing: MotionWindowing())), model: "cadence"))
+    chain.append(MotionRecognizer.ruleOnly)
     return chain
 }()
 

@@ -172,6 +172,13 @@ extension Recognizer {
         return Self(engine: engine, model: model, attempts: attempts)
     }
 
+    /// The recognizer of its rule alone (no weights), answering as the rule's name: the chain's last link, for
+    /// `classify evaluate --rule` and for measuring the rule apart.
+    public static var ruleOnly: Self {
+        let rule = rule
+        return Self(engine: .rule(rule), model: rule.name, attempts: [])
+    }
+
     /// The chain's link names for the shipped model, most compact first: `MODEL.int8`, `MODEL.f32`.
     public static var shippedVariants: [String] { RecognitionTask.variants(ofModel: modelName) }
 

@@ -51,9 +51,14 @@ extension RecognitionTask {
         }
     }
 
-    /// The preprocessing type a header's `kind` names among the built-in tasks' and `others`, or `nil`.
+    /// The built-in tasks' preprocessing types, then `others` (an app's own), in the order a kind is looked up.
+    package static func preprocessings(among others: [any ModelPreprocessing.Type] = []) -> [any ModelPreprocessing.Type] {
+        allCases.map(\.preprocessing) + others
+    }
+
+    /// The preprocessing type a header's `kind` names among `preprocessings(among: others)`, or `nil`.
     package static func preprocessing(kind: String, among others: [any ModelPreprocessing.Type] = []) -> (any ModelPreprocessing.Type)? {
-        (allCases.map(\.preprocessing) + others).first { $0.kind == kind }
+        preprocessings(among: others).first { $0.kind == kind }
     }
 
     /// The input shape a header's `preprocessing` makes, read by its type among the built-in tasks' and `others`, or
@@ -210,19 +215,9 @@ public enum RecognizerEngine<Preprocessing: ModelPreprocessing, Rule: RuleRecogn
     /// task's own (a drawing's shape odds, which weigh its outline, are `ShapeRecognizer`'s and are not applied here;
     /// a window's stillness and gaps are `MotionRecognizer`'s).
     public func decide(_ probabilities: UnsafeBufferPointer<Float>) -> (label: String, confidence: Double, uncertain: Bool, reason: String?) {
-        let labels = labels, rule = decision
         precondition(probabilities.count == labels.count, "decide: \(probabilities.count) probabilities for \(labels.count) labels")
-        return withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * labels.count) { buffer in
-            let raw = UnsafeMutableBufferPointer(rebasing: buffer[0..<labels.count])
-            let calibrated = UnsafeMutableBufferPointer(rebasing: buffer[labels.count...])
-            for index in labels.indices { raw[index] = Double(probabilities[index]) }
-            let decided = Decision.decide(raw: UnsafeBufferPointer(raw), rejectIndex: rejectIndex, rule: rule, calibrated: calibrated)
-            let reason =
-                Decision.nonFiniteReason(labels: labels, scores: raw)
-                ?? Decision.reason(
-                    labels: labels, calibrated: UnsafeBufferPointer(calibrated), best: decided.best, unknown: decided.unknown, rule: rule)
-            return (decided.unknown ? DecisionRule.unknownLabel : labels[decided.best], decided.confidence, decided.uncertain, reason)
-        }
+        let decided = Decision(labels: labels, probabilities: probabilities.map(Double.init), rule: decision)
+        return (decided.label, decided.confidence, decided.uncertain, decided.reason)
     }
 
     /// The trained classifier, or `nil` for the rule.
