@@ -107,9 +107,13 @@ let package = Package(
         .testTarget(
             name: "ClassifyTests",
             dependencies: [
-                "classify", "Models", "WeightsFormat", "DataFiles", "Tensor",
+                "classify", "Models", "WeightsFormat", "DataFiles", "Tensor", "Train", "SignalTask",
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["CLI"])),
             ]),
-        .testTarget(name: "ONNXTests", dependencies: ["ONNX", "Train", "Datasets", "Models", "WeightsFormat", "DataFiles", "Tensor"]),
+        // A third task, the way an app writes its own (public declarations only): a one-dimensional signal classified
+        // window by window. The tests take it through every path (ONNXTests, ClassifyTests) and so does Bench.
+        .target(name: "SignalTask", dependencies: ["Train", "Models", "WeightsFormat", "DataFiles", "Tensor"], path: "Tests/SignalTask"),
+        .testTarget(
+            name: "ONNXTests", dependencies: ["ONNX", "Train", "Datasets", "Models", "WeightsFormat", "DataFiles", "Tensor", "SignalTask"]),
     ]
 )

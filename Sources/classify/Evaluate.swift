@@ -70,7 +70,7 @@ struct Evaluate: ParsableCommand {
     func evaluateShapes() throws {
         let recognizer =
             rule ? ShapeRecognizer.ruleOnly : try chain.load(ShapeRecognizer.self, for: [data])
-        var rows = ReportRows(recognizer.answerLabels)
+        var evaluation = Evaluation(answerLabels: recognizer.answerLabels)
         let classes = recognizer.classes
         let items: [DatasetItem<Result<CompactShapeAnswer, DataError>>]
         do {
@@ -99,46 +99,35 @@ struct Evaluate: ParsableCommand {
                 failures.add(error)
                 continue
             }
-            if let refusal = rows.refusal(
-                of: item.label, item: "drawing '\(item.id)'", line: item.lines.lowerBound, data: data, model: recognizer.model)
+            if let refusal = evaluation.refusal(
+                of: item.label, item: "drawing '\(item.id)'", line: item.lines.lowerBound, file: data, model: recognizer.model)
             {
                 throw failure(refusal)
             }
-            rows.count(
-                truth: rows.index(ofTruth: item.label), label: answer.label(classes), confidence: answer.confidence, uncertain: answer.uncertain)
+            evaluation.count(truth: item.label, answer: answer.label(classes), confidence: answer.confidence, uncertain: answer.uncertain)
         }
         showReport(
-            rows, model: recognizer.model,
+            evaluation, model: recognizer.model,
             source: rule ? (recognizer.model, nil) : chain.describe(recognizer.model, among: chain.variants(of: .shape)),
-            heading: "\(rows.truth.count) drawings", unit: "answers", failures: failures, items: "drawings")
+            heading: "\(evaluation.truth.count) drawings", unit: "answers", failures: failures, items: "drawings")
         try failures.exit()
     }
 
-    /// Prints the report of `predicted` against `truth`, with the uncertain count (`uncertain`: each answer's
-    /// flag), the reject decision's rates (`RejectRates`) and the reliability table: one JSON object, or text
-    /// under a heading.
+    /// Prints the evaluation: one JSON object, or text under a heading.
     func showReport(
-        _ rows: ReportRows, model: String, source: (text: String, weights: String?), heading: String, unit: String,
+        _ evaluation: Evaluation, model: String, source: (text: String, weights: String?), heading: String, unit: String,
         failures: EvaluationFailures, items: String
     ) {
-        let (labels, truth, predicted, confidences, uncertain) = (rows.labels, rows.truth, rows.predicted, rows.confidences, rows.uncertain)
-        let report = ClassificationReport(labels: labels, truth: truth, predicted: predicted)
-        let reliability = ReliabilityTable(confidences: confidences, correct: zip(truth, predicted).map { $0 == $1 })
-        let rejects = RejectRates(labels: labels, truth: truth, predicted: predicted, uncertain: uncertain)
-        let uncertainCount = uncertain.count(where: { $0 })
         if json {
             print(
                 EvaluationJSON(
-                    report: report, model: model, weights: source.weights, uncertain: uncertainCount, reject: rejects,
-                    reliability: reliability, failed: failures.count
+                    report: evaluation.report, model: model, weights: source.weights, uncertain: evaluation.uncertainCount,
+                    reject: evaluation.rejects, reliability: evaluation.reliability, failed: failures.count
                 )
                 .text)
         } else {
             print("\(source.text) on \(data): \(heading)")
-            print(report.text)
-            print("uncertain \(uncertainCount) of \(truth.count) \(unit) (\(percent(Double(uncertainCount) / Double(max(1, truth.count)))))")
-            if let rejects { print(rejects.text(unit: unit)) }
-            print(reliability.text)
+            print(evaluation.text(unit: unit))
             if failures.count > 0 { print("failed \(failures.count) \(items), not in the figures above (each named on stderr)") }
         }
     }
@@ -151,7 +140,7 @@ extension Evaluate {
     func evaluateMotion() throws {
         let recognizer =
             rule ? MotionRecognizer.ruleOnly : try chain.load(MotionRecognizer.self, for: [data])
-        var rows = ReportRows(recognizer.answerLabels)
+        var evaluation = Evaluation(answerLabels: recognizer.answerLabels)
         var sessionCount = 0
         var failures = EvaluationFailures()
         do {
@@ -159,12 +148,11 @@ extension Evaluate {
             sessionCount = sessions.count
             for session in sessions {
                 let label = session.label ?? ""
-                if let refusal = rows.refusal(
-                    of: label, item: "session '\(session.id)'", line: session.lines.lowerBound, data: data, model: recognizer.model)
+                if let refusal = evaluation.refusal(
+                    of: label, item: "session '\(session.id)'", line: session.lines.lowerBound, file: data, model: recognizer.model)
                 {
                     throw refusal
                 }
-                let truthIndex = rows.index(ofTruth: label)
                 let timeline: MotionAnswer
                 do throws(DataError) {
                     timeline = try recognizer.recognize(try session.recording.get())
@@ -179,16 +167,16 @@ extension Evaluate {
                     continue
                 }
                 for window in timeline.windows {
-                    rows.count(truth: truthIndex, label: window.label, confidence: window.confidence, uncertain: window.uncertain)
+                    evaluation.count(truth: label, answer: window.label, confidence: window.confidence, uncertain: window.uncertain)
                 }
             }
         } catch {
             throw failure(error)
         }
         showReport(
-            rows, model: recognizer.model,
+            evaluation, model: recognizer.model,
             source: rule ? (recognizer.model, nil) : chain.describe(recognizer.model, among: chain.variants(of: .motion)),
-            heading: "\(sessionCount - failures.count) sessions, \(rows.truth.count) windows", unit: "windows",
+            heading: "\(sessionCount - failures.count) sessions, \(evaluation.truth.count) windows", unit: "windows",
             failures: failures, items: "sessions")
         try failures.exit()
     }
@@ -248,103 +236,4 @@ struct EvaluationJSON: Encodable {
     }
 
     var text: String { jsonText(self) }
-}
-
-/// The two sides of "one of the classes, or none" on a labelled file, for answers that can be `unknown`: of the
-/// items labelled with a class, how many were answered right and how many `unknown` (a real shape turned away); of
-/// the items labelled `other`, how many were flagged (`unknown`, or uncertain); and of all, how many were
-/// confidently wrong (a wrong label, or `unknown` for an item of the classes, and not uncertain). `--json` gives
-/// the counts under `reject`.
-struct RejectRates: Encodable, Equatable {
-    /// Items labelled with one of the classes; of them, answered with their label, and answered `unknown`.
-    let classes: Int, right: Int, unknown: Int
-    /// Items labelled `other`; of them, answered `unknown` or uncertain.
-    let other: Int, flagged: Int
-    /// Items answered with a wrong label (`unknown` for an item of the classes) and not uncertain, of `count`.
-    let confidentlyWrong: Int, count: Int
-
-    /// The counts as they are.
-    init(classes: Int, right: Int, unknown: Int, other: Int, flagged: Int, confidentlyWrong: Int, count: Int) {
-        (self.classes, self.right, self.unknown, self.other, self.flagged) = (classes, right, unknown, other, flagged)
-        (self.confidentlyWrong, self.count) = (confidentlyWrong, count)
-    }
-
-    /// The rates of `predicted` against `truth` (rows of `labels`), with each answer's uncertain flag; `nil`
-    /// when no row is `unknown` (a model that cannot answer it, on a file without `other`).
-    init?(labels: [String], truth: [Int], predicted: [Int], uncertain: [Bool]) {
-        precondition(
-            truth.count == predicted.count && truth.count == uncertain.count,
-            "RejectRates: \(truth.count) truths, \(predicted.count) answers, \(uncertain.count) flags")
-        guard let unknownRow = labels.firstIndex(of: DecisionRule.unknownLabel) else { return nil }
-        var (classes, right, unknown, other, flagged, wrong) = (0, 0, 0, 0, 0, 0)
-        for ((said, answered), unsure) in zip(zip(truth, predicted), uncertain) {
-            if said == unknownRow {
-                other += 1
-                if answered == unknownRow || unsure { flagged += 1 }
-            } else {
-                classes += 1
-                if answered == said { right += 1 }
-                if answered == unknownRow { unknown += 1 }
-            }
-            if answered != said && !unsure { wrong += 1 }
-        }
-        (self.classes, self.right, self.unknown, self.other, self.flagged) = (classes, right, unknown, other, flagged)
-        (confidentlyWrong, count) = (wrong, truth.count)
-    }
-
-    /// Up to three lines: the classes' side, the other side (each when the file has such items), confidently wrong.
-    func text(unit: String) -> String {
-        func share(_ part: Int, _ whole: Int) -> String { "\(percent(Double(part) / Double(max(1, whole)))) (\(part) of \(whole) \(unit))" }
-        var lines: [String] = []
-        if classes > 0 { lines.append("of the classes  right \(share(right, classes)); unknown \(share(unknown, classes))") }
-        if other > 0 { lines.append("of other        flagged \(share(flagged, other)): unknown or uncertain") }
-        lines.append("confidently wrong  \(share(confidentlyWrong, count)): a wrong label or unknown, not uncertain")
-        return lines.joined(separator: "\n")
-    }
-}
-
-/// The rows of an evaluation report: the labels the model can answer, and `unknown` once a drawing or session is
-/// labelled `other` (none of the classes) or an answer is `unknown` (a model without a reject class whose scores
-/// were not finite, a recording with no window sure enough to vote).
-struct ReportRows {
-    private(set) var labels: [String]
-    /// The labels a dataset may use besides `other`.
-    let known: [String]
-    /// Each counted answer's true row, answered row, confidence and whether it was uncertain, in order.
-    private(set) var truth: [Int] = [], predicted: [Int] = [], confidences: [Double] = [], uncertain: [Bool] = []
-
-    init(_ answerLabels: [String]) {
-        labels = answerLabels
-        known = answerLabels.filter { $0 != DecisionRule.unknownLabel }
-    }
-
-    /// The row of an answer's label, added when it is not there yet.
-    mutating func index(of label: String) -> Int {
-        if let index = labels.firstIndex(of: label) { return index }
-        labels.append(label)
-        return labels.count - 1
-    }
-
-    /// The row of a dataset's label: `other` is the `unknown` row.
-    mutating func index(ofTruth label: String) -> Int {
-        index(of: label == DecisionRule.otherLabel ? DecisionRule.unknownLabel : label)
-    }
-
-    /// Why a dataset's `label` (of `item`, at `line` of `data`) cannot be scored: one `model` does not know, and is
-    /// not `other`; `nil` when it can.
-    func refusal(of label: String, item: String, line: Int, data: String, model: String) -> DataError? {
-        guard label != DecisionRule.otherLabel && !known.contains(label) else { return nil }
-        return DataError(
-            file: data, line: line,
-            message:
-                "\(item) has label '\(label)', which \(model) does not know (it knows \(known.joined(separator: ", ")), and other for none of them)")
-    }
-
-    /// Counts one answer (`label`, its confidence and uncertainty) against the true row `truth`.
-    mutating func count(truth: Int, label: String, confidence: Double, uncertain: Bool) {
-        self.truth.append(truth)
-        predicted.append(index(of: label))
-        confidences.append(confidence)
-        self.uncertain.append(uncertain)
-    }
 }

@@ -466,24 +466,3 @@ struct TrainEvaluateTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["model.f32.weights", "shapes.csv"])
     }
 }
-
-@Suite("evaluate: both sides of the reject decision")
-struct RejectRatesTests {
-    /// Counted by hand: three items of the classes (one right, one turned away as `unknown`, one right though
-    /// uncertain) and three `other` (one `unknown`, one uncertain, one confidently a class).
-    @Test func theCountsAreEachSidesOwn() throws {
-        let rates = try #require(
-            RejectRates(
-                labels: ["circle", "square", "unknown"], truth: [0, 0, 1, 2, 2, 2], predicted: [0, 2, 1, 2, 0, 1],
-                uncertain: [false, false, true, false, true, false]))
-        #expect(rates == RejectRates(classes: 3, right: 2, unknown: 1, other: 3, flagged: 2, confidentlyWrong: 2, count: 6))
-        #expect(
-            rates.text(unit: "answers") == """
-                of the classes  right 66.67% (2 of 3 answers); unknown 33.33% (1 of 3 answers)
-                of other        flagged 66.67% (2 of 3 answers): unknown or uncertain
-                confidently wrong  33.33% (2 of 6 answers): a wrong label or unknown, not uncertain
-                """)
-        // A model that cannot answer `unknown`, on a file without `other`: no such section.
-        #expect(RejectRates(labels: ["circle", "square"], truth: [0, 1], predicted: [1, 1], uncertain: [false, false]) == nil)
-    }
-}

@@ -13,21 +13,21 @@ import WeightsFormat
 
 /// Windows of `window` samples every `hop` samples, each centred on its mean and scaled to unit spread: the model
 /// sees the wave's form, not its level or loudness.
-struct SignalWindows: ModelPreprocessing {
-    static let kind = "signal-windows"
-    static let taskName = "signal"
+public struct SignalWindows: ModelPreprocessing {
+    public static let kind = "signal-windows"
+    public static let taskName = "signal"
 
     /// Samples per window.
-    var window: Int
+    public var window: Int
     /// Samples between window starts.
-    var hop: Int
+    public var hop: Int
 
-    init(window: Int = 32, hop: Int = 16) {
+    public init(window: Int = 32, hop: Int = 16) {
         precondition(window >= 4 && hop >= 1 && hop <= window, "SignalWindows: window \(window), hop \(hop)")
         (self.window, self.hop) = (window, hop)
     }
 
-    init(parameters: [String: JSONValue]) throws(DataError) {
+    public init(parameters: [String: JSONValue]) throws(DataError) {
         guard case .string(Self.kind)? = parameters["kind"], case .number(let window)? = parameters["window"],
             case .number(let hop)? = parameters["hop"], window >= 4, window <= 1024, window == window.rounded(), hop >= 1, hop <= window,
             hop == hop.rounded()
@@ -39,20 +39,20 @@ struct SignalWindows: ModelPreprocessing {
     }
 
     /// The parameters as a weights file's `preprocessing` header stores them.
-    var parameters: [String: JSONValue] {
+    public var parameters: [String: JSONValue] {
         ["kind": .string(Self.kind), "window": .number(Double(window)), "hop": .number(Double(hop))]
     }
 
-    var inputShape: [Int] { [window] }
+    public var inputShape: [Int] { [window] }
 
     /// A window scaled to unit spread has no value beyond √window (all of its spread in one sample).
-    var inputMagnitude: Double? { Double(window).squareRoot() }
+    public var inputMagnitude: Double? { Double(window).squareRoot() }
 
     /// How many whole windows `samples` samples hold.
-    func windowCount(_ samples: Int) -> Int { samples < window ? 0 : (samples - window) / hop + 1 }
+    public func windowCount(_ samples: Int) -> Int { samples < window ? 0 : (samples - window) / hop + 1 }
 
     /// Every window's input, one after another.
-    func inputs(_ signal: [Float]) -> [Float] {
+    public func inputs(_ signal: [Float]) -> [Float] {
         var inputs: [Float] = []
         inputs.reserveCapacity(windowCount(signal.count) * window)
         for index in 0..<windowCount(signal.count) {
@@ -68,11 +68,11 @@ struct SignalWindows: ModelPreprocessing {
 /// The rule that needs no weights: a window whose neighbouring samples hardly agree is noise (lag-1 autocorrelation
 /// under 0.3); one that sits at its extremes (70% of its samples beyond 0.8 of the spread from the mean, after
 /// scaling) is square; the rest is sine.
-struct SignalRule: InputScoringRule {
-    var name: String { "waveform-rule" }
-    var labels: [String] { ["sine", "square", "noise"] }
+public struct SignalRule: InputScoringRule {
+    public var name: String { "waveform-rule" }
+    public var labels: [String] { ["sine", "square", "noise"] }
 
-    func probabilities(_ inputs: UnsafeBufferPointer<Float>, rows: Int, into output: UnsafeMutableBufferPointer<Float>) {
+    public func probabilities(_ inputs: UnsafeBufferPointer<Float>, rows: Int, into output: UnsafeMutableBufferPointer<Float>) {
         let size = rows > 0 ? inputs.count / rows : 0
         for row in 0..<rows {
             let x = inputs[(row * size)..<((row + 1) * size)]
@@ -91,23 +91,23 @@ struct SignalRule: InputScoringRule {
 }
 
 /// What the signal recognizer answers: each window's label, and the label most trusted windows have.
-struct SignalAnswer: RecognitionAnswer, Equatable {
-    var label: String
-    var confidence: Double
-    var uncertain: Bool
-    var reason: String?
-    var model: String
+public struct SignalAnswer: RecognitionAnswer, Equatable, Encodable {
+    public var label: String
+    public var confidence: Double
+    public var uncertain: Bool
+    public var reason: String?
+    public var model: String
     /// Each window's label, confidence and whether it is uncertain, in time order.
-    var windows: [Window]
+    public var windows: [Window]
 
-    struct Window: Equatable {
-        var label: String
-        var confidence: Double
-        var uncertain: Bool
+    public struct Window: Equatable, Sendable, Encodable {
+        public var label: String
+        public var confidence: Double
+        public var uncertain: Bool
     }
 
     /// Each label's share of the trusted windows.
-    var probabilities: [(label: String, probability: Double)] {
+    public var probabilities: [(label: String, probability: Double)] {
         let voters = windows.filter { !$0.uncertain }
         return Set(voters.map(\.label)).sorted().map { label in
             (label, Double(voters.count { $0.label == label }) / Double(voters.count))
@@ -117,27 +117,27 @@ struct SignalAnswer: RecognitionAnswer, Equatable {
 
 /// The signal recognizer: a `Recognizer` whose task supplies its preprocessing, its rule and how windows become an
 /// answer; the rest is the engine's.
-struct SignalRecognizer: Recognizer {
-    typealias BatchAnswers = RecognitionResults<SignalAnswer>
-    static let modelName = "signal-waves"
-    static var rule: SignalRule { SignalRule() }
+public struct SignalRecognizer: Recognizer {
+    public typealias BatchAnswers = RecognitionResults<SignalAnswer>
+    public static let modelName = "signal-waves"
+    public static var rule: SignalRule { SignalRule() }
 
-    let engine: RecognizerEngine<SignalWindows, SignalRule>
-    let model: String
-    let attempts: [ChainAttempt]
+    public let engine: RecognizerEngine<SignalWindows, SignalRule>
+    public let model: String
+    public let attempts: [ChainAttempt]
 
-    init(engine: RecognizerEngine<SignalWindows, SignalRule>, model: String, attempts: [ChainAttempt] = []) {
+    public init(engine: RecognizerEngine<SignalWindows, SignalRule>, model: String, attempts: [ChainAttempt] = []) {
         (self.engine, self.model, self.attempts) = (engine, model, attempts)
     }
 
-    var answerLabels: [String] {
+    public var answerLabels: [String] {
         engine.labels.filter { $0 != engine.decision.rejectLabel } + [DecisionRule.unknownLabel]
     }
 
     /// The windowing: the weights file's, or the default one for the rule.
-    var windows: SignalWindows { engine.classifier?.preprocessing ?? SignalWindows() }
+    public var windows: SignalWindows { engine.classifier?.preprocessing ?? SignalWindows() }
 
-    func recognize(_ signal: [Float]) throws(DataError) -> SignalAnswer {
+    public func recognize(_ signal: [Float]) throws(DataError) -> SignalAnswer {
         if let bad = signal.firstIndex(where: { !$0.isFinite }) {
             throw DataError(file: "signal", message: "sample \(bad + 1) is \(signal[bad]); every sample must be a finite number")
         }
@@ -171,11 +171,11 @@ struct SignalRecognizer: Recognizer {
 
 /// Signals of a known form, for training and testing: a sine or a square wave of 1.5–5 cycles per 32 samples at any
 /// level, loudness and phase with a little noise, or noise alone.
-enum SignalExamples {
-    static let labels = ["sine", "square", "noise"]
+public enum SignalExamples {
+    public static let labels = ["sine", "square", "noise"]
 
     /// One signal of `label` with `count` samples.
-    static func signal(_ label: String, count: Int, generator: inout SeededGenerator) -> [Float] {
+    public static func signal(_ label: String, count: Int, generator: inout SeededGenerator) -> [Float] {
         let amplitude = generator.nextUniform(in: 0.5..<3), offset = generator.nextUniform(in: -2..<2)
         let cycles = generator.nextUniform(in: 1.5..<5) / 32, phase = generator.nextUniform(in: 0..<(2 * Double.pi))
         return (0..<count).map { index in
@@ -191,7 +191,7 @@ enum SignalExamples {
     }
 
     /// `perClass` one-window examples of each label, as the model's inputs.
-    static func examples(perClass: Int, seed: UInt64, windows: SignalWindows = SignalWindows()) -> Examples {
+    public static func examples(perClass: Int, seed: UInt64, windows: SignalWindows = SignalWindows()) -> Examples {
         var generator = SeededGenerator(seed: seed)
         var inputs: [Float] = [], labels: [Int] = []
         for _ in 0..<perClass {

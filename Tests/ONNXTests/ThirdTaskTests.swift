@@ -2,67 +2,16 @@ import DataFiles
 import Foundation
 import Models
 import ONNX
+import SignalTask
 import Tensor
 import Testing
 import Train
 import WeightsFormat
 
-/// The signal task's weights, trained once for the suite: f32 and int8 files of a small dense network, made and
-/// checked by the engine's own training, export and loading.
-enum SignalModel {
-    static let windows = SignalWindows()
-
-    /// The trained network's weights files (f32, int8), and its accuracy on the validation split; trained once.
-    static let trained = Result { () throws -> (f32: ModelFile, int8: ModelFile, validation: Double) in
-        var generator = SeededGenerator(seed: 7)
-        let network = Network(converting: [
-            Dense(inFeatures: windows.window, outFeatures: 24, generator: &generator), Activation(.relu),
-            Dense(inFeatures: 24, outFeatures: SignalExamples.labels.count, generator: &generator),
-        ])
-        let training = SignalExamples.examples(perClass: 400, seed: 1), validation = SignalExamples.examples(perClass: 100, seed: 2)
-        let result = train(network, on: training, validation: validation, configuration: TrainingConfiguration(epochs: 40, batchSize: 32, seed: 3))
-        let model = result.network.exportedModel()
-        // The engine's own export: the file described, int8 activations calibrated on the validation split, encoded
-        // and read back as any weights file is.
-        func file(_ format: StorageFormat) throws -> ModelFile {
-            var file = try ModelFile(
-                name: SignalRecognizer.modelName, model: model, labels: SignalExamples.labels,
-                input: InputSpec(shape: windows.inputShape, description: "a signal window"), preprocessing: windows.parameters,
-                decision: DecisionRule(), format: format)
-            if format == .int8 {
-                let integer = file.architecture.indices.filter { file.tensors["\($0).weight"]?.format == .int8 }
-                file.activationQuantization = calibrateActivations(of: model, layers: integer, on: validation.inputs)
-            }
-            return try ModelFile(bytes: file.encoded(), path: SignalRecognizer.modelName)
-        }
-        return (try file(.f32), try file(.int8), result.history[result.bestEpoch - 1].validationAccuracy ?? 0)
-    }
-
-    /// `trained`, or the error that stopped it.
-    static func files() throws -> (f32: ModelFile, int8: ModelFile, validation: Double) { try trained.get() }
-
-    /// A weights source of the test's own: variants from a dictionary, a missing one not found.
-    struct Source: WeightsSource {
-        let files: [String: ModelFile]
-        func load(_ variant: String) throws -> ModelFile {
-            guard let file = files[variant] else { throw WeightsNotFound(variant: variant, places: ["the test's files"]) }
-            return file
-        }
-    }
-
-    /// Signals for testing, of people and seeds the model never saw: `count` of each label, 200 samples each
-    /// (11 windows).
-    static func testSignals(count: Int, seed: UInt64) -> [(label: String, signal: [Float])] {
-        var generator = SeededGenerator(seed: seed)
-        return (0..<count).flatMap { _ in
-            SignalExamples.labels.map { ($0, SignalExamples.signal($0, count: 200, generator: &generator)) }
-        }
-    }
-}
-
-/// A third task, written only in Tests/ONNXTests/ThirdTask/, through every path the library has: loading (one file,
-/// a chain with its fallbacks), one input, a batch, evaluation, the decision rule, and ONNX out and back. No file
-/// outside those two names it, and it registers nothing: its preprocessing type is what it gives.
+/// A third task, written only in Tests/SignalTask/ (a target of its own), through every path the library has: loading
+/// (one file, a chain with its fallbacks), one input, a batch, evaluation, the decision rule, and ONNX out and back.
+/// Nothing in Sources names it, and it registers nothing: its preprocessing type is what it gives. ClassifyTests
+/// serves it, and Bench times it.
 @Suite("A third task through the recognizer machine")
 struct ThirdTaskTests {
     /// The chain loads the int8 file first, falls to f32 past another task's file, and to the rule when neither loads;
@@ -168,8 +117,9 @@ struct ThirdTaskTests {
         #expect(nan?.message == "sample 41 is nan; every sample must be a finite number")
     }
 
-    /// Evaluation on signals the model never trained on (another seed): accuracy by signal from the int8 and f32
-    /// files and the rule, through the same `ClassificationReport` `classify evaluate` prints.
+    /// Evaluation on signals the model never trained on (another seed): the int8 and f32 files and the rule, through
+    /// `Evaluation`, the tallies and report `classify evaluate` prints; a label the model does not know is refused
+    /// in its words.
     @Test func itIsEvaluatedOnSignalsItNeverSaw() throws {
         let (f32, int8, validation) = try SignalModel.files()
         #expect(validation >= 0.95, "validation accuracy \(validation)")
@@ -180,12 +130,23 @@ struct ThirdTaskTests {
             try SignalRecognizer.load(variants: [], source: source),
         ] {
             let answers = recognizer.recognize(batch: test.map(\.signal), threads: 2)
-            let labels = recognizer.answerLabels
-            let predicted = (0..<answers.count).map { index in
-                (try? answers.answer(at: index).get()).flatMap { labels.firstIndex(of: $0.label) } ?? labels.count - 1
+            var evaluation = Evaluation(answerLabels: recognizer.answerLabels)
+            for (index, item) in test.enumerated() {
+                #expect(evaluation.refusal(of: item.label, item: "signal \(index)", line: index + 2, file: "test", model: recognizer.model) == nil)
+                let answer = try answers.answer(at: index).get()
+                evaluation.count(truth: item.label, answer: answer.label, confidence: answer.confidence, uncertain: answer.uncertain)
             }
-            let report = ClassificationReport(labels: labels, truth: test.map { labels.firstIndex(of: $0.label) ?? 0 }, predicted: predicted)
-            #expect(report.accuracy >= 0.95, "\(recognizer.model): \(report.text)")
+            let text = evaluation.text(unit: "signals")
+            #expect(evaluation.report.accuracy >= 0.95 && evaluation.report.count == 120, "\(recognizer.model): \(text)")
+            #expect(text.hasPrefix("accuracy ") && text.contains("uncertain \(evaluation.uncertainCount) of 120 signals"), "\(text)")
+            #expect(evaluation.report.labels.prefix(3) == ["sine", "square", "noise"])
+            #expect(
+                evaluation.refusal(of: "triangle", item: "signal 7", line: 9, file: "test.csv", model: recognizer.model)
+                    == DataError(
+                        file: "test.csv", line: 9,
+                        message:
+                            "signal 7 has label 'triangle', which \(recognizer.model) does not know (it knows sine, square, noise, and other for none of them)"
+                    ))
         }
     }
 
@@ -207,7 +168,7 @@ struct ThirdTaskTests {
         }
     }
 
-    /// The task's two files type-check as an outside package's would: against the built modules, without this
+    /// The task's files (Tests/SignalTask) type-check as an outside package's would: against the built modules, without this
     /// package's name, so only public declarations are visible to them. An app writes the same four types with
     /// nothing `package`. (A `package` declaration used in them fails here: tried with `DecisionRule.default`.)
     @Test(.enabled(if: ThirdTaskTests.swiftc != nil, "needs swiftc on PATH"))
@@ -216,9 +177,8 @@ struct ThirdTaskTests {
         let modules = debug.appendingPathComponent("Modules")
         try #require(FileManager.default.fileExists(atPath: modules.path), "no Modules beside the test binary: \(debug.path)")
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        var arguments = ["-typecheck", "-swift-version", "6", "-I", modules.path]
+        let folder = root.appendingPathComponent("Tests/SignalTask")
+        var arguments = ["-typecheck", "-swift-version", "6", "-parse-as-library", "-module-name", "SignalTask", "-I", modules.path]
         for map in [
             debug.appendingPathComponent("CPreprocessing.build/module.modulemap").path,
             root.appendingPathComponent("Sources/CKernels/include/module.modulemap").path,
@@ -233,7 +193,9 @@ struct ThirdTaskTests {
         for flag in (Self.output(of: "/usr/bin/pkg-config", ["--cflags", "openblas"]) ?? "").split(separator: " ") where flag.hasPrefix("-I") {
             arguments += ["-Xcc", String(flag)]
         }
-        arguments += ["SignalTask.swift", "ThirdTaskTests.swift"].map { folder.appendingPathComponent($0).path }
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }.sorted()
+        #expect(files == ["SignalModel.swift", "SignalTask.swift"])
+        arguments += files.map { folder.appendingPathComponent($0).path }
         let process = Process()
         process.executableURL = try #require(Self.swiftc)
         process.arguments = arguments
