@@ -105,22 +105,28 @@ struct Serve: ParsableCommand {
         }
         let scheme = tlsCert == nil ? "http" : "https"
         let host = host
-        let app = Application(
-            responder: ServeGate(
-                router: api.router().buildResponder(), hosts: loopbackHosts(boundTo: host), methods: ServeAPI.methods, timeout: timeout),
+        let app = Self.application(api, server: server, host: host, port: port, timeout: timeout) { bound in
+            let shown = host.contains(":") ? "[\(host)]" : host
+            StandardStreams.write(
+                "classify serve: \(scheme)://\(shown):\(bound)/ (draw page), /motion (motion page), POST /v1/shape and /v1/motion (API); Ctrl-C stops\n"
+            )
+            StandardStreams.flush()
+        }
+        try runUntilStopped(app)
+    }
+
+    /// The server of `api` on `host`:`port` (0: any free port), with the gate before its router; `onRunning` is
+    /// told the port it listens on.
+    static func application(
+        _ api: ServeAPI, server: HTTPServerBuilder, host: String, port: Int, timeout: Double, onRunning: @escaping @Sendable (Int) -> Void
+    ) -> some ApplicationProtocol & Sendable {
+        Application(
+            responder: ServeGate(router: api.router().buildResponder(), hosts: loopbackHosts(boundTo: host), methods: api.methods, timeout: timeout),
             server: server,
             configuration: .init(address: .hostname(host, port: port), serverName: "classify"),
-            onServerRunning: { channel in
-                let bound = channel.localAddress?.port ?? 0
-                let shown = host.contains(":") ? "[\(host)]" : host
-                StandardStreams.write(
-                    "classify serve: \(scheme)://\(shown):\(bound)/ (draw page), /motion (motion page), POST /v1/shape and /v1/motion (API); Ctrl-C stops\n"
-                )
-                StandardStreams.flush()
-            },
+            onServerRunning: { channel in onRunning(channel.localAddress?.port ?? 0) },
             logger: Logger(label: "classify-serve") { ServeLogHandler(label: $0) }
         )
-        try runUntilStopped(app)
     }
 
     /// Both recognizers, loaded through the chain, and the API that answers with them. `--weights` names one model:

@@ -33,13 +33,15 @@ struct ServeAPI: Sendable {
     private let queue = ServeQueue(workers: Parallel.defaultThreads, waiting: 2 * Parallel.defaultThreads)
     /// The live motion sessions (`POST /v1/motion/live`).
     let live: LiveMotionSessions
+    /// Routes of other tasks, served after the built-in ones.
+    let otherRoutes: [APIRoute]
 
     init(
         shape: ShapeRecognizer, shapeWeights: String?, motion: MotionRecognizer, motionWeights: String?, assumedRate: Double,
-        limits: ServeLimits, live: LiveMotionSessions
+        limits: ServeLimits, live: LiveMotionSessions, otherRoutes: [APIRoute] = []
     ) {
         (self.shape, self.shapeWeights, self.motion, self.motionWeights) = (shape, shapeWeights, motion, motionWeights)
-        (self.assumedRate, self.limits, self.live) = (assumedRate, limits, live)
+        (self.assumedRate, self.limits, self.live, self.otherRoutes) = (assumedRate, limits, live, otherRoutes)
     }
 
     /// A failed request: its HTTP status and the CLI's JSON error object.
@@ -74,12 +76,26 @@ struct ServeAPI: Sendable {
         ("/motion.js", PackageResources.motion_js, "text/javascript; charset=utf-8"),
     ]
 
-    /// The API's paths.
-    private static let apiPaths = ["/v1/shape", "/v1/motion", "/v1/motion/live"]
+    /// The API: the built-in tasks' routes, then `otherRoutes`.
+    var routes: [APIRoute] {
+        [
+            APIRoute(path: "/v1/shape") { body, isCSV, _ in try shapeJSON(body, isCSV: isCSV) },
+            APIRoute(path: "/v1/motion") { body, isCSV, uri in
+                Array(try motionJSON(body, isCSV: isCSV, rate: uri.queryParameters.get("rate")).utf8)
+            },
+            APIRoute(path: "/v1/motion/live") { body, isCSV, uri in
+                guard !isCSV else { throw Failure(.unsupportedMediaType, "a live session takes JSON samples: send application/json") }
+                let query = uri.queryParameters
+                let end = query.get("end").map { $0 == "1" || $0 == "true" } ?? false
+                return try liveMotionJSON(body, session: query.get("session"), end: end)
+            },
+        ] + otherRoutes
+    }
 
     /// The paths the router serves and the methods each takes (the gate answers others with 405).
-    static let methods: [String: [HTTPRequest.Method]] = Dictionary(
-        uniqueKeysWithValues: pages.map { ($0.path, [.get]) } + apiPaths.map { ($0, [.post]) })
+    var methods: [String: [HTTPRequest.Method]] {
+        Dictionary(uniqueKeysWithValues: Self.pages.map { ($0.path, [.get]) } + routes.map { ($0.path, [.post]) })
+    }
 
     func router() -> Router<BasicRequestContext> {
         let router = Router()
@@ -96,21 +112,8 @@ struct ServeAPI: Sendable {
                     body: .init(byteBuffer: body))
             }
         }
-        router.post(RouterPath(Self.apiPaths[0])) { request, _ in
-            await answer(request) { body, isCSV, _ in try shapeJSON(body, isCSV: isCSV) }
-        }
-        router.post(RouterPath(Self.apiPaths[1])) { request, _ in
-            await answer(request) { body, isCSV, uri in
-                Array(try motionJSON(body, isCSV: isCSV, rate: uri.queryParameters.get("rate")).utf8)
-            }
-        }
-        router.post(RouterPath(Self.apiPaths[2])) { request, _ in
-            await answer(request) { body, isCSV, uri in
-                guard !isCSV else { throw Failure(.unsupportedMediaType, "a live session takes JSON samples: send application/json") }
-                let query = uri.queryParameters
-                let end = query.get("end").map { $0 == "1" || $0 == "true" } ?? false
-                return try liveMotionJSON(body, session: query.get("session"), end: end)
-            }
+        for route in routes {
+            router.post(RouterPath(route.path)) { request, _ in await answer(request, route.answer) }
         }
         return router
     }
@@ -299,6 +302,61 @@ struct ServeAPI: Sendable {
                 .text
         } catch {
             throw Failure(.unprocessableContent, error.description, exit: ExitStatus.code(for: error))
+        }
+    }
+}
+
+/// One API path of `classify serve` and how it answers: the built-in tasks' and any other task's, in the one list
+/// the router and the gate read (`ServeAPI.routes`).
+struct APIRoute: Sendable {
+    /// The path, `/v1/…`; it takes POST.
+    let path: String
+    /// The answer's bytes (JSON, without the final newline) for a body, whether it is CSV, and the request's URI; a
+    /// `ServeAPI.Failure` is the refusal's status and error object.
+    let answer: @Sendable (Data, Bool, URI) throws -> [UInt8]
+}
+
+extension APIRoute {
+    /// The route of a task whose input is JSON and whose answer is `Encodable`, as an app's own task is served: the
+    /// body is `{"input": …}` (the recognizer's input as it decodes), the answer the recognizer's, encoded as
+    /// `--json` output is (sorted keys). A body that is not such an object is 400 saying what was expected and
+    /// where; an input the recognizer refuses is 422 with its error, and a CSV body is 415.
+    static func json<R: Recognizer>(_ path: String, _ recognizer: R) -> APIRoute where R.Input: Decodable, R.Answer: Encodable {
+        APIRoute(path: path) { body, isCSV, _ in
+            guard !isCSV else { throw ServeAPI.Failure(.unsupportedMediaType, "\(path) takes JSON, {\"input\": …}: send application/json") }
+            let input: R.Input
+            do {
+                input = try JSONDecoder().decode(Envelope<R.Input>.self, from: body).input
+            } catch {
+                throw ServeAPI.Failure(.badRequest, "the body is not {\"input\": …} of \(recognizer.model): \(Self.decodingProblem(error))")
+            }
+            let answer: R.Answer
+            do throws(DataError) {
+                answer = try recognizer.recognize(input)
+            } catch {
+                throw ServeAPI.Failure(.unprocessableContent, error.description, exit: ExitStatus.code(for: error))
+            }
+            return Array(jsonText(answer).utf8)
+        }
+    }
+
+    /// The body of a `json` route.
+    private struct Envelope<Input: Decodable>: Decodable {
+        let input: Input
+    }
+
+    /// What a decoder wanted and where, in one line.
+    private static func decodingProblem(_ error: any Error) -> String {
+        func place(_ path: [any CodingKey]) -> String {
+            path.isEmpty ? "the top level" : path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        }
+        switch error as? DecodingError {
+        case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?, .dataCorrupted(let context)?:
+            return "\(context.debugDescription) (at \(place(context.codingPath)))"
+        case .keyNotFound(let key, let context)?:
+            return "no member \"\(key.stringValue)\" (at \(place(context.codingPath)))"
+        default:
+            return "\(error)"
         }
     }
 }
