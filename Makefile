@@ -82,7 +82,7 @@ format:
 # .build-bench. Every report runs even when an earlier one misses a target; make fails at the end if any did.
 bench: deps
 	$(SWIFT) build --package-path Bench --scratch-path .build-bench -c release --product bench
-	@status=0; for report in engine shape motion onnx; do \
+	@status=0; for report in engine shape motion onnx signal; do \
 		echo "$$ .build-bench/release/bench $$report"; .build-bench/release/bench $$report || status=1; echo; \
 	done; exit $$status
 

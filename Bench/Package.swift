@@ -18,6 +18,16 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/malloc-interposer", exact: "1.6.1"),
     ],
     targets: [
+        // The third task (Tests/SignalTask, a link to that folder): an app's own task, compiled here as an outside
+        // package's code is, so it can use only the engine's public declarations.
+        .target(
+            name: "SignalTask",
+            dependencies: [
+                .product(name: "Tensor", package: root), .product(name: "DataFiles", package: root),
+                .product(name: "WeightsFormat", package: root), .product(name: "Models", package: root),
+                .product(name: "Train", package: root),
+            ]
+        ),
         .executableTarget(
             name: "bench",
             dependencies: [
@@ -27,6 +37,7 @@ let package = Package(
                 .product(name: "Models", package: root),
                 .product(name: "Train", package: root),
                 .product(name: "ONNX", package: root),
+                "SignalTask",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]

@@ -156,15 +156,23 @@ public struct SignalRecognizer: Recognizer {
                 return SignalAnswer.Window(label: decision.label, confidence: decision.confidence, uncertain: decision.uncertain)
             }
         }
-        let voters = decided.filter { !$0.uncertain }
-        let counts = Dictionary(grouping: voters, by: \.label)
-        guard let (label, votes) = counts.max(by: { ($0.value.count, $1.key) < ($1.value.count, $0.key) }) else {
+        // Votes of the trusted windows by label (the labels, then `unknown`); a tie goes to the label first in
+        // alphabetical order.
+        let names = labels + [DecisionRule.unknownLabel]
+        var votes = [(count: Int, confidence: Double)](repeating: (0, 0), count: names.count)
+        for window in decided where !window.uncertain {
+            let index = labels.firstIndex(of: window.label) ?? labels.count
+            votes[index].count += 1
+            votes[index].confidence += window.confidence
+        }
+        guard let winner = votes.indices.filter({ votes[$0].count > 0 }).max(by: { (votes[$0].count, names[$1]) < (votes[$1].count, names[$0]) })
+        else {
             return SignalAnswer(
                 label: DecisionRule.unknownLabel, confidence: 0, uncertain: true, reason: "every window is uncertain", model: model,
                 windows: decided)
         }
         return SignalAnswer(
-            label: label, confidence: votes.reduce(0) { $0 + $1.confidence } / Double(votes.count), uncertain: false, reason: nil,
+            label: names[winner], confidence: votes[winner].confidence / Double(votes[winner].count), uncertain: false, reason: nil,
             model: model, windows: decided)
     }
 }

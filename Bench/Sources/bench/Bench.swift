@@ -19,7 +19,7 @@ struct Bench: ParsableCommand {
             """,
         subcommands: [
             Engine.self, Quant.self, TrainSpeed.self, Shape.self, Motion.self, CLI.self, Loop.self, Hostile.self, QuantChild.self, PlanOutputs.self,
-            ONNXSpeed.self,
+            ONNXSpeed.self, Signal.self,
         ]
     )
 }

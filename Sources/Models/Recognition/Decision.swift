@@ -60,13 +60,22 @@ package struct Decision: Sendable, Equatable {
         precondition(
             labels.count == raw.count && raw.count == p.count, "Decision: \(labels.count) labels, \(raw.count) scores, \(p.count) probabilities")
         probabilities = zip(labels, p).map { ($0, $1) }
-        best = labels[decided.best]
-        label = decided.unknown ? DecisionRule.unknownLabel : best
+        (label, best, reason) = Self.words(labels: labels, raw: raw, calibrated: p, decided: decided, rule: rule)
         confidence = decided.confidence
         uncertain = decided.uncertain
-        reason =
-            Self.nonFiniteReason(labels: labels, scores: raw)
-            ?? Self.reason(labels: labels, calibrated: p, best: decided.best, unknown: decided.unknown, rule: rule)
+    }
+
+    /// What `decide` gave for `raw` in words: the answer's label (`unknown` when the reject class won), the nearest
+    /// real class, and the reason (`nonFiniteReason`, else `reason(labels:calibrated:best:unknown:rule:)`).
+    package static func words(
+        labels: [String], raw: UnsafeBufferPointer<Double>, calibrated p: UnsafeBufferPointer<Double>,
+        decided: (best: Int, unknown: Bool, confidence: Double, uncertain: Bool), rule: DecisionRule
+    ) -> (label: String, best: String, reason: String?) {
+        let best = labels[decided.best]
+        let reason =
+            nonFiniteReason(labels: labels, scores: raw)
+            ?? reason(labels: labels, calibrated: p, best: decided.best, unknown: decided.unknown, rule: rule)
+        return (decided.unknown ? DecisionRule.unknownLabel : best, best, reason)
     }
 
     /// Why an answer that `decide` gave should not be trusted, or why it is `unknown`; `nil` for a trusted answer of

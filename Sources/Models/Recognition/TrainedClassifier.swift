@@ -215,9 +215,25 @@ public enum RecognizerEngine<Preprocessing: ModelPreprocessing, Rule: RuleRecogn
     /// task's own (a drawing's shape odds, which weigh its outline, are `ShapeRecognizer`'s and are not applied here;
     /// a window's stillness and gaps are `MotionRecognizer`'s).
     public func decide(_ probabilities: UnsafeBufferPointer<Float>) -> (label: String, confidence: Double, uncertain: Bool, reason: String?) {
-        precondition(probabilities.count == labels.count, "decide: \(probabilities.count) probabilities for \(labels.count) labels")
-        let decided = Decision(labels: labels, probabilities: probabilities.map(Double.init), rule: decision)
-        return (decided.label, decided.confidence, decided.uncertain, decided.reason)
+        // The link's facts read once (each property of this generic enum copies its payload when not specialized).
+        let (labels, rule, rejectIndex): ([String], DecisionRule, Int?) =
+            switch self {
+            case let .model(classifier): (classifier.labels, classifier.decision, classifier.rejectIndex)
+            case let .rule(rule): (rule.labels, rule.decision, rule.decision.rejectLabel.flatMap { rule.labels.firstIndex(of: $0) })
+            }
+        let count = probabilities.count
+        precondition(count == labels.count, "decide: \(count) probabilities for \(labels.count) labels")
+        // `Decision(labels:probabilities:rule:)`'s steps on the stack: a trusted answer allocates nothing.
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * count) { buffer in
+            let raw = UnsafeMutableBufferPointer(rebasing: buffer[0..<count])
+            let calibrated = UnsafeMutableBufferPointer(rebasing: buffer[count..<(2 * count)])
+            for index in 0..<count { raw.initializeElement(at: index, to: Double(probabilities[index])) }
+            calibrated.initialize(repeating: 0)
+            let decided = Decision.decide(raw: UnsafeBufferPointer(raw), rejectIndex: rejectIndex, rule: rule, calibrated: calibrated)
+            let words = Decision.words(
+                labels: labels, raw: UnsafeBufferPointer(raw), calibrated: UnsafeBufferPointer(calibrated), decided: decided, rule: rule)
+            return (words.label, decided.confidence, decided.uncertain, words.reason)
+        }
     }
 
     /// The trained classifier, or `nil` for the rule.
