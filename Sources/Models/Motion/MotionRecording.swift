@@ -449,77 +449,93 @@ public enum MotionRecordingReader {
         return made.recording(builder.segments, rate: rate)
     }
 
-    /// The recording from checked rows (`rows` with `times`, whose median rate is `sourceRate`). The samples go
-    /// through the stages of MotionPipeline.swift one at a time, as `MotionStream` takes them; only the units are
+    /// The recording from checked rows (`rows` with `times`, whose median rate is `sourceRate`): the rows go through
+    /// `MotionGridFeed` one at a time, as a `MotionStream`'s samples do (`MotionWindowStream`); only the units are
     /// decided from the whole recording. Each block of `rows` is freed once its samples are on the grid, so a long
     /// recording is not held twice over.
     static func assemble<Builder: MotionSegmentBuilder>(
         blocks rows: consuming SensorBlocks, times: [Double], sourceRate: Double?, coreMotion: Bool, rate: Double, window: Int,
         assumedRate: Double?, into builder: inout Builder
     ) -> Assembled {
-        var notes: [String] = []
         var magnitudes: [Double] = []
         magnitudes.reserveCapacity(rows.count)
         rows.forEachRow { v in magnitudes.append(MotionUnits.magnitude(v[0], v[1], v[2])) }
         let (scale, unitsNote) = MotionUnits.decide(magnitudes: consume magnitudes, coreMotion: coreMotion)
-        if let unitsNote { notes.append(unitsNote) }
-        var grid = MotionGrid(rate: rate)
-        var gravity: GravityFilter?
-        if !coreMotion {
-            // Started from the first second of the first stretch, as a stream starts it (its head ends with the stretch).
-            let head = (1..<min(GravityFilter.startSamples, times.count)).first { grid.splits(gap: times[$0] - times[$0 - 1], window: window) }
-            var start: [(Double, Double, Double)] = []
-            rows.forEachRow(upTo: head ?? GravityFilter.startSamples) { v in start.append((v[0] * scale, v[1] * scale, v[2] * scale)) }
-            gravity = GravityFilter(start: start)
-            notes.append(gravityFilterNote)
-        }
-        var starts: [Double] = [], firsts: [Int] = [], bridged: [ClosedRange<Double>] = []
+        var feed = MotionGridFeed(
+            rate: rate, window: window, scale: scale, sink: RecordingPoints(builder: builder, times: times, rate: rate, window: window))
         var i = 0
         rows.consumeRows { v in
-            let time = times[i]
-            if i > 0 {
-                let gap = time - times[i - 1]
-                if grid.splits(gap: gap, window: window) {
-                    grid.finish(to: &builder.points)
-                    builder.endSegment()
-                    notes.append(gapNotePrefix + String(format: "%.2f s at %.2f s splits the recording", gap, times[i - 1] - times[0]))
-                } else if MotionGrid.flags(gap: gap) {
-                    bridged.append((times[i - 1] - times[0])...(time - times[0]))
-                }
-            }
-            if grid.start == nil {
-                starts.append(time - times[0])
-                firsts.append(i)
-                builder.startSegment(expected: stretchPoints(times, from: i, rate: rate, window: window))
-            }
-            let sample =
-                gravity?.split((v[0] * scale, v[1] * scale, v[2] * scale), rotationRate: (v[6], v[7], v[8]), at: time)
-                ?? MotionSample(
-                    gravity: (v[0] * scale, v[1] * scale, v[2] * scale), rotationRate: (v[6], v[7], v[8]),
-                    userAcceleration: (v[3] * scale, v[4] * scale, v[5] * scale))
-            grid.add(sample, at: time, to: &builder.points)
-            builder.added()
+            feed.take(
+                coreMotion
+                    ? MotionStreamSample(
+                        time: times[i], gravity: (v[0], v[1], v[2]), userAcceleration: (v[3], v[4], v[5]), rotationRate: (v[6], v[7], v[8]))
+                    : MotionStreamSample(time: times[i], acceleration: (v[0], v[1], v[2]), rotationRate: (v[6], v[7], v[8])))
             i += 1
         }
-        if !times.isEmpty {
-            grid.finish(to: &builder.points)
-            builder.endSegment()
-        }
+        feed.endStretch()
+        builder = feed.sink.builder
+        var notes = (unitsNote.map { [$0] } ?? []) + feed.assumptions + feed.sink.splits
         if let sourceRate, abs(sourceRate - rate) > 0.5 {
             notes.append(String(format: "resampled from %.1f Hz to %.0f Hz", sourceRate, rate))
         }
         return Assembled(
-            segmentStarts: starts, notes: notes, sourceRate: sourceRate, assumedRate: assumedRate, bridgedGaps: bridged,
-            arrivals: MotionArrivals(times: times, segmentFirstSample: firsts))
+            segmentStarts: feed.sink.starts, notes: notes, sourceRate: sourceRate, assumedRate: assumedRate, bridgedGaps: feed.sink.bridgedGaps,
+            arrivals: MotionArrivals(times: times, segmentFirstSample: feed.sink.firsts))
     }
 
-    /// About how many grid points the stretch that starts at sample `start` makes (its span times `rate`, plus
-    /// one): room reserved for them at once, since doubling an array of a few hundred megabytes copies it.
-    private static func stretchPoints(_ times: [Double], from start: Int, rate: Double, window: Int) -> Int {
-        let grid = MotionGrid(rate: rate)
-        var end = start
-        while end + 1 < times.count && !grid.splits(gap: times[end + 1] - times[end], window: window) { end += 1 }
-        return Int(((times[end] - times[start]) * rate).rounded(.up)) + 2
+    /// A recording's grid points, kept by `builder`, and what `assemble` says of them on the recording's clock (from
+    /// its first sample): where each stretch starts (and its first sample), the bridged gaps and the splits' notes.
+    struct RecordingPoints<Builder: MotionSegmentBuilder>: MotionGridSink {
+        var builder: Builder
+        /// The recording's times, one per sample.
+        let times: [Double]
+        /// The grid's rate and a window's length in points.
+        let rate: Double, window: Int
+        /// Each stretch's start (s from the first sample), and its first sample's index.
+        private(set) var starts: [Double] = [], firsts: [Int] = []
+        /// The bridged gaps, from the first sample.
+        private(set) var bridgedGaps: [ClosedRange<Double>] = []
+        /// A note per gap that split the recording.
+        private(set) var splits: [String] = []
+        /// Samples on the grid so far.
+        private var added = 0
+
+        init(builder: Builder, times: [Double], rate: Double, window: Int) {
+            (self.builder, self.times, self.rate, self.window) = (builder, times, rate, window)
+        }
+
+        var points: [MotionSample] {
+            get { builder.points }
+            _modify { yield &builder.points }
+        }
+
+        mutating func stretchStarted(at time: Double) {
+            starts.append(time - times[0])
+            firsts.append(added)
+            builder.startSegment(expected: stretchPoints(from: added))
+        }
+
+        mutating func sampleAdded(at time: Double, stretchStart start: Double) {
+            builder.added()
+            added += 1
+        }
+
+        mutating func bridged(_ gap: ClosedRange<Double>) { bridgedGaps.append((gap.lowerBound - times[0])...(gap.upperBound - times[0])) }
+
+        mutating func stretchEnded(stretchStart start: Double) { builder.endSegment() }
+
+        mutating func split(gap: Double, after time: Double) {
+            splits.append(gapNotePrefix + String(format: "%.2f s at %.2f s splits the recording", gap, time - times[0]))
+        }
+
+        /// About how many grid points the stretch that starts at sample `start` makes (its span times the rate,
+        /// plus one): room reserved for them at once, since doubling an array of a few hundred megabytes copies it.
+        private func stretchPoints(from start: Int) -> Int {
+            let grid = MotionGrid(rate: rate)
+            var end = start
+            while end + 1 < times.count && !grid.splits(gap: times[end + 1] - times[end], window: window) { end += 1 }
+            return Int(((times[end] - times[start]) * rate).rounded(.up)) + 2
+        }
     }
 
     /// The sample the fraction `f` of the way from `a` to `b` (0 gives `a`, 1 gives `b`): each field linearly.
