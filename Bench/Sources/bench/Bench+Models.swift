@@ -77,12 +77,7 @@ struct ModelBenchOptions: ParsableArguments {
     /// Warns on a debug build, runs `benchmark` with the sampling plan and the weights (`model` unless `--model`
     /// names another), prints the report and exits 1 when a target is missed.
     func run(_ command: String, model shipped: String, _ benchmark: (TimingPlan, BenchWeights) throws -> ModelReport) throws {
-        #if DEBUG
-            FileHandle.standardError.write(
-                Data(
-                    "warning: this is a debug build; measure with `swift run --package-path Bench --scratch-path .build-bench -c release bench \(command)`\n"
-                        .utf8))
-        #endif
+        warnIfDebugBuild(command)
         let report = try benchmark(quick ? .quick : .full, BenchWeights(folder: weights, model: model ?? shipped))
         if !report.print(json: json) { throw ExitCode(1) }
     }

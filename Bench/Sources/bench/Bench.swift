@@ -42,12 +42,7 @@ extension Bench {
         var quick = false
 
         func run() throws {
-            #if DEBUG
-                FileHandle.standardError.write(
-                    Data(
-                        "warning: this is a debug build; measure with `swift run --package-path Bench --scratch-path .build-bench -c release bench quant`\n"
-                            .utf8))
-            #endif
+            warnIfDebugBuild("quant")
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-quant-\(ProcessInfo.processInfo.processIdentifier)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -173,12 +168,7 @@ extension Bench {
 
         func run() throws {
             if let threads { BLAS.maxThreads = threads }
-            #if DEBUG
-                FileHandle.standardError.write(
-                    Data(
-                        "warning: this is a debug build; measure with `swift run --package-path Bench --scratch-path .build-bench -c release bench engine`\n"
-                            .utf8))
-            #endif
+            warnIfDebugBuild("engine")
             if !json {
                 print(
                     "bench engine: BLAS threads ≤ \(BLAS.maxThreads) (products under "

@@ -27,9 +27,7 @@ extension Bench {
         var quick = false
 
         func run() throws {
-            #if DEBUG
-                FileHandle.standardError.write(Data("warning: this is a debug build; measure with -c release\n".utf8))
-            #endif
+            warnIfDebugBuild("onnx")
             ONNXFormat.register()
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-onnx-\(ProcessInfo.processInfo.processIdentifier)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -29,12 +29,7 @@ extension Bench {
         var quick = false
 
         func run() throws {
-            #if DEBUG
-                FileHandle.standardError.write(
-                    Data(
-                        "warning: this is a debug build; measure with `swift run --package-path Bench --scratch-path .build-bench -c release bench signal`\n"
-                            .utf8))
-            #endif
+            warnIfDebugBuild("signal")
             let report = try SignalBenchmark(plan: quick ? .quick : .full).run()
             if !report.print(json: json) { throw ExitCode(1) }
         }

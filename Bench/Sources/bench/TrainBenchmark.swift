@@ -37,12 +37,7 @@ extension Bench {
         }
 
         func run() throws {
-            #if DEBUG
-                FileHandle.standardError.write(
-                    Data(
-                        "warning: this is a debug build; measure with `swift run --package-path Bench --scratch-path .build-bench -c release bench train`\n"
-                            .utf8))
-            #endif
+            warnIfDebugBuild("train")
             let threads = threads ?? Network.defaultTrainingThreads
             let benchmark = TrainBenchmark(stepsPerSample: quick ? 5 : 20, samples: quick ? 3 : 9, threads: threads)
             let rows = benchmark.run()
