@@ -42,6 +42,8 @@ struct ServeAPI: Sendable {
     ) {
         (self.shape, self.shapeWeights, self.motion, self.motionWeights) = (shape, shapeWeights, motion, motionWeights)
         (self.assumedRate, self.limits, self.live, self.otherRoutes) = (assumedRate, limits, live, otherRoutes)
+        let paths = Self.pages.map(\.path) + routes.map(\.path)
+        precondition(Set(paths).count == paths.count, "ServeAPI: a route repeats a path of \(paths)")
     }
 
     /// A failed request: its HTTP status and the CLI's JSON error object.
