@@ -8,6 +8,7 @@ import WeightsFormat
 /// The signal task's weights, trained once for the suite: f32 and int8 files of a small dense network, made and
 /// checked by the engine's own training, export and loading.
 public enum SignalModel {
+    /// The windowing the model is trained on: 32 samples every 16.
     public static let windows = SignalWindows()
 
     /// The trained network's weights files (f32, int8), and its accuracy on the validation split; trained once.
@@ -42,8 +43,11 @@ public enum SignalModel {
 
     /// A weights source of the test's own: variants from a dictionary, a missing one not found.
     public struct Source: WeightsSource {
+        /// The files by variant name (`signal-waves.int8`, …).
         public let files: [String: ModelFile]
+        /// A source of `files`.
         public init(files: [String: ModelFile]) { self.files = files }
+        /// The variant's file; `WeightsNotFound` when there is none.
         public func load(_ variant: String) throws -> ModelFile {
             guard let file = files[variant] else { throw WeightsNotFound(variant: variant, places: ["the test's files"]) }
             return file

@@ -14,7 +14,9 @@ import WeightsFormat
 /// Windows of `window` samples every `hop` samples, each centred on its mean and scaled to unit spread: the model
 /// sees the wave's form, not its level or loudness.
 public struct SignalWindows: ModelPreprocessing {
+    /// The `kind` its weights files' `preprocessing` header names.
     public static let kind = "signal-windows"
+    /// The task's name in messages ("not a signal model").
     public static let taskName = "signal"
 
     /// Samples per window.
@@ -22,11 +24,13 @@ public struct SignalWindows: ModelPreprocessing {
     /// Samples between window starts.
     public var hop: Int
 
+    /// Windows of `window` samples (at least 4) every `hop` samples (1…`window`).
     public init(window: Int = 32, hop: Int = 16) {
         precondition(window >= 4 && hop >= 1 && hop <= window, "SignalWindows: window \(window), hop \(hop)")
         (self.window, self.hop) = (window, hop)
     }
 
+    /// The windowing a weights file's `preprocessing` header describes; a `DataError` when it describes none.
     public init(parameters: [String: JSONValue]) throws(DataError) {
         guard case .string(Self.kind)? = parameters["kind"], case .number(let window)? = parameters["window"],
             case .number(let hop)? = parameters["hop"], window >= 4, window <= 1024, window == window.rounded(), hop >= 1, hop <= window,
@@ -43,6 +47,7 @@ public struct SignalWindows: ModelPreprocessing {
         ["kind": .string(Self.kind), "window": .number(Double(window)), "hop": .number(Double(hop))]
     }
 
+    /// One window: `window` scaled samples.
     public var inputShape: [Int] { [window] }
 
     /// A window scaled to unit spread has no value beyond √window (all of its spread in one sample).
@@ -69,9 +74,12 @@ public struct SignalWindows: ModelPreprocessing {
 /// under 0.3); one that sits at its extremes (70% of its samples beyond 0.8 of the spread from the mean, after
 /// scaling) is square; the rest is sine.
 public struct SignalRule: InputScoringRule {
+    /// Its name in an answer's `model`.
     public var name: String { "waveform-rule" }
+    /// The classes it scores, in output order.
     public var labels: [String] { ["sine", "square", "noise"] }
 
+    /// Each window's three scores (sine, square, noise), summing to 1, from its autocorrelation and extremes.
     public func probabilities(_ inputs: UnsafeBufferPointer<Float>, rows: Int, into output: UnsafeMutableBufferPointer<Float>) {
         let size = rows > 0 ? inputs.count / rows : 0
         for row in 0..<rows {
@@ -92,17 +100,26 @@ public struct SignalRule: InputScoringRule {
 
 /// What the signal recognizer answers: each window's label, and the label most trusted windows have.
 public struct SignalAnswer: RecognitionAnswer, Equatable, Encodable {
+    /// The label most trusted windows have, or `unknown` when none is trusted.
     public var label: String
+    /// The mean confidence of the windows that voted for `label`.
     public var confidence: Double
+    /// Whether no window was trusted.
     public var uncertain: Bool
+    /// Why the answer is uncertain, or `nil`.
     public var reason: String?
+    /// The link of the chain that answered: a weights file's name or the rule's.
     public var model: String
     /// Each window's label, confidence and whether it is uncertain, in time order.
     public var windows: [Window]
 
+    /// One window's answer under the decision rule.
     public struct Window: Equatable, Sendable, Encodable {
+        /// The window's label, or `unknown`.
         public var label: String
+        /// Its calibrated confidence.
         public var confidence: Double
+        /// Whether it should not be trusted (it does not vote).
         public var uncertain: Bool
     }
 
@@ -118,18 +135,26 @@ public struct SignalAnswer: RecognitionAnswer, Equatable, Encodable {
 /// The signal recognizer: a `Recognizer` whose task supplies its preprocessing, its rule and how windows become an
 /// answer; the rest is the engine's.
 public struct SignalRecognizer: Recognizer {
+    /// The engine's batch of answers, each signal's answer or error in its place.
     public typealias BatchAnswers = RecognitionResults<SignalAnswer>
+    /// Its weights files' name before `.int8` and `.f32`.
     public static let modelName = "signal-waves"
+    /// The last link of its chain.
     public static var rule: SignalRule { SignalRule() }
 
+    /// The link that answers: a trained classifier or the rule.
     public let engine: RecognizerEngine<SignalWindows, SignalRule>
+    /// The link's name, as answers give it.
     public let model: String
+    /// The links the chain tried before this one, and why each failed.
     public let attempts: [ChainAttempt]
 
+    /// A recognizer answering with `engine`, named `model`, after `attempts`.
     public init(engine: RecognizerEngine<SignalWindows, SignalRule>, model: String, attempts: [ChainAttempt] = []) {
         (self.engine, self.model, self.attempts) = (engine, model, attempts)
     }
 
+    /// The labels an answer can have: the classes without the reject class, and `unknown`.
     public var answerLabels: [String] {
         engine.labels.filter { $0 != engine.decision.rejectLabel } + [DecisionRule.unknownLabel]
     }
@@ -137,6 +162,8 @@ public struct SignalRecognizer: Recognizer {
     /// The windowing: the weights file's, or the default one for the rule.
     public var windows: SignalWindows { engine.classifier?.preprocessing ?? SignalWindows() }
 
+    /// The signal's answer: every whole window decided, the trusted ones voting. A sample that is not finite, or a
+    /// signal shorter than one window, is a `DataError`.
     public func recognize(_ signal: [Float]) throws(DataError) -> SignalAnswer {
         if let bad = signal.firstIndex(where: { !$0.isFinite }) {
             throw DataError(file: "signal", message: "sample \(bad + 1) is \(signal[bad]); every sample must be a finite number")
@@ -180,6 +207,7 @@ public struct SignalRecognizer: Recognizer {
 /// Signals of a known form, for training and testing: a sine or a square wave of 1.5–5 cycles per 32 samples at any
 /// level, loudness and phase with a little noise, or noise alone.
 public enum SignalExamples {
+    /// The three forms, in the model's label order.
     public static let labels = ["sine", "square", "noise"]
 
     /// One signal of `label` with `count` samples.
