@@ -4,6 +4,8 @@ import Tensor
 // a recording too short, a malformed file) and `WeightsFileError` (a weights file that cannot be read). Only these
 // two types are re-exported; the rest of DataFiles and WeightsFormat stays behind its own import.
 @_exported import struct DataFiles.DataError
+@_exported import struct WeightsFormat.DecisionRule
+@_exported import enum WeightsFormat.JSONValue
 @_exported import struct WeightsFormat.WeightsFileError
 
 /// The models module: what an app links to classify. It holds the shape recognizer (rasterizer, `ShapeClassifier`,

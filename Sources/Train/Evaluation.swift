@@ -46,8 +46,10 @@ public struct Evaluation: Sendable {
     }
 
     /// Counts one answer (`answer`, its confidence and uncertainty) of an item labelled `truth` (`other` is the
-    /// `unknown` row).
+    /// `unknown` row). `truth` must be a label `refusal(of:…)` accepts (a precondition: ask it first).
     public mutating func count(truth label: String, answer: String, confidence: Double, uncertain: Bool) {
+        precondition(
+            label == DecisionRule.otherLabel || known.contains(label), "Evaluation.count: truth '\(label)' is not one of \(known) or other")
         truth.append(index(of: label == DecisionRule.otherLabel ? DecisionRule.unknownLabel : label))
         predicted.append(index(of: answer))
         confidences.append(confidence)

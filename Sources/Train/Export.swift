@@ -27,8 +27,9 @@ public struct ExportPlan: Sendable {
     public let run: String
     /// Each weights file: f32 first, then the quantized formats.
     public let variants: [ExportedVariant]
-    /// Each file's bytes, in the order of `variants`.
-    let contents: [[UInt8]]
+    /// Each file's bytes, in the order of `variants`: what `ModelFile(bytes:path:)` reads back (`classify train`
+    /// writes them as one set; an app may write each with `ModelFile.write(to:)`).
+    public let contents: [[UInt8]]
     /// The share of the validation examples the f32 model answers `uncertain` under the files' decision rule.
     public let validationUncertain: Double
     /// The shape odds fitted for the decision, with their curve (`nil` when none were fitted).
@@ -77,11 +78,14 @@ private func removeLeftovers(of url: URL) {
 /// the files as shipped; nothing is written (see `ExportPlan.write`). Every file carries the same decision rule:
 /// the reject class `other` when the labels have it, and a temperature fitted on `validation` (never on test
 /// data), so that the files' confidences are calibrated; for a shape model of circle, triangle, square and star
-/// with a reject class, shape odds fitted on `outOfFold` answers when given (`ShapeOddsFit`); and the same run
+/// with a reject class, shape odds fitted on `outOfFold` answers when given (`ShapeOddsFit`: a shape model's only); and the same run
 /// identity:
 /// the checksum of the f32 file encoded without it.
+///
+/// Any task's network exports here, an app's own too: `input` and `preprocessing` are what its weights header says
+/// (its `ModelPreprocessing`'s input shape and parameters, which its recognizer checks when it loads the file).
 public func prepareExport(
-    _ network: Network, task: RecognitionTask, name: String, classNames: [String], inputShape: [Int], preprocessing: [String: JSONValue],
+    _ network: Network, name: String, classNames: [String], input: InputSpec, preprocessing: [String: JSONValue],
     training metadata: TrainingMetadata, validation: Examples, outOfFold: ShapeOddsData? = nil, formats: [StorageFormat], prefix: URL
 ) throws(WeightsFileError) -> ExportPlan {
     let model = network.exportedModel()
@@ -89,7 +93,7 @@ public func prepareExport(
     let temperature = DecisionRule.fitTemperature(probabilities: validationProbabilities, truth: validation.labels)
     var decision = DecisionRule.default(labels: classNames, temperature: (temperature * 1000).rounded() / 1000)
     var shapeOddsFit: ShapeOddsFit?
-    if task == .shape, let rejectIndex = decision.rejectLabel.flatMap(classNames.firstIndex(of:)), let outOfFold {
+    if let rejectIndex = decision.rejectLabel.flatMap(classNames.firstIndex(of:)), let outOfFold {
         shapeOddsFit = ShapeOddsFit.fit(outOfFold, classNames: classNames, rejectIndex: rejectIndex, rule: decision)
         decision.shapeOdds = shapeOddsFit?.odds
     }
@@ -97,8 +101,7 @@ public func prepareExport(
     func file(_ format: StorageFormat, training: TrainingMetadata) throws(WeightsFileError) -> ModelFile {
         var file = try ModelFile(
             name: name, model: model, labels: classNames,
-            input: InputSpec(shape: inputShape, description: task.inputDescription),
-            preprocessing: preprocessing, training: training, decision: decision, format: format)
+            input: input, preprocessing: preprocessing, training: training, decision: decision, format: format)
         if format == .int8 {
             let integerLayers = file.architecture.indices.filter { file.tensors["\($0).weight"]?.format == .int8 }
             file.activationQuantization = calibrateActivations(of: model, layers: integerLayers, on: validation.inputs)

@@ -356,8 +356,9 @@ public struct TrainingRun: Sendable {
             validationAccuracy: report.accuracy, epochsTrained: result.history.count)
         let preprocessing = task.preprocessing(rasterizer: rasterizer, windowing: windowing)
         let plan = try prepareExport(
-            result.network, task: task, name: name, classNames: data.all.classNames, inputShape: inputShape,
-            preprocessing: preprocessing, training: metadata, validation: data.heldOut, outOfFold: outOfFold,
+            result.network, name: name, classNames: data.all.classNames,
+            input: InputSpec(shape: inputShape, description: task.inputDescription), preprocessing: preprocessing, training: metadata,
+            validation: data.heldOut, outOfFold: outOfFold,
             formats: formats, prefix: URL(fileURLWithPath: out))
         let curves = TrainingCurves.svg(result.history, title: "\(name) — \(dataDescription)", run: plan.run)
         try plan.write(adding: [(URL(fileURLWithPath: out + ".curves.svg"), Array(curves.utf8))], prefix: URL(fileURLWithPath: out), waiting: waiting)

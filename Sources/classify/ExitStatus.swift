@@ -77,9 +77,15 @@ func reportError(_ message: String) {
 /// (U+007F–U+009F), which JSON allows raw but a terminal may act on, are escaped here — so a name from a file
 /// reaches the reader whole, and never drives the terminal.
 func jsonText<Value: Encodable>(_ value: Value, pretty: Bool = false) -> String {
+    (try? encodedJSON(value, pretty: pretty)) ?? "{}"
+}
+
+/// `jsonText`'s JSON, or the encoder's error (a number that is not finite, say) for a value the CLI does not make
+/// itself (an app's answer).
+func encodedJSON<Value: Encodable>(_ value: Value, pretty: Bool = false) throws -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-    return (try? encoder.encode(value)).map { escapingHighControls(String(decoding: $0, as: UTF8.self)) } ?? "{}"
+    return escapingHighControls(String(decoding: try encoder.encode(value), as: UTF8.self))
 }
 
 /// `json` with DEL and the C1 controls as `\u00XX` escapes; in JSON text they can only be inside strings, where

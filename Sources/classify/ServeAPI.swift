@@ -44,6 +44,10 @@ struct ServeAPI: Sendable {
         (self.assumedRate, self.limits, self.live, self.otherRoutes) = (assumedRate, limits, live, otherRoutes)
         let paths = Self.pages.map(\.path) + routes.map(\.path)
         precondition(Set(paths).count == paths.count, "ServeAPI: a route repeats a path of \(paths)")
+        // The gate looks paths up as written; the router would read `:x`, `*` and `{x}` as parameters.
+        for path in paths {
+            precondition(path.hasPrefix("/") && !path.contains(where: { ":*{}".contains($0) }), "ServeAPI: route path \(path) is not a literal path")
+        }
     }
 
     /// A failed request: its HTTP status and the CLI's JSON error object.
@@ -338,7 +342,12 @@ extension APIRoute {
             } catch {
                 throw ServeAPI.Failure(.unprocessableContent, error.description, exit: ExitStatus.code(for: error))
             }
-            return Array(jsonText(answer).utf8)
+            do {
+                return Array(try encodedJSON(answer).utf8)
+            } catch {
+                throw ServeAPI.Failure(
+                    .internalServerError, "\(recognizer.model)'s answer could not be written as JSON: \(error)", exit: ExitStatus.software)
+            }
         }
     }
 

@@ -26,10 +26,13 @@ struct ThirdTaskServeTests {
         #expect(api.methods["/v1/signal"] == [.post] && api.routes.map(\.path) == ["/v1/shape", "/v1/motion", "/v1/motion/live", "/v1/signal"])
         let (ports, portFound) = AsyncStream<Int>.makeStream()
         let app = Serve.application(api, server: try serve.httpServer(), host: "127.0.0.1", port: 0, timeout: 5) { portFound.yield($0) }
-        let server = Task { try await app.runService() }
+        // A server that cannot start ends the stream: the test fails at once instead of waiting for a port.
+        let server = Task {
+            do { try await app.runService() } catch { portFound.finish() }
+        }
         defer { server.cancel() }
         var next = ports.makeAsyncIterator()
-        let port = try #require(await next.next())
+        let port = try #require(await next.next(), "the server did not start")
         let base = try #require(URL(string: "http://127.0.0.1:\(port)"))
 
         func post(_ path: String, _ body: String, type: String = "application/json") async throws -> (status: Int, body: String) {

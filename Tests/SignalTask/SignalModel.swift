@@ -21,21 +21,15 @@ public enum SignalModel {
         ])
         let training = SignalExamples.examples(perClass: 400, seed: 1), validation = SignalExamples.examples(perClass: 100, seed: 2)
         let result = train(network, on: training, validation: validation, configuration: TrainingConfiguration(epochs: 40, batchSize: 32, seed: 3))
-        let model = result.network.exportedModel()
-        // The engine's own export: the file described, int8 activations calibrated on the validation split, encoded
-        // and read back as any weights file is.
-        func file(_ format: StorageFormat) throws -> ModelFile {
-            var file = try ModelFile(
-                name: SignalRecognizer.modelName, model: model, labels: SignalExamples.labels,
-                input: InputSpec(shape: windows.inputShape, description: "a signal window"), preprocessing: windows.parameters,
-                decision: DecisionRule(), format: format)
-            if format == .int8 {
-                let integer = file.architecture.indices.filter { file.tensors["\($0).weight"]?.format == .int8 }
-                file.activationQuantization = calibrateActivations(of: model, layers: integer, on: validation.inputs)
-            }
-            return try ModelFile(bytes: file.encoded(), path: SignalRecognizer.modelName)
-        }
-        return (try file(.f32), try file(.int8), result.history[result.bestEpoch - 1].validationAccuracy ?? 0)
+        // The engine's export, as `classify train` uses it: a temperature fitted on the validation split, int8
+        // activations calibrated on it, each file encoded and read back.
+        let plan = try prepareExport(
+            result.network, name: SignalRecognizer.modelName, classNames: SignalExamples.labels,
+            input: InputSpec(shape: windows.inputShape, description: "a signal window"), preprocessing: windows.parameters,
+            training: TrainingMetadata(seed: 3), validation: validation, formats: [.int8],
+            prefix: URL(fileURLWithPath: SignalRecognizer.modelName))
+        let files = try zip(plan.variants, plan.contents).map { try ModelFile(bytes: $1, path: $0.url.lastPathComponent) }
+        return (files[0], files[1], result.history[result.bestEpoch - 1].validationAccuracy ?? 0)
     }
 
     /// `trained`, or the error that stopped it.

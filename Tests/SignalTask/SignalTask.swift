@@ -76,8 +76,8 @@ public struct SignalWindows: ModelPreprocessing {
 public struct SignalRule: InputScoringRule {
     /// Its name in an answer's `model`.
     public var name: String { "waveform-rule" }
-    /// The classes it scores, in output order.
-    public var labels: [String] { ["sine", "square", "noise"] }
+    /// The classes it scores, in output order (the same array every time: read once per window).
+    public var labels: [String] { SignalExamples.labels }
 
     /// Each window's three scores (sine, square, noise), summing to 1, from its autocorrelation and extremes.
     public func probabilities(_ inputs: UnsafeBufferPointer<Float>, rows: Int, into output: UnsafeMutableBufferPointer<Float>) {

@@ -111,7 +111,8 @@ struct TrainingRunFilesTests {
         let inputShape = RecognitionTask.shape.inputShape(rasterizer: rasterizer)
         let network = Network(converting: RecognitionTask.shape.layers(classes: 2, seed: seed, inputShape: inputShape))
         return try prepareExport(
-            network, task: .shape, name: "m", classNames: ["circle", "square"], inputShape: inputShape, preprocessing: rasterizer.parameters,
+            network, name: "m", classNames: ["circle", "square"],
+            input: InputSpec(shape: inputShape, description: RecognitionTask.shape.inputDescription), preprocessing: rasterizer.parameters,
             training: TrainingMetadata(seed: seed), validation: examples([0, 1, 0, 1], classNames: ["circle", "square"], inputShape: inputShape),
             formats: [.int8], prefix: folder.appendingPathComponent("m"))
     }

@@ -50,7 +50,7 @@ struct SignalBenchmark {
         report.notes.append(("kernels", kernelsNote))
         let int8 = try SignalModel.files().int8
         let recognizer = try SignalRecognizer(model: int8, named: "signal-waves.int8")
-        guard let compiled = recognizer.engine.classifier?.compiled else { return report }
+        guard let compiled = recognizer.engine.classifier?.compiled else { throw ValidationError("the signal model did not load as a classifier") }
         report.notes.append(("model", "signal-waves.int8, trained here (validation \(percentText(try SignalModel.files().validation)))"))
         report.notes.append(("int8 plan", planNote(compiled.plan)))
         let runner = PlanRunner(compiled), rule = SignalRecognizer.ruleOnly

@@ -462,7 +462,10 @@ public enum MotionRecordingReader {
         rows.forEachRow { v in magnitudes.append(MotionUnits.magnitude(v[0], v[1], v[2])) }
         let (scale, unitsNote) = MotionUnits.decide(magnitudes: consume magnitudes, coreMotion: coreMotion)
         var feed = MotionGridFeed(
-            rate: rate, window: window, scale: scale, sink: RecordingPoints(builder: builder, times: times, rate: rate, window: window))
+            rate: rate, window: window, scale: scale, sink: RecordingPoints(builder: Builder(), times: times, rate: rate, window: window))
+        // The caller's builder is moved in and back out, never copied: a copy would share its arrays, and the
+        // first point appended would copy them whole.
+        swap(&feed.sink.builder, &builder)
         var i = 0
         rows.consumeRows { v in
             feed.take(
@@ -473,7 +476,7 @@ public enum MotionRecordingReader {
             i += 1
         }
         feed.endStretch()
-        builder = feed.sink.builder
+        swap(&feed.sink.builder, &builder)
         var notes = (unitsNote.map { [$0] } ?? []) + feed.assumptions + feed.sink.splits
         if let sourceRate, abs(sourceRate - rate) > 0.5 {
             notes.append(String(format: "resampled from %.1f Hz to %.0f Hz", sourceRate, rate))

@@ -39,9 +39,11 @@ package struct MotionSignals: Sendable {
     }
 }
 
-/// Where `MotionRecordingReader.assemble` puts the grid points of each stretch: it appends them to `points`,
-/// calls `added()` after each sample and `endSegment()` after each stretch.
+/// Where `MotionRecordingReader.assemble` puts the grid points of each stretch: its `MotionGridFeed` appends them to
+/// `points`, and its sink (`RecordingPoints`) calls `added()` after each sample and `endSegment()` after each stretch.
 protocol MotionSegmentBuilder {
+    /// No points yet.
+    init()
     /// The points made and not yet taken.
     var points: [MotionSample] { get set }
     /// A stretch of about `expected` points starts.

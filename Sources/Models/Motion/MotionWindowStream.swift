@@ -171,8 +171,12 @@ package struct MotionWindowStream: Sendable {
     package func splits(gap: Double) -> Bool { feed.splits(gap: gap) }
 
     /// Takes one sample (checked: its time after the last, finite values of the stream's kind) and returns the
-    /// windows it completed.
+    /// windows it completed. A gap longer than a window before it is the caller's pause: `endStretch()` and
+    /// `forgetStretch()` first (`MotionStream.append` does), so that the caller can report it.
     package mutating func take(_ sample: MotionStreamSample) -> [MotionStreamWindow] {
+        assert(
+            feed.lastSampleTime.map { !feed.splits(gap: sample.time - $0) } ?? true,
+            "MotionWindowStream.take: a gap longer than a window; end the stretch first")
         feed.take(sample)
         return feed.sink.takeCompleted()
     }

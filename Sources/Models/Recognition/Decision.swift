@@ -33,7 +33,7 @@ package struct Decision: Sendable, Equatable {
     package let uncertain: Bool
 
     /// Applies `rule` to softmax outputs in `labels` order: `decide(raw:rejectIndex:rule:calibrated:)` picks the
-    /// answer, `reason(labels:calibrated:best:unknown:rule:)` words it.
+    /// answer, `words(labels:raw:calibrated:decided:rule:)` words it.
     ///
     /// Outputs that are not finite numbers (a model whose arithmetic overflowed) never become a confidence: the
     /// answer is `unknown`, uncertain, with confidence 0, every probability 0 and a reason naming the score (see

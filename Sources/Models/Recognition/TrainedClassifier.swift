@@ -223,7 +223,8 @@ public enum RecognizerEngine<Preprocessing: ModelPreprocessing, Rule: RuleRecogn
             }
         let count = probabilities.count
         precondition(count == labels.count, "decide: \(count) probabilities for \(labels.count) labels")
-        // `Decision(labels:probabilities:rule:)`'s steps on the stack: a trusted answer allocates nothing.
+        // `Decision(labels:probabilities:rule:)`'s steps on the stack: a trusted answer allocates nothing here (a
+        // rule whose `labels` are made per call makes them).
         return withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * count) { buffer in
             let raw = UnsafeMutableBufferPointer(rebasing: buffer[0..<count])
             let calibrated = UnsafeMutableBufferPointer(rebasing: buffer[count..<(2 * count)])
