@@ -109,6 +109,7 @@ package struct CSVReader {
 
     private mutating func readHeader() throws(DataError) {
         try skipByteOrderMark()
+        try refuseUTF16()
         if let headerless {
             header = [String](repeating: headerless.name, count: headerless.fields)
             return
@@ -117,6 +118,15 @@ package struct CSVReader {
             throw DataError(file: file, line: 1, message: "the file is empty; expected a header row of column names")
         }
         header = first.map { $0.trimmingCharacters(in: .whitespaces) }
+        // One column whose name holds a semicolon or a tab: a spreadsheet's export with another list separator.
+        if header.count == 1, let separator = header[0].first(where: { $0 == ";" || $0 == "\t" }) {
+            throw DataError(
+                file: file, line: 1,
+                message: "the header is one column, '\(Self.printable(header[0].prefix(60)))': its fields are separated by "
+                    + (separator == ";" ? "semicolons" : "tabs")
+                    + ", not commas (a spreadsheet set to another list separator writes them so); save the file as CSV with commas "
+                    + "between fields and points in numbers (1.5, not 1,5)")
+        }
         // A file that starts with its data: every name a number. Its columns could only be named after values.
         if !header.isEmpty, header.allSatisfy({ !$0.isEmpty && Double($0) != nil }) {
             throw DataError(
@@ -132,6 +142,29 @@ package struct CSVReader {
     /// Where the next record starts in the file: bytes read from it (after the byte-order mark, if any, which
     /// is counted) less those not yet parsed.
     package var byteOffset: Int { bytesRead - (buffer.count - position) }
+
+    /// Refuses UTF-16 text (Excel's "Unicode text", Windows tools), by its byte-order mark or, without one, by the
+    /// zero byte beside each of its first ASCII characters: its NUL bytes would otherwise be called binary data.
+    private mutating func refuseUTF16() throws(DataError) {
+        while buffer.count - position < 4, try fill() {}
+        let start = buffer[position...].prefix(4)
+        guard start.count >= 2 else { return }
+        let first = Array(start)
+        let order: String? =
+            switch (first[0], first[1]) {
+            case (0xFF, 0xFE): "little-endian, byte-order mark FF FE"
+            case (0xFE, 0xFF): "big-endian, byte-order mark FE FF"
+            default:
+                first.count == 4 && first[0] != 0 && first[1] == 0 && first[2] != 0 && first[3] == 0
+                    ? "little-endian, no byte-order mark"
+                    : first.count == 4 && first[0] == 0 && first[1] != 0 && first[2] == 0 && first[3] != 0
+                        ? "big-endian, no byte-order mark" : nil
+            }
+        guard let order else { return }
+        throw DataError(
+            file: file, line: 1,
+            message: "is UTF-16 text (\(order)), not UTF-8; save it as UTF-8 (in Excel: CSV UTF-8)")
+    }
 
     /// Skips a UTF-8 byte-order mark at the start of the file (Excel's "CSV UTF-8" begins with one), so that the
     /// first column's name is not `\u{FEFF}x`.

@@ -2,7 +2,7 @@ import DataFiles
 
 /// Where a motion CSV's sensor values are, found from its header by name: Core Motion's `gravity.*` and
 /// `userAcceleration.*` (with `rotationRate.*` when all three are there), or a raw accelerometer's `acc.*` (with
-/// `gyro.*`), and `timestamp`, in any case (`CSVReader.position(of:in:)`). The recording reader, the dataset reader and `classify motion --follow` read
+/// `gyro.*`; phyphox's `Acceleration x (m/s^2)`, `Gyroscope x (rad/s)` and `Time (s)` too), and `timestamp`, in any case (`CSVReader.position(of:in:)`). The recording reader, the dataset reader and `classify motion --follow` read
 /// headers with it.
 package struct MotionColumns: Sendable, Equatable {
     /// Whether the values are Core Motion's (gravity and user acceleration apart) rather than a raw accelerometer's.
@@ -17,14 +17,18 @@ package struct MotionColumns: Sendable, Equatable {
     /// The columns of `header`, or `nil` when it has neither Core Motion's nor a raw accelerometer's.
     package init?(header: [String]) {
         func find(_ names: [String]) -> [Int] { names.compactMap { CSVReader.position(of: $0, in: header) } }
+        /// The first of `spellings` (each three names, x y z) whose columns are all there.
+        func find(anyOf spellings: [[String]]) -> [Int] { spellings.lazy.map(find).first { $0.count == 3 } ?? [] }
         let gravity = find(["gravity.x", "gravity.y", "gravity.z"])
         let user = find(["userAcceleration.x", "userAcceleration.y", "userAcceleration.z"])
         let rotation = find(["rotationRate.x", "rotationRate.y", "rotationRate.z"])
-        let acc = find(["acc.x", "acc.y", "acc.z"]), gyro = find(["gyro.x", "gyro.y", "gyro.z"])
+        // A raw accelerometer as this project writes it, or as phyphox exports "Acceleration with g" (and its gyroscope).
+        let acc = find(anyOf: [["acc.x", "acc.y", "acc.z"], ["Acceleration x (m/s^2)", "Acceleration y (m/s^2)", "Acceleration z (m/s^2)"]])
+        let gyro = find(anyOf: [["gyro.x", "gyro.y", "gyro.z"], ["Gyroscope x (rad/s)", "Gyroscope y (rad/s)", "Gyroscope z (rad/s)"]])
         coreMotion = gravity.count == 3 && user.count == 3
         guard coreMotion || acc.count == 3 else { return nil }
         values = coreMotion ? gravity + user : acc
         spins = coreMotion ? (rotation.count == 3 ? rotation : []) : (gyro.count == 3 ? gyro : [])
-        time = CSVReader.position(of: "timestamp", in: header)
+        time = CSVReader.position(of: "timestamp", in: header) ?? CSVReader.position(of: "Time (s)", in: header)
     }
 }

@@ -242,10 +242,16 @@ public enum MotionRecordingReader {
         }
         let spacing = 1 / sourceRate
         var text = String(format: "the samples are %g s apart (median): %.3g Hz", spacing, sourceRate) + need
-        if spacing >= 1, 1000 / spacing >= minimumSampleRate {
+        // Times in a smaller unit: milliseconds (a web page's), microseconds, nanoseconds (Android's
+        // SensorEvent.timestamp, Sensor Logger's `time`): the first unit that makes the rate one a phone records.
+        if spacing >= 1,
+            let (unit, factor) = [("milliseconds", 1e3), ("microseconds", 1e6), ("nanoseconds", 1e9)].first(where: {
+                (minimumSampleRate...maximumSampleRate).contains($0.1 / spacing)
+            })
+        {
             text += String(
-                format: ". The timestamps look like milliseconds (%.3g Hz if divided by 1000): "
-                    + "the timestamp column must be in seconds", 1000 / spacing)
+                format: ". The timestamps look like %@ (%.3g Hz if divided by %.0f): the timestamp column must be in seconds", unit,
+                factor / spacing, factor)
         }
         return text
     }
@@ -318,10 +324,13 @@ public enum MotionRecordingReader {
     /// Where a recording's sensor values are in `reader`'s header; an error naming what is missing otherwise.
     package static func recordingColumns(_ reader: borrowing some RecordReader) throws(DataError) -> MotionColumns {
         guard let columns = MotionColumns(header: reader.header) else {
+            let header = reader.header
+            let drawing = CSVReader.position(of: "x", in: header) != nil && CSVReader.position(of: "y", in: header) != nil
             throw DataError(
                 file: reader.file, line: 1,
                 message: "missing columns: a recording needs gravity.x/y/z and userAcceleration.x/y/z "
-                    + "(Core Motion), or acc.x/y/z (raw accelerometer); the header has " + reader.headerSummary)
+                    + "(Core Motion), or acc.x/y/z (raw accelerometer); the header has " + reader.headerSummary
+                    + (drawing ? "; this looks like a drawing of x,y points (`classify shape \(reader.file)` reads it)" : ""))
         }
         return columns
     }

@@ -31,6 +31,12 @@ public enum DrawingReader {
     static func read(_ reader: consuming CSVReader) throws(DataError) -> Drawing {
         var reader = reader
         let path = reader.file
+        if reader.optionalColumn("x") == nil || reader.optionalColumn("y") == nil, MotionColumns(header: reader.header) != nil {
+            throw DataError(
+                file: path, line: 1,
+                message: "this is a motion recording (a motion sensor's columns), not a drawing of x,y points; "
+                    + "`classify motion \(path)` reads it")
+        }
         let columns = try reader.columns(["x", "y"])
         let tColumn = reader.optionalColumn("t"), strokeColumn = reader.optionalColumn("stroke")
         if reader.optionalColumn("drawing") != nil && reader.optionalColumn("label") != nil {
