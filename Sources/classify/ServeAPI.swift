@@ -85,9 +85,12 @@ struct ServeAPI: Sendable {
     /// The API: the built-in tasks' routes, then `otherRoutes`.
     var routes: [APIRoute] {
         [
-            APIRoute(path: "/v1/shape") { body, isCSV, _ in try shapeJSON(body, isCSV: isCSV) },
+            APIRoute(path: "/v1/shape") { body, isCSV, uri in
+                try shapeJSON(body, isCSV: isCSV, name: Self.bodyName(uri.queryParameters.get("name")))
+            },
             APIRoute(path: "/v1/motion") { body, isCSV, uri in
-                Array(try motionJSON(body, isCSV: isCSV, rate: uri.queryParameters.get("rate")).utf8)
+                let query = uri.queryParameters
+                return Array(try motionJSON(body, isCSV: isCSV, rate: query.get("rate"), name: Self.bodyName(query.get("name"))).utf8)
             },
             APIRoute(path: "/v1/motion/live") { body, isCSV, uri in
                 guard !isCSV else { throw Failure(.unsupportedMediaType, "a live session takes JSON samples: send application/json") }
@@ -240,6 +243,15 @@ struct ServeAPI: Sendable {
         return response
     }
 
+    /// The name a CSV body's errors give it: `?name=` (the uploaded file's name, which the pages send), without a
+    /// folder, printable and at most 100 characters; `request` otherwise.
+    static func bodyName(_ given: String?) -> String {
+        guard let given else { return "request" }
+        let name = String(given.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last ?? "")
+        let printable = name.unicodeScalars.allSatisfy { $0.properties.generalCategory != .control && $0 != ":" }
+        return !name.isEmpty && name.count <= 100 && printable ? name : "request"
+    }
+
     /// A body that could not be read as a drawing or recording: a `Failure` as it is, a `DataError` as 422 (with
     /// the CLI's exit status), anything else as 400.
     private static func failure(reading error: any Error) -> Failure {
@@ -253,11 +265,11 @@ struct ServeAPI: Sendable {
     // MARK: Shapes
 
     /// The drawing in the body (JSON strokes or a drawing CSV), answered as `classify shape FILE --json` prints it.
-    func shapeJSON(_ body: Data, isCSV: Bool) throws(Failure) -> [UInt8] {
+    func shapeJSON(_ body: Data, isCSV: Bool, name: String = "request") throws(Failure) -> [UInt8] {
         let drawing: Drawing
         do {
             if isCSV {
-                drawing = try DrawingReader.read(csv: body, name: "request")
+                drawing = try DrawingReader.read(csv: body, name: name)
             } else {
                 drawing = try Self.drawing(fromJSON: body)
             }
@@ -280,7 +292,7 @@ struct ServeAPI: Sendable {
 
     /// The recording in the body (CSV, or JSON samples read as that CSV's rows would be), answered as
     /// `classify motion FILE --json` prints it.
-    func motionJSON(_ body: Data, isCSV: Bool, rate rateText: String?) throws(Failure) -> String {
+    func motionJSON(_ body: Data, isCSV: Bool, rate rateText: String?, name: String = "request") throws(Failure) -> String {
         var rate = assumedRate
         if let rateText {
             guard let value = Double(rateText), value > 0, value <= 10_000 else {
@@ -301,7 +313,7 @@ struct ServeAPI: Sendable {
                     try MotionRecordingReader.readSignals(records, assumedRate: rate, rate: windowing.rate, window: windowing.window)
                 } else {
                     try MotionRecordingReader.readSignals(
-                        csv: body, name: "request", assumedRate: rate, rate: windowing.rate, window: windowing.window)
+                        csv: body, name: name, assumedRate: rate, rate: windowing.rate, window: windowing.window)
                 }
             let timeline = try motion.recognize(recording)
             return MotionJSON(timeline: timeline, model: motion.model, weights: motionWeights, attempts: motion.attempts, notes: recording.notes)

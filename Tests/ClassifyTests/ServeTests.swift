@@ -144,6 +144,16 @@ struct ServeTests {
         let motion = try await server.post("v1/motion", Data("timestamp,acc.x,acc.y,acc.z\n0,0,0,1\n0.02,0,0,1\n".utf8), type: "text/csv")
         #expect(motion.status == 422, "\(motion.body)")
         #expect((try jsonObject(motion.body)["error"] as? String)?.contains("window") == true, "\(motion.body)")
+        // `?name=` (the motion page sends an uploaded file's name) names the body in its errors, without a folder;
+        // a name that is not printable stays `request`.
+        for (name, shown) in [("walk%20copy.csv", "walk copy.csv"), ("..%2F..%2Fetc%2Fpasswd", "passwd"), ("a%0Ab.csv", "request")] {
+            var request = URLRequest(url: try #require(URL(string: server.base.absoluteString + "/v1/motion?name=" + name)))
+            (request.httpMethod, request.httpBody) = ("POST", Data("timestamp,acc.x\n0,1\n".utf8))
+            request.setValue("text/csv", forHTTPHeaderField: "Content-Type")
+            let (data, _) = try await URLSession.shared.data(for: request)
+            let error = try jsonObject(String(decoding: data, as: UTF8.self))["error"] as? String
+            #expect(error?.hasPrefix("\(shown):1: missing columns") == true, "\(name): \(error ?? "nil")")
+        }
         // Still answering.
         #expect(try await server.post("v1/shape", Self.circleStrokes).status == 200)
         #expect(server.process.isRunning)

@@ -29,7 +29,9 @@
   async function post(body, type, name) {
     const mine = ++request;
     try {
-      const response = await fetch("/v1/motion", { method: "POST", headers: { "Content-Type": type }, body });
+      // The file's name, so that an error names it as `classify motion FILE` would.
+      const query = name ? `?name=${encodeURIComponent(name)}` : "";
+      const response = await fetch("/v1/motion" + query, { method: "POST", headers: { "Content-Type": type }, body });
       const answer = await response.json();
       if (mine === request) show(answer, response.ok, name);
     } catch (error) {
