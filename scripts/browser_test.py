@@ -4,7 +4,9 @@
 Starts `classify serve --port 0`, then on the draw page draws a star and a zigzag with the mouse (Chromium turns
 it into pointer events, as from a person) and reads "star" and "unknown" from the page; draws a square with the
 keyboard alone; checks the page at 200% text size has nothing cut off at the side; on the motion page opens a
-recording that walks and then stands still and reads both states, in that order, from the timeline. Screenshots of
+recording that walks and then stands still and reads both states, in that order, from the timeline; serves models
+trained on other classes and states (--weights) and reads their classes in the draw page's prompt and the motion
+page's legend. Screenshots of
 both pages go to --screenshots (the README's are taken this way: --screenshots docs/images).
 
 Run alone: make browser-test (it installs chromium and a venv with playwright in .build-browser when missing), or
@@ -32,15 +34,78 @@ def check(condition, what):
         failures.append(what)
 
 
-def start_server(classify):
+def start_server(classify, *options):
     server = subprocess.Popen(
-        [classify, "serve", "--port", "0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [classify, "serve", "--port", "0", *options], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = server.stdout.readline()
     match = re.search(r"(https?://[^/ ]+)/", line)
     if not match:
         server.kill()
         sys.exit(f"classify serve did not start: {line!r} {server.stderr.read()}")
     return server, match.group(1)
+
+
+def check_other_classes(classify, browser, folder):
+    """A model trained on other classes (the bundled test drawings relabelled ring, wedge, box, spark) served with
+    --weights: the draw page asks for its classes."""
+    names = {"circle": "ring", "triangle": "wedge", "square": "box", "star": "spark"}
+    data = os.path.join(folder, "relabelled.csv")
+    with open(os.path.join(ROOT, "Datasets/shapes/test.csv")) as source, open(data, "w") as out:
+        header = source.readline()
+        out.write(header)
+        label = header.strip().split(",").index("label")
+        drawings = set()
+        for line in source:
+            fields = line.rstrip("\n").split(",")
+            drawings.add(fields[0])
+            if len(drawings) > 300:
+                break
+            fields[label] = names.get(fields[label], fields[label])
+            out.write(",".join(fields) + "\n")
+    prefix = os.path.join(folder, "other-classes")
+    subprocess.run([classify, "train", "shape", "--data", data, "--epochs", "2", "--out", prefix], cwd=ROOT, check=True, capture_output=True)
+    server, base = start_server(classify, "--weights", prefix + ".f32.weights")
+    try:
+        page = browser.new_page(viewport={"width": 1100, "height": 760})
+        page.goto(base + "/")
+        labels = page.evaluate("fetch('/v1/models').then(r => r.json()).then(m => m.shape.labels)")
+        check(sorted(labels) == ["box", "ring", "spark", "wedge"], f"/v1/models: {labels}")
+        wanted = "Draw a " + ", ".join(labels[:-1]) + " or " + labels[-1]
+        expect(page.locator("#prompt")).to_have_text(wanted, timeout=10000)
+        page.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+    # A motion model of other states (the bundled test sessions relabelled strolling, sprinting, resting): the
+    # legend lists them, each in a colour of its own.
+    states = {"walking": "strolling", "running": "sprinting", "still": "resting"}
+    data = os.path.join(folder, "relabelled-motion.csv")
+    with open(os.path.join(ROOT, "Datasets/motion/test.csv")) as source, open(data, "w") as out:
+        header = source.readline()
+        out.write(header)
+        label = header.strip().split(",").index("label")
+        for line in source:
+            fields = line.rstrip("\n").split(",")
+            fields[label] = states.get(fields[label], fields[label])
+            out.write(",".join(fields) + "\n")
+    prefix = os.path.join(folder, "other-states")
+    subprocess.run([classify, "train", "motion", "--data", data, "--epochs", "2", "--out", prefix], cwd=ROOT, check=True, capture_output=True)
+    server, base = start_server(classify, "--weights", prefix + ".f32.weights")
+    try:
+        page = browser.new_page(viewport={"width": 1100, "height": 760})
+        page.goto(base + "/motion")
+        page.set_input_files("#file", walking_then_still(folder))
+        expect(page.locator("#verdict")).not_to_have_text("", timeout=20000)
+        expect(page.locator("#legend span")).to_have_count(3, timeout=20000)
+        legend = page.locator("#legend span").all_inner_texts()
+        check(sorted(legend) == ["resting", "sprinting", "strolling"], f"another model's legend: {legend}")
+        colours = page.locator("#legend span i").evaluate_all("nodes => nodes.map(n => n.style.background)")
+        check(len(set(colours)) == 3 and "rgb(127, 127, 127)" not in colours, f"another model's colours: {colours}")
+        page.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
 
 
 def draw(page, strokes):
@@ -191,6 +256,9 @@ def main():
             page.keyboard.press("Space")
             expect(verdict).not_to_have_text("Draw something", timeout=10000)
             check(verdict.inner_text().startswith("square "), f"a square drawn with the arrow keys reads {verdict.inner_text()!r}")
+            prompt = page.locator("#prompt").inner_text()
+            check(prompt == "Draw a circle, triangle, square or star", f"the shipped model's prompt: {prompt!r}")
+            check_other_classes(args.classify, browser, folder)
 
             # Every piece of text against the page: at least 4.5:1 (WCAG AA for body text), here and with the
             # reader's "more contrast" setting.
@@ -213,6 +281,8 @@ def main():
             check(states[:1] == ["walking"] and "still" in states, f"the timeline's states: {states}")
             bands = page.locator("#chart rect[data-state]").evaluate_all("nodes => nodes.map(n => n.dataset.state)")
             check(bands[:1] == ["walking"] and bands[-1:] == ["still"], f"the chart's bands: {bands}")
+            legend = page.locator("#legend span").all_inner_texts()
+            check(legend == ["walking", "running", "still"], f"the legend: {legend}")
             page.screenshot(path=os.path.join(args.screenshots, "motion-page.png"), full_page=True)
 
             # Live: 9 s of the walking example played to the page as devicemotion events at 50 Hz (as a phone's

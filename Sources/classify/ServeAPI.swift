@@ -42,7 +42,7 @@ struct ServeAPI: Sendable {
     ) {
         (self.shape, self.shapeWeights, self.motion, self.motionWeights) = (shape, shapeWeights, motion, motionWeights)
         (self.assumedRate, self.limits, self.live, self.otherRoutes) = (assumedRate, limits, live, otherRoutes)
-        let paths = Self.pages.map(\.path) + routes.map(\.path)
+        let paths = getPaths.map(\.path) + routes.map(\.path)
         precondition(Set(paths).count == paths.count, "ServeAPI: a route repeats a path of \(paths)")
         // The gate looks paths up as written; the router would read `:x`, `*` and `{x}` as parameters.
         for path in paths {
@@ -101,14 +101,31 @@ struct ServeAPI: Sendable {
         ] + otherRoutes
     }
 
+    /// What the pages show of the served models: `GET /v1/models`, so that a page of a model trained on other
+    /// classes asks for those (`{"motion": {"labels": […], "model": …, "weights": …}, "shape": {…}}`; the labels
+    /// are the classes, without `unknown`).
+    var modelsJSON: String {
+        func entry(_ model: String, _ weights: String?, _ labels: [String]) -> ServedModelJSON {
+            ServedModelJSON(model: modelName(model), weights: weights, labels: labels.filter { $0 != DecisionRule.unknownLabel })
+        }
+        return jsonText([
+            "shape": entry(shape.model, shapeWeights, shape.answerLabels), "motion": entry(motion.model, motionWeights, motion.answerLabels),
+        ])
+    }
+
+    /// The pages, and what the pages read (`/v1/models`): path, bytes and content type.
+    var getPaths: [(path: String, bytes: [UInt8], type: String)] {
+        Self.pages + [("/v1/models", Array(modelsJSON.utf8), "application/json")]
+    }
+
     /// The paths the router serves and the methods each takes (the gate answers others with 405).
     var methods: [String: [HTTPRequest.Method]] {
-        Dictionary(uniqueKeysWithValues: Self.pages.map { ($0.path, [.get]) } + routes.map { ($0.path, [.post]) })
+        Dictionary(uniqueKeysWithValues: getPaths.map { ($0.path, [.get]) } + routes.map { ($0.path, [.post]) })
     }
 
     func router() -> Router<BasicRequestContext> {
         let router = Router()
-        for page in Self.pages {
+        for page in getPaths {
             let body = ByteBuffer(bytes: page.bytes)
             router.get(RouterPath(page.path)) { _, _ in
                 Response(
@@ -322,6 +339,14 @@ struct ServeAPI: Sendable {
             throw Failure(.unprocessableContent, error.description, exit: ExitStatus.code(for: error))
         }
     }
+}
+
+/// One served model as `GET /v1/models` gives it.
+struct ServedModelJSON: Encodable {
+    let model: String
+    /// The weights file's name, or `built-in`; absent for a rule.
+    let weights: String?
+    let labels: [String]
 }
 
 /// One API path of `classify serve` and how it answers: the built-in tasks' and any other task's, in the one list

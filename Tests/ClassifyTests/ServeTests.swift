@@ -202,6 +202,14 @@ struct ServeTests {
             #expect(page.status == 200 && page.type?.hasPrefix("text/javascript") == true && page.body.contains("fetch(\"/v1/"))
         }
         #expect(try await server.get("no-such-page").status == 404)
+        // What the pages read of the served models: their names and classes (no `unknown`).
+        let models = try await server.get("v1/models")
+        #expect(models.status == 200 && models.type?.hasPrefix("application/json") == true)
+        #expect(
+            models.body
+                == "{\"motion\":{\"labels\":[\"walking\",\"running\",\"still\"],\"model\":\"motion-state.int8\",\"weights\":\"motion-state.int8.weights\"},"
+                + "\"shape\":{\"labels\":[\"circle\",\"triangle\",\"square\",\"star\"],\"model\":\"shape-classifier.int8\",\"weights\":\"shape-classifier.int8.weights\"}}",
+            "\(models.body)")
     }
 
     @Test func badOptionsAreUsageErrors() throws {

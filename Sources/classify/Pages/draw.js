@@ -257,6 +257,13 @@
     return `Fitted ${fit.shape}: corners ${corners}${fit.shape === "rectangle" ? `, turned ${n(fit.angle)}°` : ""}.`;
   }
 
+  // The served model's classes (GET /v1/models): a model trained on others asks for those.
+  const list = (labels) => labels.length < 2 ? labels.join("") : `${labels.slice(0, -1).join(", ")} or ${labels[labels.length - 1]}`;
+  fetch("/v1/models").then((response) => response.json()).then((models) => {
+    const labels = models.shape.labels;
+    if (labels.length > 0) document.getElementById("prompt").textContent = `Draw ${/^[aeiou]/i.test(labels[0]) ? "an" : "a"} ${list(labels)}`;
+  }).catch(() => {});
+
   window.addEventListener("resize", size);
   size();
 })();

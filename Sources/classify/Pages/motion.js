@@ -3,7 +3,15 @@
 // and each window's confidence drawn as a chart and listed as a table.
 "use strict";
 (() => {
+  // Each state's colour: the shipped model's three, then a palette for a model trained on other states (its
+  // labels from GET /v1/models), in the order the model gives them.
   const colours = { walking: "#1f77b4", running: "#d62728", still: "#2ca02c", unknown: "#7f7f7f" };
+  let states = ["walking", "running", "still"];
+  fetch("/v1/models").then((response) => response.json()).then((models) => {
+    const palette = ["#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#bcbd22", "#17becf"];
+    states = models.motion.labels;
+    states.filter((label) => !(label in colours)).forEach((label, index) => { colours[label] = palette[index % palette.length]; });
+  }).catch(() => {});
   const verdict = document.getElementById("verdict");
   const detail = document.getElementById("detail");
   const chart = document.getElementById("chart");
@@ -110,7 +118,7 @@
       });
     }
     legend.replaceChildren(
-      ...Object.entries(colours).filter(([label]) => label !== "unknown").map(([label, colour]) => {
+      ...states.map((label) => [label, colours[label] || colours.unknown]).map(([label, colour]) => {
         const item = document.createElement("span");
         const swatch = document.createElement("i");
         swatch.style.background = colour;
