@@ -6,7 +6,8 @@ it into pointer events, as from a person) and reads "star" and "unknown" from th
 keyboard alone; checks the page at 200% text size has nothing cut off at the side; on the motion page opens a
 recording that walks and then stands still and reads both states, in that order, from the timeline; serves models
 trained on other classes and states (--weights) and reads their classes in the draw page's prompt and the motion
-page's legend. Screenshots of
+page's legend; on a phone (375 x 667) keeps the answer in sight, a drawing whole across a turn of the phone, and
+the motion page without sideways scrolling. Screenshots of
 both pages go to --screenshots (the README's are taken this way: --screenshots docs/images).
 
 Run alone: make browser-test (it installs chromium and a venv with playwright in .build-browser when missing), or
@@ -106,6 +107,41 @@ def check_other_classes(classify, browser, folder):
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def check_phone(browser, base, folder):
+    """A phone, 375 x 667: the answer is in sight while drawing; a circle drawn as two halves, the phone turned in
+    between, stays one neat circle (the first half keeps its place on the resized pad); the motion page has nothing
+    to scroll sideways."""
+    page = browser.new_page(viewport={"width": 375, "height": 667}, has_touch=True, is_mobile=True)
+    page.goto(base + "/")
+    verdict = page.locator("#verdict")
+
+    def half(size, first):
+        c, r = size / 2, size * 0.35
+        angles = [math.pi * (i / 16 + (0 if first else 1)) for i in range(17)]
+        return [[(c + r * math.cos(a), c + r * math.sin(a)) for a in angles]]
+
+    size = page.locator("#pad").bounding_box()["width"]
+    draw(page, half(size, True))
+    expect(verdict).not_to_have_text("Draw something", timeout=10000)
+    box = verdict.bounding_box()
+    check(box["y"] + box["height"] <= 667, f"on a phone the answer is at y {box['y']:.0f}–{box['y'] + box['height']:.0f} of 667")
+    page.set_viewport_size({"width": 667, "height": 375})
+    turned = page.locator("#pad").bounding_box()["width"]
+    page.wait_for_timeout(300)
+    draw(page, half(turned, False))
+    expect(verdict).to_contain_text("circle", timeout=10000)
+    neat = re.search(r"([\d.]+)% neat", verdict.inner_text())
+    check(turned != size and neat is not None and float(neat.group(1)) >= 80,
+          f"a circle in two halves, the phone turned between them (pad {size:.0f} → {turned:.0f} px): {verdict.inner_text()!r}")
+    page.goto(base + "/motion")
+    page.set_viewport_size({"width": 375, "height": 667})
+    page.set_input_files("#file", walking_then_still(folder))
+    expect(page.locator("#verdict")).to_contain_text("→", timeout=20000)
+    overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    check(overflow <= 0, f"the motion page on a phone is {overflow} px wider than the screen")
+    page.close()
 
 
 def draw(page, strokes):
@@ -259,6 +295,7 @@ def main():
             prompt = page.locator("#prompt").inner_text()
             check(prompt == "Draw a circle, triangle, square or star", f"the shipped model's prompt: {prompt!r}")
             check_other_classes(args.classify, browser, folder)
+            check_phone(browser, base, folder)
 
             # Every piece of text against the page: at least 4.5:1 (WCAG AA for body text), here and with the
             # reader's "more contrast" setting.

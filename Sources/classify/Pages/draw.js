@@ -14,6 +14,7 @@
   let started = performance.now();
   let keyboardPen = { x: 0, y: 0, down: false, shown: false };
   let request = 0;           // answers to older strokes are dropped
+  let padWidth = 0;          // the pad's width the strokes were drawn at, in CSS pixels
 
   const style = () => getComputedStyle(document.documentElement);
   function size() {
@@ -22,8 +23,21 @@
     pad.width = Math.round(width * ratio);
     pad.height = Math.round(width * ratio);
     context.setTransform(ratio, 0, 0, ratio, 0, 0);
+    // A new width (a phone turned, a window resized): the drawing keeps its place on the pad, so the next stroke
+    // joins it at the same scale; the answer is asked again for the outline's new coordinates.
+    const rescaled = padWidth > 0 && width > 0 && width !== padWidth;
+    if (rescaled) {
+      const k = width / padWidth;
+      const scale = (stroke) => stroke.map(([x, y, t]) => [x * k, y * k, t]);
+      strokes = strokes.map(scale);
+      if (current) current = scale(current);
+      keyboardPen = { ...keyboardPen, x: keyboardPen.x * k, y: keyboardPen.y * k };
+      fitted = null;
+    }
+    if (width > 0) padWidth = width;
     if (!keyboardPen.shown) keyboardPen = { x: width / 2, y: width / 2, down: false, shown: false };
     redraw();
+    if (rescaled && strokes.length) classify();
   }
 
   function redraw() {
