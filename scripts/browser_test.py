@@ -171,6 +171,50 @@ def zigzag(size):
     return [[(size * (0.12 + 0.76 * i / 7), size * (0.4 if i % 2 else 0.6)) for i in range(8)]]
 
 
+def alternating(folder, times):
+    """walking.csv and still.csv one after the other, `times` times each: a recording of 2 × times stretches."""
+    rows, last = [], -0.02
+    for name in ["walking", "still"] * times:
+        with open(os.path.join(ROOT, f"Datasets/examples/{name}.csv")) as f:
+            lines = f.read().splitlines()
+        header = lines[0]
+        start = last + 0.02
+        for row in lines[1:]:
+            last = start + float(row.split(",")[0])
+            rows.append(f"{last:.3f}," + row.split(",", 1)[1])
+    path = os.path.join(folder, f"alternating-{times}.csv")
+    with open(path, "w") as f:
+        f.write("\n".join([header] + rows) + "\n")
+    return path
+
+
+def check_motion_words(classify, browser, base, folder):
+    """The motion page's words: how many windows said what; a headline of at most six states however often they
+    change; a file over --max-body refused before it is sent."""
+    page = browser.new_page(viewport={"width": 1100, "height": 760})
+    page.goto(base + "/motion")
+    page.set_input_files("#file", walking_then_still(folder))
+    expect(page.locator("#verdict")).to_contain_text("→", timeout=20000)
+    detail = page.locator("#detail").inner_text()
+    check(re.match(r"walking-then-still\.csv: walking \d+, still \d+.* of \d+ windows", detail) is not None, f"the tally: {detail!r}")
+    page.set_input_files("#file", alternating(folder, 4))
+    expect(page.locator("#verdict")).to_contain_text("changes", timeout=20000)
+    headline = page.locator("#verdict").inner_text()
+    check(headline == "walking → still → walking → … → walking → still, 7 changes", f"eight stretches: {headline!r}")
+    page.close()
+    server, small = start_server(classify, "--max-body", "100000")
+    try:
+        page = browser.new_page(viewport={"width": 1100, "height": 760})
+        page.goto(small + "/motion")
+        page.wait_for_timeout(300)
+        page.set_input_files("#file", walking_then_still(folder))
+        expect(page.locator("#detail")).to_contain_text("this server reads at most 0.1 MB", timeout=5000)
+        page.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
 def walking_then_still(folder):
     """Datasets/examples/walking.csv, then still.csv with its timestamps moved to follow on."""
     with open(os.path.join(ROOT, "Datasets/examples/walking.csv")) as f:
@@ -296,6 +340,7 @@ def main():
             check(prompt == "Draw a circle, triangle, square or star", f"the shipped model's prompt: {prompt!r}")
             check_other_classes(args.classify, browser, folder)
             check_phone(browser, base, folder)
+            check_motion_words(args.classify, browser, base, folder)
 
             # Every piece of text against the page: at least 4.5:1 (WCAG AA for body text), here and with the
             # reader's "more contrast" setting.

@@ -101,16 +101,18 @@ struct ServeAPI: Sendable {
         ] + otherRoutes
     }
 
-    /// What the pages show of the served models: `GET /v1/models`, so that a page of a model trained on other
-    /// classes asks for those (`{"motion": {"labels": […], "model": …, "weights": …}, "shape": {…}}`; the labels
-    /// are the classes, without `unknown`).
+    /// What the pages show of the served models and read of the server: `GET /v1/models`, so that a page of a
+    /// model trained on other classes asks for those, and a file over `--max-body` is refused before it is sent
+    /// (`{"maxBody": n, "motion": {"labels": […], "model": …, "weights": …}, "shape": {…}}`; the labels are the
+    /// classes, without `unknown`).
     var modelsJSON: String {
-        func entry(_ model: String, _ weights: String?, _ labels: [String]) -> ServedModelJSON {
-            ServedModelJSON(model: modelName(model), weights: weights, labels: labels.filter { $0 != DecisionRule.unknownLabel })
+        func entry(_ model: String, _ weights: String?, _ labels: [String]) -> ServedModelsJSON.Model {
+            .init(model: modelName(model), weights: weights, labels: labels.filter { $0 != DecisionRule.unknownLabel })
         }
-        return jsonText([
-            "shape": entry(shape.model, shapeWeights, shape.answerLabels), "motion": entry(motion.model, motionWeights, motion.answerLabels),
-        ])
+        return jsonText(
+            ServedModelsJSON(
+                shape: entry(shape.model, shapeWeights, shape.answerLabels), motion: entry(motion.model, motionWeights, motion.answerLabels),
+                maxBody: limits.maxBody))
     }
 
     /// The pages, and what the pages read (`/v1/models`): path, bytes and content type.
@@ -341,12 +343,18 @@ struct ServeAPI: Sendable {
     }
 }
 
-/// One served model as `GET /v1/models` gives it.
-struct ServedModelJSON: Encodable {
-    let model: String
-    /// The weights file's name, or `built-in`; absent for a rule.
-    let weights: String?
-    let labels: [String]
+/// `GET /v1/models`: the served models and the largest body the server reads.
+struct ServedModelsJSON: Encodable {
+    /// One served model.
+    struct Model: Encodable {
+        let model: String
+        /// The weights file's name, or `built-in`; absent for a rule.
+        let weights: String?
+        let labels: [String]
+    }
+    let shape: Model, motion: Model
+    /// `--max-body`, in bytes.
+    let maxBody: Int
 }
 
 /// One API path of `classify serve` and how it answers: the built-in tasks' and any other task's, in the one list

@@ -207,7 +207,7 @@ struct ServeTests {
         #expect(models.status == 200 && models.type?.hasPrefix("application/json") == true)
         #expect(
             models.body
-                == "{\"motion\":{\"labels\":[\"walking\",\"running\",\"still\"],\"model\":\"motion-state.int8\",\"weights\":\"motion-state.int8.weights\"},"
+                == "{\"maxBody\":4194304,\"motion\":{\"labels\":[\"walking\",\"running\",\"still\"],\"model\":\"motion-state.int8\",\"weights\":\"motion-state.int8.weights\"},"
                 + "\"shape\":{\"labels\":[\"circle\",\"triangle\",\"square\",\"star\"],\"model\":\"shape-classifier.int8\",\"weights\":\"shape-classifier.int8.weights\"}}",
             "\(models.body)")
     }

@@ -7,7 +7,9 @@
   // labels from GET /v1/models), in the order the model gives them.
   const colours = { walking: "#1f77b4", running: "#d62728", still: "#2ca02c", unknown: "#7f7f7f" };
   let states = ["walking", "running", "still"];
+  let maxBody = Infinity;    // the largest body the server reads (--max-body), from GET /v1/models
   fetch("/v1/models").then((response) => response.json()).then((models) => {
+    if (models.maxBody) maxBody = models.maxBody;
     const palette = ["#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#bcbd22", "#17becf"];
     states = models.motion.labels;
     states.filter((label) => !(label in colours)).forEach((label, index) => { colours[label] = palette[index % palette.length]; });
@@ -30,6 +32,13 @@
   document.getElementById("file").addEventListener("change", async (event) => {
     const file = event.target.files[0];
     if (!file) return;
+    if (file.size > maxBody) {
+      // Said at once, rather than after the upload: the server would refuse it (413).
+      const mb = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
+      show({ error: `${file.name} is ${mb(file.size)}; this server reads at most ${mb(maxBody)} (classify serve --max-body). ` +
+        `classify motion ${file.name} reads it on this machine, or restart the server with a larger --max-body.` }, false, file.name);
+      return;
+    }
     verdict.textContent = `Reading ${file.name}…`;
     post(await file.text(), "text/csv", file.name);
   });
@@ -64,11 +73,18 @@
       return;
     }
     const segments = answer.segments || [];
-    // The states in order: "walking → still".
-    verdict.textContent = segments.length > 1 ? segments.map((s) => s.label).join(" → ") : answer.label;
+    verdict.textContent = headline(segments, answer.label);
+    // How many windows said what: "walking 24, still 20, running 10 and 8 uncertain of 62 windows".
+    const counts = new Map();
+    let uncertain = 0;
+    for (const window of answer.windows) {
+      if (window.uncertain) uncertain += 1;
+      else counts.set(window.label, (counts.get(window.label) || 0) + 1);
+    }
+    const tally = [...counts].sort((a, b) => b[1] - a[1]).map(([label, count]) => `${label} ${count}`).join(", ");
     detail.textContent =
-      `${name}: mostly ${answer.label}` + (answer.uncertain ? ` (uncertain: ${answer.reason})` : "") +
-      `; ${answer.windows.length} windows; model ${answer.model}.`;
+      `${name}: ${tally}${uncertain ? `${tally ? " and " : ""}${uncertain} uncertain` : ""} of ${answer.windows.length} windows` +
+      (answer.uncertain ? ` (uncertain: ${answer.reason})` : "") + `; model ${answer.model}.`;
     draw(answer);
     for (const segment of segments) {
       const row = table.tBodies[0].insertRow();
@@ -77,6 +93,18 @@
       });
     }
     table.hidden = segments.length === 0;
+  }
+
+  // The states in order, "walking → still": the stretches of two windows or more (a one-window blip is in the
+  // table and the chart, not here), and at most six of them ("walking → still → … → running, 14 changes").
+  function headline(segments, label) {
+    const labels = [];
+    for (const segment of segments.filter((s) => s.windows >= 2)) {
+      if (labels[labels.length - 1] !== segment.label) labels.push(segment.label);
+    }
+    if (labels.length < 2) return labels[0] || label;
+    if (labels.length <= 6) return labels.join(" → ");
+    return `${labels.slice(0, 3).join(" → ")} → … → ${labels.slice(-2).join(" → ")}, ${labels.length - 1} changes`;
   }
 
   function element(name, attributes, text) {
@@ -111,11 +139,16 @@
     element("text", { x: width - right - 60, y: plotTop + plotHeight + 24, "font-size": 12 }, seconds(end));
     for (const window of answer.windows) {
       const middle = (window.start + window.end) / 2;
-      element("circle", {
+      const dot = element("circle", {
         cx: x(middle), cy: plotTop + plotHeight * (1 - window.confidence), r: window.uncertain ? 5 : 3.5,
         fill: window.uncertain ? "white" : colours[window.label] || colours.unknown,
         stroke: colours[window.label] || colours.unknown, "stroke-width": 2,
       });
+      // Each window says what it is; an uncertain one (hollow) says why, a gap's at 99% too.
+      const tip = document.createElementNS(svg, "title");
+      tip.textContent = `${window.label} ${percent(window.confidence)}, ${seconds(window.start)}–${seconds(window.end)}` +
+        (window.uncertain ? `: uncertain${window.reason ? `, ${window.reason}` : ""}` : "");
+      dot.append(tip);
     }
     legend.replaceChildren(
       ...states.map((label) => [label, colours[label] || colours.unknown]).map(([label, colour]) => {
