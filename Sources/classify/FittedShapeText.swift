@@ -78,40 +78,6 @@ struct FittedJSON: Encodable, Sendable {
 }
 
 extension FittedShape {
-    /// `circle`, `ellipse`, `rectangle`, `triangle` or `star`: a circle is an ellipse whose radii are within 5%.
-    var kind: String {
-        switch outline {
-        case let .ellipse(_, radii, _): abs(radii.0 - radii.1) <= 0.05 * max(radii.0, radii.1) ? "circle" : "ellipse"
-        case .rectangle: "rectangle"
-        case .triangle: "triangle"
-        case .star: "star"
-        }
-    }
-
-    /// The line `classify shape` prints under its answer: `fitted circle: centre (x, y), radius r; 91% neat`.
-    var line: String {
-        func number(_ value: Double) -> String { String(format: "%.1f", value) }
-        func point(_ p: DrawingPoint) -> String { "(\(number(p.x)), \(number(p.y)))" }
-        func degrees(_ radians: Double) -> String { String(format: "%.0f°", radians * 180 / .pi) }
-        let shape: String
-        switch outline {
-        case let .ellipse(centre, radii, angle):
-            if kind == "circle" {
-                shape = "circle: centre \(point(centre)), radius \(number((radii.0 + radii.1) / 2))"
-            } else {
-                shape = "ellipse: centre \(point(centre)), radii \(number(radii.0)) × \(number(radii.1)) at \(degrees(angle))"
-            }
-        case let .rectangle(corners, angle):
-            shape = "rectangle: corners \(corners.map(point).joined(separator: " ")), at \(degrees(angle))"
-        case let .triangle(corners):
-            shape = "triangle: corners \(corners.map(point).joined(separator: " "))"
-        case let .star(points, centre, angle):
-            let tips = stride(from: 0, to: points.count, by: 2).map { point(points[$0]) }
-            shape = "star: centre \(point(centre)), first tip at \(degrees(angle)), tips \(tips.joined(separator: " "))"
-        }
-        return "fitted \(shape); \(percentText(neatness).replacingOccurrences(of: ".0%", with: "%")) neat"
-    }
-
     /// The outline as an SVG element, through `place` (drawing coordinates to the picture's).
     func svg(place: (Double, Double) -> (Double, Double), scale: Double, style: String) -> String {
         func polygon(_ points: [DrawingPoint]) -> String {

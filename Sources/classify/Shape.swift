@@ -104,7 +104,7 @@ struct Shape: ParsableCommand {
             print(String(decoding: headline, as: UTF8.self))
             // The headline first: whether to trust it comes before the details (`| head -2` shows both).
             if answer.uncertain, let reason = answer.reason { print("uncertain: \(reason)") }
-            if let fitted { print(fitted.line) }
+            if let fitted { print("fitted \(fitted)") }
             for (label, probability) in answer.probabilities {
                 print("  " + label.padding(toLength: 10, withPad: " ", startingAt: 0) + percentText(probability))
             }

@@ -71,6 +71,22 @@ struct ShapeGeometryTests {
         }
     }
 
+    /// A fitted outline prints as one line (what `classify shape` prints after `fitted `): its kind, numbers to a
+    /// tenth, angles in degrees and the neatness.
+    @Test func aFittedOutlineDescribesItself() throws {
+        let square = try #require(FittedShape.fit(drawing(outline([(0, 0), (100, 0), (100, 100), (0, 100)])), as: "square"))
+        #expect(square.kind == "rectangle")
+        #expect(square.description.hasPrefix("rectangle: corners (") && square.description.hasSuffix("; 100% neat"), "\(square)")
+        let round: [Point] = (0..<60).map { index in
+            let angle = Double(index) / 9.5
+            return (50 + 40 * cos(angle), 50 + 40 * sin(angle))
+        }
+        let circle = try #require(FittedShape.fit(drawing(round), as: "circle"))
+        #expect(circle.kind == "circle")
+        #expect(circle.description.hasPrefix("circle: centre (50.0, 50.0), radius 40.0; "), "\(circle)")
+        #expect("\(circle)" == circle.description && !"\(circle)".contains("DrawingPoint"))
+    }
+
     @Test func ellipsesAndCirclesGiveBackCentreRadiiAndAngle() throws {
         for radii in [(50.0, 50.0), (75, 50), (150, 50)] {
             for degrees in [0.0, 17, 45, 90, 133, 200, 301] {
