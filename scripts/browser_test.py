@@ -15,6 +15,7 @@ Run alone: make browser-test (it installs chromium and a venv with playwright in
 Exit 0 when every check holds, 1 otherwise (each failed check is printed).
 """
 import argparse
+import contextlib
 import math
 import os
 import time
@@ -46,27 +47,42 @@ def start_server(classify, *options):
     return server, match.group(1)
 
 
+def relabelled(dataset, names, out, drawings=None):
+    """`dataset` (a path under the repository) written to `out` with its labels renamed by `names`; with
+    `drawings`, only the rows of its first that many drawings or sessions."""
+    with open(os.path.join(ROOT, dataset)) as source, open(out, "w") as written:
+        header = source.readline()
+        written.write(header)
+        label = header.strip().split(",").index("label")
+        seen = set()
+        for line in source:
+            fields = line.rstrip("\n").split(",")
+            seen.add(fields[0])
+            if drawings is not None and len(seen) > drawings:
+                break
+            fields[label] = names.get(fields[label], fields[label])
+            written.write(",".join(fields) + "\n")
+    return out
+
+
+@contextlib.contextmanager
+def served_model(classify, task, data, prefix):
+    """A `task` model trained on `data` for two epochs (at `prefix`), served with --weights: the server's address."""
+    subprocess.run([classify, "train", task, "--data", data, "--epochs", "2", "--out", prefix], cwd=ROOT, check=True, capture_output=True)
+    server, base = start_server(classify, "--weights", prefix + ".f32.weights")
+    try:
+        yield base
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
 def check_other_classes(classify, browser, folder):
     """A model trained on other classes (the bundled test drawings relabelled ring, wedge, box, spark) served with
     --weights: the draw page asks for its classes."""
-    names = {"circle": "ring", "triangle": "wedge", "square": "box", "star": "spark"}
-    data = os.path.join(folder, "relabelled.csv")
-    with open(os.path.join(ROOT, "Datasets/shapes/test.csv")) as source, open(data, "w") as out:
-        header = source.readline()
-        out.write(header)
-        label = header.strip().split(",").index("label")
-        drawings = set()
-        for line in source:
-            fields = line.rstrip("\n").split(",")
-            drawings.add(fields[0])
-            if len(drawings) > 300:
-                break
-            fields[label] = names.get(fields[label], fields[label])
-            out.write(",".join(fields) + "\n")
-    prefix = os.path.join(folder, "other-classes")
-    subprocess.run([classify, "train", "shape", "--data", data, "--epochs", "2", "--out", prefix], cwd=ROOT, check=True, capture_output=True)
-    server, base = start_server(classify, "--weights", prefix + ".f32.weights")
-    try:
+    data = relabelled("Datasets/shapes/test.csv", {"circle": "ring", "triangle": "wedge", "square": "box", "star": "spark"},
+                      os.path.join(folder, "relabelled.csv"), drawings=300)
+    with served_model(classify, "shape", data, os.path.join(folder, "other-classes")) as base:
         page = browser.new_page(viewport={"width": 1100, "height": 760})
         page.goto(base + "/")
         labels = page.evaluate("fetch('/v1/models').then(r => r.json()).then(m => m.shape.labels)")
@@ -74,26 +90,12 @@ def check_other_classes(classify, browser, folder):
         wanted = "Draw a " + ", ".join(labels[:-1]) + " or " + labels[-1]
         expect(page.locator("#prompt")).to_have_text(wanted, timeout=10000)
         page.close()
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
     # A motion model of other states (the bundled test sessions relabelled strolling, sprinting, resting): the
     # legend lists them, each in a colour of its own.
-    states = {"walking": "strolling", "running": "sprinting", "still": "resting"}
-    data = os.path.join(folder, "relabelled-motion.csv")
-    with open(os.path.join(ROOT, "Datasets/motion/test.csv")) as source, open(data, "w") as out:
-        header = source.readline()
-        out.write(header)
-        label = header.strip().split(",").index("label")
-        for line in source:
-            fields = line.rstrip("\n").split(",")
-            fields[label] = states.get(fields[label], fields[label])
-            out.write(",".join(fields) + "\n")
-    prefix = os.path.join(folder, "other-states")
-    subprocess.run([classify, "train", "motion", "--data", data, "--epochs", "2", "--out", prefix], cwd=ROOT, check=True, capture_output=True)
-    server, base = start_server(classify, "--weights", prefix + ".f32.weights")
-    try:
+    data = relabelled("Datasets/motion/test.csv", {"walking": "strolling", "running": "sprinting", "still": "resting"},
+                      os.path.join(folder, "relabelled-motion.csv"))
+    with served_model(classify, "motion", data, os.path.join(folder, "other-states")) as base:
         page = browser.new_page(viewport={"width": 1100, "height": 760})
         page.goto(base + "/motion")
         page.set_input_files("#file", walking_then_still(folder))
@@ -104,9 +106,6 @@ def check_other_classes(classify, browser, folder):
         colours = page.locator("#legend span i").evaluate_all("nodes => nodes.map(n => n.style.background)")
         check(len(set(colours)) == 3 and "rgb(127, 127, 127)" not in colours, f"another model's colours: {colours}")
         page.close()
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def check_phone(browser, base, folder):
