@@ -27,9 +27,9 @@ public enum DrawingReader {
         try read(CSVReader(file: name, bytes: bytes))
     }
 
-    /// The drawing `reader` holds (one path for files and bytes).
-    static func read(_ reader: consuming CSVReader) throws(DataError) -> Drawing {
-        var reader = reader
+    /// Refuses, by what it is, a file that is not one drawing: a motion recording (with the command that reads it)
+    /// or a shape dataset (drawing and label columns).
+    private static func refuseOtherFiles(_ reader: borrowing CSVReader) throws(DataError) {
         let path = reader.file
         if reader.optionalColumn("x") == nil || reader.optionalColumn("y") == nil, MotionColumns(header: reader.header) != nil {
             throw DataError(
@@ -37,14 +37,23 @@ public enum DrawingReader {
                 message: "this is a motion recording (a motion sensor's columns), not a drawing of x,y points; "
                     + "`classify motion \(path)` reads it")
         }
-        let columns = try reader.columns(["x", "y"])
-        let tColumn = reader.optionalColumn("t"), strokeColumn = reader.optionalColumn("stroke")
-        if reader.optionalColumn("drawing") != nil && reader.optionalColumn("label") != nil {
+        if reader.optionalColumn("x") != nil && reader.optionalColumn("y") != nil && reader.optionalColumn("drawing") != nil
+            && reader.optionalColumn("label") != nil
+        {
             throw DataError(
                 file: path, line: 1,
                 message: "this is a dataset (it has drawing and label columns); "
                     + "classify one drawing at a time, or use `classify evaluate shape --data \(path)`")
         }
+    }
+
+    /// The drawing `reader` holds (one path for files and bytes).
+    static func read(_ reader: consuming CSVReader) throws(DataError) -> Drawing {
+        var reader = reader
+        let path = reader.file
+        try refuseOtherFiles(reader)
+        let columns = try reader.columns(["x", "y"])
+        let tColumn = reader.optionalColumn("t"), strokeColumn = reader.optionalColumn("stroke")
         var strokes: [Int: [DrawingPoint]] = [:]
         var order: [Int] = []
         var count = 0
