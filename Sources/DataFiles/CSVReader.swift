@@ -108,8 +108,7 @@ package struct CSVReader {
     }
 
     private mutating func readHeader() throws(DataError) {
-        try skipByteOrderMark()
-        try refuseUTF16()
+        try readEncoding()
         if let headerless {
             header = [String](repeating: headerless.name, count: headerless.fields)
             return
@@ -143,13 +142,18 @@ package struct CSVReader {
     /// is counted) less those not yet parsed.
     package var byteOffset: Int { bytesRead - (buffer.count - position) }
 
-    /// Refuses UTF-16 text (Excel's "Unicode text", Windows tools), by its byte-order mark or, without one, by the
-    /// zero byte beside each of its first ASCII characters: its NUL bytes would otherwise be called binary data.
-    private mutating func refuseUTF16() throws(DataError) {
-        while buffer.count - position < 4, try fill() {}
-        let start = buffer[position...].prefix(4)
-        guard start.count >= 2 else { return }
-        let first = Array(start)
+    /// Reads the file's encoding from its first bytes: skips a UTF-8 byte-order mark (Excel's "CSV UTF-8" begins
+    /// with one), so that the first column's name is not `\u{FEFF}x`, and refuses UTF-16 text (Excel's "Unicode
+    /// text", Windows tools), by its byte-order mark or, without one, by the zero byte beside each of its first ASCII
+    /// characters: its NUL bytes would otherwise be called binary data.
+    private mutating func readEncoding() throws(DataError) {
+        while buffer.count < 4, try fill() {}
+        if buffer.starts(with: [0xEF, 0xBB, 0xBF]) {
+            position = 3
+            return
+        }
+        let first = Array(buffer.prefix(4))
+        guard first.count >= 2 else { return }
         let order: String? =
             switch (first[0], first[1]) {
             case (0xFF, 0xFE): "little-endian, byte-order mark FF FE"
@@ -161,17 +165,7 @@ package struct CSVReader {
                         ? "big-endian, no byte-order mark" : nil
             }
         guard let order else { return }
-        throw DataError(
-            file: file, line: 1,
-            message: "is UTF-16 text (\(order)), not UTF-8; save it as UTF-8 (in Excel: CSV UTF-8)")
-    }
-
-    /// Skips a UTF-8 byte-order mark at the start of the file (Excel's "CSV UTF-8" begins with one), so that the
-    /// first column's name is not `\u{FEFF}x`.
-    private mutating func skipByteOrderMark() throws(DataError) {
-        let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
-        while buffer.count < mark.count, try fill() {}
-        if buffer.starts(with: mark) { position = mark.count }
+        throw DataError(file: file, line: 1, message: "is UTF-16 text (\(order)), not UTF-8; save it as UTF-8 (in Excel: CSV UTF-8)")
     }
 
     /// The positions of `names` in the header (a name written in other case, `X` for `x`, when the header has no

@@ -219,7 +219,7 @@ public enum RecognizerEngine<Preprocessing: ModelPreprocessing, Rule: RuleRecogn
         let (labels, rule, rejectIndex): ([String], DecisionRule, Int?) =
             switch self {
             case let .model(classifier): (classifier.labels, classifier.decision, classifier.rejectIndex)
-            case let .rule(rule): (rule.labels, rule.decision, rule.decision.rejectLabel.flatMap { rule.labels.firstIndex(of: $0) })
+            case let .rule(rule): (rule.labels, rule.decision, self.rejectIndex)
             }
         let count = probabilities.count
         precondition(count == labels.count, "decide: \(count) probabilities for \(labels.count) labels")

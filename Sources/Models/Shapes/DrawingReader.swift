@@ -31,15 +31,15 @@ public enum DrawingReader {
     /// or a shape dataset (drawing and label columns).
     private static func refuseOtherFiles(_ reader: borrowing CSVReader) throws(DataError) {
         let path = reader.file
-        if reader.optionalColumn("x") == nil || reader.optionalColumn("y") == nil, MotionColumns(header: reader.header) != nil {
+        let points = reader.optionalColumn("x") != nil && reader.optionalColumn("y") != nil
+        if !points, MotionColumns(header: reader.header) != nil {
             throw DataError(
                 file: path, line: 1,
                 message: "this is a motion recording (a motion sensor's columns), not a drawing of x,y points; "
                     + "`classify motion \(path)` reads it")
         }
-        if reader.optionalColumn("x") != nil && reader.optionalColumn("y") != nil && reader.optionalColumn("drawing") != nil
-            && reader.optionalColumn("label") != nil
-        {
+        // A file without x or y is left to `columns(_:)`, which names what is missing.
+        if points && reader.optionalColumn("drawing") != nil && reader.optionalColumn("label") != nil {
             throw DataError(
                 file: path, line: 1,
                 message: "this is a dataset (it has drawing and label columns); "
