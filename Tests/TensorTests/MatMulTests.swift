@@ -67,10 +67,11 @@ struct MatMulTests {
 
     @Test func aSmallFirstProductDoesNotLowerTheThreadLimit() async {
         // In a fresh process whose first product is one sample (run on one thread), the limit for batches must
-        // still be OpenBLAS's default: the core count, or OPENBLAS_NUM_THREADS.
+        // still be the default: the core count, or OpenBLAS's OPENBLAS_NUM_THREADS.
         await #expect(processExitsWith: .success) {
             _ = Tensor.matmul(Tensor(zeros: [2, 3]), Tensor(zeros: [3, 2]))
-            let environment = ProcessInfo.processInfo.environment["OPENBLAS_NUM_THREADS"].flatMap { Int($0) }
+            let environment =
+                BLAS.library == .openBLAS ? ProcessInfo.processInfo.environment["OPENBLAS_NUM_THREADS"].flatMap { Int($0) } : nil
             let expected = environment ?? ProcessInfo.processInfo.activeProcessorCount
             exit(BLAS.maxThreads == expected ? 0 : 1)
         }
@@ -121,5 +122,76 @@ struct StridedGemmTests {
         let actual = Tensor(shape: [m, n], scalars: (0..<m).flatMap { r in c[(r * ldc)..<(r * ldc + n)] })
         expectClose(actual, expected, relativeTolerance: Tolerance.kernelRelative)
         for r in 0..<m { #expect(c[(r * ldc + n)..<(r * ldc + ldc)].allSatisfy { $0 == 1 }, "padding of C untouched") }
+    }
+}
+
+/// The engine's own matrix product (`odml_sgemm`, what a build with no BLAS library runs) at every kernel level,
+/// against the naive reference: every block edge (rows past 64, columns past 512 and not a multiple of 16, a
+/// reduction past 256), both transposes, alpha and beta, strided operands, and rows split over threads.
+@Suite("The built-in matrix product against the naive reference")
+struct BuiltinGemmTests {
+    static let shapes: [(m: Int, n: Int, k: Int)] = [
+        (1, 1, 1), (1, 17, 9), (3, 16, 1), (4, 31, 33), (5, 15, 7), (63, 33, 17), (65, 513, 257), (130, 40, 600),
+        (1, 1030, 300),
+    ]
+
+    @Test(arguments: [(false, false), (true, false), (false, true), (true, true)])
+    func matchesTheReferenceAtEveryLevel(transposeA: Bool, transposeB: Bool) throws {
+        for (m, n, k) in Self.shapes {
+            let a = randomTensor(transposeA ? [k, m] : [m, k], seed: 70)
+            let b = randomTensor(transposeB ? [n, k] : [k, n], seed: 71)
+            let pad = 3
+            let lda = a.shape[1] + pad, ldb = b.shape[1] + pad, ldc = n + pad
+            let aStrided = StridedGemmTests().strided(a, stride: lda), bStrided = StridedGemmTests().strided(b, stride: ldb)
+            let expected = Reference.gemm(a, b, transposeA: transposeA, transposeB: transposeB) * 2 + 0.5
+            for level in Kernels.availableLevels {
+                for threads in [1, 2] {
+                    var c = [Float](repeating: 1, count: m * ldc)
+                    aStrided.withUnsafeBufferPointer { aBuffer in
+                        bStrided.withUnsafeBufferPointer { bBuffer in
+                            c.withUnsafeMutableBufferPointer { cBuffer in
+                                BLAS.builtinGemm(
+                                    transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, alpha: 2,
+                                    a: aBuffer.baseAddress!, lda: lda, b: bBuffer.baseAddress!, ldb: ldb, beta: 0.5,
+                                    c: cBuffer.baseAddress!, ldc: ldc, threads: threads, level: level)
+                            }
+                        }
+                    }
+                    let actual = Tensor(shape: [m, n], scalars: (0..<m).flatMap { r in c[(r * ldc)..<(r * ldc + n)] })
+                    let context = "m=\(m) n=\(n) k=\(k) level \(level), \(threads) threads"
+                    expectClose(actual, expected, relativeTolerance: Tolerance.kernelRelative, context)
+                    for r in 0..<m {
+                        #expect(c[(r * ldc + n)..<(r * ldc + ldc)].allSatisfy { $0 == 1 }, "padding of C untouched, \(context)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Beta 0 sets C without reading it (a NaN there is gone), and alpha 0 or an empty reduction leaves beta · C.
+    @Test func betaZeroIgnoresCAndAlphaZeroOnlyScales() {
+        let a: [Float] = [1, 2, 3, 4], b: [Float] = [5, 6, 7, 8]
+        for level in Kernels.availableLevels {
+            var c: [Float] = [.nan, .nan, .nan, .nan]
+            BLAS.builtinGemm(
+                transposeA: false, transposeB: false, m: 2, n: 2, k: 2, alpha: 1, a: a, lda: 2, b: b, ldb: 2, beta: 0,
+                c: &c, ldc: 2, threads: 1, level: level)
+            #expect(c == [19, 22, 43, 50], "level \(level)")
+            var d: [Float] = [1, 2, 3, 4]
+            BLAS.builtinGemm(
+                transposeA: false, transposeB: false, m: 2, n: 2, k: 2, alpha: 0, a: a, lda: 2, b: b, ldb: 2, beta: 3,
+                c: &d, ldc: 2, threads: 1, level: level)
+            #expect(d == [3, 6, 9, 12], "level \(level)")
+        }
+    }
+
+    @Test func dotMatchesTheReferenceAtEveryLevel() {
+        for count in [0, 1, 7, 8, 31, 32, 33, 100] {
+            let x = (0..<count).map { Float($0 % 7) - 2.5 }, y = (0..<count).map { Float($0 % 5) * 0.25 }
+            let expected = zip(x, y).reduce(0) { $0 + $1.0 * $1.1 }
+            for level in Kernels.availableLevels {
+                #expect(abs(BLAS.builtinDot(x, y, count: count, level: level) - expected) <= 1e-4 * max(1, abs(expected)), "\(count) at \(level)")
+            }
+        }
     }
 }

@@ -148,9 +148,11 @@ func planNote(_ plan: InferencePlan) -> String {
         + (plan.isAllocationFree ? "" : ", some steps fall back to layer forward (allocates)")
 }
 
-/// The kernel level a report ran at, whether `ODML_KERNEL_LEVEL` chose it, and every level this CPU runs.
+/// The kernel level a report ran at, whether `ODML_KERNEL_LEVEL` chose it, every level this CPU runs, and the
+/// library the matrix products ran on (`ODML_BLAS=builtin` measures the engine's own).
 var kernelsNote: String {
     let levels = Kernels.availableLevels.map(\.description).joined(separator: ", ")
     let chosen = Kernels.levelNote ?? "\(Kernels.level) (Kernels.level, the best this CPU runs)"
-    return "\(chosen); this CPU runs \(levels): \(Kernels.levelVariable)=NAME measures another"
+    return "\(chosen); this CPU runs \(levels): \(Kernels.levelVariable)=NAME measures another; products on \(BLAS.library)"
+        + (BLAS.library == BLAS.linked ? " (\(BLAS.libraryVariable)=builtin measures the engine's own)" : "")
 }

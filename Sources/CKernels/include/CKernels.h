@@ -78,6 +78,23 @@ void odml_dense_f32(const float *input, int inFeatures, const float *weights, co
 void odml_dense_f32_rows(const float *input, ptrdiff_t inStride, int rows, int inFeatures, const float *weights,
                          const float *bias, int outFeatures, float *output, ptrdiff_t outStride, int relu, int level);
 
+/// The blocks of the built-in matrix product (`odml_sgemm`): rows of C, columns of C, and the reduction's slice.
+enum { ODML_GEMM_MC = 64, ODML_GEMM_NC = 512, ODML_GEMM_KC = 256 };
+
+/// The floats of work space an `odml_sgemm` call of these sizes needs (its packed slices of A and B): at most
+/// KC · NC + MC · KC.
+ptrdiff_t odml_sgemm_work_floats(int m, int n, int k);
+
+/// The engine's own matrix product, for builds with no BLAS library: BLAS's row-major `sgemm`,
+/// `C = alpha · op(A) · op(B) + beta · C`, `op(X)` being `Xᵀ` when its flag is set, `op(A)` m × k, `op(B)` k × n,
+/// C m × n, rows `lda`, `ldb` and `ldc` floats apart. Beta 0 sets C without reading it, as BLAS does. `work` holds
+/// `odml_sgemm_work_floats(m, n, k)` floats. One thread; the caller splits rows across threads.
+void odml_sgemm(int transA, int transB, int m, int n, int k, float alpha, const float *a, ptrdiff_t lda,
+                const float *b, ptrdiff_t ldb, float beta, float *c, ptrdiff_t ldc, float *work, int level);
+
+/// `Σ x[i] · y[i]` over `count` contiguous floats: BLAS's `sdot` for builds with no BLAS library.
+float odml_sdot(const float *x, const float *y, int count, int level);
+
 /// Max or average pooling over one channels-last image without padding: output (oy, ox) channel c is the max
 /// (kind 0) or mean (kind 1) of the window at (oy*strideHeight, ox*strideWidth).
 typedef struct {
