@@ -1,7 +1,14 @@
 # make demo · make test · make lint · make bench — each but lint installs OpenBLAS first when it is missing.
 SWIFT ?= swift
 
-.PHONY: demo test lint format bench bench-cli deps install fuzz docs browser-deps browser-test load-test arm64-deps arm64-check
+# The package's traits (Package.swift): the defaults are OpenBLAS and CLI (classify without ONNX or serve), which is
+# all `make demo` builds. The tests, the server's tools and `make install` build every trait.
+ALL_TRAITS = --traits ONNX,Serve
+# The engine with no BLAS library at all (its own kernels), as an iOS build has it: `make test` builds it and runs
+# the engine's tests on it; `make test-no-blas` runs every test there.
+NO_BLAS = --disable-default-traits --traits CLI --scratch-path .build-noblas
+
+.PHONY: demo test test-no-blas lint format bench bench-cli deps install fuzz docs browser-deps browser-test load-test arm64-deps arm64-check
 
 PREFIX ?= /usr/local
 
@@ -31,10 +38,16 @@ demo: deps
 	@.build/release/classify inspect Weights/shape-classifier.int8.weights
 
 test: deps browser-deps arm64-deps
-	$(SWIFT) build --build-tests
-	$(SWIFT) test
+	$(SWIFT) build --build-tests $(ALL_TRAITS)
+	$(SWIFT) test --skip-build $(ALL_TRAITS)
 	$(BROWSER_VENV)/bin/python scripts/browser_test.py --classify .build/debug/classify
 	$(ARM64_CHECK)
+	$(SWIFT) build --build-tests $(NO_BLAS)
+	$(SWIFT) test --skip-build $(NO_BLAS) --filter 'TensorTests|ModelsTests|TrainTests'
+
+test-no-blas:
+	$(SWIFT) build --build-tests $(NO_BLAS)
+	$(SWIFT) test --skip-build $(NO_BLAS)
 
 # The C kernels built for ARM64 with the Swift toolchain's clang and run under qemu-user, against the same kernels on
 # this machine (scripts/kernels_cross_check.py): Debian's aarch64 C library and qemu-user, installed when missing.
@@ -66,12 +79,12 @@ browser-deps:
 	fi
 
 browser-test: deps browser-deps
-	$(SWIFT) build --product classify
+	$(SWIFT) build --product classify $(ALL_TRAITS)
 	$(BROWSER_VENV)/bin/python scripts/browser_test.py --classify .build/debug/classify
 
 # The code's layout and lint rules (.swift-format; swift-format is part of the Swift toolchain): `make lint` fails on
 # any difference, `make format` rewrites the files in place.
-FORMATTED = Sources Tests Bench/Sources Fuzz/Sources Package.swift Bench/Package.swift Fuzz/Package.swift
+FORMATTED = Sources Tests Examples Bench/Sources Fuzz/Sources Package.swift Bench/Package.swift Fuzz/Package.swift
 lint:
 	$(SWIFT) format lint --strict --configuration .swift-format --recursive $(FORMATTED)
 
@@ -100,7 +113,7 @@ bench-cli: deps
 # renamed over the old one: a full disk or an interrupted copy leaves the installed classify as it was (the
 # staged files are removed), never an empty bin/ or a half-written binary.
 install: deps
-	$(SWIFT) build -c release --static-swift-stdlib -Xswiftc -static-executable --product classify --scratch-path .build-static
+	$(SWIFT) build -c release $(ALL_TRAITS) --static-swift-stdlib -Xswiftc -static-executable --product classify --scratch-path .build-static
 	strip -o .build-static/release/classify.stripped .build-static/release/classify
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/classify/Weights"
 	@set -e; bin="$(DESTDIR)$(PREFIX)/bin"; weights="$(DESTDIR)$(PREFIX)/share/classify/Weights"; \
@@ -160,5 +173,5 @@ fuzz: deps
 # percentiles, errors and the server's memory.
 load-test: deps
 	@command -v wrk >/dev/null || { echo "installing wrk with apt-get"; apt-get install -y -qq wrk >/dev/null; }
-	$(SWIFT) build -c release --product classify
+	$(SWIFT) build -c release --product classify $(ALL_TRAITS)
 	scripts/load_test.sh .build/release/classify 200 30

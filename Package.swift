@@ -4,11 +4,13 @@
 // Dependencies run one way, a module per concern: CBLAS, CKernels ← Tensor ← DataFiles (the CSV engine, DataError,
 // file helpers) ← WeightsFormat (the weights file) ← Models (the recognizers, with CPreprocessing) ← Datasets ←
 // Train ← classify (see docs/architecture.md);
-// ONNX (import and export, on swift-protobuf) depends on Models and WeightsFormat and is a product of its own, so
-// that an app that needs only our weights files does not build a protobuf library. The traits keep their
-// dependencies out of such an app's resolution too: `ONNX` brings swift-protobuf, `CLI` (classify)
-// swift-argument-parser, Hummingbird (classify serve) and ONNX; both are on by default, and `.package(path: …, traits: [])` resolves no dependency
-// at all (README, "Use it from Swift").
+// ONNX (import and export, on swift-protobuf) depends on Models and WeightsFormat and is a product of its own.
+// Traits keep what an app does not need out of its resolution and its build (README, "Use it from Swift"):
+// the defaults are `OpenBLAS` (Linux's BLAS; Apple platforms use Accelerate whatever the trait says, and with
+// neither the engine runs its own kernels) and `CLI` (the classify command: swift-argument-parser only). `ONNX`
+// brings swift-protobuf, `Serve` (classify serve) Hummingbird, SwiftNIO and swift-nio-ssl; both are off by
+// default, so an app that adds the package with no `traits:` argument resolves no protobuf, server or TLS
+// package. `make install` and `make test` build every trait.
 import PackageDescription
 
 let package = Package(
@@ -24,16 +26,20 @@ let package = Package(
         .executable(name: "classify", targets: ["classify"]),
     ],
     traits: [
-        .trait(name: "ONNX", description: "ONNX import and export (the ONNX library): resolves swift-protobuf."),
         .trait(
-            name: "CLI", description: "The classify command: resolves swift-argument-parser and Hummingbird (classify serve); needs ONNX.",
-            enabledTraits: ["ONNX"]),
-        .default(enabledTraits: ["CLI"]),
+            name: "OpenBLAS",
+            description: "Matrix products on OpenBLAS (libopenblas-dev) on Linux; without it, the engine's own kernels."),
+        .trait(name: "CLI", description: "The classify command: resolves swift-argument-parser."),
+        .trait(name: "ONNX", description: "ONNX import and export (the ONNX library, classify's ONNX commands): resolves swift-protobuf."),
+        .trait(
+            name: "Serve", description: "classify serve: resolves Hummingbird, SwiftNIO and swift-nio-ssl; needs CLI.",
+            enabledTraits: ["CLI"]),
+        .default(enabledTraits: ["OpenBLAS", "CLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-protobuf", exact: "1.39.0"),
-        // `classify serve` only (the CLI trait): HTTP on SwiftNIO, with TLS (swift-nio-ssl) for the motion page's
+        // `classify serve` only (the Serve trait): HTTP on SwiftNIO, with TLS (swift-nio-ssl) for the motion page's
         // phone sensors, which browsers give only to secure pages.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
@@ -44,7 +50,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
     ],
     targets: [
-        // OpenBLAS's C interface. Only `Tensor` imports it; every cblas_* call is in Sources/Tensor/BLAS.swift.
+        // OpenBLAS's C interface, with the OpenBLAS trait and not on Apple platforms (Accelerate has the same calls).
+        // Only `Tensor` imports it; every cblas_* call is in Sources/Tensor/BLAS.swift.
         .systemLibrary(
             name: "CBLAS",
             path: "Sources/CBLAS",
@@ -54,7 +61,12 @@ let package = Package(
         // The hand-written tensor kernels (direct convolution, 8-bit dot products, training), compiled per instruction set
         // with target attributes and chosen at run time. Only `Tensor` imports it, through Sources/Tensor/Plan/Kernels.swift.
         .target(name: "CKernels", path: "Sources/CKernels"),
-        .target(name: "Tensor", dependencies: ["CBLAS", "CKernels"]),
+        .target(
+            name: "Tensor",
+            dependencies: [
+                .target(name: "CBLAS", condition: .when(platforms: [.linux, .android, .windows, .openbsd, .wasi], traits: ["OpenBLAS"])),
+                "CKernels",
+            ]),
         // The files and text every reader and writer shares: the one CSV engine (`CSVReader`, its record grammar and
         // limits), `DataError`, atomic writes, opening inputs, label and decimal text. Foundation only.
         .target(name: "DataFiles"),
@@ -89,26 +101,30 @@ let package = Package(
             dependencies: [
                 "Train", "Datasets", "Models", "WeightsFormat", "DataFiles", "Tensor", "ONNX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"])),
-                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["CLI"])),
-                .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["CLI"])),
-                .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["CLI"])),
-                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["CLI"])),
-                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CLI"])),
-                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["CLI"])),
-                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["CLI"])),
-                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["CLI"])),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Serve"])),
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Serve"])),
+                .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["Serve"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Serve"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Serve"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Serve"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Serve"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Serve"])),
             ],
             // The pages of `classify serve` (HTML, CSS, JavaScript), built into the binary as byte arrays.
             resources: [.embedInCode("Pages")]
         ),
         .testTarget(name: "TensorTests", dependencies: ["Tensor"]),
-        .testTarget(name: "ModelsTests", dependencies: ["Datasets", "Models", "WeightsFormat", "DataFiles", "Tensor"]),
+        // The Apple example's app logic (Examples/AppleApp: touches → strokes, Core Motion → MotionStream), SwiftUI-free,
+        // compiled and tested here as the app compiles it; its SwiftUI views build only on Apple platforms.
+        .target(name: "AppleExampleLogic", dependencies: ["Models"], path: "Examples/AppleApp/Sources/ShapesAndMotion"),
+        .testTarget(
+            name: "ModelsTests", dependencies: ["Datasets", "Models", "WeightsFormat", "DataFiles", "Tensor", "AppleExampleLogic"]),
         .testTarget(name: "TrainTests", dependencies: ["Train", "Datasets", "Models", "WeightsFormat", "DataFiles", "Tensor"]),
         .testTarget(
             name: "ClassifyTests",
             dependencies: [
                 "classify", "Models", "WeightsFormat", "DataFiles", "Tensor", "Train", "SignalTask",
-                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["CLI"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Serve"])),
             ]),
         // A third task, the way an app writes its own (public declarations only): a one-dimensional signal classified
         // window by window. The tests take it through every path (ONNXTests, ClassifyTests) and so does Bench.

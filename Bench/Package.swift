@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // The benchmarks (see README.md, "Benchmarks"): a package of its own, so the engine's package, and every app that
 // depends on it, never resolves or builds malloc-interposer, a bench-only dependency. bench sees the engine as an
 // app does, through its public API. Build and run with `make bench` from the root
@@ -12,7 +12,8 @@ let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingL
 let package = Package(
     name: "Bench",
     dependencies: [
-        .package(path: ".."),
+        // The ONNX trait for `bench onnx` beside the defaults (OpenBLAS, and the CLI for `bench cli`'s classify).
+        .package(path: "..", traits: [.defaults, "ONNX"]),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // Counts heap allocations per inference (see Sources/bench/AllocationCount.swift).
         .package(url: "https://github.com/ordo-one/malloc-interposer", exact: "1.6.1"),

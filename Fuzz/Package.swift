@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // libFuzzer targets for the readers (see README.md): a package of its own, so the main package's `swift build`,
 // `swift build --build-tests` and `make test` never see `-sanitize=fuzzer`. Build with `make fuzz` from the root.
 import Foundation
@@ -15,7 +15,7 @@ let onnx = Target.Dependency.product(name: "ONNX", package: root)
 let package = Package(
     name: "Fuzz",
     dependencies: [
-        .package(path: "..")
+        .package(path: "..", traits: [.defaults, "ONNX"])
     ],
     targets: [
         // libFuzzer's LLVMFuzzerRunDriver, declared for Swift.

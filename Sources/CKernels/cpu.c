@@ -2,6 +2,15 @@
 
 #if defined(__aarch64__) && defined(__linux__)
 #include <sys/auxv.h>
+#elif defined(__aarch64__) && defined(__APPLE__)
+#include <sys/sysctl.h>
+
+/// Whether Apple's kernel reports the Arm feature `name` (`hw.optional.arm.FEAT_…`, macOS 12 and iOS 15 on).
+static int odml_apple_feature(const char *name) {
+    int value = 0;
+    size_t size = sizeof value;
+    return sysctlbyname(name, &value, &size, NULL, 0) == 0 && value != 0;
+}
 #endif
 
 int odml_cpu_runs(int level) {
@@ -24,6 +33,14 @@ int odml_cpu_runs(int level) {
     switch (level) {
     case ODML_LEVEL_NEON_DOTPROD: return dotprod;
     case ODML_LEVEL_NEON_I8MM: return dotprod && (getauxval(AT_HWCAP2) & (1UL << 13)) != 0;
+    default: return 0;
+    }
+#elif defined(__aarch64__) && defined(__APPLE__)
+    // Apple's chips: dot products from the A13 and M1, i8mm from the A15 and M2.
+    const int dotprod = odml_apple_feature("hw.optional.arm.FEAT_DotProd");
+    switch (level) {
+    case ODML_LEVEL_NEON_DOTPROD: return dotprod;
+    case ODML_LEVEL_NEON_I8MM: return dotprod && odml_apple_feature("hw.optional.arm.FEAT_I8MM");
     default: return 0;
     }
 #else

@@ -304,7 +304,7 @@ private func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> String? {
     var written = 0
     return bytes.withUnsafeBytes { raw -> String? in
         while written < raw.count {
-            let result = Glibc.write(descriptor, raw.baseAddress?.advanced(by: written), raw.count - written)
+            let result = systemWrite(descriptor, raw.baseAddress?.advanced(by: written), raw.count - written)
             if result < 0 {
                 if errno == EINTR { continue }
                 return String(cString: strerror(errno))

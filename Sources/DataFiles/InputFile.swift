@@ -18,7 +18,7 @@ package enum InputFile {
         if stat(path, &status) == 0, let refused = refusal(status, path: path, as: what) { throw refused }
         var opened: Int32
         repeat {
-            opened = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+            opened = systemOpen(path, O_RDONLY | O_CLOEXEC)
         } while opened < 0 && errno == EINTR
         guard opened >= 0 else {
             let code = errno

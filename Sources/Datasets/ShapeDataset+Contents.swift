@@ -54,7 +54,7 @@ extension ShapeDataset {
                 guard buffer.reserve(chunk, limit: maximumBytes) else { throw noMemory(path, bytes: buffer.count + chunk, limit: maximumBytes) }
             }
             guard let end = buffer.end else { preconditionFailure("ShapeDataset.contents: a buffer with room has memory") }
-            let count = Glibc.read(descriptor, end, min(chunk, buffer.capacity - buffer.count))
+            let count = systemRead(descriptor, end, min(chunk, buffer.capacity - buffer.count))
             if count < 0 {
                 if errno == EINTR { continue }
                 throw DataError(file: path, message: "cannot be read: \(String(cString: strerror(errno)))", kind: .unreadable)

@@ -1,3 +1,4 @@
+#if ONNX
 import Foundation
 import Models
 import SwiftProtobuf
@@ -353,3 +354,4 @@ extension GraphBuilder {
         }
     }
 }
+#endif

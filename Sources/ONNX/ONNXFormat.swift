@@ -1,3 +1,4 @@
+#if ONNX
 import Foundation
 import Models
 import WeightsFormat
@@ -69,3 +70,4 @@ struct ONNXImportError: Error {
     let reason: String
     init(_ reason: String) { self.reason = reason }
 }
+#endif

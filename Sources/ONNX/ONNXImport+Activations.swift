@@ -1,3 +1,4 @@
+#if ONNX
 import Tensor
 import WeightsFormat
 
@@ -54,3 +55,4 @@ extension GraphConverter {
         append(.transpose(permutation: Array(0..<first) + [sample.count - 1] + Array(first..<(sample.count - 1))))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if ONNX
 // What a node says besides its operator: its attributes, checked as they are read, and its constant inputs; and
 // the error for a node that is not read.
 
@@ -57,3 +58,4 @@ extension GraphConverter {
                 + " is not supported\(detail.isEmpty ? "" : " " + detail)")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if ONNX
 import WeightsFormat
 
 // The import's budget: what converting one file may make, counted before each allocation, so that a small file
@@ -72,3 +73,4 @@ extension GraphConverter {
         )
     }
 }
+#endif

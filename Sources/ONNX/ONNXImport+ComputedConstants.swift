@@ -1,3 +1,4 @@
+#if ONNX
 import Tensor
 
 // Nodes whose inputs are all constants, computed at load (`Constant`, `Identity`, `Transpose`, `Cast`, `Gather`,
@@ -209,3 +210,4 @@ extension GraphConverter {
             zeroPoint: node.input.count > 2 && !node.input[2].isEmpty ? foldedInput(2, of: node) : nil)
     }
 }
+#endif

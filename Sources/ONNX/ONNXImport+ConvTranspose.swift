@@ -1,3 +1,4 @@
+#if ONNX
 import Tensor
 import WeightsFormat
 
@@ -99,3 +100,4 @@ extension GraphConverter {
         append(.reshape(shape: Array(chain.shape.dropFirst(2)) + [channels]))
     }
 }
+#endif

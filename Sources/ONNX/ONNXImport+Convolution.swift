@@ -1,3 +1,4 @@
+#if ONNX
 import Models
 import Tensor
 import WeightsFormat
@@ -346,3 +347,4 @@ extension GraphConverter {
         return true
     }
 }
+#endif

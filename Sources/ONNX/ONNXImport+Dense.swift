@@ -1,3 +1,4 @@
+#if ONNX
 import Models
 import Tensor
 
@@ -67,3 +68,4 @@ extension GraphConverter {
         return QuantizedTensor(quantizing: Tensor(shape: tensor.shape, scalars: moved), as: .f32)
     }
 }
+#endif

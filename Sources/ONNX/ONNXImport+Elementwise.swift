@@ -1,3 +1,4 @@
+#if ONNX
 import Tensor
 import WeightsFormat
 
@@ -103,3 +104,4 @@ extension GraphConverter {
             ["operand": QuantizedTensor(quantizing: Tensor(shape: shape, scalars: values), as: .f32)])
     }
 }
+#endif

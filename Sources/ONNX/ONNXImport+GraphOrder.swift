@@ -1,3 +1,4 @@
+#if ONNX
 // Which nodes the walk converts, and in which order: only those the graph's output needs, each after the nodes that
 // make its inputs; and how errors name a node.
 
@@ -73,3 +74,4 @@ extension GraphConverter {
         "\(node.name.isEmpty ? "(unnamed)" : node.name) (\(node.opType))"
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if ONNX
 import Foundation
 import Tensor
 
@@ -124,3 +125,4 @@ private struct StoredValues {
         return try checked(type == .int64 ? tensor.int64Data : tensor.int32Data.map(Int64.init))
     }
 }
+#endif

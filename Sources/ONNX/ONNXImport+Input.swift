@@ -1,3 +1,4 @@
+#if ONNX
 import WeightsFormat
 
 // The graph's input: its ONNX shape, ours (channel-last), and whether ONNX's is channel-first or a channel-last
@@ -73,3 +74,4 @@ extension GraphConverter {
         }
     }
 }
+#endif

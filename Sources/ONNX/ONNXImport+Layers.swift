@@ -1,3 +1,4 @@
+#if ONNX
 import Models
 import Tensor
 import WeightsFormat
@@ -40,3 +41,4 @@ extension GraphConverter {
         return QuantizedTensor(quantizing: Tensor(shape: ourShape, scalars: values), as: .f32)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if ONNX
 import Models
 import Tensor
 
@@ -51,3 +52,4 @@ extension GraphConverter {
             ["gamma": stored(gamma), "beta": stored(beta), "mean": stored(mean), "variance": stored(variance)])
     }
 }
+#endif

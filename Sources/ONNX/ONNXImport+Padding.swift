@@ -1,3 +1,4 @@
+#if ONNX
 import Tensor
 import WeightsFormat
 
@@ -82,3 +83,4 @@ extension GraphConverter {
         append(.pad(before: Array(pads.prefix(spatial)) + [0], after: Array(pads.suffix(spatial)) + [0], mode: mode, value: value))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if ONNX
 // `QuantizeLinear` and `DequantizeLinear`: of constants, `INT8` weights that stay int8; on the chain, a pair that
 // becomes the next int8 layer's input quantization (and a ReLU, when the pair clamps at 0).
 
@@ -130,3 +131,4 @@ extension GraphConverter {
         return false
     }
 }
+#endif

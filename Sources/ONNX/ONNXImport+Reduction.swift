@@ -1,3 +1,4 @@
+#if ONNX
 import Tensor
 import WeightsFormat
 
@@ -35,3 +36,4 @@ extension GraphConverter {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if ONNX
 import Models
 import Tensor
 import WeightsFormat
@@ -73,3 +74,4 @@ extension GraphConverter {
         }
     }
 }
+#endif

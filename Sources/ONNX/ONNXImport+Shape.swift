@@ -1,3 +1,4 @@
+#if ONNX
 import Tensor
 import WeightsFormat
 
@@ -185,3 +186,4 @@ extension GraphConverter {
         chain.channelFirst = false
     }
 }
+#endif

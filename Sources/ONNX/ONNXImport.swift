@@ -1,3 +1,4 @@
+#if ONNX
 import Foundation
 import Models
 import SwiftProtobuf
@@ -335,3 +336,4 @@ struct GraphConverter {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if ONNX
 import DataFiles
 import Foundation
 import Models
@@ -203,3 +204,4 @@ extension ONNXModelInfo {
     /// The sidecar the import reads beside the model at `modelPath`: `MODEL.onnx.json`.
     public static func sidecarPath(ofModel modelPath: String) -> String { modelPath + ".json" }
 }
+#endif

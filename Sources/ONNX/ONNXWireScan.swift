@@ -1,3 +1,4 @@
+#if ONNX
 import Foundation
 
 /// A count of an `.onnx` file's messages read from its protobuf wire format before it is decoded, so that a
@@ -111,3 +112,4 @@ enum ONNXWireScan {
         }
     }
 }
+#endif

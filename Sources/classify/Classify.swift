@@ -1,7 +1,10 @@
 import ArgumentParser
 import Foundation
-import ONNX
 import Tensor
+
+#if ONNX
+import ONNX
+#endif
 
 /// The `classify` command-line tool: classifies drawings and motion recordings, trains, evaluates and
 /// inspects models.
@@ -33,7 +36,7 @@ struct Classify: ParsableCommand {
     /// standard output: output that could not be written is exit 74 with one `error:` line, never a silent 0.
     static func main() {
         unblockStopSignals()
-        ONNXFormat.register()
+        registerONNX()
         var status: Int32 = 0
         do {
             var command = try parseAsRoot()

@@ -1,4 +1,8 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The temporary file a long write is filling (a C string, or nil): what the signal handler removes.
 nonisolated(unsafe) private var pendingTemporary: UnsafeMutablePointer<CChar>?

@@ -297,7 +297,7 @@ final class FollowedInput {
         // A device, a socket or a folder by its path is refused, as every input is (`InputFile`): `/dev/zero` never
         // ends. Standard input is read whatever it is.
         if path != "-", known, let refused = InputFile.refusal(status, path: path, as: "a CSV file") {
-            Glibc.close(descriptor)
+            systemClose(descriptor)
             descriptor = 0
             throw refused
         }

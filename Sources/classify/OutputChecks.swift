@@ -1,7 +1,10 @@
 import DataFiles
 import Foundation
 import Models
+
+#if ONNX
 import ONNX
+#endif
 
 /// Refuses, before anything is read, an output that is one of the command's inputs by any name (the same path, a
 /// symbolic or hard link: `AtomicFile.checkNotAnyOf`): one `error:` line naming both, and exit 64 (usage: the
@@ -17,5 +20,9 @@ func refuseOutputs(_ outputs: [String?], thatAreAnyOf inputs: [String]) throws {
 
 /// The files loading the model at `path` reads: the file, and for an `.onnx` file its sidecar (`MODEL.onnx.json`).
 func filesRead(byModel path: String) -> [String] {
+    #if ONNX
     URL(fileURLWithPath: path).pathExtension.lowercased() == "onnx" ? [path, ONNXModelInfo.sidecarPath(ofModel: path)] : [path]
+    #else
+    [path]
+    #endif
 }

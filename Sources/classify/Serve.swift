@@ -1,3 +1,4 @@
+#if Serve
 import ArgumentParser
 import DataFiles
 import Foundation
@@ -282,3 +283,4 @@ struct ServeLogHandler: LogHandler {
         return "\(label): \(event.level): \(event.message)\(error)\(details)\n"
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Serve
 import DataFiles
 import Foundation
 import HTTPTypes
@@ -432,3 +433,4 @@ private final class InFlight: Sendable {
 
     func leave() { count.withLock { $0 -= 1 } }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Serve
 import DataFiles
 import Foundation
 import Models
@@ -262,3 +263,4 @@ struct SampleRecords: RecordReader {
         return values[row * header.count + index]
     }
 }
+#endif

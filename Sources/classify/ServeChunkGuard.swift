@@ -1,3 +1,4 @@
+#if Serve
 import Foundation
 import NIOCore
 
@@ -183,3 +184,4 @@ final class ChunkSizeGuard: ChannelInboundHandler, RemovableChannelHandler {
         return .none
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Serve
 import DataFiles
 import Foundation
 import HTTPTypes
@@ -449,3 +450,4 @@ extension HTTPServerBuilder {
         }
     }
 }
+#endif

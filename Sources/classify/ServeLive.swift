@@ -1,3 +1,4 @@
+#if Serve
 import DataFiles
 import Foundation
 import HTTPTypes
@@ -252,3 +253,4 @@ extension ServeAPI {
         session.feed = feed
     }
 }
+#endif

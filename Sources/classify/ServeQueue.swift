@@ -1,3 +1,4 @@
+#if Serve
 import Foundation
 
 /// Where `classify serve` does the work of a large request (parsing a body of megabytes, recognizing a long
@@ -77,3 +78,4 @@ final class ServeQueue: @unchecked Sendable {
         }
     }
 }
+#endif

@@ -1,8 +1,8 @@
 // C's stdout and stderr are global variables; the C library locks each stream itself.
 #if canImport(Glibc)
-    @preconcurrency import Glibc
+@preconcurrency import Glibc
 #elseif canImport(Darwin)
-    @preconcurrency import Darwin
+@preconcurrency import Darwin
 #endif
 
 /// Standard output and standard error as the CLI uses them: everything goes through C's buffered streams, so a

@@ -1,3 +1,4 @@
+#if ONNX
 import Foundation
 import Testing
 
@@ -231,3 +232,4 @@ extension ONNXCommandTests {
         }
     }
 }
+#endif

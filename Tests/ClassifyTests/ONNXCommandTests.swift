@@ -1,3 +1,4 @@
+#if ONNX
 import Foundation
 import Testing
 
@@ -225,3 +226,4 @@ struct ONNXCommandTests {
         }
     }
 }
+#endif

@@ -32,8 +32,10 @@ struct SameFileOutputTests {
             try FileManager.default.copyItem(atPath: packageRoot.appendingPathComponent("Datasets/examples/star.csv").path, toPath: drawing)
             let test = try String(contentsOf: packageRoot.appendingPathComponent("Datasets/shapes/test.csv"), encoding: .utf8)
             try (test.split(separator: "\n").prefix(3000).joined(separator: "\n") + "\n").write(toFile: dataset, atomically: false, encoding: .utf8)
+            #if ONNX
             let export = try CommandRun.classify(["export", "onnx", weights, "-o", onnx])
             #expect(export.status == 0, "\(export.standardError)")
+            #endif
         }
 
         /// Every file of the folder (links as where they point) and its bytes.
@@ -79,6 +81,7 @@ struct SameFileOutputTests {
         }
     }
 
+    #if ONNX
     @Test(arguments: Alias.allCases)
     func importRefusesTheModelAndItsSidecar(alias: Alias) throws {
         let files = try Files()
@@ -90,7 +93,9 @@ struct SameFileOutputTests {
         output = try files.output(alias, of: sidecar, at: "sidecar.weights")
         try files.expectRefused(["import", "onnx", files.onnx, "-o", output], output: output, input: sidecar)
     }
+    #endif
 
+    #if ONNX
     @Test(arguments: Alias.allCases)
     func exportRefusesTheWeights(alias: Alias) throws {
         let files = try Files()
@@ -103,6 +108,7 @@ struct SameFileOutputTests {
         output = try files.output(alias, of: sidecar, at: "sidecar.onnx")
         try files.expectRefused(["export", "onnx", files.onnx, "-o", output], output: output, input: sidecar)
     }
+    #endif
 
     @Test(arguments: Alias.allCases)
     func trainRefusesItsDataInEveryFileItWrites(alias: Alias) throws {
@@ -138,6 +144,7 @@ struct SameFileOutputTests {
         try files.expectRefused(["shape", files.drawing, "--weights", files.weights, "--render", output], output: output, input: files.weights)
     }
 
+    #if ONNX
     @Test(arguments: Alias.allCases)
     func runSaveInputsRefusesTheModelTheInputAndTheDataset(alias: Alias) throws {
         let files = try Files()
@@ -152,4 +159,5 @@ struct SameFileOutputTests {
         output = try files.output(alias, of: inputs, at: "input.npy")
         try files.expectRefused(["run", files.weights, "--input", inputs, "--save-inputs", output], output: output, input: inputs)
     }
+    #endif
 }

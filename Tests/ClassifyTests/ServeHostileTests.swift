@@ -1,3 +1,4 @@
+#if Serve
 import DataFiles
 import Foundation
 import Logging
@@ -7,7 +8,7 @@ import Testing
 @testable import classify
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// The JSON bodies of `classify serve`, read value by value: a syntax error says where, a repeated key is refused,
@@ -504,3 +505,4 @@ struct ServeClientLimitTests {
         #expect(local.receiveUntilClosed().reply.hasPrefix("HTTP/1.1 200"))
     }
 }
+#endif

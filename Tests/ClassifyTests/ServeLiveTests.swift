@@ -1,3 +1,4 @@
+#if Serve
 import Foundation
 import Models
 import Testing
@@ -5,7 +6,7 @@ import Testing
 @testable import classify
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// `POST /v1/motion/live`: a recording sent in updates of any size gives, across its answers, exactly the events
@@ -195,3 +196,4 @@ struct ServeLiveTests {
         #expect(gone.status == 404)
     }
 }
+#endif

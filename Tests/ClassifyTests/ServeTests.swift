@@ -1,8 +1,9 @@
+#if Serve
 import Foundation
 import Testing
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// A `classify serve --port 0` started from the package root for one test, and ended (SIGTERM, then SIGKILL) when
@@ -229,9 +230,9 @@ final class RawConnection {
 
     init(port: Int, address: String = "127.0.0.1") throws {
         #if canImport(Glibc)
-            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-            descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        descriptor = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         let host = address
         var address = sockaddr_in()
@@ -281,3 +282,4 @@ final class RawConnection {
         return String(decoding: received, as: UTF8.self)
     }
 }
+#endif

@@ -32,6 +32,7 @@ struct TerminalSafeOutputTests {
         return model
     }
 
+    #if ONNX
     @Test func importAndTheChainShowHostileNamesAsQuestionMarks() throws {
         let folder = try testFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -62,7 +63,9 @@ struct TerminalSafeOutputTests {
             #expect(attempts.contains { ($0["error"] as? String)?.contains(problem) == true }, "\(attempts)")
         }
     }
+    #endif
 
+    #if ONNX
     /// A sidecar's task with an escape sequence and a forged line: one safe error line.
     @Test func aHostileSidecarTaskIsShownAsQuestionMarks() throws {
         let folder = try testFolder()
@@ -79,6 +82,7 @@ struct TerminalSafeOutputTests {
             imported.standardError
                 == "error: \(model): cannot be read as an ONNX model: \(model).json: task '?]0;title???FAKE: ok' is not shape or motion\n")
     }
+    #endif
 
     /// A weights file whose name, input description and dataset hold escape sequences, a forged line, DEL and a
     /// C1 CSI: `inspect` shows each as `?`; `inspect --json` escapes them, and they read back whole.

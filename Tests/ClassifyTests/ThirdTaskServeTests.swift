@@ -1,3 +1,4 @@
+#if Serve
 import Foundation
 import Models
 import SignalTask
@@ -6,7 +7,7 @@ import Testing
 @testable import classify
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// The third task (Tests/SignalTask) served by `classify serve`'s own server, in this process: its route is one value
@@ -65,3 +66,4 @@ struct ThirdTaskServeTests {
         #expect((get as? HTTPURLResponse)?.statusCode == 405)
     }
 }
+#endif

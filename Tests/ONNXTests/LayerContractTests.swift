@@ -1,3 +1,4 @@
+#if ONNX
 import DataFiles
 import Foundation
 import Models
@@ -144,3 +145,4 @@ struct LayerContractTests {
             "\(file.architecture) → \(back.architecture): \(original) against \(imported)")
     }
 }
+#endif

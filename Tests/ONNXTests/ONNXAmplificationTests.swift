@@ -1,3 +1,4 @@
+#if ONNX
 import Foundation
 import Models
 import SwiftProtobuf
@@ -158,3 +159,4 @@ extension [Onnx_NodeProto] {
         return nodes
     }
 }
+#endif

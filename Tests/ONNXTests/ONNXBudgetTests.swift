@@ -1,3 +1,4 @@
+#if ONNX
 import Foundation
 import Models
 import SwiftProtobuf
@@ -168,3 +169,4 @@ struct ONNXBudgetTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if ONNX
 import Foundation
 import SwiftProtobuf
 import Testing
@@ -108,3 +109,4 @@ struct ONNXChainBoundTests {
         #expect(reflected.hasSuffix("is not supported reflecting by 4 along an axis of 3 (after its crop)"), "\(reflected)")
     }
 }
+#endif

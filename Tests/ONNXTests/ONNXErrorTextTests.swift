@@ -1,3 +1,4 @@
+#if ONNX
 import Foundation
 import Models
 import SwiftProtobuf
@@ -88,3 +89,4 @@ struct ONNXErrorTextTests {
         _ = try Self.importError(model, sidecar: ONNXModelInfo(labels: ["circle", "triangle", "square", "star", text], task: .shape))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if ONNX
 import Foundation
 import SwiftProtobuf
 import Testing
@@ -83,3 +84,4 @@ struct ONNXInvalidGraphTests {
         }
     }
 }
+#endif

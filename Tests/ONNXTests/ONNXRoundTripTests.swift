@@ -1,3 +1,4 @@
+#if ONNX
 import Foundation
 import Models
 import SwiftProtobuf
@@ -195,3 +196,4 @@ struct ONNXRoundTripTests {
         }
     }
 }
+#endif

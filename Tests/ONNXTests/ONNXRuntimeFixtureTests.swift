@@ -1,3 +1,4 @@
+#if ONNX
 import Datasets
 import Foundation
 import Models
@@ -43,3 +44,4 @@ struct ONNXRuntimeFixtureTests {
         #expect(worst <= tolerance, "\(name): largest difference \(worst)")
     }
 }
+#endif

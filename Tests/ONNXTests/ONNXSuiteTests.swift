@@ -1,3 +1,4 @@
+#if ONNX
 import Datasets
 import Foundation
 import ONNX
@@ -82,3 +83,4 @@ struct ONNXSuiteTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if ONNX
 import DataFiles
 import Foundation
 import Models
@@ -227,3 +228,4 @@ struct ThirdTaskTests {
         return process.terminationStatus == 0 ? text.trimmingCharacters(in: .whitespacesAndNewlines) : nil
     }
 }
+#endif

@@ -70,26 +70,26 @@ import Testing
     /// The C detection agrees with what Linux says the CPU has (/proc/cpuinfo's flags or features), level by level.
     @Test func theLevelsAreTheFlagsLinuxReports() throws {
         #if os(Linux) && arch(x86_64)
-            let info = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
-            let line = try #require(info.split(separator: "\n").first { $0.hasPrefix("flags") })
-            let flags = Set(line.split(separator: " ").map(String.init))
-            let avx2 = flags.isSuperset(of: ["avx2", "fma"])
-            let avx512 = avx2 && flags.isSuperset(of: ["avx512f", "avx512bw", "avx512vl"])
-            var expected: [Kernels.Level] = [.portable]
-            if avx2 { expected.append(.avx2) }
-            if avx2 && flags.contains("avx_vnni") { expected.append(.avxVNNI) }
-            if avx512 { expected.append(.avx512) }
-            if avx512 && flags.contains("avx512_vnni") { expected.append(.avx512VNNI) }
-            #expect(Kernels.availableLevels == expected, "flags: \(flags.filter { $0.hasPrefix("avx") || $0 == "fma" }.sorted())")
+        let info = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        let line = try #require(info.split(separator: "\n").first { $0.hasPrefix("flags") })
+        let flags = Set(line.split(separator: " ").map(String.init))
+        let avx2 = flags.isSuperset(of: ["avx2", "fma"])
+        let avx512 = avx2 && flags.isSuperset(of: ["avx512f", "avx512bw", "avx512vl"])
+        var expected: [Kernels.Level] = [.portable]
+        if avx2 { expected.append(.avx2) }
+        if avx2 && flags.contains("avx_vnni") { expected.append(.avxVNNI) }
+        if avx512 { expected.append(.avx512) }
+        if avx512 && flags.contains("avx512_vnni") { expected.append(.avx512VNNI) }
+        #expect(Kernels.availableLevels == expected, "flags: \(flags.filter { $0.hasPrefix("avx") || $0 == "fma" }.sorted())")
         #elseif os(Linux) && arch(arm64)
-            // ARM64 Linux lists the HWCAP names on its "Features" lines: asimddp (dotprod), i8mm.
-            let info = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
-            let line = try #require(info.split(separator: "\n").first { $0.hasPrefix("Features") })
-            let features = Set(line.split(separator: " ").map(String.init))
-            var expected: [Kernels.Level] = [.portable]
-            if features.contains("asimddp") { expected.append(.neonDotprod) }
-            if features.contains("asimddp") && features.contains("i8mm") { expected.append(.neonI8mm) }
-            #expect(Kernels.availableLevels == expected, "features: \(features.sorted())")
+        // ARM64 Linux lists the HWCAP names on its "Features" lines: asimddp (dotprod), i8mm.
+        let info = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        let line = try #require(info.split(separator: "\n").first { $0.hasPrefix("Features") })
+        let features = Set(line.split(separator: " ").map(String.init))
+        var expected: [Kernels.Level] = [.portable]
+        if features.contains("asimddp") { expected.append(.neonDotprod) }
+        if features.contains("asimddp") && features.contains("i8mm") { expected.append(.neonI8mm) }
+        #expect(Kernels.availableLevels == expected, "features: \(features.sorted())")
         #endif
     }
 }

@@ -18,5 +18,8 @@ cp "$proto" "$work/onnx.proto"
 (cd "$work" && protoc --descriptor_set_out=onnx.desc onnx.proto)
 (cd "$work" && protoc --descriptor_set_in=onnx.desc --plugin=protoc-gen-swift="$work/swift-protobuf/.build/release/protoc-gen-swift" \
     --swift_opt=Visibility=Package --swift_out=. onnx.proto)
-cp "$work/onnx.pb.swift" "$root/Sources/ONNX/Generated/onnx.pb.swift"
+# Inside `#if ONNX`, like every file of the target: without the ONNX trait the package resolves no swift-protobuf.
+# `#if ONNX` goes after the header comments, which hold `swift-format-ignore-file`.
+awk 'BEGIN { done = 0 } { if (!done && $0 !~ /^\/\// && $0 !~ /^$/) { print "#if ONNX"; done = 1 } print } END { print "#endif" }' \
+    "$work/onnx.pb.swift" > "$root/Sources/ONNX/Generated/onnx.pb.swift"
 echo "wrote Sources/ONNX/Generated/onnx.pb.swift from $proto (onnx.proto's package onnx, swift-protobuf $version)"

@@ -85,10 +85,10 @@ extension Bench {
 
         func run() throws {
             #if DEBUG
-                FileHandle.standardError.write(
-                    Data(
-                        "warning: this is a debug build; measure with `swift build --package-path Bench --scratch-path .build-bench -c release --product classify && .build-bench/release/bench cli`\n"
-                            .utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "warning: this is a debug build; measure with `swift build --package-path Bench --scratch-path .build-bench -c release --product classify && .build-bench/release/bench cli`\n"
+                        .utf8))
             #endif
             guard drawings >= 20, rounds >= 1 else { throw ValidationError("--drawings must be at least 20 and --rounds at least 1") }
             let rows = try CLIBenchmark(drawings: drawings, rounds: rounds).run()

@@ -139,9 +139,9 @@ func padded(_ text: String, _ width: Int) -> String {
 /// On a debug build, the warning that its figures are not the engine's: how to build and run `command` in release.
 func warnIfDebugBuild(_ command: String) {
     #if DEBUG
-        FileHandle.standardError.write(
-            Data(
-                "warning: this is a debug build; measure with `swift run --package-path Bench --scratch-path .build-bench -c release bench \(command)`\n"
-                    .utf8))
+    FileHandle.standardError.write(
+        Data(
+            "warning: this is a debug build; measure with `swift run --package-path Bench --scratch-path .build-bench -c release bench \(command)`\n"
+                .utf8))
     #endif
 }

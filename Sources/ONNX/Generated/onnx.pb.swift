@@ -8,6 +8,7 @@
 // For information on using the generated types, please see the documentation:
 //   https://github.com/apple/swift-protobuf/
 
+#if ONNX
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -3346,3 +3347,4 @@ nonisolated extension Onnx_FunctionProto: SwiftProtobuf.Message, SwiftProtobuf._
     return true
   }
 }
+#endif

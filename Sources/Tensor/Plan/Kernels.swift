@@ -1,11 +1,11 @@
 import CKernels
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Musl)
-    import Musl
+import Musl
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// The engine's only door to its hand-written C kernels (Sources/CKernels): every `odml_*` call is in this file.
