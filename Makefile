@@ -4,8 +4,9 @@ SWIFT ?= swift
 # The package's traits (Package.swift): the defaults are OpenBLAS and CLI (classify without ONNX or serve), which is
 # all `make demo` builds. The tests, the server's tools and `make install` build every trait.
 ALL_TRAITS = --traits ONNX,Serve
-# The engine with no BLAS library at all (its own kernels), as an iOS build has it: `make test` builds it and runs
-# the engine's tests on it; `make test-no-blas` runs every test there.
+# The engine with no BLAS library at all (its own kernels), as an iOS build has it. `make test` builds the libraries
+# an app links that way, and runs the tensor and training tests again on the engine's own kernels (ODML_BLAS=builtin:
+# the same code such a build runs); `make test-no-blas` builds everything that way and runs every test there.
 NO_BLAS = --disable-default-traits --traits CLI --scratch-path .build-noblas
 
 .PHONY: demo test test-no-blas lint format bench bench-cli deps install fuzz docs browser-deps browser-test load-test arm64-deps arm64-check
@@ -44,8 +45,8 @@ test: deps browser-deps arm64-deps
 	$(SWIFT) test --skip-build $(ALL_TRAITS)
 	$(BROWSER_VENV)/bin/python scripts/browser_test.py --classify .build/debug/classify
 	$(ARM64_CHECK)
-	$(SWIFT) build --build-tests $(NO_BLAS)
-	$(SWIFT) test --skip-build $(NO_BLAS) --filter 'TensorTests|ModelsTests|TrainTests'
+	$(SWIFT) build $(NO_BLAS) --target Models
+	ODML_BLAS=builtin $(SWIFT) test --skip-build $(ALL_TRAITS) --filter 'TensorTests|TrainTests'
 
 test-no-blas:
 	$(SWIFT) build --build-tests $(NO_BLAS)

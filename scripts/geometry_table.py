@@ -4,7 +4,9 @@
 For each class, exact outlines (200 points) turned by 7 angles and stretched 1x and 1.4x go to POST /v1/shape; the
 table gives the largest error of the recovered parameters, as a share of the shape's larger side. Then 20 drawings a
 class with a smooth random wobble of 1%, 3% and 6% of the size (RMS) give the mean neatness (and how many kept their
-label).
+label). Last, drawings as people sketch them (issue 52): one stroke per side running past its corners, a rhombus, a
+long rectangle, a star of five lines, a six-pointed star; each 10 times at random turns with a 1% wobble, giving the
+answers, the fitted kinds, the corners' largest error and the neatness.
   scripts/geometry_table.py [--classify .build/release/classify]
 """
 import argparse
@@ -95,6 +97,58 @@ def errors(fitted, truth, size):
     return out
 
 
+def strokes_of(corners, overshoot, rng):
+    """One straight stroke per side of the closed polygon `corners`, each running `overshoot` (a share of its side)
+    past both corners, with a 1% wobble."""
+    strokes = []
+    for a, b in zip(corners, corners[1:] + corners[:1]):
+        line = [(a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
+                for t in [-overshoot + (1 + 2 * overshoot) * k / 40 for k in range(41)]]
+        strokes.append(wobble(line, 0.01, rng))
+    return strokes
+
+
+def sketches(ask, rng):
+    """The sketch table: each case 10 times at random turns."""
+    def turned(points, turn):
+        return [(400 + x * math.cos(turn) - y * math.sin(turn), 300 + x * math.sin(turn) + y * math.cos(turn)) for x, y in points]
+    square = [(-100, -100), (100, -100), (100, 100), (-100, 100)]
+    star = [(100 * math.cos(-math.pi / 2 + 4 * math.pi * k / 5), 100 * math.sin(-math.pi / 2 + 4 * math.pi * k / 5)) for k in range(5)]
+    six = [(100 * math.cos(math.pi * k / 3), 100 * math.sin(math.pi * k / 3)) for k in range(6)]
+    cases = [
+        ("square, 4 strokes, 4% overshoot", square, lambda c: strokes_of(c, 0.04, rng)),
+        ("square, 4 strokes, 8% overshoot", square, lambda c: strokes_of(c, 0.08, rng)),
+        ("square, 4 strokes, 12% overshoot", square, lambda c: strokes_of(c, 0.12, rng)),
+        ("triangle, 3 strokes, 8% overshoot", [(0, -100), (87, 50), (-87, 50)], lambda c: strokes_of(c, 0.08, rng)),
+        ("rhombus (diagonals 2:1), one stroke", [(-150, 0), (0, -75), (150, 0), (0, 75)], lambda c: [wobble(along(c), 0.01, rng)]),
+        ("rectangle 2:1, one stroke", [(-150, -75), (150, -75), (150, 75), (-150, 75)], lambda c: [wobble(along(c), 0.01, rng)]),
+        ("star, 5 strokes (its lines), 5% overshoot", star, lambda c: strokes_of(c, 0.05, rng)),
+        ("six-pointed star, two triangles", six, lambda c: [wobble(along(c[0::2]), 0.01, rng), wobble(along(c[1::2]), 0.01, rng)]),
+    ]
+    print("| drawing (10 at random turns, 1% wobble) | answers | fitted | corners' largest error | neatness (mean, min) |")
+    print("|---|---|---|---|---|")
+    for name, corners, draw in cases:
+        labels, kinds, worst, neat = {}, {}, 0.0, []
+        for _ in range(10):
+            truth = turned(corners, rng.uniform(0, 2 * math.pi))
+            strokes = draw(truth)
+            answer = ask(None, strokes)
+            labels[answer["label"]] = labels.get(answer["label"], 0) + 1
+            fitted = answer.get("fitted")
+            kind = fitted["shape"] if fitted else "none"
+            kinds[kind] = kinds.get(kind, 0) + 1
+            if fitted and ("corners" in fitted or "points" in fitted) and name.split(",")[0] != "six-pointed star":
+                found = fitted.get("corners") or fitted["points"][0::2]
+                worst = max(worst, max(min(math.dist(t, f) for f in found) for t in truth) / size_of(truth))
+            if fitted:
+                neat.append(fitted["neatness"])
+        def tally(counts):
+            return ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]))
+        neatness = f"{100 * sum(neat) / len(neat):.1f}%, {100 * min(neat):.1f}%" if neat else "none shown"
+        error = f"{100 * worst:.1f}%" if neat and worst > 0 else "–"
+        print(f"| {name} | {tally(labels)} | {tally(kinds)} | {error} | {neatness} |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--classify", default=os.path.join(ROOT, ".build/release/classify"))
@@ -102,8 +156,9 @@ def main():
     server = subprocess.Popen([args.classify, "serve", "--port", "0"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     base = re.search(r"(http://[^/ ]+)/", server.stdout.readline()).group(1)
 
-    def ask(points):
-        body = json.dumps({"strokes": [[[round(x, 4), round(y, 4)] for x, y in points]]}).encode()
+    def ask(points, strokes=None):
+        strokes = strokes if strokes is not None else [points]
+        body = json.dumps({"strokes": [[[round(x, 4), round(y, 4)] for x, y in stroke] for stroke in strokes]}).encode()
         request = urllib.request.Request(base + "/v1/shape", body, {"Content-Type": "application/json"})
         return json.load(urllib.request.urlopen(request))
 
@@ -141,6 +196,8 @@ def main():
                 mean = sum(values) / len(values) if values else float("nan")
                 cells.append(f"{100 * mean:.1f}% ({kept}/20 {label})")
             print(f"| {label} | " + " | ".join(cells) + " |")
+        print()
+        sketches(ask, random.Random(52))
     finally:
         server.terminate()
         server.wait()

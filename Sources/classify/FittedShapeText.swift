@@ -4,13 +4,13 @@ import Models
 /// A fitted shape as the CLI and `classify serve` give it (the `fitted` object of `--json`): the outline's kind and
 /// numbers in the drawing's own coordinates (y down), angles in degrees, and the neatness 0…1.
 struct FittedJSON: Encodable, Sendable {
-    /// `ellipse`, `rectangle`, `triangle` or `star`.
+    /// `ellipse`, `rectangle`, `quadrilateral`, `triangle` or `star`.
     let shape: String
     /// An ellipse's or a star's centre.
     let centre: [Double]?
     /// An ellipse's two radii, the first along `angle`.
     let radii: [Double]?
-    /// A rectangle's four corners in order round it, or a triangle's three.
+    /// A rectangle's or a quadrilateral's four corners in order round it, or a triangle's three.
     let corners: [[Double]]?
     /// A star's ten points, alternating tip and inner point.
     let points: [[Double]]?
@@ -33,6 +33,9 @@ struct FittedJSON: Encodable, Sendable {
         case let .rectangle(four, turn):
             shape = "rectangle"
             (corners, angle) = (four.map(pair), degrees(turn))
+        case let .quadrilateral(four):
+            shape = "quadrilateral"
+            corners = four.map(pair)
         case let .triangle(three):
             shape = "triangle"
             corners = three.map(pair)
@@ -95,7 +98,7 @@ extension FittedShape {
                 radii.0 * scale, radii.1 * scale, angle * 180 / .pi, x, y)
             return shape + " \(style)/>"
         case let .rectangle(corners, _): return polygon(corners)
-        case let .triangle(corners): return polygon(corners)
+        case let .quadrilateral(corners), let .triangle(corners): return polygon(corners)
         case let .star(points, _, _): return polygon(points)
         }
     }

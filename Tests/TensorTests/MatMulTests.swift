@@ -185,6 +185,20 @@ struct BuiltinGemmTests {
         }
     }
 
+    /// The library a build links follows its traits, and `ODML_BLAS=builtin` (as `make test` runs the tensor and
+    /// training tests a second time) moves every product to the engine's own kernels.
+    @Test func theBuildAndTheEnvironmentChooseTheLibrary() {
+        #if canImport(Accelerate)
+        #expect(BLAS.linked == .accelerate)
+        #elseif OpenBLAS
+        #expect(BLAS.linked == .openBLAS)
+        #else
+        #expect(BLAS.linked == .builtin)
+        #endif
+        let requested = ProcessInfo.processInfo.environment["ODML_BLAS"]?.lowercased()
+        #expect(BLAS.library == (requested == "builtin" ? .builtin : BLAS.linked), "ODML_BLAS=\(requested ?? "")")
+    }
+
     @Test func dotMatchesTheReferenceAtEveryLevel() {
         for count in [0, 1, 7, 8, 31, 32, 33, 100] {
             let x = (0..<count).map { Float($0 % 7) - 2.5 }, y = (0..<count).map { Float($0 % 5) * 0.25 }

@@ -1,11 +1,13 @@
 import Foundation
 
 extension FittedShape: CustomStringConvertible {
-    /// `circle`, `ellipse`, `rectangle`, `triangle` or `star`: a circle is an ellipse whose radii are within 5%.
+    /// `circle`, `ellipse`, `rectangle`, `quadrilateral`, `triangle` or `star`: a circle is an ellipse whose radii are
+    /// within 5%.
     public var kind: String {
         switch outline {
         case let .ellipse(_, radii, _): abs(radii.0 - radii.1) <= 0.05 * max(radii.0, radii.1) ? "circle" : "ellipse"
         case .rectangle: "rectangle"
+        case .quadrilateral: "quadrilateral"
         case .triangle: "triangle"
         case .star: "star"
         }
@@ -27,6 +29,8 @@ extension FittedShape: CustomStringConvertible {
             }
         case let .rectangle(corners, angle):
             shape = "rectangle: corners \(corners.map(point).joined(separator: " ")), at \(degrees(angle))"
+        case let .quadrilateral(corners):
+            shape = "quadrilateral: corners \(corners.map(point).joined(separator: " "))"
         case let .triangle(corners):
             shape = "triangle: corners \(corners.map(point).joined(separator: " "))"
         case let .star(points, centre, angle):

@@ -5,9 +5,15 @@ import Foundation
 ///
 /// - An **ellipse** (a circle has equal radii): the axis is the principal axis of the convex hull's area (its second
 ///   moments); the hull's extents along that axis and across it give the radii and the centre.
-/// - A **rectangle** (a square's corners need not make a square): that rectangle's four corners, in order round it.
-/// - A **triangle**: three corners of the convex hull — the vertex farthest from the hull's middle, the vertex
-///   farthest from that one, and the vertex that makes the largest triangle with both.
+/// - A **square** is fitted as four straight sides: each side is the line through the drawn points nearest to it (a
+///   total least squares fit), and the corners are where neighbouring sides cross. It starts from the convex hull cut
+///   down to four vertices and refits ten times at most; points far from every side (a stray tick) and ink that runs
+///   past a corner along its own side (overshoot) do not pull the sides. It is a **rectangle** (its four corners
+///   in order round it, and the angle of its first side) when every corner is within 10° of square, and otherwise a
+///   **quadrilateral** (a rhombus, say): its four corners.
+/// - A **triangle**: three sides fitted the same way, from three corners of the convex hull — the vertex farthest
+///   from the hull's middle, the vertex farthest from that one, and the vertex that makes the largest triangle with
+///   both.
 /// - A **star**: its five tips are the convex hull cut down to five vertices (dropping, one at a time, the vertex whose
 ///   triangle with its neighbours is smallest); the centre is their mean; the inner point between two neighbouring
 ///   tips is where the lines joining every second tip cross (a five-pointed star's classic proportions, exact for a
@@ -16,8 +22,12 @@ import Foundation
 ///
 /// `neatness` is 1 − (RMS distance of the drawn points from the fitted outline) / (10% of the fitted shape's larger
 /// side), held within 0…1: a drawing exactly on its outline is 100%, one whose points stray by a tenth of its size on
-/// average (root mean square) or more is 0%. A star's outline here is its five lines joining every second tip, which
-/// hold its edges: a star drawn in one stroke crosses its own middle along them.
+/// average (root mean square) or more is 0%. A point's distance from a polygon is from its nearest side extended by
+/// a tenth of the side's length at both ends (`overshootAllowance`), so a stroke that runs a little past a corner is
+/// not untidy. A star's outline here is its five lines joining every second tip, which hold its edges: a star drawn
+/// in one stroke crosses its own middle along them.
+///
+/// `explainsDrawing` is false when the outline is 0% neat: an answer does not show it (`ShapeAnswer.fitted(to:)`).
 public struct FittedShape: Sendable, Equatable {
     /// The fitted outline.
     public enum Outline: Sendable, Equatable {
@@ -26,6 +36,8 @@ public struct FittedShape: Sendable, Equatable {
         case ellipse(centre: DrawingPoint, radii: (Double, Double), angle: Double)
         /// Four corners in order round the rectangle, and the angle of its first side (0…π).
         case rectangle(corners: [DrawingPoint], angle: Double)
+        /// Four corners in order round a four-sided outline that is not a rectangle (a rhombus, a kite).
+        case quadrilateral(corners: [DrawingPoint])
         /// Three corners.
         case triangle(corners: [DrawingPoint])
         /// Ten points alternating tip and inner point, the centre, and the first tip's angle from it (−π…π).
@@ -36,7 +48,7 @@ public struct FittedShape: Sendable, Equatable {
             switch (a, b) {
             case let (.ellipse(c1, r1, a1), .ellipse(c2, r2, a2)): c1 == c2 && r1 == r2 && a1 == a2
             case let (.rectangle(c1, a1), .rectangle(c2, a2)): c1 == c2 && a1 == a2
-            case let (.triangle(c1), .triangle(c2)): c1 == c2
+            case let (.triangle(c1), .triangle(c2)), let (.quadrilateral(c1), .quadrilateral(c2)): c1 == c2
             case let (.star(p1, c1, a1), .star(p2, c2, a2)): p1 == p2 && c1 == c2 && a1 == a2
             default: false
             }
@@ -56,6 +68,13 @@ public struct FittedShape: Sendable, Equatable {
     /// (`DecisionRule.ShapeOdds`).
     public let relativeDistance: Double
 
+    /// Whether the outline explains the drawing at all: it is more than 0% neat. A six-pointed star taken for a
+    /// star, or a letter taken for a square, has an outline of the class's shape that the drawing does not follow.
+    public var explainsDrawing: Bool { neatness > 0 }
+
+    /// How far past a corner a side is extended before a point's distance from it counts: a tenth of the side.
+    public static let overshootAllowance = 0.1
+
     /// The outline of `label` (`circle`, `triangle`, `square` or `star`) fitted to `drawing`; `nil` for another
     /// label, or a drawing with fewer than 3 distinct points or without a finite area.
     public static func fit(_ drawing: Drawing, as label: String) -> FittedShape? {
@@ -72,8 +91,10 @@ public struct FittedShape: Sendable, Equatable {
         let outline: Outline
         switch label {
         case "circle": outline = ellipse(hull)
-        case "square": outline = rectangle(hull)
-        case "triangle": outline = triangle(hull)
+        case "square": outline = quadrilateral(points, hull: hull)
+        case "triangle":
+            guard case let .triangle(start) = triangle(hull) else { return nil }
+            outline = .triangle(corners: fittedSides(points, from: start))
         case "star":
             guard let star = star(hull) else { return nil }
             outline = star
@@ -97,7 +118,7 @@ public struct FittedShape: Sendable, Equatable {
             }
         } else {
             let lines = segments(outline)
-            for point in points { sum += squaredDistance(from: point, to: lines) }
+            for point in points { sum += nearestSquaredDistance(from: point, to: lines, allowance: overshootAllowance) }
         }
         let rms = (sum / Double(points.count)).squareRoot()
         return FittedShape(
@@ -164,6 +185,128 @@ public struct FittedShape: Sendable, Equatable {
         return .rectangle(corners: corners, angle: lineAngle(ux, uy))
     }
 
+    /// A square's outline: four sides fitted to `points` from the hull cut down to four vertices; a rectangle when
+    /// every corner is within 10° of square, else a quadrilateral. The hull's smallest rectangle when it cannot be cut.
+    static func quadrilateral(_ points: [Point2], hull: [Point2]) -> Outline {
+        let start = reduced(hull, to: 4)
+        guard start.count == 4 else { return rectangle(hull) }
+        let corners = fittedSides(points, from: start.map { DrawingPoint(x: $0.x, y: $0.y) })
+        let square = corners.indices.allSatisfy { i in
+            let (a, b, c) = (corners[(i + 3) % 4], corners[i], corners[(i + 1) % 4])
+            let (ux, uy, vx, vy) = (a.x - b.x, a.y - b.y, c.x - b.x, c.y - b.y)
+            let cosine = (ux * vx + uy * vy) / (hypot(ux, uy) * hypot(vx, vy))
+            return abs(cosine) <= sin(10 * Double.pi / 180)
+        }
+        guard square else { return .quadrilateral(corners: corners) }
+        return .rectangle(corners: corners, angle: lineAngle(corners[1].x - corners[0].x, corners[1].y - corners[0].y))
+    }
+
+    /// `polygon` cut down to `count` vertices, the least significant (smallest triangle with its neighbours) first.
+    static func reduced(_ polygon: [Point2], to count: Int) -> [Point2] {
+        var vertices = polygon
+        func weight(_ i: Int) -> Double {
+            let (a, b, c) = (vertices[(i + vertices.count - 1) % vertices.count], vertices[i], vertices[(i + 1) % vertices.count])
+            return abs((b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x))
+        }
+        while vertices.count > count, let smallest = vertices.indices.min(by: { weight($0) < weight($1) }) {
+            vertices.remove(at: smallest)
+        }
+        return vertices
+    }
+
+    /// The corners of the polygon whose sides are lines fitted to `points`, starting from `start` (a convex polygon,
+    /// corners in order). Each round gives every point to its nearest side (extended by `overshootAllowance` · 2 at
+    /// both ends, so ink past a corner along a side stays that side's); points farther than 15% of the polygon's
+    /// larger side from every side are left out. Each side becomes the total least squares line of its points, and
+    /// each corner the crossing of its two sides. A round that would leave a side with too few points or too short
+    /// a spread, make two sides parallel, or turn the polygon inside out or far past the drawing is not taken:
+    /// the corners of the round before are. Ten rounds at most; `start` when no round is taken.
+    static func fittedSides(_ points: [Point2], from start: [DrawingPoint]) -> [DrawingPoint] {
+        var corners = start.map { (x: $0.x, y: $0.y) }
+        let count = corners.count
+        let size = largerSide(of: corners)
+        guard size > 0, size.isFinite else { return start }
+        let (lowX, highX) = (points.map(\.x).min() ?? 0, points.map(\.x).max() ?? 0)
+        let (lowY, highY) = (points.map(\.y).min() ?? 0, points.map(\.y).max() ?? 0)
+        func signedArea(_ polygon: [Point2]) -> Double {
+            polygon.indices.reduce(0) { sum, i in
+                let (a, b) = (polygon[i], polygon[(i + 1) % polygon.count])
+                return sum + (a.x * b.y - b.x * a.y) / 2
+            }
+        }
+        let orientation = signedArea(corners) >= 0
+        for _ in 0..<10 {
+            var groups = [[Point2]](repeating: [], count: count)
+            for point in points {
+                var (best, nearest) = (Double.infinity, 0)
+                for i in 0..<count {
+                    let distance = squaredDistance(from: point, toSide: (corners[i], corners[(i + 1) % count]), allowance: 2 * overshootAllowance)
+                    if distance < best { (best, nearest) = (distance, i) }
+                }
+                if best <= (0.15 * size) * (0.15 * size) { groups[nearest].append(point) }
+            }
+            var lines: [(point: Point2, direction: Point2)] = []
+            for i in 0..<count {
+                let side = hypot(corners[(i + 1) % count].x - corners[i].x, corners[(i + 1) % count].y - corners[i].y)
+                guard let line = principalLine(groups[i]), line.spread >= 0.3 * side else { return corners.map { DrawingPoint(x: $0.x, y: $0.y) } }
+                lines.append((line.point, line.direction))
+            }
+            var next: [Point2] = []
+            for i in 0..<count {
+                guard let corner = crossing(lines[(i + count - 1) % count], lines[i]),
+                    corner.x >= lowX - 0.5 * size, corner.x <= highX + 0.5 * size,
+                    corner.y >= lowY - 0.5 * size, corner.y <= highY + 0.5 * size
+                else { return corners.map { DrawingPoint(x: $0.x, y: $0.y) } }
+                next.append(corner)
+            }
+            let nextArea = signedArea(next)
+            guard (nextArea >= 0) == orientation, abs(nextArea) > 0.05 * size * size, isConvex(next) else { break }
+            let moved = zip(corners, next).map { hypot($0.x - $1.x, $0.y - $1.y) }.max() ?? 0
+            corners = next
+            if moved <= 1e-6 * size { break }
+        }
+        return corners.map { DrawingPoint(x: $0.x, y: $0.y) }
+    }
+
+    /// The total least squares line of `points` (through their mean, along their principal axis) and the spread of
+    /// the points along it (largest minus smallest projection); `nil` for fewer than two points.
+    static func principalLine(_ points: [Point2]) -> (point: Point2, direction: Point2, spread: Double)? {
+        guard points.count >= 2 else { return nil }
+        let n = Double(points.count)
+        let mean = (x: points.map(\.x).reduce(0, +) / n, y: points.map(\.y).reduce(0, +) / n)
+        var (sxx, syy, sxy) = (0.0, 0.0, 0.0)
+        for p in points {
+            let (dx, dy) = (p.x - mean.x, p.y - mean.y)
+            (sxx, syy, sxy) = (sxx + dx * dx, syy + dy * dy, sxy + dx * dy)
+        }
+        let theta = 0.5 * atan2(2 * sxy, sxx - syy)
+        let direction = (x: cos(theta), y: sin(theta))
+        let along = points.map { ($0.x - mean.x) * direction.x + ($0.y - mean.y) * direction.y }
+        return (mean, direction, (along.max() ?? 0) - (along.min() ?? 0))
+    }
+
+    /// Where two lines (a point and a direction each) cross; `nil` when they are parallel or nearly so (within
+    /// about 3°).
+    static func crossing(_ a: (point: Point2, direction: Point2), _ b: (point: Point2, direction: Point2)) -> Point2? {
+        let denominator = a.direction.x * b.direction.y - a.direction.y * b.direction.x
+        guard abs(denominator) > 0.05 else { return nil }
+        let t = ((b.point.x - a.point.x) * b.direction.y - (b.point.y - a.point.y) * b.direction.x) / denominator
+        let corner = (x: a.point.x + t * a.direction.x, y: a.point.y + t * a.direction.y)
+        return corner.x.isFinite && corner.y.isFinite ? corner : nil
+    }
+
+    /// Whether the polygon turns the same way at every corner.
+    static func isConvex(_ polygon: [Point2]) -> Bool {
+        var sign = 0.0
+        for i in polygon.indices {
+            let (a, b, c) = (polygon[i], polygon[(i + 1) % polygon.count], polygon[(i + 2) % polygon.count])
+            let turn = (b.x - a.x) * (c.y - b.y) - (b.y - a.y) * (c.x - b.x)
+            if turn == 0 { continue }
+            if sign == 0 { sign = turn } else if (turn > 0) != (sign > 0) { return false }
+        }
+        return true
+    }
+
     static func triangle(_ hull: [(x: Double, y: Double)]) -> Outline {
         let middle = (x: hull.map(\.x).reduce(0, +) / Double(hull.count), y: hull.map(\.y).reduce(0, +) / Double(hull.count))
         func distance(_ p: (x: Double, y: Double), _ q: (x: Double, y: Double)) -> Double { hypot(p.x - q.x, p.y - q.y) }
@@ -178,12 +321,7 @@ public struct FittedShape: Sendable, Equatable {
 
     static func star(_ hull: [(x: Double, y: Double)]) -> Outline? {
         // The hull cut down to five vertices, the least significant (smallest triangle with its neighbours) first.
-        var tips = hull
-        func weight(_ i: Int) -> Double {
-            let (a, b, c) = (tips[(i + tips.count - 1) % tips.count], tips[i], tips[(i + 1) % tips.count])
-            return abs((b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x))
-        }
-        while tips.count > 5, let smallest = tips.indices.min(by: { weight($0) < weight($1) }) { tips.remove(at: smallest) }
+        var tips = reduced(hull, to: 5)
         guard tips.count == 5 else { return nil }
         let centre = (x: tips.map(\.x).reduce(0, +) / 5, y: tips.map(\.y).reduce(0, +) / 5)
         func angle(_ p: (x: Double, y: Double)) -> Double { atan2(p.y - centre.y, p.x - centre.x) }
@@ -211,7 +349,7 @@ public struct FittedShape: Sendable, Equatable {
                 let (u, v) = (radii.0 * cos(t), radii.1 * sin(t))
                 return (centre.x + u * c - v * s, centre.y + u * s + v * c)
             }
-        case let .rectangle(corners, _), let .triangle(corners), let .star(corners, _, _):
+        case let .rectangle(corners, _), let .quadrilateral(corners), let .triangle(corners), let .star(corners, _, _):
             return corners.map { ($0.x, $0.y) }
         }
     }
@@ -280,16 +418,26 @@ public struct FittedShape: Sendable, Equatable {
         return (x0 - y0) * (x0 - y0) + (x1 - y1) * (x1 - y1)
     }
 
-    /// The squared distance from `p` to the nearest of `segments`.
+    /// The squared distance from `p` to the side from `side.0` to `side.1` extended by `allowance` times its length
+    /// at both ends.
+    static func squaredDistance(from p: Point2, toSide side: (Point2, Point2), allowance: Double) -> Double {
+        let (a, b) = side
+        let (dx, dy) = (b.x - a.x, b.y - a.y)
+        let lengthSquared = dx * dx + dy * dy
+        let t = lengthSquared > 0 ? min(1 + allowance, max(-allowance, ((p.x - a.x) * dx + (p.y - a.y) * dy) / lengthSquared)) : 0
+        let (ex, ey) = (p.x - a.x - t * dx, p.y - a.y - t * dy)
+        return ex * ex + ey * ey
+    }
+
+    /// The squared distance from `p` to the nearest of `segments` (not extended).
     static func squaredDistance(from p: Point2, to segments: [(Point2, Point2)]) -> Double {
+        nearestSquaredDistance(from: p, to: segments, allowance: 0)
+    }
+
+    /// The squared distance from `p` to the nearest of `sides`, each extended by `allowance` times its length.
+    static func nearestSquaredDistance(from p: Point2, to sides: [(Point2, Point2)], allowance: Double) -> Double {
         var best = Double.infinity
-        for (a, b) in segments {
-            let (dx, dy) = (b.x - a.x, b.y - a.y)
-            let lengthSquared = dx * dx + dy * dy
-            let t = lengthSquared > 0 ? min(1, max(0, ((p.x - a.x) * dx + (p.y - a.y) * dy) / lengthSquared)) : 0
-            let (ex, ey) = (p.x - a.x - t * dx, p.y - a.y - t * dy)
-            best = min(best, ex * ex + ey * ey)
-        }
+        for side in sides { best = min(best, squaredDistance(from: p, toSide: side, allowance: allowance)) }
         return best
     }
 }

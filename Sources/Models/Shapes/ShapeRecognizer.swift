@@ -42,10 +42,13 @@ public struct ShapeAnswer: RecognitionAnswer {
     }
 
     /// The clean outline of this answer's label fitted to `drawing` (the drawing it answered), with how neatly it was
-    /// drawn; `nil` for `unknown` and for labels that are none of circle, triangle, square and star. Computed on each
-    /// call (it sorts the drawing's points: a few microseconds), so that answering stays as fast without it.
+    /// drawn; `nil` for `unknown`, for labels that are none of circle, triangle, square and star, and when the
+    /// outline does not explain the drawing (`FittedShape.explainsDrawing`: 0% neat, such as a six-pointed star's
+    /// five-pointed outline). Computed on each call (it sorts the drawing's points: a few microseconds), so that
+    /// answering stays as fast without it.
     public func fitted(to drawing: Drawing) -> FittedShape? {
-        label == DecisionRule.unknownLabel ? nil : FittedShape.fit(drawing, as: label)
+        guard label != DecisionRule.unknownLabel, let fit = FittedShape.fit(drawing, as: label), fit.explainsDrawing else { return nil }
+        return fit
     }
 }
 
