@@ -2,8 +2,9 @@
 SWIFT ?= swift
 
 # The package's traits (Package.swift): the defaults are OpenBLAS and CLI (classify without ONNX or serve), which is
-# all `make demo` builds. The tests, the server's tools and `make install` build every trait.
-ALL_TRAITS = --traits ONNX,Serve
+# all `make demo` builds. The tests, the server's tools and `make install` build every trait (naming traits turns the
+# defaults off unless `default` is among them).
+ALL_TRAITS = --traits default,ONNX,Serve
 # The engine with no BLAS library at all (its own kernels), as an iOS build has it. `make test` builds the libraries
 # an app links that way, and runs the tensor and training tests again on the engine's own kernels (ODML_BLAS=builtin:
 # the same code such a build runs); `make test-no-blas` builds everything that way and runs every test there.

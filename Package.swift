@@ -13,8 +13,13 @@
 // package. `make install` and `make test` build every trait.
 import PackageDescription
 
+/// Where the OpenBLAS trait links OpenBLAS; Apple platforms use Accelerate.
+let openBLASPlatforms: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
+
 let package = Package(
     name: "OnDeviceML",
+    // Apple platforms from the versions whose Synchronization module (Mutex, Atomic) the engine uses.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "Tensor", targets: ["Tensor"]),
         .library(name: "DataFiles", targets: ["DataFiles"]),
@@ -61,12 +66,14 @@ let package = Package(
         // The hand-written tensor kernels (direct convolution, 8-bit dot products, training), compiled per instruction set
         // with target attributes and chosen at run time. Only `Tensor` imports it, through Sources/Tensor/Plan/Kernels.swift.
         .target(name: "CKernels", path: "Sources/CKernels"),
+        // LINK_OPENBLAS, the one condition Sources/Tensor/BLAS.swift tests, holds exactly where CBLAS is a dependency.
         .target(
             name: "Tensor",
             dependencies: [
-                .target(name: "CBLAS", condition: .when(platforms: [.linux, .android, .windows, .openbsd, .wasi], traits: ["OpenBLAS"])),
+                .target(name: "CBLAS", condition: .when(platforms: openBLASPlatforms, traits: ["OpenBLAS"])),
                 "CKernels",
-            ]),
+            ],
+            swiftSettings: [.define("LINK_OPENBLAS", .when(platforms: openBLASPlatforms, traits: ["OpenBLAS"]))]),
         // The files and text every reader and writer shares: the one CSV engine (`CSVReader`, its record grammar and
         // limits), `DataError`, atomic writes, opening inputs, label and decimal text. Foundation only.
         .target(name: "DataFiles"),

@@ -1,5 +1,5 @@
 // swift-tools-version:6.1
-// An iOS and macOS app of the engine (README, "Apple platforms"): a pad that recognizes what is drawn on it
+// An iOS and macOS app of the engine (docs/platforms.md): a pad that recognizes what is drawn on it
 // with a finger, and the phone's motion state live from Core Motion. `ShapesAndMotion` is the app's logic,
 // SwiftUI-free, and builds everywhere (the engine's tests compile and run it on Linux); `ShapesAndMotionApp`
 // is the SwiftUI app around it, which builds only where SwiftUI and Core Motion exist.
@@ -14,7 +14,7 @@ let engine = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletin
 
 let package = Package(
     name: "ShapesAndMotionApp",
-    platforms: [.iOS(.v17), .macOS(.v14)],
+    platforms: [.iOS(.v18), .macOS(.v15)],
     dependencies: [
         // No `traits:` argument, as SwiftPM's documentation adds a package: no server, TLS or protobuf package is
         // resolved, and on Apple platforms the products run on Accelerate.

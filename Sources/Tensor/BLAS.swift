@@ -7,7 +7,7 @@ import Accelerate
 
 /// The library's BLAS integer.
 private typealias BLASInt = Int32
-#elseif OpenBLAS
+#elseif LINK_OPENBLAS
 import CBLAS
 
 /// The library's BLAS integer (OpenBLAS's `blasint`: 32 bits unless it was built for 64-bit sizes).
@@ -50,7 +50,7 @@ public enum BLAS {
     public static var linked: Library {
         #if canImport(Accelerate)
         .accelerate
-        #elseif OpenBLAS
+        #elseif LINK_OPENBLAS
         .openBLAS
         #else
         .builtin
@@ -97,7 +97,7 @@ public enum BLAS {
     /// OpenBLAS's thread count before this file changed it, read on first use of `BLAS` (see `setThreads`); the
     /// active cores for Accelerate and the built-in kernels.
     private static let defaultThreads: Int = {
-        #if OpenBLAS && !canImport(Accelerate)
+        #if LINK_OPENBLAS && !canImport(Accelerate)
         if library == .openBLAS { return max(1, Int(openblas_get_num_threads())) }
         #endif
         return Parallel.defaultThreads
@@ -148,7 +148,7 @@ public enum BLAS {
             "sgemm", transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, lda: lda, ldb: ldb, ldc: ldc)
         if m == 0 || n == 0 { return }
         let threads = threads(forM: m, n: n, k: k)
-        #if canImport(Accelerate) || OpenBLAS
+        #if canImport(Accelerate) || LINK_OPENBLAS
         if library != .builtin {
             setThreads(threads)
             timed {
@@ -170,8 +170,8 @@ public enum BLAS {
         }
     }
 
-    /// `sgemm` on the engine's own kernels (`odml_sgemm`) at `level`, its rows split into blocks of
-    /// `ODML_GEMM_MC` over up to `threads` threads. Arguments are checked by the caller; the tests compare it with
+    /// `sgemm` on the engine's own kernels (`odml_sgemm`) at `level`, its rows split into runs of whole
+    /// `ODML_GEMM_MC`-row blocks, one run a thread, over up to `threads` threads. Arguments are checked by the caller; the tests compare it with
     /// a naive product at every level.
     package static func builtinGemm(
         transposeA: Bool, transposeB: Bool,
@@ -198,9 +198,12 @@ public enum BLAS {
             }
         }
         guard threads > 1, blocks > 1 else { return rows(0, m) }
+        // One contiguous run of blocks a thread, one call each: B is packed once a thread, not once a block.
         let noState: @Sendable () -> Void = {}
-        Parallel.forEach(count: blocks, threads: threads, state: noState) { _, range in
-            for index in range { rows(index * block, min(block, m - index * block)) }
+        let share = (blocks + min(threads, blocks) - 1) / min(threads, blocks)
+        Parallel.forEach(count: blocks, threads: threads, chunk: share, state: noState) { _, range in
+            let first = range.lowerBound * block
+            rows(first, min(range.upperBound * block, m) - first)
         }
     }
 
@@ -230,7 +233,7 @@ public enum BLAS {
         }
         checkDimensions(
             "gemm", transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, lda: lda, ldb: ldb, ldc: ldc)
-        #if canImport(Accelerate) || OpenBLAS
+        #if canImport(Accelerate) || LINK_OPENBLAS
         if library != .builtin {
             return gemv(
                 transposeA: transposeA, transposeB: transposeB, n: n, k: k, alpha: alpha, a: a, lda: lda,
@@ -244,7 +247,7 @@ public enum BLAS {
         }
     }
 
-    #if canImport(Accelerate) || OpenBLAS
+    #if canImport(Accelerate) || LINK_OPENBLAS
     /// `gemm`'s one-row product as the library's `cblas_sgemv`.
     private static func gemv(
         transposeA: Bool, transposeB: Bool, n: Int, k: Int, alpha: Float, a: UnsafePointer<Float>, lda: Int,
@@ -274,7 +277,7 @@ public enum BLAS {
     public static func dot(_ x: UnsafePointer<Float>, _ y: UnsafePointer<Float>, count: Int) -> Float {
         shapePrecondition(count >= 0, "dot: count \(count) must not be negative")
         if count == 0 { return 0 }
-        #if canImport(Accelerate) || OpenBLAS
+        #if canImport(Accelerate) || LINK_OPENBLAS
         if library != .builtin { return cblas_sdot(BLASInt(count), x, 1, y, 1) }
         #endif
         return builtinDot(x, y, count: count)
@@ -303,7 +306,7 @@ public enum BLAS {
 
     /// Sets OpenBLAS's thread count when it differs from the last one set; Accelerate chooses its own.
     private static func setThreads(_ count: Int) {
-        #if OpenBLAS && !canImport(Accelerate)
+        #if LINK_OPENBLAS && !canImport(Accelerate)
         // Read OpenBLAS's own default before the first change, or `maxThreads` would report the changed value.
         _ = defaultThreads
         activeThreads.withLock { active in

@@ -25,7 +25,7 @@ func registerONNX() {
 
 /// How to build a classify with `trait`: one sentence for an error message.
 func missingTrait(_ trait: String) -> String {
-    "build one with `make install` (every trait) or `swift build -c release --traits \(trait)`"
+    "build one with `make install` (every trait) or `swift build -c release --traits default,\(trait)`"
 }
 
 /// A command this build does not have: it takes any arguments and stops with exit 64 and how to get it.

@@ -23,7 +23,7 @@ struct BuildTraitsTests {
             #expect(run.status == 64, "\(arguments)")
             #expect(
                 run.standardError == "error: classify \(arguments[0]) is not in this build (the package's ONNX trait): build one "
-                    + "with `make install` (every trait) or `swift build -c release --traits ONNX`\n", "\(run.standardError)")
+                    + "with `make install` (every trait) or `swift build -c release --traits default,ONNX`\n", "\(run.standardError)")
             #expect(run.standardOutput.isEmpty)
         }
         let model = folder.appendingPathComponent("m.onnx")
@@ -41,7 +41,7 @@ struct BuildTraitsTests {
         #expect(run.status == 64)
         #expect(
             run.standardError == "error: classify serve is not in this build (the package's Serve trait): build one with "
-                + "`make install` (every trait) or `swift build -c release --traits Serve`\n", "\(run.standardError)")
+                + "`make install` (every trait) or `swift build -c release --traits default,Serve`\n", "\(run.standardError)")
     }
     #endif
 }

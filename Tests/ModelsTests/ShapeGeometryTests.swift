@@ -135,7 +135,55 @@ struct ShapeGeometryTests {
         expectMatched(found, corners, tolerance: 2, "a square with a tick inside")
     }
 
-    /// A six-pointed star taken for a star has a five-pointed outline it does not follow: no outline is shown.
+    /// The heap's cut of a polygon is the naive one's (drop the smallest triangle, the earliest of equal ones), on
+    /// random convex polygons and on an exact outline full of equal (zero) weights.
+    @Test func cuttingAPolygonDownMatchesTheNaiveCut() {
+        func naive(_ polygon: [Point], to count: Int) -> [Point] {
+            var vertices = polygon
+            func weight(_ i: Int) -> Double {
+                let (a, b, c) = (vertices[(i + vertices.count - 1) % vertices.count], vertices[i], vertices[(i + 1) % vertices.count])
+                return abs((b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x))
+            }
+            while vertices.count > count, let smallest = vertices.indices.min(by: { weight($0) < weight($1) }) {
+                vertices.remove(at: smallest)
+            }
+            return vertices
+        }
+        var generator = SystemRandomNumberGenerator()
+        var polygons = (0..<40).map { _ in
+            convexHull((0..<60).map { _ in (Double.random(in: 0...100, using: &generator), Double.random(in: 0...100, using: &generator)) })
+        }
+        polygons.append(outline([(0, 0), (100, 0), (100, 100), (0, 100)], perSide: 10))
+        for polygon in polygons {
+            for count in [3, 4, 5] {
+                let (fast, slow) = (FittedShape.reduced(polygon, to: count), naive(polygon, to: count))
+                #expect(fast.count == slow.count && zip(fast, slow).allSatisfy { $0.x == $1.x && $0.y == $1.y }, "\(polygon.count) to \(count)")
+            }
+        }
+    }
+
+    /// A densely drawn square with bulging sides, every one of its 200,000 points on the hull, is fitted (cutting the
+    /// hull down was quadratic: hours for this drawing).
+    @Test func aHugeHullIsCutDownInOnePass() throws {
+        let perSide = 50_000
+        let points = (0..<(4 * perSide)).map { k -> Point in
+            let (side, t) = (k / perSide, Double(k % perSide) / Double(perSide))
+            let bulge = 2 * t * (1 - t)
+            switch side {
+            case 0: return (200 * t, -bulge)
+            case 1: return (200 + bulge, 200 * t)
+            case 2: return (200 - 200 * t, 200 + bulge)
+            default: return (-bulge, 200 - 200 * t)
+            }
+        }
+        let fitted = try #require(FittedShape.fit(drawing(points + [points[0]]), as: "square"))
+        guard case let .rectangle(found, _) = fitted.outline else {
+            Issue.record("not a rectangle: \(fitted.outline)")
+            return
+        }
+        expectMatched(found, [(0, 0), (200, 0), (200, 200), (0, 200)], tolerance: 2, "a bulging square")
+    }
+
     @Test func anOutlineThatExplainsNothingIsNotShown() throws {
         let six = (0..<12).map { k -> Point in
             let (radius, angle) = (k % 2 == 0 ? 100.0 : 58, Double(k) * .pi / 6)

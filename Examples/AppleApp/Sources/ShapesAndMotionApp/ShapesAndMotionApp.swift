@@ -24,9 +24,13 @@ struct ShapesAndMotionApp: App {
     }
 }
 
-/// Touches → `DrawingPad` → `ShapeRecognizer.recognize(strokes:)`; the answer shows under the pad.
+/// Touches → `DrawingPad` → `ShapeRecognizer.recognize(strokes:)`; the answer shows under the pad. The pad (and
+/// its model) is made once, when the view first appears.
 struct DrawView: View {
-    @State private var pad: DrawingPad? = try? DrawingPad(recognizer: .shipped())
+    @State private var pad: DrawingPad?
+    @State private var loadProblem: String?
+    /// Whether a finger is down: the first event of a drag starts a stroke, the others extend it.
+    @State private var touching = false
 
     var body: some View {
         VStack(spacing: 12) {
@@ -41,39 +45,81 @@ struct DrawView: View {
             .gesture(
                 DragGesture(minimumDistance: 0)
                     .onChanged { drag in
-                        if drag.translation == .zero { pad?.began(at: drag.location) } else { pad?.moved(to: drag.location) }
+                        if touching {
+                            pad?.moved(to: drag.location)
+                        } else {
+                            touching = true
+                            pad?.began(at: drag.location)
+                        }
                     }
-                    .onEnded { drag in pad?.ended(at: drag.location) }
+                    .onEnded { drag in
+                        touching = false
+                        pad?.ended(at: drag.location)
+                    }
             )
-            Text(pad?.caption ?? "The shape model could not be loaded").font(.title2)
+            Text(pad?.caption ?? loadProblem ?? "Loading the shape model…").font(.title2)
             Button("Clear") { pad?.clear() }
         }
         .padding()
+        .task {
+            guard pad == nil else { return }
+            do {
+                pad = DrawingPad(recognizer: try .shipped())
+            } catch {
+                loadProblem = "The shape model could not be loaded: \(error)"
+            }
+        }
     }
 }
 
 #if os(iOS)
-/// Core Motion's device motion at 50 Hz → `LiveMotion` (a `MotionStream`) → the confirmed state.
+/// The phone's motion: one `CMMotionManager` (Apple asks for one an app), made when the view first appears, its
+/// device motion at 50 Hz going to a `LiveMotion` (a `MotionStream`) on the main queue.
+@MainActor
+@Observable
+final class MotionFeed {
+    var motion: LiveMotion?
+    var loadProblem: String?
+    private let manager = CMMotionManager()
+
+    func start() {
+        if motion == nil {
+            do {
+                motion = LiveMotion(recognizer: try .shipped())
+            } catch {
+                loadProblem = "The motion model could not be loaded: \(error)"
+                return
+            }
+        }
+        guard manager.isDeviceMotionAvailable, !manager.isDeviceMotionActive else { return }
+        manager.deviceMotionUpdateInterval = 1.0 / 50
+        manager.startDeviceMotionUpdates(to: .main) { [weak self] sample, _ in
+            guard let sample else { return }
+            MainActor.assumeIsolated { self?.motion?.append(sample) }
+        }
+    }
+
+    func stop() { manager.stopDeviceMotionUpdates() }
+}
+
+/// The confirmed state, the last window's answer, and why samples were refused if they were.
 struct MotionView: View {
-    @State private var motion: LiveMotion? = try? LiveMotion(recognizer: .shipped())
-    @State private var manager = CMMotionManager()
+    @State private var feed: MotionFeed?
 
     var body: some View {
         VStack(spacing: 12) {
-            Text(motion?.state ?? "…").font(.largeTitle)
-            if let window = motion?.lastWindow {
+            Text(feed?.motion?.state ?? "…").font(.largeTitle)
+            if let window = feed?.motion?.lastWindow {
                 Text("last window: \(window.label), \(Int((window.confidence * 100).rounded()))%")
             }
-            if let problem = motion?.problem { Text(problem).foregroundStyle(.red) }
+            if let problem = feed?.motion?.problem ?? feed?.loadProblem { Text(problem).foregroundStyle(.red) }
         }
         .onAppear {
-            guard manager.isDeviceMotionAvailable else { return }
-            manager.deviceMotionUpdateInterval = 1.0 / 50
-            manager.startDeviceMotionUpdates(to: .main) { sample, _ in
-                if let sample { motion?.append(sample) }
-            }
+            let feed = self.feed ?? MotionFeed()
+            self.feed = feed
+            feed.start()
         }
-        .onDisappear { manager.stopDeviceMotionUpdates() }
+        .onDisappear { feed?.stop() }
     }
 }
 #endif
