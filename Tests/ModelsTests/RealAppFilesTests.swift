@@ -100,4 +100,43 @@ struct RealAppFilesTests {
             ]))
         #expect(columns == MotionColumns(header: ["timestamp", "acc.x", "acc.y", "acc.z", "gyro.x", "gyro.y", "gyro.z"]))
     }
+
+    /// Sensor Logger's TotalAcceleration.csv (`time,seconds_elapsed,z,y,x`: nanoseconds since 1970, seconds since the
+    /// start, m/s² with gravity) reads as the same samples under this project's names do. Its Accelerometer.csv has the
+    /// same header with gravity removed, so it, and the header under any other name, is refused with the file to give.
+    @Test func aSensorLoggerTotalAccelerationIsReadAndItsOtherFilesAreNamed() throws {
+        let samples = (0..<1500).map { index -> (Double, Double, Double, Double) in
+            let t = Double(index) / 100
+            return (t, 2.5 * sin(11.3 * t), 9.81 + 3 * sin(22.6 * t), 0.5 * cos(11.3 * t))
+        }
+        let logger =
+            "time,seconds_elapsed,z,y,x\n"
+            + samples.map { t, x, y, z in String(format: "%.0f,%.9E,%.9E,%.9E,%.9E", 1.7e18 + t * 1e9, t, z, y, x) }.joined(separator: "\n")
+        let ours =
+            "timestamp,acc.x,acc.y,acc.z\n"
+            + samples.map { t, x, y, z in String(format: "%.9E,%.9E,%.9E,%.9E", t, x, y, z) }.joined(separator: "\n")
+        let total = try MotionRecordingReader.read(csv: Data(logger.utf8), name: "exports/TotalAcceleration.csv")
+        let same = try MotionRecordingReader.read(csv: Data(ours.utf8), name: "ours.csv")
+        #expect(total.segments.count == 1 && total.segments == same.segments)
+        #expect(total.notes == same.notes)
+        for (name, start) in [
+            ("Accelerometer.csv", "Sensor Logger's Accelerometer.csv has gravity removed"),
+            ("walk.csv", "this is a Sensor Logger export (time,seconds_elapsed,z,y,x)"),
+        ] {
+            #expect(throws: DataError.self) { try MotionRecordingReader.read(csv: Data(logger.utf8), name: name) }
+            do {
+                _ = try MotionRecordingReader.read(csv: Data(logger.utf8), name: name)
+            } catch {
+                #expect(error.message.hasPrefix(start) && error.message.hasSuffix("give its TotalAcceleration.csv, under that name"), "\(error)")
+                #expect(error.line == 1)
+            }
+        }
+        // Its x and y are not a drawing's.
+        do {
+            _ = try DrawingReader.read(csv: Data(logger.utf8), name: "TotalAcceleration.csv")
+            Issue.record("a Sensor Logger export read as a drawing")
+        } catch {
+            #expect(error.message.hasPrefix("this is a motion recording"), "\(error)")
+        }
+    }
 }

@@ -210,6 +210,10 @@ struct ShapeGeometryTests {
         #expect(circle.kind == "circle")
         #expect(circle.description.hasPrefix("circle: centre (50.0, 50.0), radius 40.0; "), "\(circle)")
         #expect("\(circle)" == circle.description && !"\(circle)".contains("DrawingPoint"))
+        // A corner a hair below zero prints as 0.0, never -0.0.
+        let tilted = try #require(
+            FittedShape.fit(drawing(outline([(-1e-9, -1e-9), (100, 0), (100, 100), (0, 100)])), as: "square"))
+        #expect(!tilted.description.contains("-0.0") && tilted.description.contains("(0.0, 0.0)"), "\(tilted)")
     }
 
     @Test func ellipsesAndCirclesGiveBackCentreRadiiAndAngle() throws {

@@ -332,7 +332,26 @@ public enum MotionRecordingReader {
                     + "(Core Motion), or acc.x/y/z (raw accelerometer); the header has " + reader.headerSummary
                     + (drawing ? "; this looks like a drawing of x,y points (`classify shape \(reader.file)` reads it)" : ""))
         }
+        if columns.sensorLogger, let problem = sensorLoggerProblem(file: reader.file) {
+            throw DataError(file: reader.file, line: 1, message: problem)
+        }
         return columns
+    }
+
+    /// Why a Sensor Logger export named `file` is not read, or `nil` for its `TotalAcceleration.csv` (gravity
+    /// included, in m/s²). Its `Accelerometer.csv` has the same header with gravity removed, which no check of the
+    /// values tells apart from a raw accelerometer on these recordings (a watch's one-second or whole-stretch
+    /// means go down to 0.25 g with gravity; a jog's user acceleration averages up to 0.54 g without it), so the
+    /// file's name says which.
+    static func sensorLoggerProblem(file: String) -> String? {
+        let name = (file.split(separator: "/").last.map(String.init) ?? file).lowercased()
+        if name.hasPrefix("totalacceleration") { return nil }
+        let which =
+            name.hasPrefix("accelerometer")
+            ? "Sensor Logger's Accelerometer.csv has gravity removed, which a recording needs"
+            : "this is a Sensor Logger export (time,seconds_elapsed,z,y,x), and only its file's name tells "
+                + "Accelerometer.csv (gravity removed) from TotalAcceleration.csv (gravity included)"
+        return which + "; give its TotalAcceleration.csv, under that name"
     }
 
     /// The sample of the record `reader` has just read, with the checks `read` makes of every row (finite numbers

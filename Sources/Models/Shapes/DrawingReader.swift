@@ -32,7 +32,7 @@ public enum DrawingReader {
     private static func refuseOtherFiles(_ reader: borrowing CSVReader) throws(DataError) {
         let path = reader.file
         let points = reader.optionalColumn("x") != nil && reader.optionalColumn("y") != nil
-        if !points, MotionColumns(header: reader.header) != nil {
+        if let motion = MotionColumns(header: reader.header), !points || motion.sensorLogger {
             throw DataError(
                 file: path, line: 1,
                 message: "this is a motion recording (a motion sensor's columns), not a drawing of x,y points; "

@@ -16,7 +16,11 @@ extension FittedShape: CustomStringConvertible {
     /// The outline and its neatness in a line, numbers to a tenth and angles in degrees, as `classify shape` prints
     /// it after `fitted `: `circle: centre (78.7, 694.7), radius 70.3; 74% neat`.
     public var description: String {
-        func number(_ value: Double) -> String { String(format: "%.1f", value) }
+        // Rounded first, so that a value just below zero prints as 0.0, not -0.0.
+        func number(_ value: Double) -> String {
+            let tenths = (value * 10).rounded() / 10
+            return String(format: "%.1f", tenths == 0 ? 0 : tenths)
+        }
         func point(_ p: DrawingPoint) -> String { "(\(number(p.x)), \(number(p.y)))" }
         func degrees(_ radians: Double) -> String { String(format: "%.0f°", radians * 180 / .pi) }
         let shape: String
