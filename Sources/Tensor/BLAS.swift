@@ -171,8 +171,8 @@ public enum BLAS {
     }
 
     /// `sgemm` on the engine's own kernels (`odml_sgemm`) at `level`, its rows split into runs of whole
-    /// `ODML_GEMM_MC`-row blocks, one run a thread, over up to `threads` threads. Arguments are checked by the caller; the tests compare it with
-    /// a naive product at every level.
+    /// `ODML_GEMM_MC`-row blocks, one run a thread, over up to `threads` threads. Arguments are checked by the
+    /// caller; the tests compare it with a naive product at every level.
     package static func builtinGemm(
         transposeA: Bool, transposeB: Bool,
         m: Int, n: Int, k: Int,
