@@ -1,5 +1,6 @@
 // The engine's hand-written tensor kernels: direct convolution, pooling and matrix-vector products for small
-// networks, in float and in 8-bit integers, and the training kernels. Only the Tensor module imports this; every
+// networks, in float and in 8-bit integers, the training kernels, and the matrix product of builds with no BLAS
+// library. Only the Tensor module imports this; every
 // call is in Sources/Tensor/Plan/Kernels.swift. (The recognizers' preprocessing kernels are CPreprocessing's.)
 //
 // Each kernel is compiled several times, for a portable baseline and for wider instruction sets (AVX2 with FMA,
