@@ -5,9 +5,10 @@ SWIFT ?= swift
 # all `make demo` builds. The tests, the server's tools and `make install` build every trait (naming traits turns the
 # defaults off unless `default` is among them).
 ALL_TRAITS = --traits default,ONNX,Serve
-# The engine with no BLAS library at all (its own kernels), as an iOS build has it. `make test` builds the libraries
-# an app links that way, and runs the tensor and training tests again on the engine's own kernels (ODML_BLAS=builtin:
-# the same code such a build runs); `make test-no-blas` builds everything that way and runs every test there.
+# The engine with no BLAS library at all (its own kernels), as an iOS build has it. `make test` compiles Tensor that
+# way (the one module whose code the BLAS choice changes: Sources/Tensor/BLAS.swift), and runs the tensor and
+# training tests again on the engine's own kernels (ODML_BLAS=builtin: the code such a build runs); `make
+# test-no-blas` builds everything that way and runs every test there.
 NO_BLAS = --disable-default-traits --traits CLI --scratch-path .build-noblas
 
 .PHONY: demo test test-no-blas lint format bench bench-cli deps install fuzz docs browser-deps browser-test load-test arm64-deps arm64-check
@@ -46,7 +47,7 @@ test: deps browser-deps arm64-deps
 	$(SWIFT) test --skip-build $(ALL_TRAITS)
 	$(BROWSER_VENV)/bin/python scripts/browser_test.py --classify .build/debug/classify
 	$(ARM64_CHECK)
-	$(SWIFT) build $(NO_BLAS) --target Models
+	$(SWIFT) build $(NO_BLAS) --target Tensor
 	ODML_BLAS=builtin $(SWIFT) test --skip-build $(ALL_TRAITS) --filter 'TensorTests|TrainTests'
 
 test-no-blas:

@@ -1,6 +1,6 @@
 // Matrix products for builds with no BLAS library (see odml_sgemm in CKernels.h): C is computed in blocks of
 // ODML_GEMM_MC × ODML_GEMM_NC over slices of ODML_GEMM_KC of the reduction, from copies of A and B packed
-// contiguously (op(A) scaled by alpha), by a 4 × 16 register tile.
+// contiguously (op(A) scaled by alpha), by a 4 × 16 register tile; a one-row product streams B unpacked, as sgemv.
 #include "ODMLCommon.h"
 
 /// Loads the first `count` lanes of `p` (all 8 when count ≥ 8), the others zero.
@@ -61,6 +61,51 @@ ptrdiff_t odml_sgemm_work_floats(int m, int n, int k) {
     return gemm_packed_b_floats(n, k) + (ptrdiff_t)mc * kc;
 }
 
+typedef struct {
+    const float *x, *y;
+    int count;
+    float *result;
+} dot_args;
+
+ODML_INLINE void sdot_impl(const dot_args *d) {
+    odml_v8f s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int i = 0;
+    for (; i + 32 <= d->count; i += 32) {
+        s0 += odml_load8f(d->x + i) * odml_load8f(d->y + i);
+        s1 += odml_load8f(d->x + i + 8) * odml_load8f(d->y + i + 8);
+        s2 += odml_load8f(d->x + i + 16) * odml_load8f(d->y + i + 16);
+        s3 += odml_load8f(d->x + i + 24) * odml_load8f(d->y + i + 24);
+    }
+    for (; i < d->count; i += 8) {
+        s0 += gemm_load8f_partial(d->x + i, d->count - i) * gemm_load8f_partial(d->y + i, d->count - i);
+    }
+    const odml_v8f s = (s0 + s1) + (s2 + s3);
+    *d->result = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+/// One row of C (m = 1) with A's row contiguous: C += alpha · a · op(B) without packing, B's rows streamed once
+/// (B stored k × n) or one dot product per column (B stored n × k), as BLAS's sgemv does it.
+ODML_INLINE void sgemv_impl(const gemm_args *g) {
+    const int n = g->n, k = g->k;
+    float *c = g->c;
+    if (!g->transB) {
+        for (int p = 0; p < k; p++) {
+            const float x = g->alpha * g->a[p];
+            const float *row = g->b + (ptrdiff_t)p * g->ldb;
+            int j = 0;
+            for (; j + 8 <= n; j += 8) odml_store8f(c + j, odml_load8f(c + j) + x * odml_load8f(row + j));
+            for (; j < n; j++) c[j] += x * row[j];
+        }
+    } else {
+        for (int j = 0; j < n; j++) {
+            float sum = 0;
+            const dot_args d = {g->a, g->b + (ptrdiff_t)j * g->ldb, k, &sum};
+            sdot_impl(&d);
+            c[j] += g->alpha * sum;
+        }
+    }
+}
+
 ODML_INLINE void sgemm_impl(const gemm_args *g) {
     const int m = g->m, n = g->n, k = g->k;
     for (int i = 0; i < m; i++) {
@@ -72,6 +117,10 @@ ODML_INLINE void sgemm_impl(const gemm_args *g) {
         }
     }
     if (k == 0 || g->alpha == 0) return;
+    if (m == 1 && (!g->transA || g->lda == 1)) {
+        sgemv_impl(g);
+        return;
+    }
     float *bp = g->work, *ap = g->work + gemm_packed_b_floats(n, k);
     for (int jc = 0; jc < n; jc += ODML_GEMM_NC) {
         const int nc = n - jc < ODML_GEMM_NC ? n - jc : ODML_GEMM_NC;
@@ -125,28 +174,6 @@ void odml_sgemm(int transA, int transB, int m, int n, int k, float alpha, const 
                 const float *b, ptrdiff_t ldb, float beta, float *c, ptrdiff_t ldc, float *work, int level) {
     const gemm_args args = {transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, work};
     sgemm_dispatch(&args, level);
-}
-
-typedef struct {
-    const float *x, *y;
-    int count;
-    float *result;
-} dot_args;
-
-ODML_INLINE void sdot_impl(const dot_args *d) {
-    odml_v8f s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    int i = 0;
-    for (; i + 32 <= d->count; i += 32) {
-        s0 += odml_load8f(d->x + i) * odml_load8f(d->y + i);
-        s1 += odml_load8f(d->x + i + 8) * odml_load8f(d->y + i + 8);
-        s2 += odml_load8f(d->x + i + 16) * odml_load8f(d->y + i + 16);
-        s3 += odml_load8f(d->x + i + 24) * odml_load8f(d->y + i + 24);
-    }
-    for (; i < d->count; i += 8) {
-        s0 += gemm_load8f_partial(d->x + i, d->count - i) * gemm_load8f_partial(d->y + i, d->count - i);
-    }
-    const odml_v8f s = (s0 + s1) + (s2 + s3);
-    *d->result = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 
 ODML_DISPATCH(sdot, sdot_impl, const dot_args *)
