@@ -56,7 +56,7 @@ static ptrdiff_t gemm_packed_b_floats(int n, int k) {
 }
 
 ptrdiff_t odml_sgemm_work_floats(int m, int n, int k) {
-    if (m <= 0 || n <= 0 || k <= 0) return 1;
+    if (m <= 1 || n <= 0 || k <= 0) return 1;  // a one-row product packs nothing
     const int kc = k < ODML_GEMM_KC ? k : ODML_GEMM_KC, mc = m < ODML_GEMM_MC ? m : ODML_GEMM_MC;
     return gemm_packed_b_floats(n, k) + (ptrdiff_t)mc * kc;
 }
@@ -83,14 +83,15 @@ ODML_INLINE void sdot_impl(const dot_args *d) {
     *d->result = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 
-/// One row of C (m = 1) with A's row contiguous: C += alpha · a · op(B) without packing, B's rows streamed once
-/// (B stored k × n) or one dot product per column (B stored n × k), as BLAS's sgemv does it.
+/// One row of C (m = 1): C += alpha · a · op(B) without packing, B's rows streamed once (B stored k × n) or one dot
+/// product per column (B stored n × k), as BLAS's sgemv does it. A's row is `lda` apart when A is transposed.
 ODML_INLINE void sgemv_impl(const gemm_args *g) {
     const int n = g->n, k = g->k;
+    const ptrdiff_t step = g->transA ? g->lda : 1;
     float *c = g->c;
     if (!g->transB) {
         for (int p = 0; p < k; p++) {
-            const float x = g->alpha * g->a[p];
+            const float x = g->alpha * g->a[(ptrdiff_t)p * step];
             const float *row = g->b + (ptrdiff_t)p * g->ldb;
             int j = 0;
             for (; j + 8 <= n; j += 8) odml_store8f(c + j, odml_load8f(c + j) + x * odml_load8f(row + j));
@@ -98,9 +99,14 @@ ODML_INLINE void sgemv_impl(const gemm_args *g) {
         }
     } else {
         for (int j = 0; j < n; j++) {
+            const float *column = g->b + (ptrdiff_t)j * g->ldb;
             float sum = 0;
-            const dot_args d = {g->a, g->b + (ptrdiff_t)j * g->ldb, k, &sum};
-            sdot_impl(&d);
+            if (step == 1) {
+                const dot_args d = {g->a, column, k, &sum};
+                sdot_impl(&d);
+            } else {
+                for (int p = 0; p < k; p++) sum += g->a[(ptrdiff_t)p * step] * column[p];
+            }
             c[j] += g->alpha * sum;
         }
     }
@@ -117,7 +123,7 @@ ODML_INLINE void sgemm_impl(const gemm_args *g) {
         }
     }
     if (k == 0 || g->alpha == 0) return;
-    if (m == 1 && (!g->transA || g->lda == 1)) {
+    if (m == 1) {
         sgemv_impl(g);
         return;
     }

@@ -225,26 +225,19 @@ public enum BLAS {
         beta: Float,
         c: UnsafeMutablePointer<Float>, ldc: Int
     ) {
-        guard m == 1, n > 0, k > 0 else {
-            sgemm(
-                transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, alpha: alpha,
-                a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc)
-            return
-        }
-        checkDimensions(
-            "gemm", transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, lda: lda, ldb: ldb, ldc: ldc)
         #if canImport(Accelerate) || LINK_OPENBLAS
-        if library != .builtin {
+        if m == 1, n > 0, k > 0, library != .builtin {
+            checkDimensions(
+                "gemm", transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, lda: lda, ldb: ldb, ldc: ldc)
             return gemv(
                 transposeA: transposeA, transposeB: transposeB, n: n, k: k, alpha: alpha, a: a, lda: lda,
                 b: b, ldb: ldb, beta: beta, c: c)
         }
         #endif
-        timed {
-            builtinGemm(
-                transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, alpha: alpha, a: a,
-                lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc, threads: 1)
-        }
+        // The engine's own kernels take a one-row product in `odml_sgemm`, unpacked, as sgemv does.
+        sgemm(
+            transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, alpha: alpha,
+            a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc)
     }
 
     #if canImport(Accelerate) || LINK_OPENBLAS

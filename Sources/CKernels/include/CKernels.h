@@ -83,7 +83,7 @@ void odml_dense_f32_rows(const float *input, ptrdiff_t inStride, int rows, int i
 enum { ODML_GEMM_MC = 64, ODML_GEMM_NC = 512, ODML_GEMM_KC = 256 };
 
 /// The floats of work space an `odml_sgemm` call of these sizes needs (its packed slices of A and B): at most
-/// KC · NC + MC · KC.
+/// KC · NC + MC · KC, and 1 for a one-row product, which packs nothing.
 ptrdiff_t odml_sgemm_work_floats(int m, int n, int k);
 
 /// The engine's own matrix product, for builds with no BLAS library: BLAS's row-major `sgemm`,

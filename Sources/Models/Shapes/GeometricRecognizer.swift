@@ -141,14 +141,17 @@ func convexHull(_ points: [(x: Double, y: Double)]) -> [(x: Double, y: Double)] 
 }
 
 /// The shoelace area of a polygon.
-func area(_ polygon: [(x: Double, y: Double)]) -> Double {
+func area(_ polygon: [(x: Double, y: Double)]) -> Double { abs(signedArea(polygon)) }
+
+/// The shoelace area of a polygon, positive when its corners run counter-clockwise (with y up).
+func signedArea(_ polygon: [(x: Double, y: Double)]) -> Double {
     guard polygon.count >= 3 else { return 0 }
     var total = 0.0
     for i in polygon.indices {
         let (a, b) = (polygon[i], polygon[(i + 1) % polygon.count])
         total += a.x * b.y - b.x * a.y
     }
-    return abs(total) / 2
+    return total / 2
 }
 
 /// The length of a polyline, closed or not.

@@ -280,12 +280,6 @@ public struct FittedShape: Sendable, Equatable {
         guard size > 0, size.isFinite else { return start }
         let (lowX, highX) = (points.map(\.x).min() ?? 0, points.map(\.x).max() ?? 0)
         let (lowY, highY) = (points.map(\.y).min() ?? 0, points.map(\.y).max() ?? 0)
-        func signedArea(_ polygon: [Point2]) -> Double {
-            polygon.indices.reduce(0) { sum, i in
-                let (a, b) = (polygon[i], polygon[(i + 1) % polygon.count])
-                return sum + (a.x * b.y - b.x * a.y) / 2
-            }
-        }
         let orientation = signedArea(corners) >= 0
         for _ in 0..<10 {
             var groups = [[Point2]](repeating: [], count: count)
