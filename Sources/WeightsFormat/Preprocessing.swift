@@ -7,6 +7,8 @@ package enum PreprocessingKind: String, Sendable, CaseIterable {
     case raster
     /// Recordings cut into windows of autocorrelation features (`MotionWindowing`).
     case motionAutocorrelation = "motion-autocorrelation"
+    /// Drawings compared with a user's own drawings (`GestureTemplates`): each class's distance and the nearest's.
+    case gestureTemplates = "gesture-templates"
 
     /// The kind a header's `preprocessing` names, or `nil` when it names none this build knows.
     package init?(_ preprocessing: [String: JSONValue]) {
@@ -17,17 +19,18 @@ package enum PreprocessingKind: String, Sendable, CaseIterable {
     /// The task whose recognizer takes this input: `shape` (drawings) or `motion` (recordings).
     package var task: RecognitionTask {
         switch self {
-        case .raster: .shape
+        case .raster, .gestureTemplates: .shape
         case .motionAutocorrelation: .motion
         }
     }
 
     /// The largest magnitude an input value can have: pixels lie in 0…1; autocorrelations in −1…1 and the log
-    /// intensities between log 0.001 and the log of the largest float (88.7).
+    /// intensities between log 0.001 and the log of the largest float (88.7); template distances are clamped to 100.
     package var inputMagnitude: Double {
         switch self {
         case .raster: 1
         case .motionAutocorrelation: 89
+        case .gestureTemplates: 100
         }
     }
 }

@@ -89,6 +89,10 @@ package enum WeightsLimits {
             try check(
                 "motion operations per input sample ((network + 2 · window · lags) / hop)",
                 ((Double(operations) + 2 * window * lags) / hop).rounded(.up), maximumOperationsPerSample, path: path)
+        case .gestureTemplates?:
+            // Each drawing is compared with every template: their count is the cost (GestureTemplates checks it).
+            guard case .array(let templates)? = parameters["templates"] else { return }
+            try check("the gesture templates", Double(templates.count), 1000, path: path)
         case nil:
             return
         }

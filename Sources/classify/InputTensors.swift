@@ -102,16 +102,22 @@ enum InputTensors {
     /// each window of each session of a motion dataset; a drawing or session that cannot be used is an error.
     static func preprocessed(_ path: String, for file: ModelFile) throws(DataError) -> [[Float]] {
         switch file.preprocessingKind {
-        case .raster?:
-            let rasterizer = try ShapeRasterizer(parameters: file.preprocessing)
+        case .raster?, .gestureTemplates?:
+            let preprocessing = try ShapePreprocessing(parameters: file.preprocessing)
             let items = try ShapeDataset.drawings(path, threads: 1) { { $0 } }
+            let size = preprocessing.inputShape.reduce(1, *)
             var rows: [[Float]] = []
             for item in items {
                 let drawing = try item.value.drawing.get()
-                if let problem = rasterizer.problem(with: drawing) {
+                if let problem = ShapeRecognizer.problem(with: drawing) {
                     throw DataError(file: path, line: item.lines.lowerBound, message: "drawing '\(item.id)': \(problem)")
                 }
-                rows.append(rasterizer.rasterize(drawing).scalars)
+                rows.append(
+                    [Float](unsafeUninitializedCapacity: size) { buffer, count in
+                        buffer.initialize(repeating: 0)
+                        preprocessing.input(for: drawing, into: buffer)
+                        count = size
+                    })
             }
             return rows
         case .motionAutocorrelation?:

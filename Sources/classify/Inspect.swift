@@ -124,7 +124,11 @@ struct InspectionReport: Encodable {
         if !preprocessing.isEmpty {
             lines.append(
                 column("preprocessing", 16)
-                    + preprocessing.keys.sorted().map { "\($0)=\(preprocessing[$0]?.description ?? "")" }.joined(separator: " "))
+                    + preprocessing.keys.sorted().map { key in
+                        // A long array (a gesture model's templates) is counted, not printed.
+                        if case .array(let items)? = preprocessing[key], items.count > 8 { return "\(key)=[\(items.count) items]" }
+                        return "\(key)=\(preprocessing[key]?.description ?? "")"
+                    }.joined(separator: " "))
         }
         if let training {
             var parts: [String] = []

@@ -12,6 +12,16 @@ extension RecognitionTask: ExpressibleByArgument {}
 
 extension StorageFormat: ExpressibleByArgument {}
 
+/// How `classify train shape` learns: `--method`.
+enum ShapeMethod: String, ExpressibleByArgument, CaseIterable {
+    /// Templates for few drawings a class, a network otherwise.
+    case auto
+    /// Gesture templates (`GestureTraining`).
+    case templates
+    /// A network (`TrainingRun`).
+    case network
+}
+
 /// `classify train shape|motion --data TRAIN.csv --out PREFIX`
 struct TrainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -108,6 +118,15 @@ struct TrainCommand: ParsableCommand {
                 + "your classes; those close to your own examples are left out), so that the model answers unknown for what it never saw."))
     var reject = true
 
+    @Option(
+        help: ArgumentHelp(
+            "shape: how to learn the drawings: auto, templates or network.",
+            discussion:
+                "auto (the default) keeps the drawings as templates when every class but 'other' has 1 to "
+                + "\(GestureTraining.maximumDrawingsPerClass) of them (a person's own gestures: matched by path and by point cloud, "
+                + "docs/gestures.md) and trains a network otherwise; templates and network choose one whatever the counts."))
+    var method: ShapeMethod = .auto
+
     @Option(help: "motion: samples per window (at 50 Hz).")
     var window = 256
 
@@ -134,6 +153,9 @@ struct TrainCommand: ParsableCommand {
     }
 
     func validate() throws {
+        guard method == .auto || task == .shape else {
+            throw ValidationError("--method is for shape models (gesture templates or a network); a motion model is always a network")
+        }
         // The same file twice (however spelled) would put copies of its drawings or sessions on both sides of the
         // validation split.
         let resolved = data.map { URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath().path }
@@ -227,6 +249,7 @@ struct TrainCommand: ParsableCommand {
     }
 
     func run() throws {
+        if task == .shape, method != .network, try trainGestures() { return }
         let run = trainingRun
         let prepared = try prepare(run)
         print(prepared.summary)
@@ -263,6 +286,56 @@ struct TrainCommand: ParsableCommand {
         } catch {
             throw failure(error)
         }
+    }
+
+    /// Keeps the drawings as gesture templates (`GestureTraining`) when `--method` asks for it, or by default when
+    /// every class has few drawings; writes the files and prints the report. `false` when a network is to be trained.
+    private func trainGestures() throws -> Bool {
+        try refuseOutputs(
+            trainingRun.targets.map(\.relativePath) + [outputLockPath(prefix: URL(fileURLWithPath: out))],
+            thatAreAnyOf: data + [validation].compactMap { $0 })
+        var drawings: [(id: String, label: String, drawing: Drawing)] = []
+        var checksums: [String] = []
+        do {
+            for path in data {
+                drawings += try ShapeDataset.read(path).map { ($0.id, $0.label, $0.drawing) }
+                checksums.append(CRC32.checksum(ofFile: path).map { String(format: "crc32:%08x", $0) } ?? "")
+            }
+        } catch {
+            throw failure(error)
+        }
+        let counts = Dictionary(grouping: drawings, by: \.label).mapValues(\.count)
+        guard method == .templates || GestureTraining.applies(toCounts: counts) else { return false }
+        if validation != nil { reportNote("--validation is not used by gesture templates: each drawing is left out of the others in turn") }
+        let started = ContinuousClock.now
+        let result: GestureTraining.Result
+        do {
+            result = try GestureTraining.train(
+                drawings, name: name ?? URL(fileURLWithPath: out).lastPathComponent, dataset: data.joined(separator: " + "),
+                checksum: checksums.count == 1 ? checksums[0] : nil, file: data.joined(separator: " + "))
+        } catch {
+            throw failure(error)
+        }
+        let classes = counts.filter { $0.key != DecisionRule.otherLabel }
+        print(
+            "training \(result.file.name) on \(data.joined(separator: " + ")): \(drawings.count) drawings, \(classes.count) classes ("
+                + classes.keys.sorted().map { "\($0) \(classes[$0] ?? 0)" }.joined(separator: ", ") + ")")
+        for line in result.report { print(line) }
+        try createOutFolder()
+        let plan: ExportPlan
+        do {
+            plan = try result.exportPlan(formats: formats, prefix: URL(fileURLWithPath: out))
+            try plan.write(prefix: URL(fileURLWithPath: out)) {
+                reportWarning("another training run is writing \(out).*; waiting for it to finish")
+            }
+        } catch {
+            throw failure(error)
+        }
+        let elapsed = ContinuousClock.now - started
+        print("weights (run \(plan.run)), made in \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .abbreviated)))")
+        for variant in plan.variants { print("  \(out).\(variant.format.rawValue).weights  \(variant.bytes) bytes") }
+        if let decision = plan.variants.first?.decision { print("decision  \(decision.summary)") }
+        return true
     }
 
     /// The data read and the examples made, after checking that no output is an input; then the out folder made

@@ -73,7 +73,7 @@ extension ShapeRecognizer {
     /// borrows one from the recognizer's pool.
     final class Scratch {
         private let compiled: CompiledModel?
-        private let rasterizer: ShapeRasterizer
+        private let preprocessing: ShapePreprocessing
         private let workspace: InferenceWorkspace?
         private let image: UnsafeMutableBufferPointer<Float>
         private let scores: UnsafeMutableBufferPointer<Float>
@@ -88,7 +88,7 @@ extension ShapeRecognizer {
             self.classes = classes
             if case let .model(classifier) = recognizer.engine {
                 compiled = classifier.compiled
-                rasterizer = classifier.rasterizer
+                preprocessing = classifier.preprocessing
                 let plan = classifier.compiled.plan
                 workspace = plan.makeWorkspace()
                 image = .allocate(capacity: plan.inputCount)
@@ -97,7 +97,7 @@ extension ShapeRecognizer {
                 rejectIndex = classifier.rejectIndex
             } else {
                 compiled = nil
-                rasterizer = .shipped
+                preprocessing = .raster(.shipped)
                 workspace = nil
                 image = .allocate(capacity: 1)
                 scores = .allocate(capacity: classes.count)
@@ -143,7 +143,8 @@ extension ShapeRecognizer {
                 labels: classes, raw: UnsafeBufferPointer(raw), calibrated: UnsafeBufferPointer(calibrated),
                 decided: (answer.compact.best, answer.compact.isUnknown, answer.compact.confidence, answer.compact.uncertain),
                 rule: rule)
-            let seen = view ? compiled.map { Tensor(shape: $0.plan.inputShape, scalars: Array(image)) } : nil
+            // The image the model saw; a gesture model sees distances, not an image.
+            let seen = view && preprocessing.rasterizer != nil ? compiled.map { Tensor(shape: $0.plan.inputShape, scalars: Array(image)) } : nil
             return ShapeAnswer(decision, model: recognizer.model, attempts: recognizer.attempts, view: seen)
         }
 
@@ -162,7 +163,7 @@ extension ShapeRecognizer {
                     confidence: answer.confidence, uncertain: answer.uncertain)
                 return (compact, answer)
             }
-            rasterizer.rasterize(drawing, into: image)
+            preprocessing.input(for: drawing, into: image)
             compiled.plan.run(UnsafeBufferPointer(image), into: scores, workspace: workspace)
             for i in raw.indices { raw[i] = Double(scores[i]) }
             let decided = Decision.decide(raw: UnsafeBufferPointer(raw), rejectIndex: rejectIndex, rule: rule, calibrated: calibrated) { p in

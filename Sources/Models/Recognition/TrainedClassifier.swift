@@ -13,6 +13,8 @@ import WeightsFormat
 public protocol ModelPreprocessing: Sendable, Equatable {
     /// The `kind` a weights file's `preprocessing` header names it by (`raster`, `motion-autocorrelation`).
     static var kind: String { get }
+    /// Every kind it reads (`kind` unless it says otherwise: a shape model's `raster` or `gesture-templates`).
+    static var kinds: [String] { get }
     /// The task's name in messages (`shape`, `motion`): "is a shape model, not a motion model".
     static var taskName: String { get }
     /// What a classifier over it is called when a weights file does not fit it ("a shape classifier").
@@ -35,6 +37,9 @@ extension ModelPreprocessing {
         rule.shapeOdds != nil ? "the decision rule holds shape odds, which are for shape models, not \(taskName)" : nil
     }
 
+    /// `[kind]`.
+    public static var kinds: [String] { [kind] }
+
     /// "a TASK classifier".
     public static var classifierName: String { "a \(taskName) classifier" }
 
@@ -46,7 +51,7 @@ extension RecognitionTask {
     /// The preprocessing that makes this task's inputs: the one place a built-in task's kind meets its Swift type.
     package var preprocessing: any ModelPreprocessing.Type {
         switch self {
-        case .shape: ShapeRasterizer.self
+        case .shape: ShapePreprocessing.self
         case .motion: MotionWindowing.self
         }
     }
@@ -58,7 +63,7 @@ extension RecognitionTask {
 
     /// The preprocessing type a header's `kind` names among `preprocessings(among: others)`, or `nil`.
     package static func preprocessing(kind: String, among others: [any ModelPreprocessing.Type] = []) -> (any ModelPreprocessing.Type)? {
-        preprocessings(among: others).first { $0.kind == kind }
+        preprocessings(among: others).first { $0.kinds.contains(kind) }
     }
 
     /// The input shape a header's `preprocessing` makes, read by its type among the built-in tasks' and `others`, or
@@ -94,7 +99,9 @@ public struct TrainedClassifier<Preprocessing: ModelPreprocessing>: Sendable {
     /// preprocessing, take its input shape and have labels; otherwise a `DataError` names the file and says which.
     public init(file: ModelFile) throws(DataError) {
         self.file = file
-        let otherTask = file.otherTaskProblem(task: Preprocessing.taskName, kind: Preprocessing.kind)
+        let fileKind: String? = if case .string(let kind)? = file.preprocessing["kind"] { kind } else { nil }
+        let otherTask =
+            fileKind.map(Preprocessing.kinds.contains) == true ? nil : file.otherTaskProblem(task: Preprocessing.taskName, kind: Preprocessing.kind)
         if let problem = otherTask ?? file.decision.flatMap(Preprocessing.problem(with:)) {
             throw DataError(file: file.name, message: problem)
         }
@@ -138,7 +145,7 @@ public struct TrainedClassifier<Preprocessing: ModelPreprocessing>: Sendable {
 }
 
 /// The trained shape classifier: a weights file's model behind its rasterizer.
-public typealias ShapeClassifier = TrainedClassifier<ShapeRasterizer>
+public typealias ShapeClassifier = TrainedClassifier<ShapePreprocessing>
 
 /// The trained motion-state classifier: a weights file's model behind its windowing.
 public typealias MotionClassifier = TrainedClassifier<MotionWindowing>

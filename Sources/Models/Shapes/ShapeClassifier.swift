@@ -38,9 +38,59 @@ extension ShapeRasterizer: ModelPreprocessing {
     public var inputShape: [Int] { [size, size, 1] }
 }
 
-extension TrainedClassifier where Preprocessing == ShapeRasterizer {
-    /// The rasterizer the file describes.
-    public var rasterizer: ShapeRasterizer { preprocessing }
+/// What a shape model makes of a drawing, as its weights file says: an image (`ShapeRasterizer`, the shipped
+/// models and every network `classify train shape` trains), or its distances to a user's own drawings
+/// (`GestureTemplates`, what `classify train shape` makes from one to ten drawings a class).
+public enum ShapePreprocessing: ModelPreprocessing {
+    /// The drawing rasterized into a grey image.
+    case raster(ShapeRasterizer)
+    /// The drawing compared with a user's templates.
+    case templates(GestureTemplates)
+
+    /// `raster`: the kind a shape model is named by in messages.
+    public static var kind: String { ShapeRasterizer.kind }
+    /// `raster` and `gesture-templates`.
+    public static var kinds: [String] { [ShapeRasterizer.kind, GestureTemplates.kind] }
+    /// `shape`.
+    public static var taskName: String { ShapeRasterizer.taskName }
+    /// Shape odds are the shape task's own.
+    public static func problem(with rule: DecisionRule) -> String? { nil }
+
+    /// The preprocessing a header's `preprocessing` object describes, by its `kind`.
+    public init(parameters: [String: JSONValue]) throws(DataError) {
+        if case .string(GestureTemplates.kind)? = parameters["kind"] {
+            self = .templates(try GestureTemplates(parameters: parameters))
+        } else {
+            self = .raster(try ShapeRasterizer(parameters: parameters))
+        }
+    }
+
+    /// The image's shape, or the templates' `classCount + 1` distances.
+    public var inputShape: [Int] {
+        switch self {
+        case let .raster(rasterizer): rasterizer.inputShape
+        case let .templates(templates): [templates.classCount + 1]
+        }
+    }
+
+    /// The model input for `drawing` (one `ShapeRecognizer.problem(with:)` accepts) into `input`, `inputShape`'s
+    /// count of values.
+    public func input(for drawing: Drawing, into input: UnsafeMutableBufferPointer<Float>) {
+        switch self {
+        case let .raster(rasterizer): rasterizer.rasterize(drawing, into: input)
+        case let .templates(templates): templates.input(for: drawing, into: input)
+        }
+    }
+
+    /// The rasterizer, or `nil` for templates.
+    public var rasterizer: ShapeRasterizer? {
+        if case let .raster(rasterizer) = self { rasterizer } else { nil }
+    }
+}
+
+extension TrainedClassifier where Preprocessing == ShapePreprocessing {
+    /// The rasterizer the file describes, or `nil` for a model of gesture templates.
+    public var rasterizer: ShapeRasterizer? { preprocessing.rasterizer }
 }
 
 /// The geometric recognizer's check for drawings that are none of its four closed shapes: the closing gap — the

@@ -59,7 +59,7 @@ public struct ShapeAnswer: RecognitionAnswer {
 /// `unknown`, the uncertainty floor).
 public struct ShapeRecognizer: Recognizer {
     /// What answers: a trained shape classifier or the geometric recognizer.
-    public typealias Engine = RecognizerEngine<ShapeRasterizer, GeometricRecognizer>
+    public typealias Engine = RecognizerEngine<ShapePreprocessing, GeometricRecognizer>
 
     /// What answers.
     public let engine: Engine
