@@ -124,7 +124,8 @@ struct TrainCommand: ParsableCommand {
             discussion:
                 "auto (the default) keeps the drawings as templates when every class but 'other' has 1 to "
                 + "\(GestureTraining.maximumDrawingsPerClass) of them (a person's own gestures: matched by path and by point cloud, "
-                + "docs/gestures.md) and trains a network otherwise; templates and network choose one whatever the counts."))
+                + "docs/gestures.md) and no network option (--epochs, --patience, --augment, --decision-folds) is given, and "
+                + "trains a network otherwise; templates and network choose one whatever the counts."))
     var method: ShapeMethod = .auto
 
     @Option(help: "motion: samples per window (at 50 Hz).")
@@ -249,7 +250,9 @@ struct TrainCommand: ParsableCommand {
     }
 
     func run() throws {
-        if task == .shape, method != .network, try trainGestures() { return }
+        // A network's options (--epochs, --patience, --augment, --decision-folds) ask for a network.
+        let asksForNetwork = epochs != nil || patience != nil || augment > 0 || decisionFolds > 0
+        if task == .shape, method == .templates || (method == .auto && !asksForNetwork), try trainGestures() { return }
         let run = trainingRun
         let prepared = try prepare(run)
         print(prepared.summary)
@@ -305,7 +308,10 @@ struct TrainCommand: ParsableCommand {
             throw failure(error)
         }
         let counts = Dictionary(grouping: drawings, by: \.label).mapValues(\.count)
-        guard method == .templates || GestureTraining.applies(toCounts: counts) else { return false }
+        // Too many classes for any model: the network path's check says so.
+        guard counts.count <= GestureTemplates.maximumTemplates, method == .templates || GestureTraining.applies(toCounts: counts) else {
+            return false
+        }
         if validation != nil { reportNote("--validation is not used by gesture templates: each drawing is left out of the others in turn") }
         let started = ContinuousClock.now
         let result: GestureTraining.Result
