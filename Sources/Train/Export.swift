@@ -98,34 +98,47 @@ public func prepareExport(
         decision.shapeOdds = shapeOddsFit?.odds
     }
     let uncertain = validationProbabilities.count { Decision(labels: classNames, probabilities: $0, rule: decision).uncertain }
-    func file(_ format: StorageFormat, training: TrainingMetadata) throws(WeightsFileError) -> ModelFile {
-        var file = try ModelFile(
-            name: name, model: model, labels: classNames,
-            input: input, preprocessing: preprocessing, training: training, decision: decision, format: format)
+    let (run, variants, contents) = try exportVariants(
+        of: model, formats: formats, prefix: prefix, training: metadata, calibration: validation.inputs,
+        file: { (format, training) throws(WeightsFileError) in
+            try ModelFile(
+                name: name, model: model, labels: classNames,
+                input: input, preprocessing: preprocessing, training: training, decision: decision, format: format)
+        },
+        accuracy: { accuracy(of: $0.makeCompiledModel(), on: validation) })
+    return ExportPlan(
+        run: run, variants: variants, contents: contents,
+        validationUncertain: Double(uncertain) / Double(max(1, validationProbabilities.count)), shapeOddsFit: shapeOddsFit)
+}
+
+/// The files of an export, encoded: f32 first, then each of `formats` that is not f32, all made by `make` with
+/// `metadata` and one run identity (the checksum of the f32 file encoded without it); an int8 file's activation
+/// ranges calibrated on `calibration` (inputs `model` sees); each file decoded back and measured by `accuracy`.
+/// `prepareExport` (networks) and `GestureTraining` (gesture templates) export through it.
+func exportVariants(
+    of model: Sequential, formats: [StorageFormat], prefix: URL, training metadata: TrainingMetadata, calibration: Tensor,
+    file make: (StorageFormat, TrainingMetadata) throws(WeightsFileError) -> ModelFile, accuracy: (ModelFile) -> Double
+) throws(WeightsFileError) -> (run: String, variants: [ExportedVariant], contents: [[UInt8]]) {
+    func file(_ format: StorageFormat, run: String?) throws(WeightsFileError) -> ModelFile {
+        var training = metadata
+        training.run = run
+        var file = try make(format, training)
         if format == .int8 {
             let integerLayers = file.architecture.indices.filter { file.tensors["\($0).weight"]?.format == .int8 }
-            file.activationQuantization = calibrateActivations(of: model, layers: integerLayers, on: validation.inputs)
+            file.activationQuantization = calibrateActivations(of: model, layers: integerLayers, on: calibration)
         }
         return file
     }
-    var anonymous = metadata
-    anonymous.run = nil
-    var identified = metadata
-    identified.run = trainingRun(of: try file(.f32, training: anonymous).encoded())
+    let run = trainingRun(of: try file(.f32, run: nil).encoded())
     var variants: [ExportedVariant] = [], contents: [[UInt8]] = []
     for format in [StorageFormat.f32] + formats.filter({ $0 != .f32 }) {
         let url = URL(fileURLWithPath: prefix.path + ".\(format).weights")
-        let bytes = try file(format, training: identified).encoded()
+        let bytes = try file(format, run: run).encoded()
         let loaded = try ModelFile(bytes: bytes, path: url.path)
-        variants.append(
-            ExportedVariant(
-                format: format, url: url, bytes: bytes.count,
-                accuracy: accuracy(of: loaded.makeCompiledModel(), on: validation), decision: loaded.decision))
+        variants.append(ExportedVariant(format: format, url: url, bytes: bytes.count, accuracy: accuracy(loaded), decision: loaded.decision))
         contents.append(bytes)
     }
-    return ExportPlan(
-        run: identified.run ?? "", variants: variants, contents: contents,
-        validationUncertain: Double(uncertain) / Double(max(1, validationProbabilities.count)), shapeOddsFit: shapeOddsFit)
+    return (run, variants, contents)
 }
 
 /// The run identity of an f32 file's bytes (encoded without a run): `crc32:` and the 8 hex digits of the

@@ -32,10 +32,12 @@ public enum GestureTraining {
     public static let rejectSharpness = 8.0
 
     /// Whether `classify train shape` matches these classes' drawings as templates by default: every class but
-    /// `other` has 1 to `maximumDrawingsPerClass` drawings, and there are at least 2 such classes.
+    /// `other` has 1 to `maximumDrawingsPerClass` drawings, there are at least 2 such classes, and no more drawings
+    /// than a file may hold templates (`GestureTemplates.maximumTemplates`).
     public static func applies(toCounts counts: [String: Int]) -> Bool {
         let classes = counts.filter { $0.key != DecisionRule.otherLabel }
         return classes.count >= 2 && classes.values.allSatisfy { (1...maximumDrawingsPerClass).contains($0) }
+            && classes.values.reduce(0, +) <= GestureTemplates.maximumTemplates
     }
 
     /// What training made: the weights file and the report's lines.
@@ -56,30 +58,14 @@ public enum GestureTraining {
         /// identity (the checksum of the f32 file written without it); written as one set by `ExportPlan.write`.
         public func exportPlan(formats: [StorageFormat], prefix: URL) throws(WeightsFileError) -> ExportPlan {
             let model = file.makeModel()
-            func variant(_ format: StorageFormat, run: String?) throws(WeightsFileError) -> ModelFile {
-                var training = file.training ?? TrainingMetadata()
-                training.run = run
-                var made = try ModelFile(
-                    name: file.name, model: model, labels: file.labels, input: file.input, preprocessing: file.preprocessing,
-                    training: training, decision: file.decision, format: format)
-                if format == .int8 {
-                    let integerLayers = made.architecture.indices.filter { made.tensors["\($0).weight"]?.format == .int8 }
-                    made.activationQuantization = calibrateActivations(of: model, layers: integerLayers, on: calibration)
-                }
-                return made
-            }
-            let run = trainingRun(of: try variant(.f32, run: nil).encoded())
-            var variants: [ExportedVariant] = [], contents: [[UInt8]] = []
-            for format in [StorageFormat.f32] + formats.filter({ $0 != .f32 }) {
-                let url = URL(fileURLWithPath: prefix.path + ".\(format).weights")
-                let bytes = try variant(format, run: run).encoded()
-                let loaded = try ModelFile(bytes: bytes, path: url.path)
-                variants.append(
-                    ExportedVariant(
-                        format: format, url: url, bytes: bytes.count, accuracy: loaded.training?.validationAccuracy ?? 1,
-                        decision: loaded.decision))
-                contents.append(bytes)
-            }
+            let (run, variants, contents) = try exportVariants(
+                of: model, formats: formats, prefix: prefix, training: file.training ?? TrainingMetadata(), calibration: calibration,
+                file: { (format, training) throws(WeightsFileError) in
+                    try ModelFile(
+                        name: file.name, model: model, labels: file.labels, input: file.input, preprocessing: file.preprocessing,
+                        training: training, decision: file.decision, format: format)
+                },
+                accuracy: { $0.training?.validationAccuracy ?? 1 })
             return ExportPlan(run: run, variants: variants, contents: contents, validationUncertain: 0, shapeOddsFit: nil)
         }
     }
@@ -108,28 +94,35 @@ public enum GestureTraining {
             }
             if let template = GestureTemplates.template(of: item.drawing, classIndex: index) { templates.append(template) }
         }
-        // Each template's nearest of its own class (both measures), and of another class.
-        let scales = spreads(templates)
-        var model = try GestureTemplates(
+        // Refused before the pairs are measured (2,400 drawings would take 45 s to be refused).
+        guard templates.count <= GestureTemplates.maximumTemplates else {
+            throw DataError(
+                file: file,
+                message: "gesture templates: at most \(GestureTemplates.maximumTemplates) drawings, got \(templates.count); "
+                    + "train a network (--method network)")
+        }
+        // Every pair's distances, once: the spreads, the left-out inputs and the calibration inputs read them.
+        let table = distanceTable(templates)
+        let scales = spreads(templates, table: table)
+        let model = try GestureTemplates(
             classCount: classes.count, templates: templates, sequenceScale: scales.sequence, cloudScale: scales.cloud)
-        // Left out in turn: the inputs each drawing gets from the others, for the temperature and the reject distance.
-        var leftOut: [(input: [Float], classIndex: Int)] = []
-        let counts = Dictionary(grouping: templates, by: \.classIndex).mapValues(\.count)
-        if counts.values.contains(where: { $0 >= 2 }) {
-            for (index, template) in templates.enumerated() where counts[template.classIndex, default: 0] >= 2 {
-                var others = templates
-                others.remove(at: index)
-                let without = try GestureTemplates(
-                    classCount: classes.count, templates: others, sequenceScale: scales.sequence, cloudScale: scales.cloud)
-                leftOut.append((without.input(forTemplate: template), template.classIndex))
+        func input(of index: Int, leftOut: Bool) -> [Float] {
+            [Float](unsafeUninitializedCapacity: classes.count + 1) { buffer, count in
+                model.input(
+                    sequenceDistances: table.sequence[index], cloudDistances: table.cloud[index], skipping: leftOut ? index : nil, into: buffer)
+                count = classes.count + 1
             }
+        }
+        // Left out in turn: the inputs each drawing gets from the others, for the temperature and the reject distance.
+        let counts = Dictionary(grouping: templates, by: \.classIndex).mapValues(\.count)
+        let leftOut: [(input: [Float], classIndex: Int)] = templates.indices.compactMap { index in
+            let classIndex = templates[index].classIndex
+            return counts[classIndex, default: 0] >= 2 ? (input(of: index, leftOut: true), classIndex) : nil
         }
         let temperature = leftOut.isEmpty ? defaultTemperature : fitTemperature(leftOut)
         let nearness = leftOut.map { Double($0.input[classes.count]) }.sorted()
         let rejectDistance =
             nearness.isEmpty ? singleDrawingRejectDistance : rejectMargin * nearness[min(nearness.count - 1, Int(0.9 * Double(nearness.count)))]
-        model = try GestureTemplates(
-            classCount: classes.count, templates: templates, sequenceScale: scales.sequence, cloudScale: scales.cloud)
         let network = makeNetwork(classes: classes.count, temperature: temperature, rejectDistance: rejectDistance)
         let labels = classes + [DecisionRule.otherLabel]
         let rule = DecisionRule(temperature: 1, rejectLabel: DecisionRule.otherLabel)
@@ -180,41 +173,61 @@ public enum GestureTraining {
         report.append(
             "negatives    \(refused(generated)) of \(generated.count) generated non-shapes (objects, letters, scribbles) answered unknown or uncertain"
                 + (negatives.isEmpty ? "" : "; \(refused(negatives)) of your \(negatives.count) '\(DecisionRule.otherLabel)' drawings"))
-        let calibrationRows = leftOut.isEmpty ? templates.map { model.input(forTemplate: $0) } : leftOut.map(\.input)
+        let calibrationRows = leftOut.isEmpty ? templates.indices.map { input(of: $0, leftOut: false) } : leftOut.map(\.input)
         return Result(
             file: built, report: report, temperature: temperature, rejectDistance: rejectDistance,
             calibration: Tensor(shape: [calibrationRows.count, classes.count + 1], scalars: calibrationRows.flatMap { $0 }))
     }
 
-    /// The typical distance (path, cloud) from a template to the nearest other of its class: the median over the
-    /// templates that have one; with none (one drawing a class), half the median distance to the nearest template
-    /// of another class.
-    static func spreads(_ templates: [GestureTemplates.Template]) -> (sequence: Double, cloud: Double) {
-        var same: (sequence: [Double], cloud: [Double]) = ([], []), other: (sequence: [Double], cloud: [Double]) = ([], [])
+    /// The path and cloud distances between every two templates (both measures are symmetric: each pair is
+    /// measured once).
+    static func distanceTable(_ templates: [GestureTemplates.Template]) -> (sequence: [[Double]], cloud: [[Double]]) {
+        let count = templates.count
+        var table = (
+            sequence: [[Double]](repeating: [Double](repeating: 0, count: count), count: count),
+            cloud: [[Double]](repeating: [Double](repeating: 0, count: count), count: count)
+        )
         withUnsafeTemporaryAllocation(of: Bool.self, capacity: GestureTemplates.cloudPoints) { matched in
-            for (i, a) in templates.enumerated() {
-                var nearest: (same: (Double, Double), other: (Double, Double)) = ((.infinity, .infinity), (.infinity, .infinity))
-                for (j, b) in templates.enumerated() where i != j {
+            for i in 0..<count {
+                for j in (i + 1)..<count {
+                    let (a, b) = (templates[i], templates[j])
                     let path = a.sequence.withUnsafeBufferPointer { x in
                         b.sequence.withUnsafeBufferPointer { GestureTemplates.sequenceDistance(x, $0) }
                     }
                     let cloud = a.cloud.withUnsafeBufferPointer { x in
                         b.cloud.withUnsafeBufferPointer { GestureTemplates.cloudDistance(x, $0, matched: matched) }
                     }
-                    if a.classIndex == b.classIndex {
-                        nearest.same = (min(nearest.same.0, path), min(nearest.same.1, cloud))
-                    } else {
-                        nearest.other = (min(nearest.other.0, path), min(nearest.other.1, cloud))
-                    }
+                    (table.sequence[i][j], table.sequence[j][i], table.cloud[i][j], table.cloud[j][i]) = (path, path, cloud, cloud)
                 }
-                if nearest.same.0.isFinite {
-                    same.sequence.append(nearest.same.0)
-                    same.cloud.append(nearest.same.1)
+            }
+        }
+        return table
+    }
+
+    /// The typical distance (path, cloud) from a template to the nearest other of its class: the median over the
+    /// templates that have one; with none (one drawing a class), half the median distance to the nearest template
+    /// of another class. `table` is `distanceTable(templates)`.
+    static func spreads(_ templates: [GestureTemplates.Template], table: (sequence: [[Double]], cloud: [[Double]])) -> (
+        sequence: Double, cloud: Double
+    ) {
+        var same: (sequence: [Double], cloud: [Double]) = ([], []), other: (sequence: [Double], cloud: [Double]) = ([], [])
+        for (i, a) in templates.enumerated() {
+            var nearest: (same: (Double, Double), other: (Double, Double)) = ((.infinity, .infinity), (.infinity, .infinity))
+            for (j, b) in templates.enumerated() where i != j {
+                let (path, cloud) = (table.sequence[i][j], table.cloud[i][j])
+                if a.classIndex == b.classIndex {
+                    nearest.same = (min(nearest.same.0, path), min(nearest.same.1, cloud))
+                } else {
+                    nearest.other = (min(nearest.other.0, path), min(nearest.other.1, cloud))
                 }
-                if nearest.other.0.isFinite {
-                    other.sequence.append(nearest.other.0)
-                    other.cloud.append(nearest.other.1)
-                }
+            }
+            if nearest.same.0.isFinite {
+                same.sequence.append(nearest.same.0)
+                same.cloud.append(nearest.same.1)
+            }
+            if nearest.other.0.isFinite {
+                other.sequence.append(nearest.other.0)
+                other.cloud.append(nearest.other.1)
             }
         }
         if !same.sequence.isEmpty { return (GestureTemplates.median(same.sequence), GestureTemplates.median(same.cloud)) }
@@ -254,15 +267,5 @@ public enum GestureTraining {
     static func argmax(_ network: Sequential, _ input: [Float]) -> Int {
         let output = network(Tensor(shape: [1, input.count], scalars: input)).scalars
         return (0..<(input.count - 1)).max { output[$0] < output[$1] } ?? 0
-    }
-}
-
-extension GestureTemplates {
-    /// The network's input for a drawing already made a template (its two forms).
-    func input(forTemplate template: Template) -> [Float] {
-        [Float](unsafeUninitializedCapacity: classCount + 1) { buffer, count in
-            input(sequence: template.sequence, cloud: template.cloud, into: buffer)
-            count = classCount + 1
-        }
     }
 }

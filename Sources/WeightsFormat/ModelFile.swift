@@ -125,12 +125,13 @@ extension ModelFile {
     /// Why this file cannot serve `task` because it is another task's model (its preprocessing says so), or `nil`:
     /// the error a user who named the wrong file needs, instead of the preprocessing check's.
     package func otherTaskProblem(_ task: RecognitionTask) -> String? {
-        otherTaskProblem(task: task.rawValue, kind: task.kind.rawValue)
+        otherTaskProblem(task: task.rawValue, kinds: [task.kind.rawValue])
     }
 
-    /// Why this file cannot serve the task named `task`, whose preprocessing kind is `kind` (any task's, built in or
-    /// an app's own), because its preprocessing is another kind, or `nil`.
-    package func otherTaskProblem(task: String, kind: String) -> String? {
+    /// Why this file cannot serve the task named `task`, whose preprocessing kinds are `kinds` (any task's, built in
+    /// or an app's own; the first names it in messages), because its preprocessing is another kind, or `nil`.
+    package func otherTaskProblem(task: String, kinds: [String]) -> String? {
+        let kind = kinds.first ?? ""
         // A raw model (imported without labels or a task) runs only as it is: `classify run`, `inspect`.
         if labels.isEmpty && preprocessing.isEmpty {
             // A built-in task is named in a sidecar by its name; an app's own by its preprocessing.
@@ -138,7 +139,7 @@ extension ModelFile {
             return "is a raw model (no labels, no preprocessing): it runs with `classify run`; to recognize with it, give it "
                 + "labels and a task (for an ONNX model, a sidecar MODEL.onnx.json such as {\"labels\": [...], \(example)}: docs/onnx.md)"
         }
-        guard case .string(let other)? = preprocessing["kind"], other != kind else { return nil }
+        guard case .string(let other)? = preprocessing["kind"], !kinds.contains(other) else { return nil }
         let labels = labels.joined(separator: ", ")
         guard let known = PreprocessingKind(rawValue: other)?.task else {
             return "has preprocessing '\(other)' (labels \(labels)), not a \(task) model's ('\(kind)')"

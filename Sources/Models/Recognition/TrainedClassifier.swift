@@ -99,9 +99,7 @@ public struct TrainedClassifier<Preprocessing: ModelPreprocessing>: Sendable {
     /// preprocessing, take its input shape and have labels; otherwise a `DataError` names the file and says which.
     public init(file: ModelFile) throws(DataError) {
         self.file = file
-        let fileKind: String? = if case .string(let kind)? = file.preprocessing["kind"] { kind } else { nil }
-        let otherTask =
-            fileKind.map(Preprocessing.kinds.contains) == true ? nil : file.otherTaskProblem(task: Preprocessing.taskName, kind: Preprocessing.kind)
+        let otherTask = file.otherTaskProblem(task: Preprocessing.taskName, kinds: Preprocessing.kinds)
         if let problem = otherTask ?? file.decision.flatMap(Preprocessing.problem(with:)) {
             throw DataError(file: file.name, message: problem)
         }

@@ -238,13 +238,26 @@ public struct GestureTemplates: Sendable, Equatable {
 
     /// The network's input for a drawing's two forms (`Template.sequence`, `Template.cloud`).
     package func input(sequence: [Float], cloud: [Float], into input: UnsafeMutableBufferPointer<Float>) {
-        precondition(input.count == classCount + 1, "GestureTemplates.input: \(input.count) places for \(classCount + 1) values")
         var sequenceDistances: [Double] = [], cloudDistances: [Double] = []
         distances(sequence: sequence, cloud: cloud, sequence: &sequenceDistances, cloud: &cloudDistances)
-        let sequenceMedian = Self.median(sequenceDistances), cloudMedian = Self.median(cloudDistances)
+        self.input(sequenceDistances: sequenceDistances, cloudDistances: cloudDistances, into: input)
+    }
+
+    /// The network's input from a drawing's distances to every template (`templates`' order), the template at
+    /// `skipping` left out (a template's own input when it is left out of the others, in training).
+    package func input(
+        sequenceDistances: [Double], cloudDistances: [Double], skipping: Int? = nil, into input: UnsafeMutableBufferPointer<Float>
+    ) {
+        precondition(input.count == classCount + 1, "GestureTemplates.input: \(input.count) places for \(classCount + 1) values")
+        precondition(
+            sequenceDistances.count == templates.count && cloudDistances.count == templates.count,
+            "GestureTemplates.input: \(sequenceDistances.count) and \(cloudDistances.count) distances for \(templates.count) templates")
+        let kept = skipping.map { skipped in templates.indices.filter { $0 != skipped } }
+        let sequenceMedian = Self.median(kept.map { $0.map { sequenceDistances[$0] } } ?? sequenceDistances)
+        let cloudMedian = Self.median(kept.map { $0.map { cloudDistances[$0] } } ?? cloudDistances)
         var classDistance = [Double](repeating: .infinity, count: classCount)
         var nearness = Double.infinity
-        for (index, template) in templates.enumerated() {
+        for (index, template) in templates.enumerated() where index != skipping {
             let fused = sequenceDistances[index] / sequenceMedian + cloudDistances[index] / cloudMedian
             classDistance[template.classIndex] = min(classDistance[template.classIndex], fused)
             nearness = min(nearness, sequenceDistances[index] / sequenceScale + cloudDistances[index] / cloudScale)
