@@ -48,7 +48,7 @@ extension Bench {
             BLAS.maxThreads = 1
             let drawings = ShapeBenchmark.drawings()
             let variant = try ShapeVariant(BenchWeights(folder: weights, model: BenchWeights.shape), format: workload == .f32Plan ? "f32" : "int8")
-            let rasterizer = variant.classifier.rasterizer
+            let rasterizer = variant.rasterizer
             let images = drawings.map(rasterizer.rasterize)
             let pixels = UnsafeMutableBufferPointer<Float>.allocate(capacity: rasterizer.size * rasterizer.size)
             pixels.initialize(repeating: 0)

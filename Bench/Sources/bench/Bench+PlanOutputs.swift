@@ -31,7 +31,7 @@ extension Bench {
             let inputs: [[Float]], plans: [(String, PlanRunner)]
             if model == "shape" {
                 let variants = try ["int8", "f32"].map { try ShapeVariant(BenchWeights(folder: weights, model: BenchWeights.shape), format: $0) }
-                let rasterizer = variants[0].classifier.rasterizer
+                let rasterizer = variants[0].rasterizer
                 inputs = ShapeBenchmark.drawings().prefix(count).map { rasterizer.rasterize($0).scalars }
                 plans = variants.map { ($0.format, $0.plan) }
             } else {

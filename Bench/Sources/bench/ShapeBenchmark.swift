@@ -51,7 +51,7 @@ struct ShapeBenchmark {
                 ))
         }
 
-        let rasterizer = int8.classifier.rasterizer
+        let rasterizer = int8.rasterizer
         let images = drawings.map(rasterizer.rasterize)
         let count = drawings.count
         var next = 0
@@ -162,6 +162,8 @@ struct ShapeVariant {
     /// `int8` or `f32`.
     let format: String
     let classifier: ShapeClassifier
+    /// The file's rasterizer (the shape benchmarks time image models).
+    let rasterizer: ShapeRasterizer
     let recognizer: ShapeRecognizer
     let plan: PlanRunner
 
@@ -170,6 +172,11 @@ struct ShapeVariant {
         self.format = format
         let file = try ModelFile(contentsOf: URL(fileURLWithPath: weights.path(format)))
         classifier = try ShapeClassifier(file: file)
+        guard let rasterizer = classifier.rasterizer else {
+            throw DataError(
+                file: weights.path(format), message: "is a gesture model (templates, not an image): the shape benchmarks time image models")
+        }
+        self.rasterizer = rasterizer
         recognizer = ShapeRecognizer(engine: .model(classifier), model: "\(weights.model).\(format)")
         plan = PlanRunner(classifier.compiled)
     }
